@@ -1,0 +1,213 @@
+"""IR Function -> StableHLO text.
+
+Everything is written in MLIR's generic operation form through one function,
+`EmitContext.op(name, operands, result_types, attributes, regions)`, so the
+emitter stays small and each primitive's rule is a line or two. Every op carries a
+`loc("prim"("file":line:col))` so XLA's dumps and errors name the user's line.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+import numpy as np
+
+from .dtypes import DType
+from .ir import UNKNOWN, Function, Location, TensorType, Value
+
+
+def i64_array(xs: Sequence[int]) -> str:
+    """An `array<i64: ...>` attribute value."""
+    return "array<i64" + (": " + ", ".join(str(int(x)) for x in xs) if len(xs) else "") + ">"
+
+
+def i64_list(xs: Sequence[int]) -> str:
+    return "[" + ", ".join(str(int(x)) for x in xs) + "]"
+
+
+def _quote(s: str) -> str:
+    return '"' + s.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def location_text(loc: Location, name: str) -> str:
+    if loc is UNKNOWN or not loc.line:
+        return f"loc({_quote(name)})"
+    return f"loc({_quote(name)}({_quote(loc.file)}:{loc.line}:{loc.col}))"
+
+
+def dense_text(array: np.ndarray, dtype: DType) -> str:
+    """A `dense<...>` literal: a splat, or raw little-endian bytes in hex."""
+    a = np.asarray(array, dtype=dtype.np)
+    if a.size and (a.size == 1 or np.all(a == a.flat[0]) and not dtype.is_inexact):
+        return "dense<" + _scalar_text(a.flat[0], dtype) + ">"
+    if dtype.kind == "b":  # i1 has no byte-exact hex form; write the elements
+        return "dense<" + _nested(a) + ">"
+    return 'dense<"0x' + a.astype(a.dtype.newbyteorder("<")).tobytes().hex().upper() + '">'
+
+
+def _nested(a: np.ndarray) -> str:
+    if a.ndim == 0:
+        return "true" if a else "false"
+    return "[" + ", ".join(_nested(x) for x in a) + "]"
+
+
+def _scalar_text(x, dtype: DType) -> str:
+    if dtype.kind == "b":
+        return "true" if x else "false"
+    if dtype.kind in "iu":
+        return str(int(x))
+    if dtype.kind == "c":
+        return f"({_float_text(x.real, dtype)}, {_float_text(x.imag, dtype)})"
+    return _float_text(x, dtype)
+
+
+def _float_text(x, dtype: DType) -> str:
+    x = np.asarray(x, dtype=dtype.np if dtype.kind == "f" else np.float64)
+    if np.isfinite(x):
+        return repr(float(x)) if x.dtype.itemsize >= 4 else f"{float(x):.8e}"
+    bits = x.view(np.dtype(f"uint{8 * x.dtype.itemsize}"))  # inf/nan as their bit pattern
+    return f"0x{int(bits):0{2 * x.dtype.itemsize}X}"
+
+
+class EmitContext:
+    """What an emission rule sees: its operand/result types, attributes and location."""
+
+    __slots__ = ("emitter", "in_types", "out_types", "attrs", "loc_text", "regions")
+
+    def __init__(self, emitter: Emitter, in_types, out_types, attrs, loc_text, regions=()):
+        self.emitter = emitter
+        self.in_types = in_types
+        self.out_types = out_types
+        self.attrs = attrs
+        self.loc_text = loc_text
+        self.regions = regions
+
+    def op(self, name: str, operands: Sequence[str], result_types: Sequence[TensorType],
+           attributes: str = "", regions: Sequence[str] = (),
+           operand_types: Sequence[TensorType] | None = None) -> list[str]:
+        """Write one generic-form op and return its result names."""
+        e = self.emitter
+        if operand_types is None:
+            operand_types = [e.type_of[o] for o in operands]
+        n = len(result_types)
+        base = e.fresh()
+        results = [base] if n == 1 else [f"{base}#{i}" for i in range(n)]
+        lhs = "" if n == 0 else (f"{base} = " if n == 1 else f"{base}:{n} = ")
+        region_text = (" (" + ", ".join(regions) + ")") if regions else ""
+        attr_text = f" {{{attributes}}}" if attributes else ""
+        ins = ", ".join(t.mlir() for t in operand_types)
+        outs = ", ".join(t.mlir() for t in result_types)
+        outs = outs if n == 1 else f"({outs})"
+        e.write(f'{lhs}"{name}"({", ".join(operands)}){region_text}{attr_text} : ({ins}) -> '
+                f'{outs} {self.loc_text}')
+        for r, t in zip(results, result_types):
+            e.type_of[r] = t
+        return results
+
+    def constant(self, value, dtype: DType, shape: Sequence[int] = ()) -> str:
+        t = TensorType(shape, dtype)
+        array = np.broadcast_to(np.asarray(value, dtype=dtype.np), t.shape)
+        return self.op("stablehlo.constant", [], [t],
+                       f"value = {dense_text(array, dtype)} : {t.mlir()}")[0]
+
+    def region(self, arg_types: Sequence[TensorType], body: Callable[..., Sequence[str]]) -> str:
+        """A one-block region whose block arguments have `arg_types`; `body(*args)`
+        writes ops through this context and returns the names to yield."""
+        e = self.emitter
+        args = [e.fresh("%a") for _ in arg_types]
+        for a, t in zip(args, arg_types):
+            e.type_of[a] = t
+        with e.block() as lines:
+            results = body(*args)
+            self.op("stablehlo.return", list(results), [])
+        head = ", ".join(f"{a}: {t.mlir()}" for a, t in zip(args, arg_types))
+        inner = "\n".join(lines)
+        return f"{{\n{e.indent}^bb0({head}):\n{inner}\n{e.indent}}}"
+
+    def function_region(self, fn: Function, terminator: str = "stablehlo.return") -> str:
+        """A region whose block arguments are `fn`'s params and whose body is `fn`."""
+        e = self.emitter
+        args = [e.fresh("%a") for _ in fn.params]
+        for a, p in zip(args, fn.params):
+            e.type_of[a] = p.type
+        with e.block() as lines:
+            results = e.emit_ops(fn, args)
+            self.op(terminator, results, [])
+        head = ", ".join(f"{a}: {p.type.mlir()}" for a, p in zip(args, fn.params))
+        inner = "\n".join(lines)
+        return f"{{\n{e.indent}^bb0({head}):\n{inner}\n{e.indent}}}"
+
+
+class Emitter:
+    def __init__(self):
+        self.counter = 0
+        self.type_of: dict[str, TensorType] = {}
+        self.indent = "    "
+        self._lines: list[str] = []
+
+    def fresh(self, prefix: str = "%") -> str:
+        self.counter += 1
+        return f"{prefix}{self.counter}"
+
+    def write(self, line: str) -> None:
+        self._lines.append(self.indent + line)
+
+    def block(self):
+        emitter = self
+
+        class _Block:
+            def __enter__(self):
+                self.saved = (emitter._lines, emitter.indent)
+                emitter._lines = []
+                emitter.indent += "  "
+                return emitter._lines
+
+            def __exit__(self, *exc):
+                emitter._lines, emitter.indent = self.saved
+
+        return _Block()
+
+    def emit_ops(self, fn: Function, arg_names: Sequence[str]) -> list[str]:
+        """Write fn's ops with its params bound to arg_names; return its result names."""
+        env: dict[Value, str] = dict(zip(fn.params, arg_names))
+        for op in fn.ops:
+            ctx = EmitContext(self, tuple(v.type for v in op.operands), op.result_types,
+                              op.attrs, location_text(op.loc, op.prim.name), op.regions)
+            out = op.prim.emit(ctx, *[env[v] for v in op.operands])
+            out = [out] if isinstance(out, str) else list(out)
+            for r, name in zip(op.results, out):
+                env[r] = name
+        return [env[r] for r in fn.results]
+
+
+def emit_module(fn: Function, *, module_name: str = "stablejit",
+                donated: Sequence[int | None] = ()) -> str:
+    """The StableHLO module for `fn`, with `fn` as its public @main.
+
+    donated[i], when given, is the index of the result that may reuse argument i's
+    buffer (input/output aliasing for donation).
+    """
+    e = Emitter()
+    args = [f"%arg{i}" for i in range(len(fn.params))]
+    for a, p in zip(args, fn.params):
+        e.type_of[a] = p.type
+    results = e.emit_ops(fn, args)
+    body = e._lines
+    e._lines = []
+    ctx = EmitContext(e, (), (), None, "loc(unknown)")
+    ctx.op("func.return", results, [])
+    ret = e._lines[0].strip()
+
+    def arg_text(i, a, p):
+        attrs = ""
+        if i < len(donated) and donated[i] is not None:
+            attrs = f" {{tf.aliasing_output = {donated[i]} : i32}}"
+        return f"{a}: {p.type.mlir()}{attrs}"
+
+    params = ", ".join(arg_text(i, a, p) for i, (a, p) in enumerate(zip(args, fn.params)))
+    outs = ", ".join(t.mlir() for t in fn.result_types)
+    safe = "".join(c if c.isalnum() or c == "_" else "_" for c in module_name) or "stablejit"
+    head = (f"module @{safe} attributes {{mhlo.num_partitions = 1 : i32, "
+            f"mhlo.num_replicas = 1 : i32}} {{\n"
+            f"  func.func public @main({params}) -> ({outs}) {{")
+    return "\n".join([head, *body, "    " + ret, "  }", "}", ""])

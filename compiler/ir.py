@@ -1,0 +1,283 @@
+"""The IR: small, flat, typed SSA.
+
+    TensorType(shape, dtype)   the type of every value (no scalars apart from rank 0)
+    Value                      an SSA value; identity is the name, `type` its type
+    Op                         primitive applied to operands with attributes, with results,
+                               a source location and (for control flow) regions
+    Function                   params, ops in order, results
+
+Attributes are immutable and hashable (`Attrs`), and constants are `Literal`s, so a
+Function has a structural key (`Function.key()`) that ignores locations: two traces of
+the same computation get the same key and share a compiled executable.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+import numpy as np
+
+from . import dtypes as dt
+from .dtypes import DType
+
+
+class TensorType:
+    __slots__ = ("shape", "dtype", "_hash")
+
+    def __init__(self, shape: Iterable[int], dtype: DType):
+        self.shape = tuple(int(d) for d in shape)
+        self.dtype = dtype
+        self._hash = hash((self.shape, dtype))
+
+    def __eq__(self, other) -> bool:
+        return (self is other or isinstance(other, TensorType)
+                and self.shape == other.shape and self.dtype is other.dtype)
+
+    def __hash__(self) -> int:
+        return self._hash
+
+    def __reduce__(self):
+        return (TensorType, (self.shape, self.dtype))
+
+    @property
+    def ndim(self) -> int:
+        return len(self.shape)
+
+    @property
+    def size(self) -> int:
+        n = 1
+        for d in self.shape:
+            n *= d
+        return n
+
+    def __str__(self) -> str:
+        return f"{self.dtype.short}[{','.join(map(str, self.shape))}]"
+
+    __repr__ = __str__
+
+    def mlir(self) -> str:
+        """The StableHLO spelling: tensor<3x4xf32>."""
+        dims = "".join(f"{d}x" for d in self.shape)
+        return f"tensor<{dims}{self.dtype.mlir}>"
+
+    def with_dtype(self, dtype: DType) -> TensorType:
+        return TensorType(self.shape, dtype)
+
+
+class Location:
+    """Where the user wrote the operation: file, line, column and enclosing function."""
+
+    __slots__ = ("file", "line", "col", "func")
+
+    def __init__(self, file: str, line: int, col: int = 0, func: str = ""):
+        self.file, self.line, self.col, self.func = file, line, col, func
+
+    def __str__(self) -> str:
+        return f"{self.file}:{self.line}"
+
+    def __repr__(self) -> str:
+        return f"Location({self.file!r}, {self.line})"
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, Location) and (self.file, self.line, self.col) == (
+            other.file, other.line, other.col)
+
+    def __hash__(self) -> int:
+        return hash((self.file, self.line, self.col))
+
+
+UNKNOWN = Location("<unknown>", 0)
+
+
+class Literal:
+    """A constant array as a hashable attribute value."""
+
+    __slots__ = ("array", "_key")
+
+    def __init__(self, array: np.ndarray):
+        self.array = np.array(array, order="C", copy=True)  # 0-d stays 0-d
+        self.array.setflags(write=False)
+        a = self.array
+        digest = (a.tobytes() if a.nbytes <= 64 else hashlib.blake2b(a.tobytes()).digest())
+        self._key = (a.dtype.str, a.shape, digest)
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, Literal) and self._key == other._key
+
+    def __hash__(self) -> int:
+        return hash(self._key)
+
+    def __repr__(self) -> str:
+        a = self.array
+        if a.size <= 8:
+            return np.array2string(a, separator=",").replace("\n", "")
+        return f"<{a.dtype}{list(a.shape)}>"
+
+
+class Attrs(Mapping):
+    """An immutable, hashable mapping of attribute names to hashable values."""
+
+    __slots__ = ("_items", "_dict", "_hash")
+
+    def __init__(self, d: Mapping[str, Any] | None = None):
+        d = dict(d or {})
+        self._dict = d
+        self._items = tuple(sorted(d.items()))
+        self._hash = hash(self._items)
+
+    def __getitem__(self, k):
+        return self._dict[k]
+
+    def __iter__(self):
+        return iter(self._dict)
+
+    def __len__(self) -> int:
+        return len(self._dict)
+
+    def __hash__(self) -> int:
+        return self._hash
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, Attrs) and self._items == other._items
+
+    def __repr__(self) -> str:
+        return "{" + ", ".join(f"{k}={_fmt_attr(v)}" for k, v in self._items) + "}"
+
+
+EMPTY_ATTRS = Attrs()
+
+
+def _fmt_attr(v) -> str:
+    if isinstance(v, DType):
+        return v.short
+    if isinstance(v, Function):
+        return f"@{v.name}"
+    return repr(v)
+
+
+class Value:
+    __slots__ = ("type",)
+
+    def __init__(self, type: TensorType):
+        self.type = type
+
+    def __repr__(self) -> str:
+        return f"Value({self.type})"
+
+
+class Op:
+    __slots__ = ("prim", "operands", "attrs", "results", "loc", "regions")
+
+    def __init__(self, prim, operands: tuple[Value, ...], attrs: Attrs,
+                 results: tuple[Value, ...], loc: Location = UNKNOWN,
+                 regions: tuple[Function, ...] = ()):
+        self.prim = prim
+        self.operands = tuple(operands)
+        self.attrs = attrs
+        self.results = tuple(results)
+        self.loc = loc
+        self.regions = tuple(regions)
+
+    @property
+    def result_types(self) -> tuple[TensorType, ...]:
+        return tuple(r.type for r in self.results)
+
+    def __repr__(self) -> str:
+        return f"Op({self.prim.name}, {len(self.operands)} operands)"
+
+
+class Function:
+    __slots__ = ("name", "params", "ops", "results", "_key")
+
+    def __init__(self, name: str, params: Iterable[Value], ops: Iterable[Op],
+                 results: Iterable[Value]):
+        self.name = name
+        self.params = tuple(params)
+        self.ops = list(ops)
+        self.results = tuple(results)
+        self._key = None
+
+    @property
+    def param_types(self) -> tuple[TensorType, ...]:
+        return tuple(p.type for p in self.params)
+
+    @property
+    def result_types(self) -> tuple[TensorType, ...]:
+        return tuple(r.type for r in self.results)
+
+    def key(self) -> tuple:
+        """Structural key: equal for functions that compute the same thing the same way.
+
+        Locations and names are left out. Computed once; Functions are not mutated
+        after construction (passes build new ones).
+        """
+        if self._key is None:
+            number: dict[Value, int] = {}
+            for p in self.params:
+                number[p] = len(number)
+            ops = []
+            for op in self.ops:
+                ins = tuple(number.get(v, -1) for v in op.operands)
+                for r in op.results:
+                    number[r] = len(number)
+                ops.append((op.prim.name, ins, op.attrs, op.result_types,
+                            tuple(f.key() for f in op.regions)))
+            self._key = (self.param_types, tuple(ops),
+                         tuple(number.get(r, -1) for r in self.results))
+        return self._key
+
+    def structural_hash(self) -> str:
+        """A stable hex digest of `key()` (usable across processes)."""
+        return hashlib.sha256(repr(self.key()).encode()).hexdigest()[:32]
+
+    def __str__(self) -> str:
+        return format_function(self)
+
+    def __repr__(self) -> str:
+        return f"<Function {self.name}: {len(self.ops)} ops>"
+
+
+def format_function(fn: Function, indent: str = "", names: dict | None = None) -> str:
+    """Readable text form (what `stablejit dump --stage ir` shows)."""
+    names = {} if names is None else names
+
+    def name(v: Value) -> str:
+        if v not in names:
+            names[v] = f"%{len(names)}"
+        return names[v]
+
+    params = ", ".join(f"{name(p)}: {p.type}" for p in fn.params)
+    lines = [f"{indent}func @{fn.name}({params}) -> ({', '.join(str(t) for t in fn.result_types)}) {{"]
+    for op in fn.ops:
+        operands = ", ".join(name(v) for v in op.operands)
+        results = ", ".join(name(r) for r in op.results)
+        attrs = f" {op.attrs!r}" if op.attrs else ""
+        types = ", ".join(str(t) for t in op.result_types)
+        text = f"{indent}  {results} = {op.prim.name}({operands}){attrs} : {types}"
+        if op.loc is not UNKNOWN and op.loc.line:
+            text = f"{text:<60}  # {_short_file(op.loc.file)}:{op.loc.line}"
+        lines.append(text)
+        for region in op.regions:
+            lines.append(format_function(region, indent + "    ", names))
+    lines.append(f"{indent}  return {', '.join(name(r) for r in fn.results)}")
+    lines.append(f"{indent}}}")
+    return "\n".join(lines)
+
+
+def _short_file(path: str) -> str:
+    parts = path.replace("\\", "/").split("/")
+    return "/".join(parts[-2:])
+
+
+def scalar_type(dtype: DType) -> TensorType:
+    return TensorType((), dtype)
+
+
+def literal(value, dtype: DType) -> Literal:
+    return Literal(np.asarray(value, dtype=dtype.np))
+
+
+__all__ = ["TensorType", "Location", "UNKNOWN", "Literal", "Attrs", "EMPTY_ATTRS", "Value",
+           "Op", "Function", "format_function", "scalar_type", "literal", "dt"]

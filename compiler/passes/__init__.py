@@ -1,0 +1,25 @@
+"""Compiler passes, each `Function -> Function`, and the default pipeline."""
+
+from __future__ import annotations
+
+from ..ir import Function
+from .cse import cse
+from .dce import dce
+from .fold import fold
+from .verify import verify
+
+DEFAULT_PIPELINE = (fold, cse, dce)
+
+
+def optimize(fn: Function, *, check: bool = False) -> Function:
+    """Run the default pipeline; with check=True verify after every pass."""
+    if check:
+        verify(fn)
+    for p in DEFAULT_PIPELINE:
+        fn = p(fn)
+        if check:
+            verify(fn)
+    return fn
+
+
+__all__ = ["verify", "dce", "cse", "fold", "optimize", "DEFAULT_PIPELINE"]

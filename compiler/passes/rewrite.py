@@ -1,0 +1,36 @@
+"""The one driver for rewrite passes: visit ops in order, let a rule replace each.
+
+A rule gets the op with its operands already substituted and returns either None
+(keep the op), a tuple of existing Values (the op's results are replaced by them), or
+a list of new Ops whose last op's results replace the op's.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from ..ir import Function, Op, Value
+
+
+def rewrite(fn: Function, rule: Callable[[Op], object]) -> Function:
+    subst: dict[Value, Value] = {}
+    ops: list[Op] = []
+    changed = False
+    for op in fn.ops:
+        if any(v in subst for v in op.operands):
+            op = Op(op.prim, tuple(subst.get(v, v) for v in op.operands), op.attrs,
+                    op.results, op.loc, op.regions)
+            changed = True
+        out = rule(op)
+        if out is None:
+            ops.append(op)
+            continue
+        changed = True
+        if isinstance(out, tuple):  # replaced by existing values
+            subst.update(zip(op.results, out))
+        else:  # replaced by new ops
+            ops.extend(out)
+            subst.update(zip(op.results, out[-1].results))
+    if not changed:
+        return fn
+    return Function(fn.name, fn.params, ops, tuple(subst.get(r, r) for r in fn.results))

@@ -1,0 +1,64 @@
+"""The Primitive record: everything one operation needs, defined in one place.
+
+Each family module (primitives/elementwise.py, reductions.py, ...) creates its
+primitives with `Primitive(...)`, putting the shape rule, the StableHLO emission
+rule, the NumPy reference rule and the derivative rules side by side.
+`primitives.ALL` collects them; a test checks that none lacks a rule.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from .ir import Attrs, TensorType
+
+
+class _NotDifferentiable:
+    def __repr__(self) -> str:
+        return "NOT_DIFFERENTIABLE"
+
+
+# Mark for a primitive whose outputs carry no gradient (integer/boolean results,
+# comparisons, iota ...). Differentiating through it gives zeros.
+NOT_DIFFERENTIABLE = _NotDifferentiable()
+
+
+class Primitive:
+    """One operation of the IR.
+
+    shape_rule(*in_types, **attrs) -> TensorType | tuple[TensorType, ...]
+        Checks operands (raising compiler.errors.ShapeError that names the bad
+        operand) and returns the result type(s).
+    emit(ctx, *operand_names) -> str | list[str]
+        Writes StableHLO through `ctx` (see emitter.EmitContext), returns result names.
+    reference(*arrays, **attrs) -> ndarray | tuple[ndarray, ...]
+        The NumPy semantics, matching StableHLO's (not NumPy's where they differ).
+    vjp / jvp
+        Derivative rules, NOT_DIFFERENTIABLE, or None while not yet written.
+    """
+
+    __slots__ = ("name", "shape_rule", "emit", "reference", "vjp", "jvp",
+                 "multiple_results", "family")
+
+    def __init__(self, name: str, shape_rule: Callable, emit: Callable, reference: Callable,
+                 *, vjp=None, jvp=None, multiple_results: bool = False, family: str = ""):
+        self.name = name
+        self.shape_rule = shape_rule
+        self.emit = emit
+        self.reference = reference
+        self.vjp = vjp
+        self.jvp = jvp
+        self.multiple_results = multiple_results
+        self.family = family
+
+    def infer(self, in_types: tuple[TensorType, ...], attrs: Attrs) -> tuple[TensorType, ...]:
+        """Result types, always as a tuple."""
+        out = self.shape_rule(*in_types, **attrs)
+        return out if self.multiple_results else (out,)
+
+    def __repr__(self) -> str:
+        return f"<primitive {self.name}>"
+
+    def __reduce__(self):
+        from .primitives import ALL  # pickling by name keeps primitives singletons
+        return (ALL.__getitem__, (self.name,))

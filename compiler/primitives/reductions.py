@@ -1,0 +1,235 @@
+"""Reductions over axes (sum, product, max, min, and, or), argmax/argmin, and
+dot_general. Each reduction is a `stablehlo.reduce` whose body is one binary op.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .. import dtypes as dt
+from ..emitter import i64_list
+from ..errors import ShapeError
+from ..ir import TensorType, scalar_type
+from ..primitive import NOT_DIFFERENTIABLE, Primitive
+from .elementwise import _COMPARE_TYPE, check_kind
+
+
+def _reduced_shape(opname: str, x: TensorType, axes) -> list[int]:
+    if len(set(axes)) != len(axes):
+        raise ShapeError(f"{opname}: repeated axis in {axes}")
+    for a in axes:
+        if not 0 <= a < x.ndim:
+            raise ShapeError(f"{opname}: axis {a} is out of range for an operand of shape "
+                             f"{x.shape}")
+    return [n for i, n in enumerate(x.shape) if i not in axes]
+
+
+def _identity(kind: str, d: dt.DType):
+    if kind == "sum":
+        return 0
+    if kind == "prod":
+        return 1
+    if kind == "and":
+        return True if d.kind == "b" else -1
+    if kind == "or":
+        return False if d.kind == "b" else 0
+    if d.kind == "f":
+        return -np.inf if kind == "max" else np.inf
+    if d.kind == "b":
+        return kind == "min"
+    info = np.iinfo(d.np)
+    return info.min if kind == "max" else info.max
+
+
+_BODY = {"sum": "stablehlo.add", "prod": "stablehlo.multiply", "max": "stablehlo.maximum",
+         "min": "stablehlo.minimum", "and": "stablehlo.and", "or": "stablehlo.or"}
+_NUMPY = {"sum": np.sum, "prod": np.prod, "max": np.max, "min": np.min,
+          "and": np.bitwise_and.reduce, "or": np.bitwise_or.reduce}
+_KINDS = {"sum": "biufc", "prod": "biufc", "max": "biuf", "min": "biuf", "and": "biu",
+          "or": "biu"}
+
+
+def reduction(kind: str) -> Primitive:
+    name = f"reduce_{kind}"
+
+    def shape_rule(x, *, axes):
+        check_kind(name, x, _KINDS[kind])
+        return TensorType(_reduced_shape(name, x, axes), x.dtype)
+
+    def emit(ctx, x):
+        t = ctx.in_types[0]
+        s = scalar_type(t.dtype)
+        body = _BODY[kind]
+        if t.dtype.kind == "b":
+            body = {"sum": "stablehlo.or", "prod": "stablehlo.and"}.get(kind, body)
+        init = ctx.constant(_identity(kind, t.dtype), t.dtype)
+        region = ctx.region([s, s], lambda a, b: ctx.op(body, [a, b], [s]))
+        return ctx.op("stablehlo.reduce", [x, init], ctx.out_types,
+                      f"dimensions = array<i64{': ' if ctx.attrs['axes'] else ''}"
+                      f"{', '.join(map(str, ctx.attrs['axes']))}>", regions=[region])
+
+    def reference(x, *, axes):
+        if x.dtype == np.bool_ and kind in ("sum", "prod"):
+            return (np.any if kind == "sum" else np.all)(x, axis=tuple(axes))
+        with np.errstate(all="ignore"):
+            if kind in ("and", "or"):
+                out = x
+                for a in sorted(axes, reverse=True):
+                    out = _NUMPY[kind](out, axis=a)
+                return np.asarray(out, dtype=x.dtype)
+            if kind in ("max", "min") and x.size == 0:
+                return np.full(_reduced_shape(name, _t(x), axes), _identity(kind, dt.dtype(
+                    x.dtype)), x.dtype)
+            return np.asarray(_NUMPY[kind](x, axis=tuple(axes)), dtype=x.dtype)
+
+    return Primitive(name, shape_rule, emit, reference,
+                     vjp=NOT_DIFFERENTIABLE if kind in ("and", "or") else None,
+                     family="reduction")
+
+
+def _t(x: np.ndarray) -> TensorType:
+    return TensorType(x.shape, dt.dtype(x.dtype))
+
+
+reduce_sum = reduction("sum")
+reduce_prod = reduction("prod")
+reduce_max = reduction("max")
+reduce_min = reduction("min")
+reduce_and = reduction("and")
+reduce_or = reduction("or")
+
+
+def arg_reduction(kind: str) -> Primitive:
+    """argmax/argmin along one axis; NaN counts as the extreme, ties go to the first."""
+    name = f"arg{kind}"
+
+    def shape_rule(x, *, axis, index_dtype):
+        check_kind(name, x, "biuf")
+        if not index_dtype.is_integer:
+            raise ShapeError(f"{name}: index_dtype must be an integer type")
+        shape = _reduced_shape(name, x, (axis,))
+        if x.shape[axis] == 0:
+            raise ShapeError(f"{name}: attempt to get {name} of an empty axis {axis}")
+        return TensorType(shape, index_dtype)
+
+    def emit(ctx, x):
+        t = ctx.in_types[0]
+        axis, idt = ctx.attrs["axis"], ctx.attrs["index_dtype"]
+        vs, ids = scalar_type(t.dtype), scalar_type(idt)
+        b = scalar_type(dt.bool_)
+        cmp_type = _COMPARE_TYPE[t.dtype.kind]
+        better = "GT" if kind == "max" else "LT"
+
+        def cmp(a, c, direction, ct=cmp_type):
+            return ctx.op("stablehlo.compare", [a, c], [b],
+                          f"comparison_direction = #stablehlo<comparison_direction "
+                          f"{direction}>, compare_type = #stablehlo<comparison_type {ct}>")[0]
+
+        def body(av, ai, bv, bi):
+            a_wins = cmp(av, bv, better)
+            b_wins = cmp(bv, av, better)
+            if t.dtype.is_float:  # NaN beats everything
+                a_nan, b_nan = cmp(av, av, "NE"), cmp(bv, bv, "NE")
+                not_b_nan = ctx.op("stablehlo.not", [b_nan], [b])[0]
+                not_a_nan = ctx.op("stablehlo.not", [a_nan], [b])[0]
+                a_nan_only = ctx.op("stablehlo.and", [a_nan, not_b_nan], [b])[0]
+                b_nan_only = ctx.op("stablehlo.and", [b_nan, not_a_nan], [b])[0]
+                a_wins = ctx.op("stablehlo.or", [a_wins, a_nan_only], [b])[0]
+                b_wins = ctx.op("stablehlo.or", [b_wins, b_nan_only], [b])[0]
+            first = ctx.op("stablehlo.minimum", [ai, bi], [ids])[0]
+            idx = ctx.op("stablehlo.select", [b_wins, bi, first], [ids])[0]
+            idx = ctx.op("stablehlo.select", [a_wins, ai, idx], [ids])[0]
+            val = ctx.op("stablehlo.select", [b_wins, bv, av], [vs])[0]
+            return [val, idx]
+
+        iota_t = TensorType(t.shape, idt)
+        iota = ctx.op("stablehlo.iota", [], [iota_t], f"iota_dimension = {axis} : i64")[0]
+        init_v = ctx.constant(_identity("max" if kind == "max" else "min", t.dtype), t.dtype)
+        init_i = ctx.constant(0, idt)
+        region = ctx.region([vs, ids, vs, ids], body)
+        out_v = TensorType(ctx.out_types[0].shape, t.dtype)
+        results = ctx.op("stablehlo.reduce", [x, iota, init_v, init_i],
+                         [out_v, ctx.out_types[0]], f"dimensions = array<i64: {axis}>",
+                         regions=[region])
+        return results[1]
+
+    def reference(x, *, axis, index_dtype):
+        f = np.argmax if kind == "max" else np.argmin
+        return np.asarray(f(x, axis=axis), dtype=index_dtype.np)
+
+    return Primitive(name, shape_rule, emit, reference, vjp=NOT_DIFFERENTIABLE,
+                     family="reduction")
+
+
+argmax = arg_reduction("max")
+argmin = arg_reduction("min")
+
+# ---- dot_general ---------------------------------------------------------------------
+
+
+def _dot_rule(x, y, *, contracting, batch, preferred_element_type=None):
+    (xc, yc), (xb, yb) = contracting, batch
+    if x.dtype is not y.dtype:
+        raise ShapeError(f"dot_general: operand dtypes {x.dtype.name} and {y.dtype.name} "
+                         f"differ; convert one first")
+    if len(xc) != len(yc) or len(xb) != len(yb):
+        raise ShapeError("dot_general: lhs and rhs need as many contracting (and batch) "
+                         "dimensions each")
+    for which, t, dims in (("lhs", x, xc + xb), ("rhs", y, yc + yb)):
+        if len(set(dims)) != len(dims) or any(not 0 <= d < t.ndim for d in dims):
+            raise ShapeError(f"dot_general: bad dimension numbers {dims} for {which} {t}")
+    for a, b in zip(xc, yc):
+        if x.shape[a] != y.shape[b]:
+            raise ShapeError(f"dot_general: contracting dimension {a} of lhs {x.shape} "
+                             f"(size {x.shape[a]}) does not match dimension {b} of rhs "
+                             f"{y.shape} (size {y.shape[b]})")
+    for a, b in zip(xb, yb):
+        if x.shape[a] != y.shape[b]:
+            raise ShapeError(f"dot_general: batch dimension {a} of lhs {x.shape} does not "
+                             f"match dimension {b} of rhs {y.shape}")
+    free_x = [n for i, n in enumerate(x.shape) if i not in xc and i not in xb]
+    free_y = [n for i, n in enumerate(y.shape) if i not in yc and i not in yb]
+    out = preferred_element_type or x.dtype
+    return TensorType([x.shape[a] for a in xb] + free_x + free_y, out)
+
+
+def _dot_emit(ctx, x, y):
+    (xc, yc), (xb, yb) = ctx.attrs["contracting"], ctx.attrs["batch"]
+    parts = []
+    if xb:
+        parts += [f"lhs_batching_dimensions = {i64_list(xb)}",
+                  f"rhs_batching_dimensions = {i64_list(yb)}"]
+    parts += [f"lhs_contracting_dimensions = {i64_list(xc)}",
+              f"rhs_contracting_dimensions = {i64_list(yc)}"]
+    return ctx.op("stablehlo.dot_general", [x, y], ctx.out_types,
+                  f"dot_dimension_numbers = #stablehlo.dot<{', '.join(parts)}>")
+
+
+def _dot_ref(x, y, *, contracting, batch, preferred_element_type=None):
+    (xc, yc), (xb, yb) = contracting, batch
+    letters = iter("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ")
+    xs = [None] * x.ndim
+    ys = [None] * y.ndim
+    for a, b in zip(xb, yb):
+        xs[a] = ys[b] = next(letters)
+    for a, b in zip(xc, yc):
+        xs[a] = ys[b] = next(letters)
+    for i in range(x.ndim):
+        xs[i] = xs[i] or next(letters)
+    for i in range(y.ndim):
+        ys[i] = ys[i] or next(letters)
+    out = ([xs[a] for a in xb] + [xs[i] for i in range(x.ndim) if i not in xc and i not in xb]
+           + [ys[i] for i in range(y.ndim) if i not in yc and i not in yb])
+    dtype = (preferred_element_type or dt.dtype(x.dtype)).np
+    if x.dtype == np.bool_:
+        r = np.einsum(f"{''.join(xs)},{''.join(ys)}->{''.join(out)}", x.astype(np.int64),
+                      y.astype(np.int64)) > 0
+    else:
+        r = np.einsum(f"{''.join(xs)},{''.join(ys)}->{''.join(out)}", x, y)
+    return np.asarray(r, dtype=dtype)
+
+
+dot_general = Primitive("dot_general", _dot_rule, _dot_emit, _dot_ref, family="linalg")
+
+PRIMITIVES = [reduce_sum, reduce_prod, reduce_max, reduce_min, reduce_and, reduce_or,
+              argmax, argmin, dot_general]

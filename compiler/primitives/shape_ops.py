@@ -1,0 +1,277 @@
+"""Primitives that move data without arithmetic: constant, iota, broadcast_in_dim,
+reshape, transpose, slice, dynamic_slice, dynamic_update_slice, concatenate, pad,
+reverse.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .. import dtypes as dt
+from ..emitter import dense_text, i64_array
+from ..errors import ShapeError
+from ..ir import TensorType
+from ..primitive import NOT_DIFFERENTIABLE, Primitive
+
+
+def _axes_ok(opname: str, axes, ndim: int, what: str = "axis") -> None:
+    for a in axes:
+        if not 0 <= a < ndim:
+            raise ShapeError(f"{opname}: {what} {a} is out of range for a rank-{ndim} operand")
+
+
+# ---- constant, iota ------------------------------------------------------------------
+
+def _constant_rule(*, value):
+    return TensorType(value.array.shape, dt.dtype(value.array.dtype))
+
+
+def _constant_emit(ctx):
+    t = ctx.out_types[0]
+    return ctx.op("stablehlo.constant", [], [t],
+                  f"value = {dense_text(ctx.attrs['value'].array, t.dtype)} : {t.mlir()}")
+
+
+constant = Primitive("constant", _constant_rule, _constant_emit,
+                     lambda *, value: value.array, vjp=NOT_DIFFERENTIABLE, family="shape")
+
+
+def _iota_rule(*, shape, dtype, dimension):
+    _axes_ok("iota", [dimension], len(shape), "dimension")
+    if dtype.kind == "b":
+        raise ShapeError("iota: dtype must be numeric, not bool")
+    return TensorType(shape, dtype)
+
+
+def _iota_ref(*, shape, dtype, dimension):
+    a = np.arange(shape[dimension], dtype=dtype.np)
+    idx = [None] * len(shape)
+    idx[dimension] = slice(None)
+    return np.broadcast_to(a[tuple(idx)], shape).copy()
+
+
+iota = Primitive("iota", _iota_rule,
+                 lambda ctx: ctx.op("stablehlo.iota", [], ctx.out_types,
+                                    f"iota_dimension = {ctx.attrs['dimension']} : i64"),
+                 _iota_ref, vjp=NOT_DIFFERENTIABLE, family="shape")
+
+# ---- broadcast, reshape, transpose ---------------------------------------------------
+
+
+def _broadcast_rule(x, *, shape, broadcast_dimensions):
+    dims = broadcast_dimensions
+    if len(dims) != x.ndim:
+        raise ShapeError(f"broadcast_in_dim: operand of rank {x.ndim} needs {x.ndim} "
+                         f"broadcast_dimensions, got {dims}")
+    _axes_ok("broadcast_in_dim", dims, len(shape), "broadcast dimension")
+    if list(dims) != sorted(set(dims)):
+        raise ShapeError(f"broadcast_in_dim: broadcast_dimensions {dims} must be increasing")
+    for i, d in enumerate(dims):
+        if x.shape[i] not in (1, shape[d]):
+            raise ShapeError(f"broadcast_in_dim: cannot broadcast operand shape {x.shape} to "
+                             f"{tuple(shape)} (dimension {i} has size {x.shape[i]}, target "
+                             f"size {shape[d]})")
+    return TensorType(shape, x.dtype)
+
+
+def _broadcast_ref(x, *, shape, broadcast_dimensions):
+    expanded = [1] * len(shape)
+    for i, d in enumerate(broadcast_dimensions):
+        expanded[d] = x.shape[i]
+    return np.broadcast_to(x.reshape(expanded), shape)
+
+
+broadcast_in_dim = Primitive(
+    "broadcast_in_dim", _broadcast_rule,
+    lambda ctx, x: ctx.op("stablehlo.broadcast_in_dim", [x], ctx.out_types,
+                          "broadcast_dimensions = "
+                          + i64_array(ctx.attrs["broadcast_dimensions"])),
+    _broadcast_ref, family="shape")
+
+
+def _reshape_rule(x, *, shape):
+    t = TensorType(shape, x.dtype)
+    if t.size != x.size:
+        raise ShapeError(f"reshape: cannot reshape {x.shape} ({x.size} elements) to "
+                         f"{tuple(shape)} ({t.size} elements)")
+    return t
+
+
+reshape = Primitive("reshape", _reshape_rule,
+                    lambda ctx, x: ctx.op("stablehlo.reshape", [x], ctx.out_types),
+                    lambda x, *, shape: np.reshape(x, shape), family="shape")
+
+
+def _transpose_rule(x, *, permutation):
+    if sorted(permutation) != list(range(x.ndim)):
+        raise ShapeError(f"transpose: {permutation} is not a permutation of the "
+                         f"{x.ndim} axes of an operand of shape {x.shape}")
+    return TensorType([x.shape[p] for p in permutation], x.dtype)
+
+
+transpose = Primitive(
+    "transpose", _transpose_rule,
+    lambda ctx, x: ctx.op("stablehlo.transpose", [x], ctx.out_types,
+                          "permutation = " + i64_array(ctx.attrs["permutation"])),
+    lambda x, *, permutation: np.transpose(x, permutation), family="shape")
+
+# ---- slicing -------------------------------------------------------------------------
+
+
+def _slice_rule(x, *, start, limit, strides):
+    if not len(start) == len(limit) == len(strides) == x.ndim:
+        raise ShapeError(f"slice: start/limit/strides need one entry per axis of {x.shape}")
+    out = []
+    for i, (s, l, st, n) in enumerate(zip(start, limit, strides, x.shape)):
+        if not (0 <= s <= l <= n) or st < 1:
+            raise ShapeError(f"slice: axis {i}: [{s}:{l}:{st}] is not within 0..{n}")
+        out.append(max(0, -(-(l - s) // st)))
+    return TensorType(out, x.dtype)
+
+
+slice_ = Primitive(
+    "slice", _slice_rule,
+    lambda ctx, x: ctx.op("stablehlo.slice", [x], ctx.out_types,
+                          f"start_indices = {i64_array(ctx.attrs['start'])}, "
+                          f"limit_indices = {i64_array(ctx.attrs['limit'])}, "
+                          f"strides = {i64_array(ctx.attrs['strides'])}"),
+    lambda x, *, start, limit, strides: x[tuple(
+        slice(s, l, st) for s, l, st in zip(start, limit, strides))],
+    family="shape")
+
+
+def _index_operands(opname: str, x: TensorType, starts) -> None:
+    if len(starts) != x.ndim:
+        raise ShapeError(f"{opname}: needs {x.ndim} start indices for an operand of shape "
+                         f"{x.shape}, got {len(starts)}")
+    for i, s in enumerate(starts):
+        if s.shape != () or not s.dtype.is_integer:
+            raise ShapeError(f"{opname}: start index {i} must be an integer scalar, got {s}")
+        if s.dtype is not starts[0].dtype:
+            raise ShapeError(f"{opname}: start indices must share one dtype")
+
+
+def _dynamic_slice_rule(x, *starts, sizes):
+    _index_operands("dynamic_slice", x, starts)
+    if len(sizes) != x.ndim or any(not 0 <= s <= n for s, n in zip(sizes, x.shape)):
+        raise ShapeError(f"dynamic_slice: slice sizes {sizes} do not fit operand {x.shape}")
+    return TensorType(sizes, x.dtype)
+
+
+def _clamped_starts(shape, sizes, starts):
+    # StableHLO clamps start indices so the window stays inside the operand
+    return [int(min(max(int(s), 0), n - k)) for s, n, k in zip(starts, shape, sizes)]
+
+
+def _dynamic_slice_ref(x, *starts, sizes):
+    st = _clamped_starts(x.shape, sizes, starts)
+    return x[tuple(slice(s, s + k) for s, k in zip(st, sizes))]
+
+
+dynamic_slice = Primitive(
+    "dynamic_slice", _dynamic_slice_rule,
+    lambda ctx, x, *starts: ctx.op("stablehlo.dynamic_slice", [x, *starts], ctx.out_types,
+                                   "slice_sizes = " + i64_array(ctx.attrs["sizes"])),
+    _dynamic_slice_ref, family="shape")
+
+
+def _dus_rule(x, update, *starts):
+    _index_operands("dynamic_update_slice", x, starts)
+    if update.dtype is not x.dtype or update.ndim != x.ndim or any(
+            u > n for u, n in zip(update.shape, x.shape)):
+        raise ShapeError(f"dynamic_update_slice: update {update} does not fit into operand {x}")
+    return x
+
+
+def _dus_ref(x, update, *starts):
+    st = _clamped_starts(x.shape, update.shape, starts)
+    out = np.array(x, copy=True)
+    out[tuple(slice(s, s + k) for s, k in zip(st, update.shape))] = update
+    return out
+
+
+dynamic_update_slice = Primitive(
+    "dynamic_update_slice", _dus_rule,
+    lambda ctx, x, u, *starts: ctx.op("stablehlo.dynamic_update_slice", [x, u, *starts],
+                                      ctx.out_types),
+    _dus_ref, family="shape")
+
+# ---- concatenate, pad, reverse -------------------------------------------------------
+
+
+def _concat_rule(*xs, dimension):
+    if not xs:
+        raise ShapeError("concatenate: needs at least one operand")
+    first = xs[0]
+    _axes_ok("concatenate", [dimension], first.ndim)
+    total = 0
+    for i, x in enumerate(xs):
+        if x.dtype is not first.dtype:
+            raise ShapeError(f"concatenate: operand {i} has dtype {x.dtype.name}, operand 0 "
+                             f"has {first.dtype.name}")
+        if x.ndim != first.ndim or any(a != b for j, (a, b) in enumerate(
+                zip(x.shape, first.shape)) if j != dimension):
+            raise ShapeError(f"concatenate: operand {i} has shape {x.shape}, which does not "
+                             f"match operand 0's {first.shape} outside axis {dimension}")
+        total += x.shape[dimension]
+    shape = list(first.shape)
+    shape[dimension] = total
+    return TensorType(shape, first.dtype)
+
+
+concatenate = Primitive(
+    "concatenate", _concat_rule,
+    lambda ctx, *xs: ctx.op("stablehlo.concatenate", list(xs), ctx.out_types,
+                            f"dimension = {ctx.attrs['dimension']} : i64"),
+    lambda *xs, dimension: np.concatenate(xs, axis=dimension), family="shape")
+
+
+def _pad_rule(x, value, *, low, high, interior):
+    if value.shape != () or value.dtype is not x.dtype:
+        raise ShapeError(f"pad: padding value must be a {x.dtype.short}[] scalar, got {value}")
+    if not len(low) == len(high) == len(interior) == x.ndim:
+        raise ShapeError(f"pad: low/high/interior need one entry per axis of {x.shape}")
+    out = []
+    for n, lo, hi, it in zip(x.shape, low, high, interior):
+        if it < 0:
+            raise ShapeError("pad: interior padding must be non-negative")
+        size = lo + hi + n + max(n - 1, 0) * it
+        if size < 0:
+            raise ShapeError(f"pad: negative padding removes more than axis size {n}")
+        out.append(size)
+    return TensorType(out, x.dtype)
+
+
+def _pad_ref(x, value, *, low, high, interior):
+    shape = [n + max(n - 1, 0) * it for n, it in zip(x.shape, interior)]
+    inner = np.full(shape, value, dtype=x.dtype)
+    inner[tuple(slice(None, None, it + 1) for it in interior)] = x
+    pos = [(max(lo, 0), max(hi, 0)) for lo, hi in zip(low, high)]
+    padded = np.pad(inner, pos, constant_values=value)
+    crop = tuple(slice(max(-lo, 0), padded.shape[i] - max(-hi, 0))
+                 for i, (lo, hi) in enumerate(zip(low, high)))
+    return padded[crop]
+
+
+pad = Primitive(
+    "pad", _pad_rule,
+    lambda ctx, x, v: ctx.op("stablehlo.pad", [x, v], ctx.out_types,
+                             f"edge_padding_low = {i64_array(ctx.attrs['low'])}, "
+                             f"edge_padding_high = {i64_array(ctx.attrs['high'])}, "
+                             f"interior_padding = {i64_array(ctx.attrs['interior'])}"),
+    _pad_ref, family="shape")
+
+
+def _reverse_rule(x, *, axes):
+    _axes_ok("reverse", axes, x.ndim)
+    return x
+
+
+reverse = Primitive(
+    "reverse", _reverse_rule,
+    lambda ctx, x: ctx.op("stablehlo.reverse", [x], ctx.out_types,
+                          "dimensions = " + i64_array(ctx.attrs["axes"])),
+    lambda x, *, axes: np.flip(x, axes) if axes else x, family="shape")
+
+PRIMITIVES = [constant, iota, broadcast_in_dim, reshape, transpose, slice_, dynamic_slice,
+              dynamic_update_slice, concatenate, pad, reverse]
