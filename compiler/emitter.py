@@ -37,12 +37,17 @@ def location_text(loc: Location, name: str) -> str:
 
 def dense_text(array: np.ndarray, dtype: DType) -> str:
     """A `dense<...>` literal: a splat, or raw little-endian bytes in hex."""
-    a = np.asarray(array, dtype=dtype.np)
-    if a.size and (a.size == 1 or np.all(a == a.flat[0]) and not dtype.is_inexact):
+    a = np.ascontiguousarray(array, dtype=dtype.np)
+    if a.size and (a.size == 1 or _is_splat(a)):
         return "dense<" + _scalar_text(a.flat[0], dtype) + ">"
     if dtype.kind == "b":  # i1 has no byte-exact hex form; write the elements
         return "dense<" + _nested(a) + ">"
     return 'dense<"0x' + a.astype(a.dtype.newbyteorder("<")).tobytes().hex().upper() + '">'
+
+
+def _is_splat(a: np.ndarray) -> bool:
+    raw = a.reshape(-1).view(np.uint8).reshape(a.size, a.itemsize)  # bitwise: NaN-safe
+    return bool(np.all(raw == raw[0]))
 
 
 def _nested(a: np.ndarray) -> str:

@@ -19,6 +19,8 @@ from ..primitives import shape_ops as so
 from .rewrite import rewrite
 
 FOLD_LIMIT = 1024  # elements
+# Ops that only spread a constant out: folding them would write every element.
+_GENERATORS = (so.constant, so.broadcast_in_dim, so.iota)
 
 
 def _constant_of(v: Value, producers: dict) -> np.ndarray | None:
@@ -56,7 +58,7 @@ def fold(fn: Function) -> Function:
 
 
 def _fold(op: Op, producers):
-    if op.prim is so.constant or op.regions or not op.operands:
+    if op.prim in _GENERATORS or op.regions or not op.operands:
         return None
     if any(r.type.size > FOLD_LIMIT for r in op.results):
         return None

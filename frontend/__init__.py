@@ -1,0 +1,45 @@
+"""stablejit: numerical Python traced into a typed IR, compiled with XLA through
+StableHLO and PJRT.
+
+    import stablejit
+    import stablejit.numpy as snp
+
+    @stablejit.jit
+    def f(x, y):
+        return snp.sum(x + y * 2.0)
+"""
+
+from . import numpy, tree
+from .api import (backend_copy, backend_transfer, deallocate, default_backend, resolve_backend,
+                  set_default_backend)
+from .backends import REFERENCE, ReferenceBackend, XlaBackend
+from .compiler import dtypes
+from .compiler.errors import ShapeError
+from .errors import (DeletedTensorError, DeviceMismatchError, EscapedTracerError,
+                     MustCompileError, StablejitError, TracerBoolConversionError,
+                     TracerConversionError)
+from .jit import Compiled, Jitted, Lowered, jit
+from .platforms import default_platform, set_default_platform
+from .runtime.client import configure as configure_client
+from .tensor import Tensor
+from .tree import register_dataclass, register_pytree_node, tree_map
+
+__version__ = "0.1.0"
+
+
+def devices(platform: str | None = None) -> list:
+    """The devices of a platform (default: the default platform)."""
+    from .runtime import client
+
+    return client.devices(platform or default_platform())
+
+
+__all__ = [
+    "numpy", "tree", "backend_copy", "backend_transfer", "deallocate", "default_backend",
+    "resolve_backend", "set_default_backend", "REFERENCE", "ReferenceBackend", "XlaBackend",
+    "dtypes", "ShapeError", "DeletedTensorError", "DeviceMismatchError", "EscapedTracerError",
+    "MustCompileError", "StablejitError", "TracerBoolConversionError", "TracerConversionError",
+    "Compiled", "Jitted", "Lowered", "jit", "default_platform", "set_default_platform",
+    "configure_client", "Tensor", "register_dataclass", "register_pytree_node", "tree_map",
+    "devices",
+]

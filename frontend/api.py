@@ -1,0 +1,78 @@
+"""Moving tensors between backends and devices, and choosing the default backend."""
+
+from __future__ import annotations
+
+import contextlib
+
+from . import dispatch
+from .backends import REFERENCE, XlaBackend
+from .runtime import buffers
+from .tensor import Tensor
+
+
+def resolve_backend(spec):
+    """A backend from a spec: a backend object, "reference", "xla", "xla:cuda",
+    "xla:host:1", a PJRT device, or a Tensor (its backend)."""
+    if spec is None:
+        return dispatch.current_backend()
+    if isinstance(spec, Tensor):
+        return spec._backend
+    if isinstance(spec, str):
+        parts = spec.split(":")
+        if parts[0] == "reference" and len(parts) == 1:
+            return REFERENCE
+        if parts[0] == "xla" and len(parts) <= 3:
+            from .platforms import default_platform
+
+            platform = parts[1] if len(parts) > 1 else default_platform()
+            device_id = int(parts[2]) if len(parts) > 2 else None
+            return XlaBackend.for_platform(platform, device_id)
+        raise ValueError(f"unknown backend {spec!r}; use 'reference', 'xla', 'xla:PLATFORM' "
+                         f"or 'xla:PLATFORM:DEVICE_ID'")
+    if hasattr(spec, "apply") and hasattr(spec, "from_numpy"):
+        return spec
+    if hasattr(spec, "client") and hasattr(spec, "platform"):  # a PJRT device
+        return XlaBackend.for_device(spec)
+    raise TypeError(f"cannot use {spec!r} as a backend")
+
+
+def backend_copy(t: Tensor, backend=None) -> Tensor:
+    """A copy of t on `backend` (default: the current default backend); t stays valid."""
+    target = resolve_backend(backend)
+    t._live()
+    if isinstance(target, XlaBackend) and isinstance(t._backend, XlaBackend):
+        return Tensor(buffers.copy_to(t._data, target.device) if t._backend is not target
+                      else buffers.copy(t._data), target, t.type, t.weak)
+    if not t._backend.concrete or not target.concrete:
+        raise TypeError("backend_copy works on concrete tensors, not inside a trace")
+    return target.from_numpy(t.numpy(), t.weak)
+
+
+def backend_transfer(t: Tensor, backend=None) -> Tensor:
+    """Move t to `backend` and free the source: using t afterwards raises an error.
+    Transferring to the backend t is already on returns t itself."""
+    target = resolve_backend(backend)
+    if t._backend is target:
+        return t._live() and t
+    out = backend_copy(t, target)
+    deallocate(t)
+    return out
+
+
+def deallocate(t: Tensor) -> None:
+    """Free t's device memory now; later use of t raises a clear error."""
+    if t._data is not None and isinstance(t._backend, XlaBackend):
+        buffers.delete(t._data)
+    t._data = None
+
+
+def set_default_backend(backend) -> None:
+    dispatch.set_global_default(resolve_backend(backend))
+
+
+@contextlib.contextmanager
+def default_backend(backend):
+    """`with stablejit.default_backend("reference"): ...` — new tensors (and ops
+    without tensor operands) in the block use this backend."""
+    with dispatch.using_backend(resolve_backend(backend)) as b:
+        yield b

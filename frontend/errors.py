@@ -1,0 +1,84 @@
+"""User-facing errors, each naming the user's source line, and how to find that line."""
+
+from __future__ import annotations
+
+import os
+import sys
+
+from .compiler.ir import Location
+
+_PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+_OWN_DIRS = tuple(os.path.join(_PACKAGE_DIR, d) + os.sep for d in ("frontend", "compiler",
+                                                                    "runtime"))
+_SKIP_CACHE: dict[str, bool] = {}
+
+
+def _is_internal(filename: str) -> bool:
+    r = _SKIP_CACHE.get(filename)
+    if r is None:
+        path = os.path.abspath(filename)
+        r = path.startswith(_OWN_DIRS) or "/stablejit/" in path.replace("\\", "/") and (
+            "site-packages" in path) or filename.startswith("<frozen")
+        _SKIP_CACHE[filename] = r
+    return r
+
+
+def user_location() -> Location:
+    """The first stack frame outside stablejit: where the user wrote the operation."""
+    f = sys._getframe(1)
+    while f is not None and _is_internal(f.f_code.co_filename):
+        f = f.f_back
+    if f is None:
+        return Location("<unknown>", 0)
+    return Location(f.f_code.co_filename, f.f_lineno, 0, f.f_code.co_name)
+
+
+def at_user_line(message: str) -> str:
+    loc = user_location()
+    return f"{message}\n  (at {loc.file}:{loc.line})" if loc.line else message
+
+
+class StablejitError(Exception):
+    """Base of stablejit's own errors."""
+
+
+class TracerBoolConversionError(StablejitError, TypeError):
+    pass
+
+
+class TracerConversionError(StablejitError, TypeError):
+    pass
+
+
+class EscapedTracerError(StablejitError, RuntimeError):
+    pass
+
+
+class MustCompileError(StablejitError, ValueError):
+    """An operation inside jit would have an output shape that depends on data."""
+
+
+class DeviceMismatchError(StablejitError, ValueError):
+    pass
+
+
+class DeletedTensorError(StablejitError, RuntimeError):
+    pass
+
+
+def bool_of_traced(what: str) -> TracerBoolConversionError:
+    return TracerBoolConversionError(at_user_line(
+        f"{what} needs a concrete Python bool, but this value is traced inside "
+        f"stablejit.jit: its value is only known when the compiled program runs. "
+        f"For an elementwise choice use stablejit.numpy.where(cond, x, y); for branching "
+        f"use stablejit.cond(pred, true_fn, false_fn, *operands) or stablejit.while_loop; "
+        f"or, if this value is a setting rather than data, pass it as a static argument "
+        f"(jit(f, static_argnums=...))."))
+
+
+def conversion_of_traced(what: str) -> TracerConversionError:
+    return TracerConversionError(at_user_line(
+        f"{what} needs a concrete value, but this tensor is traced inside stablejit.jit "
+        f"and has no value until the compiled program runs. Return it from the jitted "
+        f"function and convert it outside, or pass the input as a static argument "
+        f"(jit(f, static_argnums=...)) if it is a setting rather than data."))

@@ -1,0 +1,390 @@
+"""stablejit.jit: trace a function once per signature, compile it, call the executable.
+
+The signature of a call is its pytree structure, each dynamic leaf's type (shape,
+dtype, weakness; Python scalars by their Python type only), the static arguments'
+values and the backend. A new signature traces and compiles again; a known one goes
+straight to the executable. On the reference backend a jitted function runs its traced
+IR op by op with NumPy (the debug mode).
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+import os
+import warnings
+import weakref
+
+import numpy as np
+
+from . import tree
+from .backends import REFERENCE, XlaBackend
+from .compilation import compile_function, lower
+from .compiler import dtypes as dt
+from .compiler.interpreter import interpret
+from .compiler.ir import Function, TensorType
+from .dispatch import concrete_default, using_backend
+from .errors import at_user_line, user_location
+from .promotion import python_scalar_dtype
+from .runtime.cache import SingleFlightCache
+from .tensor import Tensor
+from .tracing import Trace
+
+log = logging.getLogger("stablejit")
+PY_SCALARS = (bool, int, float, complex)
+_ALL_JITTED: weakref.WeakSet = weakref.WeakSet()
+
+
+def _leaf_signature(x):
+    t = type(x)
+    if t is Tensor:
+        return x.type if not x.weak else (x.type, True)
+    if t in PY_SCALARS:
+        return t
+    if isinstance(x, (np.ndarray, np.generic)):
+        return TensorType(np.shape(x), dt.dtype(x.dtype))
+    if isinstance(x, Tensor):
+        return x.type
+    raise TypeError(at_user_line(
+        f"jit got an argument of type {t.__name__}, which is not a tensor, array, Python "
+        f"scalar or pytree of them. If it is a setting rather than data, make it static: "
+        f"jit(f, static_argnums=...) or static_argnames=..."))
+
+
+class _Entry:
+    """One compiled signature: the executable and how to call it."""
+
+    __slots__ = ("fn", "ir", "stablehlo", "exe", "out_tree", "out_types", "captured",
+                 "backend", "donate")
+
+    def __init__(self, fn, ir, stablehlo, exe, out_tree, out_types, captured, backend, donate):
+        self.fn, self.ir, self.stablehlo, self.exe = fn, ir, stablehlo, exe
+        self.out_tree, self.out_types, self.captured = out_tree, out_types, captured
+        self.backend, self.donate = backend, donate
+
+    def run(self, leaves):
+        backend = self.backend
+        if backend is REFERENCE:
+            arrays = [_to_numpy(x) for x in leaves] + [t.numpy() for t in self.captured]
+            outs = interpret(self.ir, arrays)
+            return tree.unflatten(self.out_tree, [REFERENCE.from_numpy(o) for o in outs])
+        bufs = []
+        for x in leaves:
+            if type(x) is Tensor and x._backend is backend:
+                b = x._data
+                if b is None:
+                    b = x._live()
+                bufs.append(b)
+            else:
+                bufs.append(_to_buffer(x, backend))
+        for t in self.captured:
+            bufs.append(_to_buffer(t, backend))
+        outs = self.exe.run(bufs)
+        for i in self.donate:
+            leaves[i]._data = None  # its buffer now belongs to an output
+        return tree.unflatten(self.out_tree, [Tensor(b, backend, ot)
+                                              for b, ot in zip(outs, self.out_types)])
+
+
+def _to_numpy(x):
+    if isinstance(x, Tensor):
+        return x.numpy()
+    return np.asarray(x)
+
+
+def _to_buffer(x, backend: XlaBackend):
+    if isinstance(x, Tensor):
+        if x._backend is backend:
+            return x._live()
+        return backend.adopt(x)._data
+    if type(x) in PY_SCALARS:
+        return backend.scalar(x, python_scalar_dtype(x))._data
+    return backend.from_numpy(np.asarray(x))._data
+
+
+class Jitted:
+    def __init__(self, fn, *, static_argnums=(), static_argnames=(), donate_argnums=(),
+                 backend=None):
+        self.fn = fn
+        self.static_argnums = tuple(sorted({static_argnums} if isinstance(static_argnums, int)
+                                           else set(static_argnums)))
+        self.static_argnames = (static_argnames,) if isinstance(static_argnames, str) \
+            else tuple(static_argnames)
+        self.donate_argnums = (donate_argnums,) if isinstance(donate_argnums, int) \
+            else tuple(donate_argnums)
+        self._backend_spec = backend
+        self._cache = SingleFlightCache()
+        self._fast: dict = {}
+        self._simple = not (self.static_argnums or self.static_argnames or self.donate_argnums
+                            or backend is not None)
+        self.traces = 0  # how many times fn was traced (one per new signature)
+        functools.update_wrapper(self, fn)
+        _ALL_JITTED.add(self)
+
+    # ---- calling ---------------------------------------------------------------------
+    def __call__(self, *args, **kwargs):
+        if self._simple and not kwargs:
+            # fast path: positional tensors only
+            sig = []
+            backend = None
+            for a in args:
+                if type(a) is not Tensor or a.weak or not a._backend.concrete:
+                    break
+                sig.append(a.type)
+                if backend is None:
+                    backend = a._backend
+                elif a._backend is not backend:
+                    break
+            else:
+                entry = self._fast.get((backend, *sig))
+                if entry is not None:
+                    return entry.run(list(args))
+                key, leaves, backend = self._signature(args, kwargs)
+                entry = self._entry(key, args, kwargs, backend)
+                self._fast[(backend, *sig)] = entry
+                return entry.run(leaves)
+        key, leaves, backend = self._signature(args, kwargs)
+        if backend is None:  # called while tracing another function: trace inline
+            return self.fn(*args, **kwargs)
+        return self._entry(key, args, kwargs, backend).run(leaves)
+
+    def _split(self, args, kwargs):
+        """(static part, dynamic part) of the arguments."""
+        n = len(args)
+        static_pos = tuple(i for i in self.static_argnums if i < n)
+        for i in self.static_argnums:
+            if i >= n and i < 0:
+                raise IndexError(f"static_argnums {i} is out of range")
+        static = tuple((i, args[i]) for i in static_pos) + tuple(
+            sorted((k, v) for k, v in kwargs.items() if k in self.static_argnames))
+        dyn_args = tuple(a for i, a in enumerate(args) if i not in static_pos)
+        dyn_kwargs = {k: v for k, v in kwargs.items() if k not in self.static_argnames}
+        for k, v in static:
+            try:
+                hash(v)
+            except TypeError:
+                raise TypeError(at_user_line(
+                    f"static argument {k!r} of {self.__name__} has unhashable type "
+                    f"{type(v).__name__}; static arguments are part of the cache key, so pass "
+                    f"a hashable value (a tuple instead of a list, say)")) from None
+        return static, dyn_args, dyn_kwargs
+
+    def _signature(self, args, kwargs):
+        static, dyn_args, dyn_kwargs = self._split(args, kwargs)
+        leaves, treedef = tree.flatten((dyn_args, dyn_kwargs))
+        backend = None
+        sig = []
+        for x in leaves:
+            sig.append(_leaf_signature(x))
+            if isinstance(x, Tensor):
+                b = x._backend
+                if not b.concrete:
+                    if not b.alive:
+                        from .tracing import escaped_error
+                        raise escaped_error()
+                    return None, leaves, None  # inside another trace
+                if backend is None or backend is REFERENCE:
+                    backend = b
+        if self._backend_spec is not None:
+            from .api import resolve_backend
+
+            backend = resolve_backend(self._backend_spec)
+        elif backend is None:
+            backend = concrete_default()
+        return (treedef, tuple(sig), static, backend), leaves, backend
+
+    def _entry(self, key, args, kwargs, backend) -> _Entry:
+        entry = self._cache.get(key)
+        if entry is None:
+            entry = self._cache.get_or_create(key, lambda: self._build(key, args, kwargs,
+                                                                       backend))
+        return entry
+
+    # ---- tracing and compiling --------------------------------------------------------
+    def trace(self, args, kwargs) -> tuple[Function, object, list]:
+        """Trace fn on abstract versions of the arguments; returns the IR, the output
+        structure and the concrete tensors it captured."""
+        static, dyn_args, dyn_kwargs = self._split(args, kwargs)
+        leaves, treedef = tree.flatten((dyn_args, dyn_kwargs))
+        name = getattr(self.fn, "__name__", "fn").replace("<", "").replace(">", "")
+        trace = Trace(name)
+        abstract = []
+        for x in leaves:
+            if isinstance(x, Tensor):
+                abstract.append(trace.new_arg(x.type, x.weak))
+            elif type(x) in PY_SCALARS:
+                abstract.append(trace.new_arg(TensorType((), python_scalar_dtype(x)), True))
+            else:
+                abstract.append(trace.new_arg(_leaf_signature(x)))
+        t_args, t_kwargs = tree.unflatten(treedef, abstract)
+        full_args = list(t_args)
+        for i, v in static:
+            if isinstance(i, int):
+                full_args.insert(i, v)
+        full_kwargs = dict(t_kwargs)
+        full_kwargs.update({k: v for k, v in static if isinstance(k, str)})
+        self.traces += 1
+        try:
+            with using_backend(trace):
+                out = self.fn(*full_args, **full_kwargs)
+            out_leaves, out_tree = tree.flatten(out)
+            values = []
+            for leaf in out_leaves:
+                if not isinstance(leaf, Tensor):
+                    from .numpy import asarray
+
+                    with using_backend(trace):
+                        leaf = asarray(leaf)
+                values.append(trace.value_of(leaf))
+            fn = trace.builder.build(values)
+            fn.params = fn.params  # args first, then captured tensors (in capture order)
+        finally:
+            trace.finish()
+        return fn, out_tree, [t for t, _ in trace.captured]
+
+    def _build(self, key, args, kwargs, backend) -> _Entry:
+        fn, out_tree, captured = self.trace(args, kwargs)
+        if os.environ.get("STABLEJIT_LOG_COMPILES"):
+            log.warning("stablejit: traced %s for %s at %s", self.__name__, _describe_sig(key),
+                        user_location())
+        donate = self._donation(key)
+        if backend is REFERENCE:
+            from .compiler import passes
+
+            opt = passes.optimize(fn)
+            return _Entry(fn, opt, None, None, out_tree, opt.result_types, captured,
+                          backend, ())
+        aliases = self._aliases(fn, donate)
+        exe = compile_function(fn, backend.device, name=self.__name__, donated=aliases)
+        return _Entry(fn, None, exe.stablehlo, exe, out_tree, fn.result_types, captured,
+                      backend, tuple(i for i, a in enumerate(aliases) if a is not None))
+
+    def _donation(self, key) -> set[int]:
+        """Leaf indices of the donated positional arguments."""
+        if not self.donate_argnums:
+            return set()
+        treedef = key[0]
+        args_td = treedef.children[0]
+        static_pos = set(self.static_argnums)
+        out, leaf = set(), 0
+        dyn_index = 0
+        positions = [i for i in range(len(args_td.children) + len(static_pos))
+                     if i not in static_pos]
+        for child, pos in zip(args_td.children, positions):
+            if pos in self.donate_argnums:
+                out.update(range(leaf, leaf + child.num_leaves))
+            leaf += child.num_leaves
+            dyn_index += 1
+        return out
+
+    def _aliases(self, fn: Function, donate: set[int]) -> list:
+        """For each param, the output index that may reuse its buffer, or None."""
+        aliases: list = [None] * len(fn.params)
+        free = list(range(len(fn.results)))
+        for i in sorted(donate):
+            t = fn.params[i].type
+            match = next((o for o in free if fn.results[o].type == t), None)
+            if match is None:
+                warnings.warn(f"{self.__name__}: donated argument leaf {i} ({t}) matches no "
+                              f"output of the same shape and dtype, so its buffer could not "
+                              f"be reused", stacklevel=4)
+                continue
+            free.remove(match)
+            aliases[i] = match
+        return aliases
+
+    # ---- AOT and introspection --------------------------------------------------------
+    def is_cached(self, *args, **kwargs) -> bool:
+        """Whether a call with these arguments would reuse a compiled executable."""
+        key, _, backend = self._signature(args, kwargs)
+        return backend is not None and key in self._cache
+
+    def lower(self, *args, **kwargs) -> Lowered:
+        key, _, backend = self._signature(args, kwargs)
+        if backend is None:
+            raise TypeError("lower() needs concrete arguments, not traced ones")
+        fn, out_tree, captured = self.trace(args, kwargs)
+        return Lowered(self, key, fn, out_tree, captured, backend)
+
+    def clear_cache(self) -> None:
+        self._cache.clear()
+        self._fast.clear()
+
+    def __get__(self, obj, objtype=None):
+        if obj is None:
+            return self
+        return functools.partial(self, obj)
+
+    def __repr__(self) -> str:
+        return f"<stablejit.jit {self.__name__}>"
+
+
+def _describe_sig(key) -> str:
+    return ", ".join(str(s[0] if isinstance(s, tuple) else getattr(s, "__name__", s))
+                     for s in key[1])
+
+
+class Lowered:
+    """A traced and lowered call: our IR, the StableHLO text; `.compile()` for XLA's."""
+
+    def __init__(self, jitted: Jitted, key, fn: Function, out_tree, captured, backend):
+        self._jitted, self._key, self.ir, self._out_tree = jitted, key, fn, out_tree
+        self._captured, self.backend = captured, backend
+        self.optimized_ir, self._text = lower(fn)
+
+    def as_text(self, dialect: str = "stablehlo") -> str:
+        if dialect == "stablehlo":
+            return self._text
+        if dialect == "ir":
+            return str(self.optimized_ir)
+        raise ValueError(f"unknown dialect {dialect!r}: use 'stablehlo' or 'ir'")
+
+    def ir_text(self, optimized: bool = True) -> str:
+        return str(self.optimized_ir if optimized else self.ir)
+
+    def compile(self) -> Compiled:
+        backend = self.backend if isinstance(self.backend, XlaBackend) else XlaBackend.for_platform()
+        entry = self._jitted._cache.get(self._key)
+        if entry is None or entry.exe is None:
+            exe = compile_function(self.ir, backend.device, name=self._jitted.__name__)
+            entry = _Entry(self.ir, None, exe.stablehlo, exe, self._out_tree,
+                           self.ir.result_types, self._captured, backend, ())
+        return Compiled(entry)
+
+
+class Compiled:
+    def __init__(self, entry: _Entry):
+        self._entry = entry
+        self.executable = entry.exe
+
+    def as_text(self) -> str:
+        """XLA's optimised HLO."""
+        return self.executable.optimized_hlo()
+
+    def cost_analysis(self) -> dict:
+        return self.executable.cost_analysis()
+
+    def memory_analysis(self) -> dict:
+        return self.executable.memory_analysis()
+
+    def __call__(self, *args, **kwargs):
+        leaves, _ = tree.flatten((args, kwargs))
+        return self._entry.run([x for x in leaves])
+
+
+def jit(fn=None, *, static_argnums=(), static_argnames=(), donate_argnums=(), backend=None,
+        platform: str | None = None, device_id: int | None = None):
+    """Compile `fn` with XLA. Usable as @jit or @jit(static_argnums=...).
+
+    backend / platform / device_id pin where it runs; by default it runs where its
+    tensor arguments live (or on the default backend)."""
+    if platform is not None or device_id is not None:
+        from .platforms import default_platform
+
+        backend = XlaBackend.for_platform(platform or default_platform(), device_id)
+    if fn is None:
+        return functools.partial(jit, static_argnums=static_argnums,
+                                 static_argnames=static_argnames,
+                                 donate_argnums=donate_argnums, backend=backend)
+    return Jitted(fn, static_argnums=static_argnums, static_argnames=static_argnames,
+                  donate_argnums=donate_argnums, backend=backend)

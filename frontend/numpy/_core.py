@@ -1,0 +1,217 @@
+"""Conversions, broadcasting and the helpers every namespace function is built on."""
+
+from __future__ import annotations
+
+import numbers
+from collections.abc import Sequence
+
+import numpy as np
+
+from ..compiler import dtypes as dt
+from ..compiler.ir import TensorType
+from ..compiler.primitives import ALL as P
+from ..dispatch import bind1, current_backend
+from ..errors import at_user_line
+from ..promotion import DEFAULT_COMPLEX, DEFAULT_FLOAT, DEFAULT_INT, promote, python_scalar_dtype
+from ..tensor import Tensor
+
+PY_SCALARS = (bool, int, float, complex)
+
+
+def _from_python(x) -> np.ndarray:
+    """Nested Python lists of numbers -> array with the default dtypes."""
+    a = np.asarray(x)
+    if a.dtype.kind == "f":
+        return a.astype(DEFAULT_FLOAT.np)
+    if a.dtype.kind in "iu":
+        return a.astype(DEFAULT_INT.np)
+    if a.dtype.kind == "c":
+        return a.astype(DEFAULT_COMPLEX.np)
+    return a
+
+
+def _contains_tensor(x) -> bool:
+    return isinstance(x, Tensor) or isinstance(x, (list, tuple)) and any(
+        _contains_tensor(e) for e in x)
+
+
+def asarray(x, dtype=None, *, device=None, copy=None) -> Tensor:
+    """A Tensor from a Tensor, NumPy array, Python scalar or nested sequence.
+
+    Python data gets the default dtypes (float32, int64); NumPy data keeps its dtype.
+    `device` is a backend (or "reference"/"xla[:platform[:id]]") to place it on.
+    """
+    from ..api import resolve_backend
+
+    backend = resolve_backend(device) if device is not None else None
+    d = None if dtype is None else dt.dtype(dtype)
+    if isinstance(x, Tensor):
+        t = x
+        if backend is not None and t._backend is not backend:
+            from ..api import backend_copy
+            t = backend_copy(t, backend)
+        return t if d is None or d is t.dtype else astype(t, d)
+    if backend is None:
+        backend = current_backend()
+    if isinstance(x, PY_SCALARS):
+        return backend.scalar(x, d or python_scalar_dtype(x), weak=d is None)
+    if isinstance(x, (list, tuple)) and _contains_tensor(x):
+        return stack([asarray(e) for e in x]) if d is None else astype(
+            stack([asarray(e) for e in x]), d)
+    if isinstance(x, np.ndarray) or isinstance(x, np.generic) or hasattr(x, "__array__"):
+        a = np.asarray(x)
+    else:
+        a = _from_python(x)
+    if a.dtype.kind not in "biufcV" and a.dtype not in (dt.bfloat16.np,):
+        raise TypeError(f"cannot make a tensor from data of dtype {a.dtype} "
+                        f"({type(x).__name__}); stablejit tensors hold numbers and booleans")
+    if d is not None:
+        a = a.astype(d.np)
+    else:
+        dt.dtype(a.dtype)  # raises a clear error for unsupported NumPy dtypes
+    return backend.from_numpy(a)
+
+
+array = asarray
+
+
+def as_tensor(x, like: Tensor | None = None) -> Tensor:
+    """Operands of namespace functions: Tensors pass through, scalars become weak tensors
+    on the backend of `like` (or the default backend)."""
+    if isinstance(x, Tensor):
+        return x
+    if isinstance(x, PY_SCALARS):
+        backend = like._backend if like is not None else current_backend()
+        return backend.scalar(x, python_scalar_dtype(x), weak=True)
+    if like is not None and isinstance(x, (np.ndarray, np.generic)):
+        return asarray(x, device=like._backend if like._backend.concrete else None)
+    return asarray(x)
+
+
+def astype(x, dtype, copy: bool = True) -> Tensor:
+    x = as_tensor(x)
+    d = dt.dtype(dtype)
+    if d is x.dtype:
+        return x
+    if x.dtype.is_complex and not d.is_complex:
+        x = bind1(P["real"], x)
+        if d is x.dtype:
+            return x
+    return bind1(P["convert"], x, dtype=d)
+
+
+# ---- broadcasting ------------------------------------------------------------------
+
+def broadcast_shapes(*shapes: Sequence[int]) -> tuple[int, ...]:
+    ndim = max((len(s) for s in shapes), default=0)
+    out = []
+    for i in range(ndim):
+        size = 1
+        for s in shapes:
+            d = s[i - ndim + len(s)] if i - ndim + len(s) >= 0 else 1
+            if d != 1:
+                if size not in (1, d):
+                    raise ValueError(at_user_line(
+                        "operands could not be broadcast together with shapes "
+                        + " ".join(str(tuple(s)) for s in shapes)
+                        + f" (axis {i - ndim} has sizes {size} and {d}); reshape or slice "
+                          f"one of them, or add a new axis with x[..., None]"))
+                size = d
+        out.append(size)
+    return tuple(out)
+
+
+def broadcast_to(x, shape) -> Tensor:
+    x = as_tensor(x)
+    shape = tuple(int(d) for d in shape)
+    if x.shape == shape:
+        return x
+    if len(shape) < x.ndim or broadcast_shapes(x.shape, shape) != shape:
+        raise ValueError(at_user_line(f"cannot broadcast a tensor of shape {x.shape} to "
+                                      f"shape {shape}"))
+    lead = len(shape) - x.ndim
+    return bind1(P["broadcast_in_dim"], x, shape=shape,
+                 broadcast_dimensions=tuple(range(lead, len(shape))))
+
+
+def broadcast_arrays(*xs) -> list[Tensor]:
+    ts = [as_tensor(x) for x in xs]
+    shape = broadcast_shapes(*(t.shape for t in ts))
+    return [broadcast_to(t, shape) for t in ts]
+
+
+# ---- operand preparation -------------------------------------------------------------
+
+def promote_operands(*xs) -> tuple[list[Tensor], dt.DType]:
+    """Tensors of one promoted dtype (Python scalars made directly in that dtype)."""
+    like = next((x for x in xs if isinstance(x, Tensor)), None)
+    dtype, weak = None, True
+    for x in xs:
+        if isinstance(x, Tensor):
+            d, w = x.dtype, x.weak
+        elif isinstance(x, PY_SCALARS):
+            d, w = python_scalar_dtype(x), True
+        else:
+            x = asarray(x)
+            d, w = x.dtype, False
+        dtype, weak = (d, w) if dtype is None else promote(dtype, weak, d, w)
+    out = []
+    for x in xs:
+        if isinstance(x, PY_SCALARS):
+            backend = like._backend if like is not None else current_backend()
+            out.append(backend.scalar(x, dtype, weak=weak))
+        else:
+            t = as_tensor(x, like)
+            out.append(t if t.dtype is dtype else astype(t, dtype))
+    return out, dtype
+
+
+def prepare(*xs) -> tuple[list[Tensor], dt.DType]:
+    """Promote to one dtype and broadcast to one shape."""
+    if len(xs) == 2:
+        a, b = xs
+        if type(a) is Tensor and type(b) is Tensor and a.type == b.type:
+            return [a, b], a.type.dtype  # the common case: nothing to do
+    ts, dtype = promote_operands(*xs)
+    shape = broadcast_shapes(*(t.shape for t in ts))
+    return [broadcast_to(t, shape) for t in ts], dtype
+
+
+def to_inexact(x: Tensor) -> Tensor:
+    """Integers and booleans become the default float for float-only math."""
+    return x if x.dtype.is_inexact else astype(x, DEFAULT_FLOAT)
+
+
+def normalize_axis(axis: int, ndim: int, name: str = "axis") -> int:
+    if not isinstance(axis, numbers.Integral):
+        raise TypeError(at_user_line(f"{name} must be an integer, got {type(axis).__name__}"))
+    if not -ndim <= axis < ndim:
+        raise np.exceptions.AxisError(at_user_line(
+            f"{name} {axis} is out of bounds for a tensor of dimension {ndim}"))
+    return int(axis) % ndim if ndim else 0
+
+
+def normalize_axes(axis, ndim: int) -> tuple[int, ...]:
+    if axis is None:
+        return tuple(range(ndim))
+    if isinstance(axis, (list, tuple)):
+        axes = tuple(normalize_axis(a, ndim) for a in axis)
+        if len(set(axes)) != len(axes):
+            raise ValueError(at_user_line(f"repeated axis in {tuple(axis)}"))
+        return axes
+    return (normalize_axis(axis, ndim),)
+
+
+def full_like_tensor(value, x: Tensor) -> Tensor:
+    s = x._backend.scalar(value, x.dtype)
+    return broadcast_to(s, x.shape)
+
+
+def tensor_type(shape, dtype) -> TensorType:
+    return TensorType(shape, dt.dtype(dtype))
+
+
+def stack(arrays, axis: int = 0) -> Tensor:
+    from ._manipulation import stack as _stack
+
+    return _stack(arrays, axis)

@@ -1,0 +1,154 @@
+"""Reductions: sum, prod, max, min, all, any, mean, var, std, argmax, argmin."""
+
+from __future__ import annotations
+
+from ..compiler import dtypes as dt
+from ..compiler.primitives import ALL as P
+from ..dispatch import bind1
+from ..errors import at_user_line
+from ..promotion import DEFAULT_FLOAT, DEFAULT_INT
+from ..tensor import Tensor
+from ._core import as_tensor, astype, normalize_axes, normalize_axis
+from ._elementwise import divide, multiply, real, subtract
+from ._manipulation import expand_dims, reshape
+
+
+def _keep(out: Tensor, axes, ndim: int, keepdims: bool) -> Tensor:
+    if not keepdims:
+        return out
+    shape = list(out.shape)
+    for a in sorted(axes):
+        shape.insert(a, 1)
+    return reshape(out, tuple(shape)) if len(shape) == ndim else out
+
+
+def _reduce(kind: str, x, axis, keepdims: bool, dtype=None, initial_ok=True) -> Tensor:
+    x = as_tensor(x)
+    axes = normalize_axes(axis, x.ndim)
+    if dtype is not None:
+        x = astype(x, dtype)
+    out = bind1(P[f"reduce_{kind}"], x, axes=axes)
+    return _keep(out, axes, x.ndim, keepdims)
+
+
+def _sum_dtype(x: Tensor):
+    # array API: small integers and booleans accumulate in the default integer type
+    if x.dtype.kind == "b" or x.dtype.kind == "i" and x.dtype.bits < DEFAULT_INT.bits:
+        return DEFAULT_INT
+    if x.dtype.kind == "u" and x.dtype.bits < 64:
+        return dt.uint64
+    return None
+
+
+def sum(x, axis=None, dtype=None, keepdims: bool = False) -> Tensor:  # noqa: A001
+    x = as_tensor(x)
+    return _reduce("sum", x, axis, keepdims, dtype or _sum_dtype(x))
+
+
+def prod(x, axis=None, dtype=None, keepdims: bool = False) -> Tensor:
+    x = as_tensor(x)
+    return _reduce("prod", x, axis, keepdims, dtype or _sum_dtype(x))
+
+
+def _minmax(kind, x, axis, keepdims):
+    x = as_tensor(x)
+    axes = normalize_axes(axis, x.ndim)
+    if any(x.shape[a] == 0 for a in axes):
+        raise ValueError(at_user_line(f"zero-size tensor of shape {x.shape} has no {kind} "
+                                      f"along axis {axis}; pass a non-empty tensor"))
+    if x.dtype.is_complex:
+        raise TypeError(at_user_line(f"{kind} of complex numbers is not defined"))
+    return _reduce(kind, x, axes, keepdims)
+
+
+def max(x, axis=None, keepdims: bool = False) -> Tensor:  # noqa: A001
+    return _minmax("max", x, axis, keepdims)
+
+
+def min(x, axis=None, keepdims: bool = False) -> Tensor:  # noqa: A001
+    return _minmax("min", x, axis, keepdims)
+
+
+amax, amin = max, min
+
+
+def all(x, axis=None, keepdims: bool = False) -> Tensor:  # noqa: A001
+    return _reduce("and", astype(as_tensor(x), dt.bool_), axis, keepdims)
+
+
+def any(x, axis=None, keepdims: bool = False) -> Tensor:  # noqa: A001
+    return _reduce("or", astype(as_tensor(x), dt.bool_), axis, keepdims)
+
+
+def _count(x: Tensor, axes) -> int:
+    n = 1
+    for a in axes:
+        n *= x.shape[a]
+    return n
+
+
+def mean(x, axis=None, dtype=None, keepdims: bool = False) -> Tensor:
+    x = as_tensor(x)
+    if dtype is not None:
+        x = astype(x, dtype)
+    elif not x.dtype.is_inexact:
+        x = astype(x, DEFAULT_FLOAT)
+    axes = normalize_axes(axis, x.ndim)
+    total = _reduce("sum", x, axes, keepdims)
+    return divide(total, float(_count(x, axes)))
+
+
+def var(x, axis=None, correction: float = 0, keepdims: bool = False, *, ddof=None) -> Tensor:
+    x = as_tensor(x)
+    if not x.dtype.is_inexact:
+        x = astype(x, DEFAULT_FLOAT)
+    correction = ddof if ddof is not None else correction
+    axes = normalize_axes(axis, x.ndim)
+    m = mean(x, axes, keepdims=True)
+    d = subtract(x, m)
+    sq = real(multiply(d, _conj(d)))
+    n = _count(x, axes) - correction
+    return divide(_reduce("sum", sq, axes, keepdims), float(n) if n > 0 else float("nan"))
+
+
+def std(x, axis=None, correction: float = 0, keepdims: bool = False, *, ddof=None) -> Tensor:
+    from ._elementwise import sqrt
+
+    return sqrt(var(x, axis, correction, keepdims, ddof=ddof))
+
+
+def _conj(x):
+    from ._elementwise import conj
+
+    return conj(x)
+
+
+def _arg(kind: str, x, axis, keepdims: bool) -> Tensor:
+    x = as_tensor(x)
+    if axis is None:
+        flat = reshape(x, (-1,))
+        out = _arg(kind, flat, 0, False)
+        return reshape(out, (1,) * x.ndim) if keepdims else out
+    a = normalize_axis(axis, x.ndim)
+    if x.shape[a] == 0:
+        raise ValueError(at_user_line(f"attempt to get arg{kind} of an empty axis"))
+    if x.dtype.is_complex:
+        raise TypeError(at_user_line(f"arg{kind} of complex numbers is not defined"))
+    out = bind1(P[f"arg{kind}"], x, axis=a, index_dtype=DEFAULT_INT)
+    return expand_dims(out, a) if keepdims else out
+
+
+def argmax(x, axis=None, keepdims: bool = False) -> Tensor:
+    return _arg("max", x, axis, keepdims)
+
+
+def argmin(x, axis=None, keepdims: bool = False) -> Tensor:
+    return _arg("min", x, axis, keepdims)
+
+
+def count_nonzero(x, axis=None, keepdims: bool = False) -> Tensor:
+    from ._elementwise import not_equal
+
+    return sum(not_equal(as_tensor(x), 0), axis, keepdims=keepdims)
+
+

@@ -1,0 +1,240 @@
+"""Tensor: the array type users hold. Its data lives on a backend.
+
+    xla:<platform>:<id>   a PJRT buffer on a device (the eager device backend)
+    reference             a NumPy array, computed by the primitives' reference rules
+    traced                an IR value inside a jit trace (no data, only shape and dtype)
+
+Operators and methods forward to `stablejit.numpy`, so every path shares one
+implementation.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .compiler import dtypes as dt
+from .compiler.ir import TensorType
+from .errors import DeletedTensorError, at_user_line
+
+
+class Tensor:
+    __slots__ = ("_data", "_backend", "type", "weak", "__weakref__")
+    __array_priority__ = 100  # NumPy defers to our operators
+
+    def __init__(self, data, backend, type: TensorType, weak: bool = False):
+        self._data = data
+        self._backend = backend
+        self.type = type
+        self.weak = weak
+
+    # ---- metadata ------------------------------------------------------------------
+    @property
+    def shape(self) -> tuple[int, ...]:
+        return self.type.shape
+
+    @property
+    def dtype(self) -> dt.DType:
+        return self.type.dtype
+
+    @property
+    def ndim(self) -> int:
+        return len(self.type.shape)
+
+    @property
+    def size(self) -> int:
+        return self.type.size
+
+    @property
+    def backend(self):
+        return self._backend
+
+    @property
+    def device(self):
+        return self._backend.device_of(self)
+
+    def __len__(self) -> int:
+        if not self.type.shape:
+            raise TypeError("len() of a 0-d tensor")
+        return self.type.shape[0]
+
+    # ---- data ----------------------------------------------------------------------
+    def _live(self):
+        if self._data is None:
+            raise DeletedTensorError(at_user_line(
+                f"this {self.type} tensor was deleted (moved by backend_transfer, donated to "
+                f"a jitted function, or deallocated); use the tensor that the transfer "
+                f"returned, or backend_copy to keep the original"))
+        return self._data
+
+    def numpy(self) -> np.ndarray:
+        return self._backend.to_numpy(self)
+
+    def __array__(self, dtype=None, copy=None):
+        a = self.numpy()
+        if dtype is not None:
+            a = a.astype(dtype)
+        return a
+
+    def item(self):
+        if self.size != 1:
+            raise ValueError(f"item() needs a tensor with one element, this one has shape "
+                             f"{self.shape}")
+        return self.numpy().reshape(()).item()
+
+    def tolist(self):
+        return self.numpy().tolist()
+
+    def __bool__(self) -> bool:
+        self._backend.check_concrete(self, "bool() (an `if`, `while`, `and`, `or` or `not`)")
+        return bool(self.item())
+
+    def __int__(self) -> int:
+        self._backend.check_concrete(self, "int()")
+        return int(self.item())
+
+    def __float__(self) -> float:
+        self._backend.check_concrete(self, "float()")
+        return float(self.item())
+
+    def __complex__(self) -> complex:
+        self._backend.check_concrete(self, "complex()")
+        return complex(self.item())
+
+    def __index__(self) -> int:
+        self._backend.check_concrete(self, "use as a Python index")
+        if not self.dtype.is_integer:
+            raise TypeError(f"only integer tensors can be used as an index, not {self.dtype}")
+        return int(self.item())
+
+    def block_until_ready(self) -> Tensor:
+        self._backend.block_until_ready(self)
+        return self
+
+    def __repr__(self) -> str:
+        head = f"Tensor<{self.type} {self._backend.describe(self)}>"
+        if self._data is None:
+            return head + " (deleted)"
+        if not self._backend.concrete:
+            return head
+        body = np.array2string(self.numpy(), separator=", ")
+        return f"{head}\n{body}"
+
+    def __str__(self) -> str:
+        if not self._backend.concrete or self._data is None:
+            return repr(self)
+        return str(self.numpy())
+
+    def __format__(self, spec: str) -> str:
+        if self.ndim == 0 and self._backend.concrete:
+            return format(self.item(), spec)
+        return format(str(self), spec)
+
+    def __hash__(self):
+        raise TypeError("Tensor is unhashable; to use one as a static argument or dict key, "
+                        "convert it with .item() or .tolist()")
+
+    def __iter__(self):
+        if self.ndim == 0:
+            raise TypeError("iteration over a 0-d tensor")
+        for i in range(self.shape[0]):
+            yield self[i]
+
+    def __array_namespace__(self, api_version=None):
+        from . import numpy as snp
+
+        return snp
+
+    # ---- conversions and views -------------------------------------------------------
+    def astype(self, dtype, copy: bool = True) -> Tensor:
+        from . import numpy as snp
+
+        return snp.astype(self, dtype, copy=copy)
+
+    def reshape(self, *shape, order: str = "C") -> Tensor:
+        from . import numpy as snp
+
+        if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
+            shape = shape[0]
+        return snp.reshape(self, shape)
+
+    @property
+    def T(self) -> Tensor:
+        from . import numpy as snp
+
+        return snp.transpose(self)
+
+    @property
+    def mT(self) -> Tensor:
+        from . import numpy as snp
+
+        return snp.matrix_transpose(self)
+
+    def transpose(self, *axes) -> Tensor:
+        from . import numpy as snp
+
+        if len(axes) == 1 and isinstance(axes[0], (tuple, list)):
+            axes = axes[0]
+        return snp.transpose(self, axes or None)
+
+    @property
+    def real(self) -> Tensor:
+        from . import numpy as snp
+
+        return snp.real(self)
+
+    @property
+    def imag(self) -> Tensor:
+        from . import numpy as snp
+
+        return snp.imag(self)
+
+    def __getitem__(self, index):
+        from .numpy import _indexing
+
+        return _indexing.getitem(self, index)
+
+    def __setitem__(self, index, value):
+        raise TypeError("stablejit tensors are immutable; use x = x.at[index].set(value) "
+                        "(or stablejit.numpy.where) to get an updated copy")
+
+
+def _forward(name: str, reflected: bool = False):
+    def method(self, other):
+        from . import numpy as snp
+
+        f = getattr(snp, name)
+        return f(other, self) if reflected else f(self, other)
+
+    method.__name__ = name
+    return method
+
+
+def _forward_method(name: str):
+    def method(self, *args, **kwargs):
+        from . import numpy as snp
+
+        return getattr(snp, name)(self, *args, **kwargs)
+
+    method.__name__ = name
+    return method
+
+
+_BINARY = {
+    "add": "add", "sub": "subtract", "mul": "multiply", "truediv": "divide",
+    "floordiv": "floor_divide", "mod": "remainder", "pow": "power", "matmul": "matmul",
+    "and": "bitwise_and", "or": "bitwise_or", "xor": "bitwise_xor",
+    "lshift": "left_shift", "rshift": "right_shift",
+}
+for _op, _fn in _BINARY.items():
+    setattr(Tensor, f"__{_op}__", _forward(_fn))
+    setattr(Tensor, f"__r{_op}__", _forward(_fn, reflected=True))
+for _op, _fn in {"eq": "equal", "ne": "not_equal", "lt": "less", "le": "less_equal",
+                 "gt": "greater", "ge": "greater_equal"}.items():
+    setattr(Tensor, f"__{_op}__", _forward(_fn))
+for _op, _fn in {"neg": "negative", "pos": "positive", "abs": "abs", "invert": "invert"}.items():
+    setattr(Tensor, f"__{_op}__", _forward_method(_fn))
+for _m in ("sum", "prod", "mean", "max", "min", "argmax", "argmin", "squeeze", "flatten",
+           "ravel", "all", "any", "var", "std", "clip", "round", "conj", "swapaxes", "dot",
+           "nonzero"):
+    setattr(Tensor, _m, _forward_method(_m))
+del _op, _fn, _m

@@ -1,0 +1,112 @@
+"""Tracing is just another backend: the same Tensor API records IR ops instead of
+computing. A Trace owns one IR Builder; it is alive while its function is traced."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .compiler import dtypes as dt
+from .compiler.builder import Builder
+from .compiler.errors import ShapeError
+from .compiler.ir import Attrs, Literal, TensorType, Value
+from .compiler.primitives import shape_ops
+from .errors import (EscapedTracerError, at_user_line, bool_of_traced, conversion_of_traced,
+                     user_location)
+from .tensor import Tensor
+
+# Concrete data up to this many elements is embedded in the program as a constant;
+# larger data is passed in as an extra argument (keeps programs small and cacheable).
+EMBED_LIMIT = 1 << 12
+
+
+class Trace:
+    concrete = False
+    name = "traced"
+
+    def __init__(self, name: str = "main"):
+        self.builder = Builder(name)
+        self.alive = True
+        self.captured: list[tuple[Tensor, Value]] = []  # concrete/outer tensors lifted to params
+        self._captured_ids: dict[int, Value] = {}
+
+    # ---- building ------------------------------------------------------------------
+    def new_arg(self, type: TensorType, weak: bool = False) -> Tensor:
+        return Tensor(self.builder.param(type), self, type, weak)
+
+    def apply(self, prim, tensors, attrs: Attrs, regions=()):
+        self._check_alive()
+        values = [t._data if t._backend is self else self._capture(t) for t in tensors]
+        try:
+            results = self.builder.bind(prim, values, attrs, user_location(), regions)
+        except ShapeError as e:
+            raise ShapeError(at_user_line(str(e))) from None
+        return tuple(Tensor(r, self, r.type) for r in results)
+
+    def value_of(self, t: Tensor) -> Value:
+        """The IR value for any tensor used in this trace (capturing it if needed)."""
+        self._check_alive()
+        return t._data if t._backend is self else self._capture(t)
+
+    def _capture(self, t: Tensor) -> Value:
+        if isinstance(t._backend, Trace) and not t._backend.alive:
+            raise escaped_error()
+        v = self._captured_ids.get(id(t))
+        if v is not None:
+            return v
+        if t._backend.concrete and t.size <= EMBED_LIMIT:
+            v, = self.builder.bind(shape_ops.constant, (), Attrs(
+                {"value": Literal(t.numpy())}), user_location())
+        else:
+            v = self.builder.param(t.type)
+            self.captured.append((t, v))
+        self._captured_ids[id(t)] = v
+        return v
+
+    def from_numpy(self, array: np.ndarray, weak: bool = False) -> Tensor:
+        from .dispatch import concrete_default
+
+        return Tensor(self._capture(concrete_default().from_numpy(array)), self,
+                      TensorType(np.shape(array), dt.dtype(np.asarray(array).dtype)), weak)
+
+    def scalar(self, value, dtype: dt.DType, weak: bool = False) -> Tensor:
+        self._check_alive()
+        v, = self.builder.bind(shape_ops.constant, (), Attrs(
+            {"value": Literal(np.asarray(value, dtype=dtype.np))}), user_location())
+        return Tensor(v, self, v.type, weak)
+
+    def finish(self):
+        self.alive = False
+
+    def _check_alive(self):
+        if not self.alive:
+            raise escaped_error()
+
+    # ---- what a traced tensor cannot do ----------------------------------------------
+    def check_concrete(self, t: Tensor, what: str) -> None:
+        if not self.alive:
+            raise escaped_error()
+        if what.startswith("bool"):
+            raise bool_of_traced(what)
+        raise conversion_of_traced(what)
+
+    def to_numpy(self, t: Tensor):
+        self.check_concrete(t, "Reading the value (numpy(), print, np.asarray)")
+
+    def block_until_ready(self, t: Tensor) -> None:
+        pass
+
+    def describe(self, t: Tensor) -> str:
+        return "traced" if self.alive else "traced, trace ended"
+
+    def device_of(self, t: Tensor):
+        return None
+
+    def __repr__(self) -> str:
+        return f"<trace {self.builder.name}>"
+
+
+def escaped_error() -> EscapedTracerError:
+    return EscapedTracerError(at_user_line(
+        "a traced tensor was used after its jit trace ended (it escaped, e.g. stored in a "
+        "global or a list outside the jitted function). Return it from the jitted function "
+        "instead, and use the returned tensor."))

@@ -1,0 +1,118 @@
+"""Pytrees: nested tuples, lists, dicts, namedtuples, None and registered classes
+(dataclasses by `register_dataclass`), flattened to leaves and a hashable structure."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable
+from typing import Any
+
+_registry: dict[type, tuple[Callable, Callable]] = {}
+
+
+def register_pytree_node(cls: type, flatten: Callable, unflatten: Callable) -> None:
+    """flatten(obj) -> (children, aux); unflatten(aux, children) -> obj. aux must be
+    hashable: it is part of jit's cache key."""
+    _registry[cls] = (flatten, unflatten)
+
+
+def register_dataclass(cls: type) -> type:
+    """Treat a dataclass's fields as children. Usable as a decorator."""
+    names = tuple(f.name for f in dataclasses.fields(cls))
+    register_pytree_node(cls, lambda o: ([getattr(o, n) for n in names], names),
+                         lambda aux, ch: cls(**dict(zip(aux, ch))))
+    return cls
+
+
+class TreeDef:
+    """The structure of a pytree, without its leaves. Hashable and comparable."""
+
+    __slots__ = ("kind", "aux", "children", "num_leaves", "_hash")
+
+    def __init__(self, kind, aux, children: tuple):
+        self.kind, self.aux, self.children = kind, aux, children
+        self.num_leaves = 1 if kind is None else sum(c.num_leaves for c in children)
+        self._hash = hash((kind, aux, children))
+
+    def __eq__(self, other) -> bool:
+        return (isinstance(other, TreeDef) and self._hash == other._hash
+                and (self.kind, self.aux, self.children) == (other.kind, other.aux,
+                                                             other.children))
+
+    def __hash__(self) -> int:
+        return self._hash
+
+    def __repr__(self) -> str:
+        if self.kind is None:
+            return "*"
+        name = getattr(self.kind, "__name__", str(self.kind))
+        return f"{name}({', '.join(map(repr, self.children))})"
+
+
+LEAF = TreeDef(None, None, ())
+_NONE = TreeDef(type(None), None, ())
+
+
+def _is_namedtuple(x) -> bool:
+    return isinstance(x, tuple) and hasattr(type(x), "_fields")
+
+
+def flatten(tree: Any, leaves: list | None = None) -> tuple[list, TreeDef]:
+    leaves = [] if leaves is None else leaves
+    return leaves, _flatten(tree, leaves)
+
+
+def _flatten(x, leaves: list) -> TreeDef:
+    t = type(x)
+    if t is tuple or t is list:
+        return TreeDef(t, None, tuple(_flatten(c, leaves) for c in x))
+    if t is dict:
+        keys = sorted(x)
+        return TreeDef(dict, tuple(keys), tuple(_flatten(x[k], leaves) for k in keys))
+    if x is None:
+        return _NONE
+    if t in _registry:
+        children, aux = _registry[t][0](x)
+        return TreeDef(t, aux, tuple(_flatten(c, leaves) for c in children))
+    if _is_namedtuple(x):
+        return TreeDef(t, None, tuple(_flatten(c, leaves) for c in x))
+    leaves.append(x)
+    return LEAF
+
+
+def unflatten(treedef: TreeDef, leaves) -> Any:
+    it = iter(leaves)
+    out = _unflatten(treedef, it)
+    return out
+
+
+def _unflatten(td: TreeDef, it) -> Any:
+    k = td.kind
+    if k is None:
+        return next(it)
+    if k is type(None):
+        return None
+    children = [_unflatten(c, it) for c in td.children]
+    if k is tuple:
+        return tuple(children)
+    if k is list:
+        return children
+    if k is dict:
+        return dict(zip(td.aux, children))
+    if k in _registry:
+        return _registry[k][1](td.aux, children)
+    return k(*children)  # namedtuple
+
+
+def tree_map(f: Callable, tree: Any, *rest: Any) -> Any:
+    leaves, td = flatten(tree)
+    others = [flatten(r)[0] for r in rest]
+    return unflatten(td, [f(x, *ys) for x, *ys in zip(leaves, *others)])
+
+
+def tree_leaves(tree: Any) -> list:
+    return flatten(tree)[0]
+
+
+def tree_structure(tree: Any) -> TreeDef:
+    return flatten(tree)[1]

@@ -1,0 +1,10 @@
+"""stablejit.runtime: PJRT clients, devices, buffers, executables, caches and dumps.
+Knows nothing of tracing."""
+
+from . import buffers, client
+from .cache import SingleFlightCache
+from .client import PLATFORMS, PlatformError, configure, default_device, devices, get_client
+from .executable import CompileError, Executable
+
+__all__ = ["buffers", "client", "SingleFlightCache", "PLATFORMS", "PlatformError", "configure",
+           "default_device", "devices", "get_client", "CompileError", "Executable"]

@@ -1,0 +1,108 @@
+"""PJRT clients, one per platform, shared with jax when jax runs in the same process.
+
+Platform names are stablejit's: host, cuda, rocm, tpu (jax calls host "cpu").
+Clients are created lazily; options given to `configure()` apply when a client is
+created, and setting them after that raises instead of being silently ignored.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+
+PLATFORMS = ("host", "cuda", "rocm", "tpu")
+_PJRT_NAME = {"host": "cpu", "cuda": "cuda", "rocm": "rocm", "tpu": "tpu"}
+
+_lock = threading.Lock()
+_clients: dict[str, object] = {}
+_options: dict[str, dict] = {p: {} for p in PLATFORMS}
+
+
+class PlatformError(RuntimeError):
+    """A platform was asked for that is not installed or cannot start."""
+
+
+def _check(platform: str) -> str:
+    if platform not in PLATFORMS:
+        raise PlatformError(f"unknown platform {platform!r}; stablejit knows "
+                            f"{', '.join(PLATFORMS)}")
+    return platform
+
+
+def configure(platform: str, *, default_device_id: int | None = None,
+              preallocate: bool | None = None, memory_fraction: float | None = None) -> None:
+    """Set client options for a platform before its client is first used."""
+    _check(platform)
+    with _lock:
+        if platform in _clients:
+            raise PlatformError(
+                f"the {platform} client already exists, so its options can no longer change; "
+                f"call stablejit.configure_client({platform!r}, ...) before the first "
+                f"operation on that platform")
+        given = {"default_device_id": default_device_id, "preallocate": preallocate,
+                 "memory_fraction": memory_fraction}
+        _options[platform].update({k: v for k, v in given.items() if v is not None})
+
+
+def options(platform: str) -> dict:
+    return dict(_options[_check(platform)])
+
+
+def get_client(platform: str = "host"):
+    """The PJRT client for a platform, creating it on first use."""
+    _check(platform)
+    client = _clients.get(platform)
+    if client is not None:
+        return client
+    with _lock:
+        if platform not in _clients:
+            _clients[platform] = _create(platform)
+        return _clients[platform]
+
+
+def _create(platform: str):
+    opts = _options[platform]
+    if platform in ("cuda", "rocm"):  # the GPU allocator reads these at client creation
+        if "preallocate" in opts:
+            os.environ["XLA_PYTHON_CLIENT_PREALLOCATE"] = "true" if opts["preallocate"] else "false"
+        if "memory_fraction" in opts:
+            os.environ["XLA_PYTHON_CLIENT_MEM_FRACTION"] = str(opts["memory_fraction"])
+    os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "1")  # keep XLA's INFO lines off stderr
+    from jax._src import xla_bridge  # PJRT client factory and plugin discovery
+
+    try:
+        return xla_bridge.get_backend(_PJRT_NAME[platform])
+    except RuntimeError as e:
+        raise PlatformError(f"platform {platform!r} is not available here ({e}). Install its "
+                            f"plugin (pip install 'stablejit[{platform}...]') or choose "
+                            f"another with stablejit.set_default_platform") from None
+
+
+def is_available(platform: str) -> bool:
+    try:
+        get_client(platform)
+        return True
+    except PlatformError:
+        return False
+
+
+def devices(platform: str = "host") -> list:
+    return list(get_client(platform).local_devices())
+
+
+def default_device(platform: str = "host"):
+    devs = devices(platform)
+    i = _options[platform].get("default_device_id", 0)
+    if not 0 <= i < len(devs):
+        raise PlatformError(f"default_device_id {i} is out of range: {platform} has "
+                            f"{len(devs)} device(s)")
+    return devs[i]
+
+
+def platform_of(device) -> str:
+    name = device.platform
+    return "host" if name == "cpu" else ("cuda" if name == "gpu" else name)
+
+
+def platform_version(platform: str) -> str:
+    return str(get_client(platform).platform_version)

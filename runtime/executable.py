@@ -1,0 +1,71 @@
+"""Compiled programs: StableHLO text in, a loaded PJRT executable out."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+
+from jaxlib import _jax
+
+from .client import platform_of
+
+
+class CompileError(RuntimeError):
+    """XLA rejected a program. The message keeps XLA's own text."""
+
+
+class Executable:
+    """A program compiled for one device."""
+
+    __slots__ = ("loaded", "stablehlo", "device", "compile_seconds", "source", "_execute")
+
+    def __init__(self, loaded, stablehlo: str, device, compile_seconds: float = 0.0,
+                 source: str = "compiled"):
+        self.loaded = loaded
+        self.stablehlo = stablehlo
+        self.device = device
+        self.compile_seconds = compile_seconds
+        self.source = source  # "compiled" or "disk"
+        self._execute = loaded.execute_sharded
+
+    @classmethod
+    def compile(cls, stablehlo: str, device, *, options: _jax.CompileOptions | None = None
+                ) -> Executable:
+        t0 = time.perf_counter()
+        client = device.client
+        try:
+            loaded = client.compile_and_load(stablehlo, _jax.DeviceList((device,)),
+                                             options or _jax.CompileOptions())
+        except Exception as e:  # XLA reports parse and compile failures as runtime errors
+            raise CompileError(f"XLA could not compile the program for {device}: {e}") from None
+        return cls(loaded, stablehlo, device, time.perf_counter() - t0)
+
+    def run(self, buffers: Sequence) -> list:
+        """Execute on device buffers; returns output buffers at once (async)."""
+        res = self._execute(buffers)
+        return [b[0] for b in res.disassemble_into_single_device_arrays()]
+
+    @property
+    def platform(self) -> str:
+        return platform_of(self.device)
+
+    def optimized_hlo(self) -> str:
+        return self.loaded.hlo_modules()[0].to_string()
+
+    def cost_analysis(self) -> dict:
+        """XLA's estimate: flops, transcendentals, bytes accessed."""
+        raw = self.loaded.cost_analysis()
+        raw = raw[0] if isinstance(raw, list) else raw
+        return {k: float(v) for k, v in dict(raw).items()}
+
+    def memory_analysis(self) -> dict:
+        """Sizes in bytes of arguments, outputs, temporaries, aliased buffers and code."""
+        s = self.loaded.get_compiled_memory_stats()
+        return {"argument_bytes": s.argument_size_in_bytes,
+                "output_bytes": s.output_size_in_bytes,
+                "temp_bytes": s.temp_size_in_bytes,
+                "alias_bytes": s.alias_size_in_bytes,
+                "generated_code_bytes": s.generated_code_size_in_bytes}
+
+    def serialize(self) -> bytes:
+        return self.loaded.client.serialize_executable(self.loaded)
