@@ -1,0 +1,28 @@
+# Two commands do all the set-up on a fresh machine:
+#   make demo   - create .venv, install stablejit, run the examples on the host CPU
+#   make test   - create .venv, install stablejit with its test extra, run ruff and pytest
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+
+$(VENV)/.installed: pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install -q --upgrade pip
+	$(PY) -m pip install -q -e '.[test]'
+	touch $@
+
+.PHONY: install demo test bench lint
+install: $(VENV)/.installed
+
+demo: install
+	$(PY) examples/fusion.py
+	$(PY) examples/matmul_backends.py
+
+lint: install
+	$(VENV)/bin/ruff check .
+
+test: install lint
+	$(PY) -m pytest tests -q -n 2
+
+bench: install
+	$(PY) benchmarks/run.py

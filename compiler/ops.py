@@ -1,0 +1,171 @@
+"""A small lax-like vocabulary over a Builder, for rules that build IR (derivative
+rules, expansions). Every helper appends ops to `self.builder` with `self.loc`.
+
+    def vjp(ops, cts, primals, outs, **attrs):
+        (ct,) = cts
+        x, = primals
+        return (ops.mul(ct, ops.cos(x)),)
+
+Derivative-rule contract (Primitive.vjp):
+    vjp(ops: Ops, cts: tuple[Value | None, ...], primals: tuple[Value, ...],
+        outs: tuple[Value, ...], **attrs) -> tuple[Value | None, ...]
+    One cotangent per operand (None: no gradient flows to that operand). `cts` has one
+    entry per result; an entry is None when that result's cotangent is zero.
+Forward mode (Primitive.jvp), when given:
+    jvp(ops, tangents, primals, outs, **attrs) -> tuple[Value | None, ...]
+    One tangent per result; `tangents` entries are None for zero tangents.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from . import dtypes as dt
+from .builder import Builder
+from .ir import UNKNOWN, Attrs, Literal, Location, TensorType, Value
+
+
+class Ops:
+    def __init__(self, builder: Builder, loc: Location = UNKNOWN):
+        self.builder = builder
+        self.loc = loc
+
+    # ---- generic ---------------------------------------------------------------------
+    def bind(self, prim, *operands: Value, regions=(), **attrs) -> Value:
+        return self.builder.bind(prim, operands, Attrs(attrs), self.loc, regions)[0]
+
+    def bind_many(self, prim, *operands: Value, regions=(), **attrs) -> tuple[Value, ...]:
+        return self.builder.bind(prim, operands, Attrs(attrs), self.loc, regions)
+
+    def _p(self, name: str):
+        from .primitives import ALL
+
+        return ALL[name]
+
+    # ---- constants ---------------------------------------------------------------------
+    def const(self, value, dtype: dt.DType, shape: Sequence[int] = ()) -> Value:
+        s = self.bind(self._p("constant"), value=Literal(np.asarray(value, dtype=dtype.np)))
+        return self.broadcast(s, tuple(shape), ()) if tuple(shape) else s
+
+    def full_like(self, v: Value, value) -> Value:
+        return self.const(value, v.type.dtype, v.type.shape)
+
+    def zeros_like(self, v: Value) -> Value:
+        return self.full_like(v, 0)
+
+    def ones_like(self, v: Value) -> Value:
+        return self.full_like(v, 1)
+
+    # ---- elementwise -------------------------------------------------------------------
+    def _bin(self, name, x, y):
+        return self.bind(self._p(name), x, y)
+
+    def add(self, x, y):
+        return self._bin("add", x, y)
+
+    def sub(self, x, y):
+        return self._bin("subtract", x, y)
+
+    def mul(self, x, y):
+        return self._bin("multiply", x, y)
+
+    def div(self, x, y):
+        return self._bin("divide", x, y)
+
+    def max(self, x, y):
+        return self._bin("maximum", x, y)
+
+    def min(self, x, y):
+        return self._bin("minimum", x, y)
+
+    def pow(self, x, y):
+        return self._bin("power", x, y)
+
+    def eq(self, x, y):
+        return self._bin("eq", x, y)
+
+    def ne(self, x, y):
+        return self._bin("ne", x, y)
+
+    def lt(self, x, y):
+        return self._bin("lt", x, y)
+
+    def le(self, x, y):
+        return self._bin("le", x, y)
+
+    def gt(self, x, y):
+        return self._bin("gt", x, y)
+
+    def ge(self, x, y):
+        return self._bin("ge", x, y)
+
+    def and_(self, x, y):
+        return self._bin("and", x, y)
+
+    def or_(self, x, y):
+        return self._bin("or", x, y)
+
+    def neg(self, x):
+        return self.bind(self._p("neg"), x)
+
+    def unary(self, name: str, x):
+        return self.bind(self._p(name), x)
+
+    def select(self, pred, on_true, on_false):
+        return self.bind(self._p("select"), pred, on_true, on_false)
+
+    def convert(self, x, dtype: dt.DType):
+        if x.type.dtype is dtype:
+            return x
+        return self.bind(self._p("convert"), x, dtype=dtype)
+
+    def scale(self, x, c: float):
+        """x * c with c a Python number."""
+        return self.mul(x, self.full_like(x, c))
+
+    # ---- shapes ------------------------------------------------------------------------
+    def broadcast(self, x, shape: Sequence[int], dims: Sequence[int]) -> Value:
+        if tuple(shape) == x.type.shape and tuple(dims) == tuple(range(len(shape))):
+            return x
+        return self.bind(self._p("broadcast_in_dim"), x, shape=tuple(shape),
+                         broadcast_dimensions=tuple(dims))
+
+    def reshape(self, x, shape: Sequence[int]) -> Value:
+        if tuple(shape) == x.type.shape:
+            return x
+        return self.bind(self._p("reshape"), x, shape=tuple(shape))
+
+    def transpose(self, x, perm: Sequence[int]) -> Value:
+        if tuple(perm) == tuple(range(len(perm))):
+            return x
+        return self.bind(self._p("transpose"), x, permutation=tuple(perm))
+
+    def reduce_sum(self, x, axes: Sequence[int]) -> Value:
+        if not axes:
+            return x
+        return self.bind(self._p("reduce_sum"), x, axes=tuple(axes))
+
+    def sum_to_shape(self, x: Value, shape: Sequence[int]) -> Value:
+        """Undo NumPy-style broadcasting: sum x down to `shape`."""
+        shape = tuple(shape)
+        if x.type.shape == shape:
+            return x
+        lead = x.type.ndim - len(shape)
+        axes = list(range(lead)) + [lead + i for i, n in enumerate(shape)
+                                    if n == 1 and x.type.shape[lead + i] != 1]
+        return self.reshape(self.reduce_sum(x, axes), shape)
+
+    def dot_general(self, x, y, contracting, batch=((), ()), preferred_element_type=None):
+        attrs = {"contracting": tuple(map(tuple, contracting)),
+                 "batch": tuple(map(tuple, batch))}
+        if preferred_element_type is not None:
+            attrs["preferred_element_type"] = preferred_element_type
+        return self.bind(self._p("dot_general"), x, y, **attrs)
+
+    def iota(self, shape: Sequence[int], dtype: dt.DType, dimension: int) -> Value:
+        return self.bind(self._p("iota"), shape=tuple(shape), dtype=dtype, dimension=dimension)
+
+    def type_of(self, v: Value) -> TensorType:
+        return v.type
