@@ -123,6 +123,46 @@ cos = unary("cos", "stablehlo.cosine", np.cos)
 tan = unary("tan", "stablehlo.tan", np.tan)
 tanh = unary("tanh", "stablehlo.tanh", np.tanh)
 logistic = unary("logistic", "stablehlo.logistic", lambda x: 1 / (1 + np.exp(-x)))
+
+
+# Inverse trigonometric and hyperbolic functions: CHLO's decompositions are more accurate
+# near the branch points than compositions of log and sqrt would be.
+def _holomorphic_vjp(deriv):
+    """vjp of f with derivative deriv(ops, x, out): ct * conj(f'(x)) (JAX's convention)."""
+    def vjp(ops, cts, primals, outs):
+        (ct,), (x,), (out,) = cts, primals, outs
+        d = deriv(ops, x, out)
+        if x.type.dtype.is_complex:
+            d = ops.unary("conj", d)
+        return (ops.mul(ct, d),)
+    return vjp
+
+
+def _one_minus_sq(ops, x):
+    return ops.sub(ops.ones_like(x), ops.mul(x, x))
+
+
+acos = unary("acos", "chlo.acos", np.arccos)
+acos.vjp = _holomorphic_vjp(
+    lambda ops, x, out: ops.neg(ops.unary("rsqrt", _one_minus_sq(ops, x))))
+asin = unary("asin", "chlo.asin", np.arcsin)
+asin.vjp = _holomorphic_vjp(lambda ops, x, out: ops.unary("rsqrt", _one_minus_sq(ops, x)))
+atan = unary("atan", "chlo.atan", np.arctan)
+atan.vjp = _holomorphic_vjp(
+    lambda ops, x, out: ops.div(ops.ones_like(x), ops.add(ops.ones_like(x), ops.mul(x, x))))
+acosh = unary("acosh", "chlo.acosh", np.arccosh)
+acosh.vjp = _holomorphic_vjp(lambda ops, x, out: ops.unary("rsqrt", ops.mul(
+    ops.sub(x, ops.ones_like(x)), ops.add(x, ops.ones_like(x)))))
+asinh = unary("asinh", "chlo.asinh", np.arcsinh)
+asinh.vjp = _holomorphic_vjp(
+    lambda ops, x, out: ops.unary("rsqrt", ops.add(ops.mul(x, x), ops.ones_like(x))))
+atanh = unary("atanh", "chlo.atanh", np.arctanh)
+atanh.vjp = _holomorphic_vjp(
+    lambda ops, x, out: ops.div(ops.ones_like(x), _one_minus_sq(ops, x)))
+sinh = unary("sinh", "chlo.sinh", np.sinh)
+sinh.vjp = _holomorphic_vjp(lambda ops, x, out: ops.unary("cosh", x))
+cosh = unary("cosh", "chlo.cosh", np.cosh)
+cosh.vjp = _holomorphic_vjp(lambda ops, x, out: ops.unary("sinh", x))
 floor = unary("floor", "stablehlo.floor", np.floor, FLOAT)
 ceil = unary("ceil", "stablehlo.ceil", np.ceil, FLOAT)
 round_ = unary("round", "stablehlo.round_nearest_even", np.round, FLOAT)
@@ -330,6 +370,7 @@ complex_ = Primitive("complex", _complex_rule, _elementwise_emit("stablehlo.comp
 
 PRIMITIVES = [
     neg, abs_, sign, exp, expm1, log, log1p, sqrt, rsqrt, cbrt, sin, cos, tan, tanh, logistic,
+    acos, asin, atan, acosh, asinh, atanh, sinh, cosh,
     floor, ceil, round_, is_finite, not_, real, imag, conj,
     add, subtract, multiply, divide, remainder, power, maximum, minimum, atan2,
     and_, or_, xor, shift_left, shift_right, nextafter,
