@@ -206,27 +206,24 @@ def _dot_emit(ctx, x, y):
 
 
 def _dot_ref(x, y, *, contracting, batch, preferred_element_type=None):
+    # transpose to (batch, free, contract) x (batch, contract, free) and use matmul
     (xc, yc), (xb, yb) = contracting, batch
-    letters = iter("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ")
-    xs = [None] * x.ndim
-    ys = [None] * y.ndim
-    for a, b in zip(xb, yb):
-        xs[a] = ys[b] = next(letters)
-    for a, b in zip(xc, yc):
-        xs[a] = ys[b] = next(letters)
-    for i in range(x.ndim):
-        xs[i] = xs[i] or next(letters)
-    for i in range(y.ndim):
-        ys[i] = ys[i] or next(letters)
-    out = ([xs[a] for a in xb] + [xs[i] for i in range(x.ndim) if i not in xc and i not in xb]
-           + [ys[i] for i in range(y.ndim) if i not in yc and i not in yb])
+    xf = [i for i in range(x.ndim) if i not in xc and i not in xb]
+    yf = [i for i in range(y.ndim) if i not in yc and i not in yb]
+    bshape = [x.shape[a] for a in xb]
+    m = int(np.prod([x.shape[i] for i in xf], dtype=np.int64))
+    k = int(np.prod([x.shape[i] for i in xc], dtype=np.int64))
+    n = int(np.prod([y.shape[i] for i in yf], dtype=np.int64))
+    b = int(np.prod(bshape, dtype=np.int64))
+    xt = np.transpose(x, [*xb, *xf, *xc]).reshape(b, m, k)
+    yt = np.transpose(y, [*yb, *yc, *yf]).reshape(b, k, n)
     dtype = (preferred_element_type or dt.dtype(x.dtype)).np
     if x.dtype == np.bool_:
-        r = np.einsum(f"{''.join(xs)},{''.join(ys)}->{''.join(out)}", x.astype(np.int64),
-                      y.astype(np.int64)) > 0
+        r = np.matmul(xt.astype(np.int64), yt.astype(np.int64)) > 0
     else:
-        r = np.einsum(f"{''.join(xs)},{''.join(ys)}->{''.join(out)}", x, y)
-    return np.asarray(r, dtype=dtype)
+        r = np.matmul(xt, yt)
+    out_shape = bshape + [x.shape[i] for i in xf] + [y.shape[i] for i in yf]
+    return np.asarray(r, dtype=dtype).reshape(out_shape)
 
 
 dot_general = Primitive("dot_general", _dot_rule, _dot_emit, _dot_ref, family="linalg")

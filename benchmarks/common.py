@@ -1,0 +1,51 @@
+"""Timing helpers shared by the benchmarks: medians of repeated batches, ratio tables."""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+
+
+def per_call(fn, *, inner: int = 100, repeat: int = 15, warmup: int = 3) -> float:
+    """Median seconds per call of fn() over `repeat` batches of `inner` calls."""
+    for _ in range(warmup):
+        fn()
+    times = []
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        for _ in range(inner):
+            fn()
+        times.append((time.perf_counter() - t0) / inner)
+    return float(np.median(times))
+
+
+def once_each(make, *, repeat: int = 7) -> float:
+    """Median seconds of make()() where make builds a fresh thing to time each round."""
+    times = []
+    for _ in range(repeat):
+        f = make()
+        t0 = time.perf_counter()
+        f()
+        times.append(time.perf_counter() - t0)
+    return float(np.median(times))
+
+
+def fmt(seconds: float) -> str:
+    if seconds < 1e-3:
+        return f"{seconds * 1e6:8.2f} us"
+    if seconds < 1:
+        return f"{seconds * 1e3:8.2f} ms"
+    return f"{seconds:8.2f} s "
+
+
+def table(title: str, rows: list[tuple]) -> None:
+    """rows: (name, stablejit seconds, peer name, peer seconds, target ratio or None)."""
+    print(f"\n{title}")
+    print(f"{'case':<44}{'stablejit':>12}{'peer':>22}{'ratio':>8}{'target':>9}")
+    for name, ours, peer_name, peer, target in rows:
+        ratio = ours / peer
+        mark = "" if target is None else ("  ok" if ratio <= target else "  MISS")
+        tgt = "" if target is None else f"<={target:.1f}x"
+        print(f"{name:<44}{fmt(ours):>12}{peer_name + ' ' + fmt(peer):>22}{ratio:>7.2f}x"
+              f"{tgt:>9}{mark}")

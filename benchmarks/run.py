@@ -1,0 +1,96 @@
+"""The foundation benchmark: stablejit against jax (and NumPy) in one process.
+
+    python benchmarks/run.py            (or: make bench)
+
+Prints medians and ratios (stablejit / peer; lower is better) for: a cached jit call
+of x+y on f32[4]; one eager add on f32[4]; trace+emit of a 10-layer 256-wide tanh MLP
+against jax.jit(f).lower; the first call (trace+compile); the steady-state MLP forward
+at batch 32; and the {10000,784}.{784,10} matmul.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(__file__))
+
+import jax  # noqa: E402
+import jax.numpy as jnp  # noqa: E402
+import numpy as np  # noqa: E402
+from common import once_each, per_call, table  # noqa: E402
+
+import stablejit  # noqa: E402
+import stablejit.numpy as snp  # noqa: E402
+
+LAYERS, WIDTH = 10, 256
+
+
+def mlp(np_mod):
+    def forward(params, x):
+        for w, b in params:
+            x = np_mod.tanh(x @ w + b)
+        return x
+    return forward
+
+
+def main() -> None:
+    rng = np.random.default_rng(0)
+    x4 = np.arange(4, dtype=np.float32)
+    sx, sy = snp.asarray(x4), snp.asarray(x4 + 1)
+    jx, jy = jnp.asarray(x4), jnp.asarray(x4 + 1)
+
+    s_add = stablejit.jit(lambda a, b: a + b)
+    j_add = jax.jit(lambda a, b: a + b)
+    s_add(sx, sy), j_add(jx, jy)
+    rows = [("cached jit call x+y f32[4]", per_call(lambda: s_add(sx, sy), inner=2000),
+             "jax", per_call(lambda: j_add(jx, jy), inner=2000), 1.5),
+            ("eager add f32[4]", per_call(lambda: sx + sy, inner=2000),
+             "jax", per_call(lambda: jx + jy, inner=2000), 1.0)]
+
+    params_np = [((rng.standard_normal((WIDTH, WIDTH)) / np.sqrt(WIDTH)).astype(np.float32),
+                  np.zeros(WIDTH, np.float32)) for _ in range(LAYERS)]
+    s_params = [(snp.asarray(w), snp.asarray(b)) for w, b in params_np]
+    j_params = [(jnp.asarray(w), jnp.asarray(b)) for w, b in params_np]
+    xb = rng.standard_normal((32, WIDTH)).astype(np.float32)
+    s_xb, j_xb = snp.asarray(xb), jnp.asarray(xb)
+    s_fwd, j_fwd = mlp(snp), mlp(jnp)
+
+    rows.append(("trace+emit MLP 10x256 (vs jax lower)",
+                 once_each(lambda: lambda: stablejit.jit(s_fwd).lower(s_params, s_xb).as_text(),
+                           repeat=9),
+                 "jax", once_each(lambda: lambda: jax.jit(j_fwd).lower(j_params, j_xb).as_text(),
+                                  repeat=9), 1.0))
+
+    def s_first():
+        f = stablejit.jit(lambda p, x: s_fwd(p, x))
+        return lambda: f(s_params, s_xb).block_until_ready()
+
+    def j_first():
+        f = jax.jit(lambda p, x: j_fwd(p, x))
+        return lambda: f(j_params, j_xb).block_until_ready()
+
+    rows.append(("first call MLP (trace+compile)", once_each(s_first, repeat=5), "jax",
+                 once_each(j_first, repeat=5), None))
+
+    s_mlp, j_mlp = stablejit.jit(s_fwd), jax.jit(j_fwd)
+    rows.append(("steady-state MLP forward, batch 32",
+                 per_call(lambda: s_mlp(s_params, s_xb).block_until_ready(), inner=50),
+                 "jax", per_call(lambda: j_mlp(j_params, j_xb).block_until_ready(), inner=50),
+                 1.1))
+
+    a = rng.standard_normal((10_000, 784), dtype=np.float32)
+    b = rng.standard_normal((784, 10), dtype=np.float32)
+    sa, sb, ja, jb = snp.asarray(a), snp.asarray(b), jnp.asarray(a), jnp.asarray(b)
+    s_mm, j_mm = stablejit.jit(lambda p, q: p @ q), jax.jit(lambda p, q: p @ q)
+    s_mm_t = per_call(lambda: s_mm(sa, sb).block_until_ready(), inner=10)
+    rows.append(("matmul {10000,784}.{784,10} jit", s_mm_t, "jax",
+                 per_call(lambda: j_mm(ja, jb).block_until_ready(), inner=10), None))
+    rows.append(("matmul {10000,784}.{784,10} jit", s_mm_t, "numpy",
+                 per_call(lambda: a @ b, inner=10), None))
+    table(f"stablejit {stablejit.__version__} vs jax {jax.__version__} "
+          f"({jax.devices()[0].platform})", rows)
+
+
+if __name__ == "__main__":
+    main()
