@@ -144,7 +144,8 @@ class EmitContext:
 
 
 class Emitter:
-    def __init__(self):
+    def __init__(self, platform: str = "host"):
+        self.platform = platform  # the PJRT platform compiled for (some rules depend on it)
         self.counter = 0
         self.type_of: dict[str, TensorType] = {}
         self.indent = "    "
@@ -186,13 +187,13 @@ class Emitter:
 
 
 def emit_module(fn: Function, *, module_name: str = "stablejit",
-                donated: Sequence[int | None] = ()) -> str:
+                donated: Sequence[int | None] = (), platform: str = "host") -> str:
     """The StableHLO module for `fn`, with `fn` as its public @main.
 
     donated[i], when given, is the index of the result that may reuse argument i's
     buffer (input/output aliasing for donation).
     """
-    e = Emitter()
+    e = Emitter(platform)
     args = [f"%arg{i}" for i in range(len(fn.params))]
     for a, p in zip(args, fn.params):
         e.type_of[a] = p.type

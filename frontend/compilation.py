@@ -17,17 +17,18 @@ from .runtime.executable import Executable
 log = logging.getLogger("stablejit")
 
 
-def lower(fn: Function, *, optimize: bool = True, donated=()) -> tuple[Function, str]:
+def lower(fn: Function, *, optimize: bool = True, donated=(),
+          platform: str = "host") -> tuple[Function, str]:
     """Run the passes (verifying when STABLEJIT_VERIFY=1) and emit StableHLO text."""
     if optimize:
         fn = passes.optimize(fn, check=os.environ.get("STABLEJIT_VERIFY") == "1")
-    return fn, emit_module(fn, module_name=fn.name, donated=donated)
+    return fn, emit_module(fn, module_name=fn.name, donated=donated, platform=platform)
 
 
 def compile_function(fn: Function, device, *, name: str | None = None, optimize: bool = True,
                      donated=()) -> Executable:
     t0 = time.perf_counter()
-    fn, text = lower(fn, optimize=optimize, donated=donated)
+    fn, text = lower(fn, optimize=optimize, donated=donated, platform=platform_of(device))
     t1 = time.perf_counter()
     exe = Executable.compile(text, device)
     if os.environ.get("STABLEJIT_LOG_COMPILES"):
