@@ -40,6 +40,15 @@ class Executable:
             raise CompileError(f"XLA could not compile the program for {device}: {e}") from None
         return cls(loaded, stablehlo, device, time.perf_counter() - t0)
 
+    @classmethod
+    def deserialize(cls, data: bytes, stablehlo: str, device, *,
+                    options: _jax.CompileOptions | None = None) -> Executable:
+        """Load an executable that `serialize()` wrote (for `device`'s client)."""
+        t0 = time.perf_counter()
+        loaded = device.client.deserialize_executable(data, _jax.DeviceList((device,)),
+                                                      options or _jax.CompileOptions())
+        return cls(loaded, stablehlo, device, time.perf_counter() - t0, source="disk")
+
     def run(self, buffers: Sequence) -> list:
         """Execute on device buffers; returns output buffers at once (async)."""
         res = self._execute(buffers)

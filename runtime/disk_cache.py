@@ -1,0 +1,344 @@
+"""The persistent compilation cache: serialized executables on disk.
+
+Loading a serialized executable runs code, so the cache is trusted only when it is
+ours: the directory is created 0700, and a directory that belongs to another user or
+that anyone may write to is refused, as is any entry owned by another user.
+
+One file per entry, named by its key (a SHA-256 of everything that decides what XLA
+would produce). An entry is written to a temporary file and renamed into place, so a
+reader sees a whole entry or none, and concurrent writers of one key write the same
+bytes. Each file carries a header with a checksum of its payload; corrupt, truncated
+or foreign entries are ignored, reported once, and rebuilt by the caller. The total
+size is bounded: the least recently used entries (by mtime, touched on each hit) go
+first.
+
+    entry = MAGIC | sha256(payload) (32 bytes) | len(meta) (4) | len(payload) (8)
+            | meta (JSON: key, name, platform, ...) | payload (the executable)
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import stat
+import struct
+import tempfile
+import threading
+import time
+import warnings
+
+MAGIC = b"STABLEJIT-XC1\n"
+_HEADER = struct.Struct("<32sIQ")
+SUFFIX = ".sjx"
+DEFAULT_MAX_BYTES = 1 << 30
+FORMAT_VERSION = "1"
+
+
+class CacheWarning(UserWarning):
+    """Something in the compilation cache was ignored (and will be rebuilt)."""
+
+
+def default_dir() -> str | None:
+    """STABLEJIT_CACHE_DIR if set ("" or "off" disables the cache), else the per-user
+    cache directory ($XDG_CACHE_HOME/stablejit or ~/.cache/stablejit)."""
+    env = os.environ.get("STABLEJIT_CACHE_DIR")
+    if env is not None:
+        return None if env.strip().lower() in ("", "0", "off", "none", "false") else env
+    if os.environ.get("STABLEJIT_CACHE", "").strip().lower() in ("0", "off", "false", "no"):
+        return None
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return os.path.join(base, "stablejit")
+
+
+def default_max_bytes() -> int:
+    env = os.environ.get("STABLEJIT_CACHE_MAX_BYTES")
+    return int(float(env)) if env else DEFAULT_MAX_BYTES
+
+
+def significant_xla_flags(flags: str | None = None) -> str:
+    """XLA_FLAGS without the dump flags (they change what is written, not what runs)."""
+    flags = os.environ.get("XLA_FLAGS", "") if flags is None else flags
+    return " ".join(sorted(f for f in flags.split() if not f.startswith("--xla_dump")))
+
+
+def xla_dump_requested(flags: str | None = None) -> bool:
+    """Whether XLA_FLAGS asks XLA to dump: then every program must really be compiled."""
+    flags = os.environ.get("XLA_FLAGS", "") if flags is None else flags
+    return any(f.startswith("--xla_dump_to") for f in flags.split())
+
+
+def make_key(stablehlo: str, *, platform: str, platform_version: str, device_kind: str,
+             jaxlib_version: str, compile_options: bytes, xla_flags: str) -> str:
+    h = hashlib.sha256()
+    for part in (FORMAT_VERSION, platform, platform_version, device_kind, jaxlib_version,
+                 xla_flags):
+        h.update(part.encode())
+        h.update(b"\0")
+    h.update(hashlib.sha256(compile_options).digest())
+    h.update(hashlib.sha256(stablehlo.encode()).digest())
+    return h.hexdigest()
+
+
+class DiskCache:
+    """A directory of serialized executables. Thread- and process-safe."""
+
+    def __init__(self, directory: str, max_bytes: int | None = None):
+        self.directory = os.path.abspath(os.path.expanduser(directory))
+        self.max_bytes = default_max_bytes() if max_bytes is None else int(max_bytes)
+        self._reported: set = set()
+        self._lock = threading.Lock()
+        self._usable: bool | None = None
+        self.hits = self.misses = self.writes = self.rejected = 0
+
+    # ---- trust --------------------------------------------------------------------
+    def usable(self) -> bool:
+        """Create the directory (0700) if needed; False (reported once) if it cannot be
+        trusted or written."""
+        if self._usable is None:
+            self._usable = self._check_dir()
+        return self._usable
+
+    def _check_dir(self) -> bool:
+        try:
+            os.makedirs(self.directory, mode=0o700, exist_ok=True)
+            st = os.stat(self.directory)
+        except OSError as e:
+            self._report("dir", f"stablejit: compilation cache disabled: cannot create "
+                                f"{self.directory} ({e})")
+            return False
+        if hasattr(os, "getuid") and st.st_uid != os.getuid():
+            self._report("dir", f"stablejit: compilation cache disabled: {self.directory} "
+                                f"belongs to another user (uid {st.st_uid}); loading a cached "
+                                f"executable runs code, so only your own directory is used. "
+                                f"Set STABLEJIT_CACHE_DIR to a directory of yours.")
+            return False
+        if st.st_mode & (stat.S_IWOTH | stat.S_IWGRP):
+            self._report("dir", f"stablejit: compilation cache disabled: {self.directory} "
+                                f"is writable by others (mode {stat.S_IMODE(st.st_mode):o}); "
+                                f"fix it with `chmod 700 {self.directory}` or set "
+                                f"STABLEJIT_CACHE_DIR")
+            return False
+        return True
+
+    def _report(self, what, message: str) -> None:
+        with self._lock:
+            if what in self._reported:
+                return
+            self._reported.add(what)
+        warnings.warn(message, CacheWarning, stacklevel=3)
+
+    # ---- entries ------------------------------------------------------------------
+    def path(self, key: str) -> str:
+        return os.path.join(self.directory, key + SUFFIX)
+
+    def get(self, key: str) -> bytes | None:
+        """The payload stored under `key`, or None (missing, untrusted or damaged)."""
+        if not self.usable():
+            return None
+        path = self.path(key)
+        try:
+            fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+        except OSError:
+            self.misses += 1
+            return None
+        try:
+            st = os.fstat(fd)
+            if hasattr(os, "getuid") and st.st_uid != os.getuid():
+                self.rejected += 1
+                self._report(key, f"stablejit: ignored cache entry {path}: it belongs to "
+                                  f"another user (uid {st.st_uid})")
+                return None
+            with os.fdopen(fd, "rb", closefd=False) as f:
+                data = f.read()
+        except OSError:
+            self.misses += 1
+            return None
+        finally:
+            os.close(fd)
+        payload, problem = _decode(data, key)
+        if problem:
+            self.rejected += 1
+            self._report(key, f"stablejit: ignored {problem} cache entry {path}; it will be "
+                              f"rebuilt")
+            return None
+        try:
+            os.utime(path)  # least recently used goes first
+        except OSError:
+            pass
+        self.hits += 1
+        return payload
+
+    def put(self, key: str, payload: bytes, meta: dict | None = None) -> bool:
+        """Store atomically; then evict down to max_bytes. False if the cache is unusable."""
+        if not self.usable():
+            return False
+        meta_bytes = json.dumps({"key": key, "created": time.time(), **(meta or {})},
+                                default=str).encode()
+        blob = (MAGIC + _HEADER.pack(hashlib.sha256(payload).digest(), len(meta_bytes),
+                                     len(payload)) + meta_bytes + payload)
+        try:
+            fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=SUFFIX, dir=self.directory)
+            try:
+                with os.fdopen(fd, "wb") as f:
+                    f.write(blob)
+                os.replace(tmp, self.path(key))
+            except BaseException:
+                try:
+                    os.unlink(tmp)
+                except OSError:
+                    pass
+                raise
+        except OSError as e:
+            self._report("write", f"stablejit: could not write to the compilation cache "
+                                  f"{self.directory} ({e})")
+            return False
+        self.writes += 1
+        if self.max_bytes > 0:
+            self.evict(self.max_bytes)
+        return True
+
+    # ---- inspection and housekeeping ----------------------------------------------
+    def entries(self) -> list[dict]:
+        """One dict per entry (key, path, size, last_used, and the stored metadata),
+        most recently used first."""
+        out = []
+        try:
+            names = os.listdir(self.directory)
+        except OSError:
+            return out
+        for n in names:
+            if not n.endswith(SUFFIX) or n.startswith("."):
+                continue
+            p = os.path.join(self.directory, n)
+            try:
+                st = os.stat(p)
+                with open(p, "rb") as f:
+                    head = f.read(len(MAGIC) + _HEADER.size)
+                    meta = {}
+                    if head.startswith(MAGIC):
+                        _, mlen, _ = _HEADER.unpack(head[len(MAGIC):])
+                        meta = json.loads(f.read(mlen) or b"{}")
+            except (OSError, ValueError, struct.error):
+                meta = {"damaged": True}
+            out.append({**meta, "key": n[:-len(SUFFIX)], "path": p, "size": st.st_size,
+                        "last_used": st.st_mtime})
+        out.sort(key=lambda e: -e["last_used"])
+        return out
+
+    def size(self) -> int:
+        return sum(e["size"] for e in self.entries())
+
+    def evict(self, max_bytes: int) -> int:
+        """Delete least recently used entries until the total is at most max_bytes;
+        returns how many were deleted. Also removes temporary files left by crashed
+        writers (older than a minute)."""
+        entries = []
+        total = 0
+        now = time.time()
+        try:
+            names = os.listdir(self.directory)
+        except OSError:
+            return 0
+        for n in names:
+            p = os.path.join(self.directory, n)
+            try:
+                st = os.stat(p)
+            except OSError:
+                continue
+            if n.startswith(".tmp-"):
+                if now - st.st_mtime > 60:
+                    _unlink(p)
+                continue
+            if n.endswith(SUFFIX):
+                entries.append((st.st_mtime, st.st_size, p))
+                total += st.st_size
+        removed = 0
+        for _, size, p in sorted(entries):
+            if total <= max_bytes:
+                break
+            if _unlink(p):
+                removed += 1
+            total -= size
+        return removed
+
+    def clear(self) -> int:
+        n = 0
+        for e in self.entries():
+            n += _unlink(e["path"])
+        return n
+
+    def __repr__(self) -> str:
+        return f"<DiskCache {self.directory} max {self.max_bytes} bytes>"
+
+
+def _unlink(p: str) -> bool:
+    try:
+        os.unlink(p)
+        return True
+    except OSError:
+        return False
+
+
+def _decode(data: bytes, key: str) -> tuple[bytes | None, str | None]:
+    """(payload, None) or (None, what is wrong with it)."""
+    if not data.startswith(MAGIC):
+        return None, "foreign (not a stablejit entry)"
+    head_end = len(MAGIC) + _HEADER.size
+    if len(data) < head_end:
+        return None, "truncated"
+    digest, mlen, plen = _HEADER.unpack(data[len(MAGIC):head_end])
+    if len(data) != head_end + mlen + plen:
+        return None, "truncated"
+    try:
+        meta = json.loads(data[head_end:head_end + mlen])
+    except ValueError:
+        return None, "corrupt"
+    if meta.get("key") != key:
+        return None, "foreign (stored under another key)"
+    payload = data[head_end + mlen:]
+    if hashlib.sha256(payload).digest() != digest:
+        return None, "corrupt (checksum mismatch)"
+    return payload, None
+
+
+_default: DiskCache | None = None
+_default_for: tuple | None = None
+
+
+def default_cache() -> DiskCache | None:
+    """The cache at default_dir() (None when disabled); follows changes of the env vars."""
+    global _default, _default_for
+    d = default_dir()
+    if d is None:
+        return None
+    spec = (d, default_max_bytes())
+    if _default is None or _default_for != spec:
+        _default, _default_for = DiskCache(d, spec[1]), spec
+    return _default
+
+
+def resolve(cache) -> DiskCache | None:
+    """A DiskCache from a jit(cache=...) value: True/None (default), False (off),
+    a directory path, or a DiskCache."""
+    if cache is None or cache is True:
+        return default_cache()
+    if cache is False:
+        return None
+    if isinstance(cache, DiskCache):
+        return cache
+    if isinstance(cache, (str, os.PathLike)):
+        return _by_path(os.fspath(cache))
+    raise TypeError(f"cache= must be True, False, a directory path or a DiskCache, "
+                    f"not {type(cache).__name__}")
+
+
+_by_dir: dict[str, DiskCache] = {}
+
+
+def _by_path(directory: str) -> DiskCache:
+    d = os.path.abspath(os.path.expanduser(directory))
+    c = _by_dir.get(d)
+    if c is None:
+        c = _by_dir.setdefault(d, DiskCache(d))
+    return c
