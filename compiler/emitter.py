@@ -67,7 +67,8 @@ def _scalar_text(x, dtype: DType) -> str:
 
 
 def _float_text(x, dtype: DType) -> str:
-    x = np.asarray(x, dtype=dtype.np if dtype.kind == "f" else np.float64)
+    x = np.asarray(x, dtype=dtype.np if dtype.kind == "f" else  # complex: its part type
+                   np.float32 if dtype.bits == 64 else np.float64)
     if np.isfinite(x):
         return repr(float(x)) if x.dtype.itemsize >= 4 else f"{float(x):.8e}"
     bits = x.view(np.dtype(f"uint{8 * x.dtype.itemsize}"))  # inf/nan as their bit pattern

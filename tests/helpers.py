@@ -375,8 +375,8 @@ ORDERED = REAL
 PRIM_TABLE: dict[str, PrimSpec] = {
     # ---- elementwise unary
     "neg": _un(np.negative, NUMERIC),
-    "abs": _un(np.abs, NUMERIC),
-    "sign": _un(np.sign, NUMERIC),
+    "abs": _un(np.abs, SINT + INEXACT),
+    "sign": _un(np.sign, SINT + INEXACT),
     "exp": _un(np.exp, INEXACT),
     "expm1": _un(np.expm1, INEXACT),
     "log": _un(np.log, INEXACT, positive=True),

@@ -20,12 +20,13 @@ FLOAT = "f"
 INEXACT = "fc"
 NUMERIC = "iufc"
 REAL_NUMERIC = "iuf"
+SIGNED = "ifc"  # signed integers, floats, complex
 INTEGER = "iu"
 LOGICAL = "biu"
 ANY = "biufc"
 
 _KIND_WORDS = {"f": "floating-point", "fc": "floating-point or complex",
-               "iufc": "numeric", "iuf": "real numeric", "iu": "integer",
+               "iufc": "numeric", "ifc": "signed numeric", "iuf": "real numeric", "iu": "integer",
                "biu": "boolean or integer", "biufc": "any"}
 
 
@@ -109,8 +110,8 @@ def _c_sign(x):
 
 
 neg = unary("neg", "stablehlo.negate", np.negative, NUMERIC)
-abs_ = unary("abs", "stablehlo.abs", np.abs, NUMERIC, out=_real_of)
-sign = unary("sign", "stablehlo.sign", _c_sign, NUMERIC)
+abs_ = unary("abs", "stablehlo.abs", np.abs, SIGNED, out=_real_of)  # no unsigned in StableHLO
+sign = unary("sign", "stablehlo.sign", _c_sign, SIGNED)
 exp = unary("exp", "stablehlo.exponential", np.exp)
 expm1 = unary("expm1", "stablehlo.exponential_minus_one", np.expm1)
 log = unary("log", "stablehlo.log", np.log)

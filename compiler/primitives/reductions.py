@@ -30,7 +30,7 @@ def _identity(kind: str, d: dt.DType):
     if kind == "prod":
         return 1
     if kind == "and":
-        return True if d.kind == "b" else -1
+        return True if d.kind == "b" else -1 if d.kind == "i" else np.iinfo(d.np).max
     if kind == "or":
         return False if d.kind == "b" else 0
     if d.kind == "f":
