@@ -40,11 +40,13 @@ def log_compiles() -> bool:
     return bool(os.environ.get("STABLEJIT_LOG_COMPILES", "").strip() not in ("", "0"))
 
 
-def lower(fn: Function, *, optimize: bool = True, donated=()) -> tuple[Function, str]:
-    """Run the passes (verifying when STABLEJIT_VERIFY=1) and emit StableHLO text."""
+def lower(fn: Function, *, optimize: bool = True, donated=(),
+          platform: str = "host") -> tuple[Function, str]:
+    """Run the passes (verifying when STABLEJIT_VERIFY=1) and emit StableHLO text for
+    `platform` (some emission rules depend on it)."""
     if optimize:
         fn = passes.optimize(fn, check=os.environ.get("STABLEJIT_VERIFY") == "1")
-    return fn, emit_module(fn, module_name=fn.name, donated=donated)
+    return fn, emit_module(fn, module_name=fn.name, donated=donated, platform=platform)
 
 
 def compile_function(fn: Function, device, *, name: str | None = None, optimize: bool = True,
@@ -53,7 +55,7 @@ def compile_function(fn: Function, device, *, name: str | None = None, optimize:
     compiling on a miss. `cache` is jit's cache= option (see disk_cache.resolve)."""
     name = name or fn.name
     t0 = time.perf_counter()
-    opt, text = lower(fn, optimize=optimize, donated=donated)
+    opt, text = lower(fn, optimize=optimize, donated=donated, platform=platform_of(device))
     t_lower = time.perf_counter() - t0
     exe, outcome, seconds = compile_text(text, device, name=name, cache=cache)
     if log_compiles():
