@@ -24,19 +24,34 @@ from .dtypes import DType
 
 
 class TensorType:
-    __slots__ = ("shape", "dtype", "_hash")
+    """Interned: equal types are the same object, so hashing and comparing are identity
+    operations in C (types are dictionary keys on every cached call)."""
 
-    def __init__(self, shape: Iterable[int], dtype: DType):
-        self.shape = tuple(int(d) for d in shape)
-        self.dtype = dtype
-        self._hash = hash((self.shape, dtype))
+    __slots__ = ("shape", "dtype", "__weakref__")
+    _interned: dict = {}
 
-    def __eq__(self, other) -> bool:
-        return (self is other or isinstance(other, TensorType)
-                and self.shape == other.shape and self.dtype is other.dtype)
-
-    def __hash__(self) -> int:
-        return self._hash
+    def __new__(cls, shape: Iterable[int], dtype: DType):
+        key = (shape, dtype)
+        try:
+            t = cls._interned.get(key)
+        except TypeError:  # an unhashable shape (a list)
+            t = None
+        if t is None:
+            shape = tuple(int(d) for d in shape)
+            t = cls._interned.get((shape, dtype))
+            if t is None:
+                if not isinstance(dtype, DType):
+                    raise TypeError(f"TensorType needs a stablejit DType, got {dtype!r}")
+                t = object.__new__(cls)
+                t.shape = shape
+                t.dtype = dtype
+                cls._interned[(shape, dtype)] = t
+            if type(key[0]) is tuple:
+                try:
+                    cls._interned[key] = t
+                except TypeError:
+                    pass
+        return t
 
     def __reduce__(self):
         return (TensorType, (self.shape, self.dtype))
@@ -249,7 +264,8 @@ def format_function(fn: Function, indent: str = "", names: dict | None = None) -
         return names[v]
 
     params = ", ".join(f"{name(p)}: {p.type}" for p in fn.params)
-    lines = [f"{indent}func @{fn.name}({params}) -> ({', '.join(str(t) for t in fn.result_types)}) {{"]
+    outs = ", ".join(str(t) for t in fn.result_types)
+    lines = [f"{indent}func @{fn.name}({params}) -> ({outs}) {{"]
     for op in fn.ops:
         operands = ", ".join(name(v) for v in op.operands)
         results = ", ".join(name(r) for r in op.results)

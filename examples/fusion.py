@@ -7,7 +7,6 @@ optimised HLO, in which the multiply, the add and the reduction run as one fusio
 import re
 
 import numpy as np
-
 import stablejit
 import stablejit.numpy as snp
 

@@ -8,7 +8,6 @@ several runs of each; the first call (which compiles) is reported separately.
 import time
 
 import numpy as np
-
 import stablejit
 import stablejit.numpy as snp
 

@@ -10,14 +10,26 @@ StableHLO and PJRT.
 """
 
 from . import numpy, tree
-from .api import (backend_copy, backend_transfer, deallocate, default_backend, resolve_backend,
-                  set_default_backend)
+from .api import (
+    backend_copy,
+    backend_transfer,
+    deallocate,
+    default_backend,
+    resolve_backend,
+    set_default_backend,
+)
 from .backends import REFERENCE, ReferenceBackend, XlaBackend
 from .compiler import dtypes
 from .compiler.errors import ShapeError
-from .errors import (DeletedTensorError, DeviceMismatchError, EscapedTracerError,
-                     MustCompileError, StablejitError, TracerBoolConversionError,
-                     TracerConversionError)
+from .errors import (
+    DeletedTensorError,
+    DeviceMismatchError,
+    EscapedTracerError,
+    MustCompileError,
+    StablejitError,
+    TracerBoolConversionError,
+    TracerConversionError,
+)
 from .jit import Compiled, Jitted, Lowered, jit
 from .platforms import default_platform, set_default_platform
 from .runtime.client import configure as configure_client

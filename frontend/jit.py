@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import functools
 import logging
+import operator
 import os
 import warnings
 import weakref
@@ -32,6 +33,8 @@ from .tracing import Trace
 
 log = logging.getLogger("stablejit")
 PY_SCALARS = (bool, int, float, complex)
+_type_of = operator.attrgetter("type")
+_data_of = operator.attrgetter("_data")
 _ALL_JITTED: weakref.WeakSet = weakref.WeakSet()
 
 
@@ -55,12 +58,36 @@ class _Entry:
     """One compiled signature: the executable and how to call it."""
 
     __slots__ = ("fn", "ir", "stablehlo", "exe", "out_tree", "out_types", "captured",
-                 "backend", "donate")
+                 "backend", "donate", "_execute", "_single")
 
     def __init__(self, fn, ir, stablehlo, exe, out_tree, out_types, captured, backend, donate):
         self.fn, self.ir, self.stablehlo, self.exe = fn, ir, stablehlo, exe
         self.out_tree, self.out_types, self.captured = out_tree, out_types, captured
         self.backend, self.donate = backend, donate
+        self._execute = exe.loaded.execute_sharded if exe is not None else None
+        # the common "returns one tensor" case skips pytree reconstruction
+        self._single = out_tree == tree.LEAF
+
+    def fast(self, args):
+        """Call with positional tensors on this entry's backend, or return None to send
+        the call down the general path (which also reports errors)."""
+        backend = self.backend
+        for a in args:
+            if a._backend is not backend or a.weak:
+                return None
+        try:
+            outs = self._execute(list(map(_data_of, args)))
+        except TypeError:  # a deleted tensor: the general path says so clearly
+            return None
+        outs = outs.disassemble_into_single_device_arrays()
+        if self._single:
+            return Tensor(outs[0][0], backend, self.out_types[0])
+        return tree.unflatten(self.out_tree, [Tensor(b[0], backend, t)
+                                              for b, t in zip(outs, self.out_types)])
+
+    @property
+    def fast_eligible(self) -> bool:
+        return self._execute is not None and not self.captured and not self.donate
 
     def run(self, leaves):
         backend = self.backend
@@ -123,30 +150,26 @@ class Jitted:
 
     # ---- calling ---------------------------------------------------------------------
     def __call__(self, *args, **kwargs):
-        if self._simple and not kwargs:
-            # fast path: positional tensors only
-            sig = []
-            backend = None
-            for a in args:
-                if type(a) is not Tensor or a.weak or not a._backend.concrete:
-                    break
-                sig.append(a.type)
-                if backend is None:
-                    backend = a._backend
-                elif a._backend is not backend:
-                    break
+        if not kwargs:
+            # Fast path: positional tensors of types seen before (only simple, cacheable
+            # calls are entered in _fast). entry.fast declines with None when the general
+            # path must decide.
+            try:
+                entry = self._fast[tuple(map(_type_of, args))]
+            except (KeyError, AttributeError):
+                pass
             else:
-                entry = self._fast.get((backend, *sig))
-                if entry is not None:
-                    return entry.run(list(args))
-                key, leaves, backend = self._signature(args, kwargs)
-                entry = self._entry(key, args, kwargs, backend)
-                self._fast[(backend, *sig)] = entry
-                return entry.run(leaves)
+                out = entry.fast(args)
+                if out is not None:
+                    return out
         key, leaves, backend = self._signature(args, kwargs)
         if backend is None:  # called while tracing another function: trace inline
             return self.fn(*args, **kwargs)
-        return self._entry(key, args, kwargs, backend).run(leaves)
+        entry = self._entry(key, args, kwargs, backend)
+        if self._simple and not kwargs and entry.fast_eligible and all(
+                type(a) is Tensor and not a.weak and a._backend is backend for a in args):
+            self._fast[tuple(map(_type_of, args))] = entry
+        return entry.run(leaves)
 
     def _split(self, args, kwargs):
         """(static part, dynamic part) of the arguments."""
@@ -343,7 +366,9 @@ class Lowered:
         return str(self.optimized_ir if optimized else self.ir)
 
     def compile(self) -> Compiled:
-        backend = self.backend if isinstance(self.backend, XlaBackend) else XlaBackend.for_platform()
+        backend = self.backend
+        if not isinstance(backend, XlaBackend):
+            backend = XlaBackend.for_platform()
         entry = self._jitted._cache.get(self._key)
         if entry is None or entry.exe is None:
             exe = compile_function(self.ir, backend.device, name=self._jitted.__name__)

@@ -198,43 +198,42 @@ class Tensor:
                         "(or stablejit.numpy.where) to get an updated copy")
 
 
-def _forward(name: str, reflected: bool = False):
-    def method(self, other):
-        from . import numpy as snp
-
-        f = getattr(snp, name)
-        return f(other, self) if reflected else f(self, other)
-
-    method.__name__ = name
-    return method
-
-
-def _forward_method(name: str):
-    def method(self, *args, **kwargs):
-        from . import numpy as snp
-
-        return getattr(snp, name)(self, *args, **kwargs)
-
-    method.__name__ = name
-    return method
-
-
 _BINARY = {
     "add": "add", "sub": "subtract", "mul": "multiply", "truediv": "divide",
     "floordiv": "floor_divide", "mod": "remainder", "pow": "power", "matmul": "matmul",
     "and": "bitwise_and", "or": "bitwise_or", "xor": "bitwise_xor",
     "lshift": "left_shift", "rshift": "right_shift",
 }
-for _op, _fn in _BINARY.items():
-    setattr(Tensor, f"__{_op}__", _forward(_fn))
-    setattr(Tensor, f"__r{_op}__", _forward(_fn, reflected=True))
-for _op, _fn in {"eq": "equal", "ne": "not_equal", "lt": "less", "le": "less_equal",
-                 "gt": "greater", "ge": "greater_equal"}.items():
-    setattr(Tensor, f"__{_op}__", _forward(_fn))
-for _op, _fn in {"neg": "negative", "pos": "positive", "abs": "abs", "invert": "invert"}.items():
-    setattr(Tensor, f"__{_op}__", _forward_method(_fn))
-for _m in ("sum", "prod", "mean", "max", "min", "argmax", "argmin", "squeeze", "flatten",
-           "ravel", "all", "any", "var", "std", "clip", "round", "conj", "swapaxes", "dot",
-           "nonzero"):
-    setattr(Tensor, _m, _forward_method(_m))
-del _op, _fn, _m
+_COMPARE = {"eq": "equal", "ne": "not_equal", "lt": "less", "le": "less_equal",
+            "gt": "greater", "ge": "greater_equal"}
+_UNARY = {"neg": "negative", "pos": "positive", "abs": "abs", "invert": "invert"}
+_METHODS = ("sum", "prod", "mean", "max", "min", "argmax", "argmin", "squeeze", "flatten",
+            "ravel", "all", "any", "var", "std", "clip", "round", "conj", "swapaxes", "dot",
+            "nonzero")
+
+
+def install_operators(ns) -> None:
+    """Bind operators and methods straight to the namespace's functions (called once by
+    stablejit.numpy; no lookups on the hot path)."""
+    def forward(f):
+        return lambda self, other: f(self, other)
+
+    def reflect(f):
+        return lambda self, other: f(other, self)
+
+    def method(f):
+        return lambda self, *args, **kwargs: f(self, *args, **kwargs)
+
+    for op, name in _BINARY.items():
+        f = getattr(ns, name, None)
+        if f is not None:
+            setattr(Tensor, f"__{op}__", forward(f))
+            setattr(Tensor, f"__r{op}__", reflect(f))
+    for op, name in _COMPARE.items():
+        setattr(Tensor, f"__{op}__", forward(getattr(ns, name)))
+    for op, name in _UNARY.items():
+        setattr(Tensor, f"__{op}__", method(getattr(ns, name)))
+    for name in _METHODS:
+        f = getattr(ns, name, None)
+        if f is not None:
+            setattr(Tensor, name, method(f))

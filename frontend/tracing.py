@@ -10,8 +10,13 @@ from .compiler.builder import Builder
 from .compiler.errors import ShapeError
 from .compiler.ir import Attrs, Literal, TensorType, Value
 from .compiler.primitives import shape_ops
-from .errors import (EscapedTracerError, at_user_line, bool_of_traced, conversion_of_traced,
-                     user_location)
+from .errors import (
+    EscapedTracerError,
+    at_user_line,
+    bool_of_traced,
+    conversion_of_traced,
+    user_location,
+)
 from .tensor import Tensor
 
 # Concrete data up to this many elements is embedded in the program as a constant;

@@ -4,32 +4,152 @@ Every function here is a composition of IR primitives, so it runs the same on th
 eager XLA backend, the reference backend and inside jit.
 """
 
-from ..compiler.dtypes import (bfloat16, bool_, complex64, complex128, float16, float32,
-                               float64, int8, int16, int32, int64, uint8, uint16, uint32,
-                               uint64)
 from ..compiler.dtypes import DType as dtype
+from ..compiler.dtypes import (
+                               bfloat16,
+                               bool_,
+                               complex64,
+                               complex128,
+                               float16,
+                               float32,
+                               float64,
+                               int8,
+                               int16,
+                               int32,
+                               int64,
+                               uint8,
+                               uint16,
+                               uint32,
+                               uint64,
+)
 from ..promotion import result_type
 from ..tensor import Tensor
-from ._core import (array, asarray, astype, broadcast_arrays, broadcast_shapes, broadcast_to)
-from ._creation import (arange, empty, empty_like, eye, full, full_like, identity, linspace,
-                        ones, ones_like, tri, zeros, zeros_like)
-from ._elementwise import (abs, absolute, add, arctan2, around, atan2, bitwise_and,
-                           bitwise_invert, bitwise_left_shift, bitwise_not, bitwise_or,
-                           bitwise_right_shift, bitwise_xor, cbrt, ceil, clip, conj, conjugate,
-                           cos, divide, equal, exp, exp2, expm1, fix, floor, floor_divide, fmod,
-                           greater, greater_equal, imag, invert, isfinite, isinf, isnan,
-                           left_shift, less, less_equal, log, log1p, log2, log10, logical_and,
-                           logical_not, logical_or, logical_xor, maximum, minimum, mod, multiply,
-                           negative, not_equal, positive, pow, power, real, reciprocal,
-                           remainder, right_shift, round, rsqrt, sigmoid, sign, sin, sqrt,
-                           square, subtract, tan, tanh, true_divide, trunc, where)
+from ._core import array, asarray, astype, broadcast_arrays, broadcast_shapes, broadcast_to
+from ._creation import (
+                               arange,
+                               empty,
+                               empty_like,
+                               eye,
+                               full,
+                               full_like,
+                               identity,
+                               linspace,
+                               ones,
+                               ones_like,
+                               tri,
+                               zeros,
+                               zeros_like,
+)
+from ._elementwise import (
+                               abs,
+                               absolute,
+                               add,
+                               arctan2,
+                               around,
+                               atan2,
+                               bitwise_and,
+                               bitwise_invert,
+                               bitwise_left_shift,
+                               bitwise_not,
+                               bitwise_or,
+                               bitwise_right_shift,
+                               bitwise_xor,
+                               cbrt,
+                               ceil,
+                               clip,
+                               conj,
+                               conjugate,
+                               cos,
+                               divide,
+                               equal,
+                               exp,
+                               exp2,
+                               expm1,
+                               fix,
+                               floor,
+                               floor_divide,
+                               fmod,
+                               greater,
+                               greater_equal,
+                               imag,
+                               invert,
+                               isfinite,
+                               isinf,
+                               isnan,
+                               left_shift,
+                               less,
+                               less_equal,
+                               log,
+                               log1p,
+                               log2,
+                               log10,
+                               logical_and,
+                               logical_not,
+                               logical_or,
+                               logical_xor,
+                               maximum,
+                               minimum,
+                               mod,
+                               multiply,
+                               negative,
+                               not_equal,
+                               positive,
+                               pow,
+                               power,
+                               real,
+                               reciprocal,
+                               remainder,
+                               right_shift,
+                               round,
+                               rsqrt,
+                               sigmoid,
+                               sign,
+                               sin,
+                               sqrt,
+                               square,
+                               subtract,
+                               tan,
+                               tanh,
+                               true_divide,
+                               trunc,
+                               where,
+)
 from ._indexing import nonzero
 from ._linalg import dot, einsum, inner, matmul, outer, tensordot, vdot, vecdot
-from ._manipulation import (atleast_1d, atleast_2d, concat, concatenate, expand_dims, flatten,
-                            flip, matrix_transpose, moveaxis, permute_dims, ravel, reshape,
-                            squeeze, stack, swapaxes, transpose)
-from ._reductions import (all, amax, amin, any, argmax, argmin, count_nonzero, max, mean, min,
-                          prod, std, sum, var)
+from ._manipulation import (
+                               atleast_1d,
+                               atleast_2d,
+                               concat,
+                               concatenate,
+                               expand_dims,
+                               flatten,
+                               flip,
+                               matrix_transpose,
+                               moveaxis,
+                               permute_dims,
+                               ravel,
+                               reshape,
+                               squeeze,
+                               stack,
+                               swapaxes,
+                               transpose,
+)
+from ._reductions import (
+                               all,
+                               amax,
+                               amin,
+                               any,
+                               argmax,
+                               argmin,
+                               count_nonzero,
+                               max,
+                               mean,
+                               min,
+                               prod,
+                               std,
+                               sum,
+                               var,
+)
 
 bool = bool_  # noqa: A001 - the array API spells it `bool`
 e = 2.718281828459045
@@ -42,3 +162,9 @@ ndarray = Tensor
 __array_api_version__ = "2023.12"
 
 __all__ = [n for n in dir() if not n.startswith("_")]
+
+import sys as _sys  # noqa: E402
+
+from ..tensor import install_operators as _install  # noqa: E402
+
+_install(_sys.modules[__name__])

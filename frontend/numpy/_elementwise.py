@@ -9,6 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..compiler import dtypes as dt
+from ..compiler.ir import EMPTY_ATTRS
 from ..compiler.primitives import ALL as P
 from ..dispatch import bind1
 from ..errors import at_user_line
@@ -36,17 +37,23 @@ def _unary(name: str, prim: str, *, inexact: bool = True, kinds: str = "biufc",
     return f
 
 
-def _binary(name: str, prim: str, *, inexact: bool = False, kinds: str = "biufc",
+def _binary(name: str, prim_name: str, *, inexact: bool = False, kinds: str = "biufc",
             what: str = "numeric"):
+    prim = P[prim_name]
+
     def f(x, y) -> Tensor:
+        if (type(x) is Tensor and type(y) is Tensor and x.type is y.type
+                and x._backend is y._backend
+                and x.type.dtype.kind in kinds and not (inexact and x.type.dtype.kind in "biu")):
+            return x._backend.apply(prim, (x, y), EMPTY_ATTRS)[0]  # same types: no promotion
         (x, y), dtype = prepare(x, y)
         _check_kinds(name, dtype, kinds, what)
         if inexact and not dtype.is_inexact:
             x, y = to_inexact(x), to_inexact(y)
-        return bind1(P[prim], x, y)
+        return bind1(prim, x, y)
 
     f.__name__ = name
-    f.__doc__ = f"Elementwise {name} with broadcasting (primitive {prim})."
+    f.__doc__ = f"Elementwise {name} with broadcasting (primitive {prim_name})."
     return f
 
 

@@ -136,8 +136,8 @@ def concatenate(arrays, axis: int | None = 0) -> Tensor:
     axis = normalize_axis(axis, nd)
     if len(ts) == 1:
         return ts[0]
-    from ..dispatch import bind
     from ..compiler.ir import Attrs
+    from ..dispatch import bind
 
     return bind(P["concatenate"], tuple(ts), Attrs({"dimension": axis}))[0]
 
