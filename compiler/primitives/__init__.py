@@ -6,9 +6,9 @@ completeness test (tests/device_free/test_primitives.py) checks its rules.
 
 from __future__ import annotations
 
-from . import elementwise, reductions, shape_ops
+from . import convolution, elementwise, fft, reductions, shape_ops, windows
 
-FAMILIES = (elementwise, shape_ops, reductions)
+FAMILIES = (elementwise, shape_ops, reductions, windows, convolution, fft)
 
 ALL = {}
 for _family in FAMILIES:

@@ -1,0 +1,248 @@
+"""Window reductions: reduce_window (sum, max, min, prod) and select_and_scatter (the
+backward pass of max/min pooling).
+
+Window attributes follow StableHLO, one entry per operand axis:
+    window_dimensions, window_strides, padding ((lo, hi) per axis, may be negative),
+    base_dilations (interior spacing of the operand), window_dilations (holes in the window).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .. import dtypes as dt
+from ..emitter import i64_array
+from ..errors import ShapeError
+from ..ir import TensorType, scalar_type
+from ..primitive import Primitive
+from .elementwise import check_kind
+from .reductions import _BODY, _identity
+
+
+def _dilate(n: int, d: int) -> int:
+    return 0 if n == 0 else 1 + d * (n - 1)
+
+
+def window_shape(opname: str, shape, window_dimensions, window_strides, padding,
+                 base_dilations, window_dilations) -> tuple[int, ...]:
+    """The result shape of a window op over an operand of `shape`, checking attributes."""
+    r = len(shape)
+    for what, v in (("window_dimensions", window_dimensions), ("window_strides", window_strides),
+                    ("padding", padding), ("base_dilations", base_dilations),
+                    ("window_dilations", window_dilations)):
+        if len(v) != r:
+            raise ShapeError(f"{opname}: {what} has {len(v)} entries but the operand has rank "
+                             f"{r} (shape {tuple(shape)}); give one per axis")
+    out = []
+    for i, (n, w, s, (lo, hi), bd, wd) in enumerate(zip(
+            shape, window_dimensions, window_strides, padding, base_dilations,
+            window_dilations)):
+        if w < 1 or s < 1 or bd < 1 or wd < 1:
+            raise ShapeError(f"{opname}: axis {i}: window size, stride and dilations must be "
+                             f">= 1 (got window {w}, stride {s}, base dilation {bd}, window "
+                             f"dilation {wd})")
+        padded = _dilate(n, bd) + lo + hi
+        span = _dilate(w, wd)
+        if padded < span:
+            raise ShapeError(f"{opname}: axis {i}: the window (size {w}, dilated to {span}) is "
+                             f"larger than the padded operand axis ({padded}); pad more or use "
+                             f"a smaller window")
+        out.append((padded - span) // s + 1)
+    return tuple(out)
+
+
+def _window_attrs(attrs) -> str:
+    pad = np.asarray(attrs["padding"], dtype=np.int64).reshape(-1, 2)
+    return (f"window_dimensions = {i64_array(attrs['window_dimensions'])}, "
+            f"window_strides = {i64_array(attrs['window_strides'])}, "
+            f"padding = dense<{pad.tolist()}> : tensor<{pad.shape[0]}x2xi64>")
+
+
+def windows_view(x: np.ndarray, init, window_dimensions, window_strides, padding,
+                 base_dilations, window_dilations) -> np.ndarray:
+    """A view [out..., window...] of the padded, dilated operand (NumPy reference helper)."""
+    shape = [_dilate(n, d) for n, d in zip(x.shape, base_dilations)]
+    base = np.full(shape, init, dtype=x.dtype)
+    base[tuple(slice(None, None, d) for d in base_dilations)] = x
+    pos = [(max(lo, 0), max(hi, 0)) for lo, hi in padding]
+    base = np.pad(base, pos, constant_values=init)
+    base = base[tuple(slice(max(-lo, 0), base.shape[i] - max(-hi, 0))
+                      for i, (lo, hi) in enumerate(padding))]
+    spans = [_dilate(w, d) for w, d in zip(window_dimensions, window_dilations)]
+    v = np.lib.stride_tricks.sliding_window_view(base, spans)
+    r = x.ndim
+    v = v[tuple(slice(None, None, s) for s in window_strides)
+          + tuple(slice(None, None, d) for d in window_dilations)]
+    assert v.ndim == 2 * r
+    return v
+
+
+# ---- reduce_window ------------------------------------------------------------------
+
+_KINDS = {"sum": "biufc", "prod": "biufc", "max": "biuf", "min": "biuf"}
+_NP = {"sum": np.sum, "prod": np.prod, "max": np.max, "min": np.min}
+
+
+def _reduce_window(kind: str) -> Primitive:
+    name = f"reduce_window_{kind}"
+
+    def shape_rule(x, *, window_dimensions, window_strides, padding, base_dilations,
+                   window_dilations):
+        check_kind(name, x, _KINDS[kind])
+        return TensorType(window_shape(name, x.shape, window_dimensions, window_strides,
+                                       padding, base_dilations, window_dilations), x.dtype)
+
+    def emit(ctx, x):
+        t = ctx.in_types[0]
+        s = scalar_type(t.dtype)
+        body = _BODY[kind]
+        if t.dtype.kind == "b":
+            body = {"sum": "stablehlo.or", "prod": "stablehlo.and"}.get(kind, body)
+        init = ctx.constant(_identity(kind, t.dtype), t.dtype)
+        region = ctx.region([s, s], lambda a, b: ctx.op(body, [a, b], [s]))
+        a = ctx.attrs
+        return ctx.op("stablehlo.reduce_window", [x, init], ctx.out_types,
+                      f"{_window_attrs(a)}, base_dilations = {i64_array(a['base_dilations'])}, "
+                      f"window_dilations = {i64_array(a['window_dilations'])}",
+                      regions=[region])
+
+    def reference(x, **attrs):
+        init = _identity(kind, dt.dtype(x.dtype))
+        v = windows_view(x, init, **attrs)
+        axes = tuple(range(x.ndim, 2 * x.ndim))
+        if x.dtype == np.bool_ and kind in ("sum", "prod"):
+            return (np.any if kind == "sum" else np.all)(v, axis=axes)
+        with np.errstate(all="ignore"):
+            return np.asarray(_NP[kind](v, axis=axes), dtype=x.dtype)
+
+    return Primitive(name, shape_rule, emit, reference,
+                     vjp=_VJPS[kind], family="windows")
+
+
+def _conv_vjp_lhs_padding(in_shape, window, strides, out_shape, padding, lhs_dil, rhs_dil):
+    """Padding of the (stride-dilated) cotangent so that a stride-1 window pass over it
+    gives the operand's shape back. Shared with convolution's transpose rule."""
+    lhs_d = [_dilate(n, d) for n, d in zip(in_shape, lhs_dil)]
+    rhs_d = [_dilate(n, d) for n, d in zip(window, rhs_dil)]
+    out_d = [_dilate(n, d) for n, d in zip(out_shape, strides)]
+    before = [r - lo - 1 for r, (lo, _) in zip(rhs_d, padding)]
+    after = [l + r - 1 - o - b for l, r, o, b in zip(lhs_d, rhs_d, out_d, before)]
+    return list(zip(before, after))
+
+
+def _sum_vjp(ops, cts, primals, outs, *, window_dimensions, window_strides, padding,
+             base_dilations, window_dilations):
+    (ct,), (x,) = cts, primals
+    if ct is None:
+        return (None,)
+    r = x.type.ndim
+    pads = _conv_vjp_lhs_padding(x.type.shape, window_dimensions, window_strides,
+                                 ct.type.shape, padding, base_dilations, window_dilations)
+    padded = ops.bind(ops._p("pad"), ct, ops.const(0, ct.type.dtype),
+                      low=tuple(lo for lo, _ in pads), high=tuple(hi for _, hi in pads),
+                      interior=tuple(s - 1 for s in window_strides))
+    out = ops.bind(reduce_window_sum, padded, window_dimensions=tuple(window_dimensions),
+                   window_strides=tuple(base_dilations), padding=((0, 0),) * r,
+                   base_dilations=(1,) * r, window_dilations=tuple(window_dilations))
+    return (out,)
+
+
+def _extremum_vjp(kind):
+    def vjp(ops, cts, primals, outs, *, window_dimensions, window_strides, padding,
+            base_dilations, window_dilations):
+        (ct,), (x,) = cts, primals
+        if ct is None:
+            return (None,)
+        if any(d != 1 for d in base_dilations) or any(d != 1 for d in window_dilations):
+            raise NotImplementedError(
+                f"the gradient of reduce_window_{kind} (max/min pooling) with base or window "
+                f"dilation is not supported; use dilation 1")
+        out = ops.bind(select_and_scatter_add, ct, x, ops.const(0, ct.type.dtype),
+                       select="ge" if kind == "max" else "le",
+                       window_dimensions=tuple(window_dimensions),
+                       window_strides=tuple(window_strides), padding=tuple(padding))
+        return (out,)
+    return vjp
+
+
+def _prod_vjp(ops, cts, primals, outs, **attrs):
+    raise NotImplementedError(
+        "the gradient of reduce_window_prod (window product) is not supported: a zero in a "
+        "window makes the usual y/x rule wrong. For positive data differentiate "
+        "exp(window_sum(log(x))) instead")
+
+
+_VJPS = {"sum": _sum_vjp, "max": _extremum_vjp("max"), "min": _extremum_vjp("min"),
+         "prod": _prod_vjp}
+
+reduce_window_sum = _reduce_window("sum")
+reduce_window_max = _reduce_window("max")
+reduce_window_min = _reduce_window("min")
+reduce_window_prod = _reduce_window("prod")
+
+# ---- select_and_scatter ---------------------------------------------------------------
+
+
+def _sas_rule(source, x, init, *, select, window_dimensions, window_strides, padding):
+    check_kind("select_and_scatter_add", x, "iuf")
+    if select not in ("ge", "le"):
+        raise ShapeError(f"select_and_scatter_add: select must be 'ge' (max) or 'le' (min), "
+                         f"got {select!r}")
+    r = x.ndim
+    out = window_shape("select_and_scatter_add", x.shape, window_dimensions, window_strides,
+                       padding, (1,) * r, (1,) * r)
+    if source.shape != out:
+        raise ShapeError(f"select_and_scatter_add: source has shape {source.shape}, but the "
+                         f"windows over the operand {x.shape} give {out}")
+    if source.dtype is not x.dtype or init.dtype is not x.dtype or init.shape != ():
+        raise ShapeError(f"select_and_scatter_add: source {source}, operand {x} and init "
+                         f"{init} must share one dtype (init a scalar)")
+    return x
+
+
+def _sas_emit(ctx, source, x, init):
+    t = ctx.in_types[1]
+    s, b = scalar_type(t.dtype), scalar_type(dt.bool_)
+    direction = ctx.attrs["select"].upper()
+    ctype = {"f": "FLOAT", "i": "SIGNED", "u": "UNSIGNED"}[t.dtype.kind]
+    select = ctx.region([s, s], lambda a, c: ctx.op(
+        "stablehlo.compare", [a, c], [b],
+        f"comparison_direction = #stablehlo<comparison_direction {direction}>, "
+        f"compare_type = #stablehlo<comparison_type {ctype}>"))
+    scatter = ctx.region([s, s], lambda a, c: ctx.op("stablehlo.add", [a, c], [s]))
+    return ctx.op("stablehlo.select_and_scatter", [x, source, init], ctx.out_types,
+                  _window_attrs(ctx.attrs), regions=[select, scatter],
+                  operand_types=[t, ctx.in_types[0], ctx.in_types[2]])
+
+
+def _sas_ref(source, x, init, *, select, window_dimensions, window_strides, padding):
+    r = x.ndim
+    fill = -np.inf if select == "ge" else np.inf
+    if x.dtype.kind in "iu":
+        info = np.iinfo(x.dtype)
+        fill = info.min if select == "ge" else info.max
+    v = windows_view(x, fill, window_dimensions, window_strides, padding, (1,) * r, (1,) * r)
+    out_shape, win = v.shape[:r], v.shape[r:]
+    flat = v.reshape(out_shape + (-1,))
+    # the first selected element in row-major window order wins (the select is >= / <=)
+    pick = np.argmax(flat, axis=-1) if select == "ge" else np.argmin(flat, axis=-1)
+    out = np.zeros(x.shape, dtype=x.dtype)
+    widx = np.unravel_index(pick, win)
+    for o in np.ndindex(*out_shape):
+        pos = tuple(o[i] * window_strides[i] + widx[i][o] - padding[i][0] for i in range(r))
+        if all(0 <= p < n for p, n in zip(pos, x.shape)):  # padding is never written back
+            out[pos] += source[o]
+    return out + init
+
+
+def _sas_vjp(ops, cts, primals, outs, **attrs):
+    raise NotImplementedError(
+        "second derivatives through max/min pooling (select_and_scatter_add) are not "
+        "supported yet")
+
+
+select_and_scatter_add = Primitive("select_and_scatter_add", _sas_rule, _sas_emit, _sas_ref,
+                                   vjp=_sas_vjp, family="windows")
+
+PRIMITIVES = [reduce_window_sum, reduce_window_max, reduce_window_min, reduce_window_prod,
+              select_and_scatter_add]
