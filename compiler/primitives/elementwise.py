@@ -61,7 +61,7 @@ def _errstate(fn):
 
 
 def unary(name: str, mlir: str, ref, kinds: str = INEXACT, *, out=None,
-          differentiable: bool = True) -> Primitive:
+          differentiable: bool = True, vjp=None, jvp=None) -> Primitive:
     """An elementwise one-operand primitive; `out(dtype)` gives the result dtype."""
     def shape_rule(x):
         check_kind(name, x, kinds)
@@ -72,11 +72,12 @@ def unary(name: str, mlir: str, ref, kinds: str = INEXACT, *, out=None,
         return np.asarray(r, dtype=(out(dt.dtype(x.dtype)) if out else dt.dtype(x.dtype)).np)
 
     return Primitive(name, shape_rule, _elementwise_emit(mlir), _errstate(reference),
-                     vjp=None if differentiable else NOT_DIFFERENTIABLE, family="elementwise")
+                     vjp=vjp if differentiable else NOT_DIFFERENTIABLE, jvp=jvp,
+                     family="elementwise")
 
 
 def binary(name: str, mlir, ref, kinds: str = NUMERIC, *,
-           differentiable: bool = True) -> Primitive:
+           differentiable: bool = True, vjp=None, jvp=None) -> Primitive:
     """An elementwise two-operand primitive on equal types. `mlir` may be a function of
     the dtype when the StableHLO op depends on it (shift_right)."""
     def shape_rule(x, y):
@@ -93,7 +94,180 @@ def binary(name: str, mlir, ref, kinds: str = NUMERIC, *,
         return np.asarray(ref(x, y), dtype=d.np)
 
     return Primitive(name, shape_rule, emit, _errstate(reference),
-                     vjp=None if differentiable else NOT_DIFFERENTIABLE, family="elementwise")
+                     vjp=vjp if differentiable else NOT_DIFFERENTIABLE, jvp=jvp,
+                     family="elementwise")
+
+
+# ---- derivative rules (contract: compiler/ops.py) -------------------------------------
+
+def _deriv(d):
+    """vjp and jvp of y = f(x) from d(ops, x, y) = f'(x): ct * f'(x) and t * f'(x).
+    As in JAX, cotangents are transposes, not adjoints: no conjugation for complex."""
+    def vjp(ops, cts, primals, outs):
+        return (ops.mul(cts[0], d(ops, primals[0], outs[0])),)
+
+    def jvp(ops, tangents, primals, outs):
+        return (ops.mul(tangents[0], d(ops, primals[0], outs[0])),)
+
+    return {"vjp": vjp, "jvp": jvp}
+
+
+def _bin_deriv(dx, dy):
+    """vjp/jvp of z = f(x, y) from partial derivatives dx(ops, x, y, z), dy(...)."""
+    def vjp(ops, cts, primals, outs):
+        x, y = primals
+        return (ops.mul(cts[0], dx(ops, x, y, outs[0])),
+                ops.mul(cts[0], dy(ops, x, y, outs[0])))
+
+    def jvp(ops, tangents, primals, outs):
+        x, y = primals
+        tx, ty = tangents
+        parts = [ops.mul(tx, dx(ops, x, y, outs[0])) if tx is not None else None,
+                 ops.mul(ty, dy(ops, x, y, outs[0])) if ty is not None else None]
+        parts = [p for p in parts if p is not None]
+        return (parts[0] if len(parts) == 1 else ops.add(*parts),)
+
+    return {"vjp": vjp, "jvp": jvp}
+
+
+def _replace_zero(ops, x):
+    return ops.select(ops.eq(x, ops.zeros_like(x)), ops.ones_like(x), x)
+
+
+def _abs_vjp(ops, cts, primals, outs):
+    (ct,), (x,) = cts, primals
+    if not x.type.dtype.is_complex:
+        return (ops.mul(ct, ops.unary("sign", x)),)
+    # d|x| = real(conj(x) / |x| * dx); its transpose: complex(ct, 0) * conj(x) / |x|
+    r = _replace_zero(ops, outs[0])
+    unit = ops.div(ops.unary("conj", x), ops.bind(ops._p("complex"), r, ops.zeros_like(r)))
+    return (ops.mul(ops.bind(ops._p("complex"), ct, ops.zeros_like(ct)), unit),)
+
+
+def _real_vjp(ops, cts, primals, outs):
+    (ct,), (x,) = cts, primals
+    if not x.type.dtype.is_complex:
+        return (ct,)
+    return (ops.bind(ops._p("complex"), ct, ops.zeros_like(ct)),)
+
+
+def _imag_vjp(ops, cts, primals, outs):
+    (ct,), (x,) = cts, primals
+    if not x.type.dtype.is_complex:
+        return (None,)
+    return (ops.bind(ops._p("complex"), ops.zeros_like(ct), ops.neg(ct)),)
+
+
+def _div_vjp(ops, cts, primals, outs):
+    (ct,), (_, y) = cts, primals
+    return (ops.div(ct, y), ops.neg(ops.div(ops.mul(ct, outs[0]), y)))
+
+
+def _rem_dy(ops, x, y, z):
+    q = ops.div(x, y)
+    return ops.neg(ops.mul(ops.unary("sign", q), ops.unary("floor", ops.unary("abs", q))))
+
+
+def _pow_dx(ops, x, y, z):
+    # y * x^(y-1), and 0 where y == 0 (x^0 is constant even at x == 0)
+    d = ops.mul(y, ops.pow(x, ops.sub(y, ops.ones_like(y))))
+    return ops.select(ops.eq(y, ops.zeros_like(y)), ops.zeros_like(y), d)
+
+
+def _pow_dy(ops, x, y, z):
+    if x.type.dtype.is_complex:
+        return ops.mul(z, ops.unary("log", _replace_zero(ops, x)))
+    # log(x) * x^y; 0 where x == 0 (x^y is flat or undefined there)
+    zero = ops.zeros_like(x)
+    safe = ops.select(ops.eq(x, zero), ops.ones_like(x), x)
+    return ops.mul(z, ops.unary("log", safe))
+
+
+def _balanced(ops, x, y, z):
+    """Share of the gradient of max/min(x, y) that goes to x: 1 where x alone is the
+    result, 1/2 on ties (as JAX)."""
+    one, zero = ops.ones_like(x), ops.zeros_like(x)
+    half = ops.full_like(x, 0.5)
+    return ops.select(ops.eq(x, z), ops.select(ops.eq(y, z), half, one), zero)
+
+
+def _atan2_d(sign):
+    def d(ops, x, y, z):
+        den = ops.add(ops.mul(x, x), ops.mul(y, y))
+        num = y if sign > 0 else ops.neg(x)
+        return ops.div(num, den)
+    return d
+
+
+def _select_vjp(ops, cts, primals, outs):
+    (ct,), p = cts, primals[0]
+    zero = ops.zeros_like(ct)
+    return (None, ops.select(p, ct, zero), ops.select(p, zero, ct))
+
+
+def _select_jvp(ops, tangents, primals, outs):
+    _, ta, tb = tangents
+    p, a, b = primals
+    ta = ta if ta is not None else ops.zeros_like(a)
+    tb = tb if tb is not None else ops.zeros_like(b)
+    return (ops.select(p, ta, tb),)
+
+
+def _clamp_vjp(ops, cts, primals, outs):
+    (ct,), (lo, x, hi) = cts, primals
+    shape = x.type.shape
+    lo_b = ops.broadcast(lo, shape, ()) if lo.type.shape != shape else lo
+    hi_b = ops.broadcast(hi, shape, ()) if hi.type.shape != shape else hi
+    zero = ops.zeros_like(ct)
+    g_x = ops.select(ops.and_(ops.gt(x, lo_b), ops.lt(x, hi_b)), ct, zero)
+    g_lo = ops.select(ops.and_(ops.gt(lo_b, x), ops.lt(lo_b, hi_b)), ct, zero)
+    g_hi = ops.select(ops.lt(hi_b, x), ct, zero)
+    return (ops.sum_to_shape(g_lo, lo.type.shape), g_x, ops.sum_to_shape(g_hi, hi.type.shape))
+
+
+def _convert_vjp(ops, cts, primals, outs, *, dtype):
+    (ct,), (x,) = cts, primals
+    if x.type.dtype.kind not in "fc":
+        return (None,)
+    if ct.type.dtype.is_complex and not x.type.dtype.is_complex:
+        ct = ops.unary("real", ct)
+    return (ops.convert(ct, x.type.dtype),)
+
+
+def _convert_jvp(ops, tangents, primals, outs, *, dtype):
+    (t,) = tangents
+    if dtype.kind not in "fc":
+        return (None,)
+    return (ops.convert(t, dtype),)
+
+
+def _complex_vjp(ops, cts, primals, outs):
+    (ct,) = cts
+    return (ops.unary("real", ct), ops.neg(ops.unary("imag", ct)))
+
+
+def _complex_jvp(ops, tangents, primals, outs):
+    tr, ti = tangents
+    re, im = primals
+    return (ops.bind(ops._p("complex"), tr if tr is not None else ops.zeros_like(re),
+                     ti if ti is not None else ops.zeros_like(im)),)
+
+
+def _unary_linear_jvp(name):
+    def jvp(ops, tangents, primals, outs, **attrs):
+        return (ops.bind(ops._p(name), tangents[0], **attrs),)
+    return jvp
+
+
+def _add_jvp(sub):
+    def jvp(ops, tangents, primals, outs):
+        tx, ty = tangents
+        if ty is None:
+            return (tx,)
+        if tx is None:
+            return (ops.neg(ty) if sub else ty,)
+        return ((ops.sub if sub else ops.add)(tx, ty),)
+    return jvp
 
 
 # ---- unary ---------------------------------------------------------------------------
@@ -109,33 +283,43 @@ def _c_sign(x):
     return np.sign(x)
 
 
-neg = unary("neg", "stablehlo.negate", np.negative, NUMERIC)
-abs_ = unary("abs", "stablehlo.abs", np.abs, SIGNED, out=_real_of)  # no unsigned in StableHLO
-sign = unary("sign", "stablehlo.sign", _c_sign, SIGNED)
-exp = unary("exp", "stablehlo.exponential", np.exp)
-expm1 = unary("expm1", "stablehlo.exponential_minus_one", np.expm1)
-log = unary("log", "stablehlo.log", np.log)
-log1p = unary("log1p", "stablehlo.log_plus_one", np.log1p)
-sqrt = unary("sqrt", "stablehlo.sqrt", np.sqrt)
-rsqrt = unary("rsqrt", "stablehlo.rsqrt", lambda x: 1 / np.sqrt(x))
-cbrt = unary("cbrt", "stablehlo.cbrt", np.cbrt, FLOAT)
-sin = unary("sin", "stablehlo.sine", np.sin)
-cos = unary("cos", "stablehlo.cosine", np.cos)
-tan = unary("tan", "stablehlo.tan", np.tan)
-tanh = unary("tanh", "stablehlo.tanh", np.tanh)
-logistic = unary("logistic", "stablehlo.logistic", lambda x: 1 / (1 + np.exp(-x)))
+neg = unary("neg", "stablehlo.negate", np.negative, NUMERIC,
+            vjp=lambda ops, cts, p, o: (ops.neg(cts[0]),), jvp=_unary_linear_jvp("neg"))
+abs_ = unary("abs", "stablehlo.abs", np.abs, SIGNED, out=_real_of,  # no unsigned in StableHLO
+             vjp=_abs_vjp)
+sign = unary("sign", "stablehlo.sign", _c_sign, SIGNED, differentiable=False)
+exp = unary("exp", "stablehlo.exponential", np.exp, **_deriv(lambda ops, x, y: y))
+expm1 = unary("expm1", "stablehlo.exponential_minus_one", np.expm1,
+              **_deriv(lambda ops, x, y: ops.add(y, ops.ones_like(y))))
+log = unary("log", "stablehlo.log", np.log,
+            **_deriv(lambda ops, x, y: ops.div(ops.ones_like(x), x)))
+log1p = unary("log1p", "stablehlo.log_plus_one", np.log1p,
+              **_deriv(lambda ops, x, y: ops.div(ops.ones_like(x), ops.add(x, ops.ones_like(x)))))
+sqrt = unary("sqrt", "stablehlo.sqrt", np.sqrt,
+             **_deriv(lambda ops, x, y: ops.div(ops.full_like(y, 0.5), y)))
+rsqrt = unary("rsqrt", "stablehlo.rsqrt", lambda x: 1 / np.sqrt(x),
+              **_deriv(lambda ops, x, y: ops.div(ops.scale(y, -0.5), x)))
+cbrt = unary("cbrt", "stablehlo.cbrt", np.cbrt, FLOAT,
+             **_deriv(lambda ops, x, y: ops.div(ops.full_like(y, 1 / 3), ops.mul(y, y))))
+sin = unary("sin", "stablehlo.sine", np.sin, **_deriv(lambda ops, x, y: ops.unary("cos", x)))
+cos = unary("cos", "stablehlo.cosine", np.cos,
+            **_deriv(lambda ops, x, y: ops.neg(ops.unary("sin", x))))
+tan = unary("tan", "stablehlo.tan", np.tan,
+            **_deriv(lambda ops, x, y: ops.add(ops.ones_like(y), ops.mul(y, y))))
+tanh = unary("tanh", "stablehlo.tanh", np.tanh,
+             **_deriv(lambda ops, x, y: ops.sub(ops.ones_like(y), ops.mul(y, y))))
+logistic = unary("logistic", "stablehlo.logistic", lambda x: 1 / (1 + np.exp(-x)),
+                 **_deriv(lambda ops, x, y: ops.mul(y, ops.sub(ops.ones_like(y), y))))
 
 
 # Inverse trigonometric and hyperbolic functions: CHLO's decompositions are more accurate
 # near the branch points than compositions of log and sqrt would be.
 def _holomorphic_vjp(deriv):
-    """vjp of f with derivative deriv(ops, x, out): ct * conj(f'(x)) (JAX's convention)."""
+    """vjp of f with derivative deriv(ops, x, out): ct * f'(x). JAX's convention: the
+    transpose, not the adjoint (jax.vjp(jnp.arcsin, z)(1) == arcsin'(z), no conj)."""
     def vjp(ops, cts, primals, outs):
         (ct,), (x,), (out,) = cts, primals, outs
-        d = deriv(ops, x, out)
-        if x.type.dtype.is_complex:
-            d = ops.unary("conj", d)
-        return (ops.mul(ct, d),)
+        return (ops.mul(ct, deriv(ops, x, out)),)
     return vjp
 
 
@@ -164,17 +348,19 @@ sinh = unary("sinh", "chlo.sinh", np.sinh)
 sinh.vjp = _holomorphic_vjp(lambda ops, x, out: ops.unary("cosh", x))
 cosh = unary("cosh", "chlo.cosh", np.cosh)
 cosh.vjp = _holomorphic_vjp(lambda ops, x, out: ops.unary("sinh", x))
-floor = unary("floor", "stablehlo.floor", np.floor, FLOAT)
-ceil = unary("ceil", "stablehlo.ceil", np.ceil, FLOAT)
-round_ = unary("round", "stablehlo.round_nearest_even", np.round, FLOAT)
+floor = unary("floor", "stablehlo.floor", np.floor, FLOAT, differentiable=False)
+ceil = unary("ceil", "stablehlo.ceil", np.ceil, FLOAT, differentiable=False)
+round_ = unary("round", "stablehlo.round_nearest_even", np.round, FLOAT, differentiable=False)
 is_finite = unary("is_finite", "stablehlo.is_finite", np.isfinite, FLOAT,
                   out=lambda d: dt.bool_, differentiable=False)
 not_ = unary("not", "stablehlo.not",
              lambda x: np.logical_not(x) if x.dtype == np.bool_ else np.invert(x), LOGICAL,
              differentiable=False)
-real = unary("real", "stablehlo.real", np.real, INEXACT, out=_real_of)
+real = unary("real", "stablehlo.real", np.real, INEXACT, out=_real_of, vjp=_real_vjp,
+             jvp=_unary_linear_jvp("real"))
 imag = unary("imag", "stablehlo.imag", lambda x: np.imag(x) if np.iscomplexobj(x)
-             else np.zeros_like(x), INEXACT, out=_real_of)
+             else np.zeros_like(x), INEXACT, out=_real_of, vjp=_imag_vjp,
+             jvp=_unary_linear_jvp("imag"))
 
 
 def _conj_emit(ctx, x):
@@ -189,7 +375,8 @@ def _conj_emit(ctx, x):
 
 
 conj = Primitive("conj", lambda x: (check_kind("conj", x, NUMERIC), x)[1], _conj_emit,
-                 _errstate(np.conj), family="elementwise")
+                 _errstate(np.conj), vjp=lambda ops, cts, p, o: (ops.unary("conj", cts[0]),),
+                 jvp=_unary_linear_jvp("conj"), family="elementwise")
 
 # ---- binary --------------------------------------------------------------------------
 
@@ -231,16 +418,23 @@ def _power(x, y):
     return np.power(x, y)
 
 
-add = binary("add", "stablehlo.add", lambda x, y: x + y if x.dtype != np.bool_ else x | y, ANY)
-subtract = binary("subtract", "stablehlo.subtract", np.subtract)
+add = binary("add", "stablehlo.add", lambda x, y: x + y if x.dtype != np.bool_ else x | y, ANY,
+             vjp=lambda ops, cts, p, o: (cts[0], cts[0]), jvp=_add_jvp(False))
+subtract = binary("subtract", "stablehlo.subtract", np.subtract,
+                  vjp=lambda ops, cts, p, o: (cts[0], ops.neg(cts[0])), jvp=_add_jvp(True))
 multiply = binary("multiply", "stablehlo.multiply",
-                  lambda x, y: x * y if x.dtype != np.bool_ else x & y, ANY)
-divide = binary("divide", "stablehlo.divide", _c_div)
-remainder = binary("remainder", "stablehlo.remainder", _c_rem, REAL_NUMERIC)
-power = binary("power", "stablehlo.power", _power)
-maximum = binary("maximum", "stablehlo.maximum", np.maximum, "biuf")
-minimum = binary("minimum", "stablehlo.minimum", np.minimum, "biuf")
-atan2 = binary("atan2", "stablehlo.atan2", np.arctan2, INEXACT)
+                  lambda x, y: x * y if x.dtype != np.bool_ else x & y, ANY,
+                  **_bin_deriv(lambda ops, x, y, z: y, lambda ops, x, y, z: x))
+divide = binary("divide", "stablehlo.divide", _c_div, vjp=_div_vjp)
+remainder = binary("remainder", "stablehlo.remainder", _c_rem, REAL_NUMERIC,
+                   **_bin_deriv(lambda ops, x, y, z: ops.ones_like(x), _rem_dy))
+power = binary("power", "stablehlo.power", _power, **_bin_deriv(_pow_dx, _pow_dy))
+maximum = binary("maximum", "stablehlo.maximum", np.maximum, "biuf",
+                 **_bin_deriv(_balanced, lambda ops, x, y, z: _balanced(ops, y, x, z)))
+minimum = binary("minimum", "stablehlo.minimum", np.minimum, "biuf",
+                 **_bin_deriv(_balanced, lambda ops, x, y, z: _balanced(ops, y, x, z)))
+atan2 = binary("atan2", "stablehlo.atan2", np.arctan2, INEXACT,
+               **_bin_deriv(_atan2_d(1), _atan2_d(-1)))
 and_ = binary("and", "stablehlo.and", np.bitwise_and, LOGICAL, differentiable=False)
 or_ = binary("or", "stablehlo.or", np.bitwise_or, LOGICAL, differentiable=False)
 xor = binary("xor", "stablehlo.xor", np.bitwise_xor, LOGICAL, differentiable=False)
@@ -295,7 +489,8 @@ def _select_rule(pred, on_true, on_false):
 
 
 select = Primitive("select", _select_rule, _elementwise_emit("stablehlo.select"),
-                   lambda p, a, b: np.where(p, a, b), family="elementwise")
+                   lambda p, a, b: np.where(p, a, b), vjp=_select_vjp, jvp=_select_jvp,
+                   family="elementwise")
 
 
 def _clamp_rule(lo, x, hi):
@@ -307,7 +502,8 @@ def _clamp_rule(lo, x, hi):
 
 
 clamp = Primitive("clamp", _clamp_rule, _elementwise_emit("stablehlo.clamp"),
-                  lambda lo, x, hi: np.minimum(np.maximum(x, lo), hi), family="elementwise")
+                  lambda lo, x, hi: np.minimum(np.maximum(x, lo), hi), vjp=_clamp_vjp,
+                  family="elementwise")
 
 # ---- conversions ---------------------------------------------------------------------
 
@@ -341,7 +537,8 @@ def _convert_ref(x, *, dtype):
         return np.asarray(x).astype(dtype.np)
 
 
-convert = Primitive("convert", _convert_rule, _convert_emit, _convert_ref, family="elementwise")
+convert = Primitive("convert", _convert_rule, _convert_emit, _convert_ref, vjp=_convert_vjp,
+                    jvp=_convert_jvp, family="elementwise")
 
 
 def _bitcast_rule(x, *, dtype):
@@ -367,7 +564,7 @@ def _complex_rule(re, im):
 
 complex_ = Primitive("complex", _complex_rule, _elementwise_emit("stablehlo.complex"),
                      lambda re, im: (re + 1j * im).astype(np.result_type(re.dtype, np.complex64)),
-                     family="elementwise")
+                     vjp=_complex_vjp, jvp=_complex_jvp, family="elementwise")
 
 PRIMITIVES = [
     neg, abs_, sign, exp, expm1, log, log1p, sqrt, rsqrt, cbrt, sin, cos, tan, tanh, logistic,

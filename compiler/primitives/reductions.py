@@ -99,6 +99,52 @@ reduce_and = reduction("and")
 reduce_or = reduction("or")
 
 
+def _kept_dims(x, axes):
+    return tuple(i for i in range(x.type.ndim) if i not in axes)
+
+
+def _sum_vjp(ops, cts, primals, outs, *, axes):
+    x = primals[0]
+    return (ops.broadcast(cts[0], x.type.shape, _kept_dims(x, axes)),)
+
+
+def _extremum_vjp(ops, cts, primals, outs, *, axes):
+    """The gradient goes to the elements equal to the result, shared evenly on ties."""
+    (ct,), (x,), (out,) = cts, primals, outs
+    kept = _kept_dims(x, axes)
+    hit = ops.convert(ops.eq(x, ops.broadcast(out, x.type.shape, kept)), x.type.dtype)
+    count = ops.reduce_sum(hit, axes)
+    share = ops.div(ct, count)
+    return (ops.mul(hit, ops.broadcast(share, x.type.shape, kept)),)
+
+
+def _prod_vjp(ops, cts, primals, outs, *, axes):
+    """d prod / d x_i = product of the other elements, exact with zeros: out / x_i when
+    the group has no zero; the product of the non-zeros at the one zero; else 0."""
+    (ct,), (x,) = cts, primals
+    kept, shape = _kept_dims(x, axes), x.type.shape
+    zero, one = ops.zeros_like(x), ops.ones_like(x)
+    is_zero = ops.eq(x, zero)
+    nonzero_prod = ops.bind(reduce_prod, ops.select(is_zero, one, x), axes=axes)
+    zeros = ops.reduce_sum(ops.convert(is_zero, x.type.dtype), axes)
+    zeros_b = ops.broadcast(zeros, shape, kept)
+    nz_b = ops.broadcast(nonzero_prod, shape, kept)
+    no_zero = ops.div(nz_b, ops.select(is_zero, one, x))
+    one_zero = ops.select(is_zero, nz_b, zero)
+    c = ops.full_like(zeros_b, 0)
+    d = ops.select(ops.eq(zeros_b, c), no_zero,
+                   ops.select(ops.eq(zeros_b, ops.full_like(zeros_b, 1)), one_zero, zero))
+    return (ops.mul(d, ops.broadcast(ct, shape, kept)),)
+
+
+reduce_sum.vjp = _sum_vjp
+reduce_sum.jvp = lambda ops, tangents, primals, outs, *, axes: (
+    ops.reduce_sum(tangents[0], axes),)
+reduce_prod.vjp = _prod_vjp
+reduce_max.vjp = _extremum_vjp
+reduce_min.vjp = _extremum_vjp
+
+
 def arg_reduction(kind: str) -> Primitive:
     """argmax/argmin along one axis; NaN counts as the extreme, ties go to the first."""
     name = f"arg{kind}"
@@ -227,6 +273,51 @@ def _dot_ref(x, y, *, contracting, batch, preferred_element_type=None):
 
 
 dot_general = Primitive("dot_general", _dot_rule, _dot_emit, _dot_ref, family="linalg")
+
+
+def _dot_transpose(ops, ct, other, contracting, batch, this_ndim, ct_first: bool):
+    """Cotangent of one dot_general operand ("this") given the other (as JAX's
+    _dot_general_transpose_lhs). ct's dims are batch, free-lhs, free-rhs."""
+    (tc, oc), (tb, ob) = contracting, batch
+    o_ndim = other.type.ndim
+    t_free = [i for i in range(this_ndim) if i not in tc and i not in tb]
+    o_free = [i for i in range(o_ndim) if i not in oc and i not in ob]
+    nb = len(tb)
+    # positions of the other operand's free dims inside ct
+    if ct_first:  # this = lhs: ct = [batch, t_free, o_free]
+        ct_o = list(range(nb + len(t_free), nb + len(t_free) + len(o_free)))
+    else:         # this = rhs: ct = [batch, o_free, t_free]
+        ct_o = list(range(nb, nb + len(o_free)))
+    g = ops.dot_general(ct, other, (ct_o, o_free), (list(range(nb)), list(ob)))
+    # g's dims: batch (this's tb), ct's remaining (t_free), other's remaining (its
+    # contracting dims in increasing order -> this's matching tc dims)
+    order = sorted(range(len(oc)), key=lambda k: oc[k])
+    layout = list(tb) + t_free + [tc[k] for k in order]
+    perm = [layout.index(i) for i in range(this_ndim)]
+    return ops.transpose(g, perm)
+
+
+def _dot_vjp(ops, cts, primals, outs, *, contracting, batch, preferred_element_type=None):
+    (ct,), (x, y) = cts, primals
+    ct = ops.convert(ct, x.type.dtype)
+    (xc, yc), (xb, yb) = contracting, batch
+    gx = _dot_transpose(ops, ct, y, (xc, yc), (xb, yb), x.type.ndim, True)
+    gy = _dot_transpose(ops, ct, x, (yc, xc), (yb, xb), y.type.ndim, False)
+    return (gx, gy)
+
+
+def _dot_jvp(ops, tangents, primals, outs, **attrs):
+    (tx, ty), (x, y) = tangents, primals
+    parts = []
+    if tx is not None:
+        parts.append(ops.bind(dot_general, tx, y, **attrs))
+    if ty is not None:
+        parts.append(ops.bind(dot_general, x, ty, **attrs))
+    return (parts[0] if len(parts) == 1 else ops.add(*parts),)
+
+
+dot_general.vjp = _dot_vjp
+dot_general.jvp = _dot_jvp
 
 PRIMITIVES = [reduce_sum, reduce_prod, reduce_max, reduce_min, reduce_and, reduce_or,
               argmax, argmin, dot_general]

@@ -58,6 +58,14 @@ iota = Primitive("iota", _iota_rule,
 # ---- broadcast, reshape, transpose ---------------------------------------------------
 
 
+def _same_op_jvp(prim):
+    """jvp of an op linear in its one operand: the op applied to the tangent."""
+    def jvp(ops, tangents, primals, outs, **attrs):
+        return (ops.bind(prim, tangents[0], **attrs),)
+    return jvp
+
+
+
 def _broadcast_rule(x, *, shape, broadcast_dimensions):
     dims = broadcast_dimensions
     if len(dims) != x.ndim:
@@ -89,6 +97,18 @@ broadcast_in_dim = Primitive(
     _broadcast_ref, family="shape")
 
 
+def _broadcast_vjp(ops, cts, primals, outs, *, shape, broadcast_dimensions):
+    (ct,), (x,) = cts, primals
+    dims = broadcast_dimensions
+    axes = [d for d in range(len(shape)) if d not in dims]
+    axes += [d for i, d in enumerate(dims) if x.type.shape[i] == 1 and shape[d] != 1]
+    return (ops.reshape(ops.reduce_sum(ct, sorted(axes)), x.type.shape),)
+
+
+broadcast_in_dim.vjp = _broadcast_vjp
+broadcast_in_dim.jvp = _same_op_jvp(broadcast_in_dim)
+
+
 def _reshape_rule(x, *, shape):
     t = TensorType(shape, x.dtype)
     if t.size != x.size:
@@ -100,6 +120,9 @@ def _reshape_rule(x, *, shape):
 reshape = Primitive("reshape", _reshape_rule,
                     lambda ctx, x: ctx.op("stablehlo.reshape", [x], ctx.out_types),
                     lambda x, *, shape: np.reshape(x, shape), family="shape")
+reshape.vjp = lambda ops, cts, primals, outs, *, shape: (
+    ops.reshape(cts[0], primals[0].type.shape),)
+reshape.jvp = _same_op_jvp(reshape)
 
 
 def _transpose_rule(x, *, permutation):
@@ -114,6 +137,9 @@ transpose = Primitive(
     lambda ctx, x: ctx.op("stablehlo.transpose", [x], ctx.out_types,
                           "permutation = " + i64_array(ctx.attrs["permutation"])),
     lambda x, *, permutation: np.transpose(x, permutation), family="shape")
+transpose.vjp = lambda ops, cts, primals, outs, *, permutation: (
+    ops.transpose(cts[0], tuple(int(i) for i in np.argsort(permutation))),)
+transpose.jvp = _same_op_jvp(transpose)
 
 # ---- slicing -------------------------------------------------------------------------
 
@@ -138,6 +164,21 @@ slice_ = Primitive(
     lambda x, *, start, limit, strides: x[tuple(
         slice(s, l, st) for s, l, st in zip(start, limit, strides))],
     family="shape")
+
+
+def _slice_vjp(ops, cts, primals, outs, *, start, limit, strides):
+    (ct,), (x,) = cts, primals
+    if ct.type.size == 0:
+        return (ops.zeros_like(x),)
+    high = [n - s - (k - 1) * st - 1 for n, s, k, st in zip(x.type.shape, start,
+                                                           ct.type.shape, strides)]
+    zero = ops.const(0, ct.type.dtype)
+    return (ops.bind(pad, ct, zero, low=tuple(start), high=tuple(high),
+                     interior=tuple(st - 1 for st in strides)),)
+
+
+slice_.vjp = _slice_vjp
+slice_.jvp = _same_op_jvp(slice_)
 
 
 def _index_operands(opname: str, x: TensorType, starts) -> None:
@@ -173,6 +214,11 @@ dynamic_slice = Primitive(
     lambda ctx, x, *starts: ctx.op("stablehlo.dynamic_slice", [x, *starts], ctx.out_types,
                                    "slice_sizes = " + i64_array(ctx.attrs["sizes"])),
     _dynamic_slice_ref, family="shape")
+dynamic_slice.vjp = lambda ops, cts, primals, outs, *, sizes: (
+    ops.bind(dynamic_update_slice, ops.zeros_like(primals[0]), cts[0], *primals[1:]),
+    *[None] * (len(primals) - 1))
+dynamic_slice.jvp = lambda ops, tangents, primals, outs, *, sizes: (
+    ops.bind(dynamic_slice, tangents[0], *primals[1:], sizes=sizes),)
 
 
 def _dus_rule(x, update, *starts):
@@ -195,6 +241,24 @@ dynamic_update_slice = Primitive(
     lambda ctx, x, u, *starts: ctx.op("stablehlo.dynamic_update_slice", [x, u, *starts],
                                       ctx.out_types),
     _dus_ref, family="shape")
+
+
+def _dus_vjp(ops, cts, primals, outs):
+    (ct,), (_, update, *starts) = cts, primals
+    return (ops.bind(dynamic_update_slice, ct, ops.zeros_like(update), *starts),
+            ops.bind(dynamic_slice, ct, *starts, sizes=update.type.shape),
+            *[None] * len(starts))
+
+
+def _dus_jvp(ops, tangents, primals, outs):
+    tx, tu = tangents[:2]
+    x, update, *starts = primals
+    return (ops.bind(dynamic_update_slice, tx if tx is not None else ops.zeros_like(x),
+                     tu if tu is not None else ops.zeros_like(update), *starts),)
+
+
+dynamic_update_slice.vjp = _dus_vjp
+dynamic_update_slice.jvp = _dus_jvp
 
 # ---- concatenate, pad, reverse -------------------------------------------------------
 
@@ -224,6 +288,25 @@ concatenate = Primitive(
     lambda ctx, *xs: ctx.op("stablehlo.concatenate", list(xs), ctx.out_types,
                             f"dimension = {ctx.attrs['dimension']} : i64"),
     lambda *xs, dimension: np.concatenate(xs, axis=dimension), family="shape")
+
+
+def _concat_vjp(ops, cts, primals, outs, *, dimension):
+    (ct,), grads, at = cts, [], 0
+    for x in primals:
+        n = x.type.shape[dimension]
+        start = [0] * ct.type.ndim
+        limit = list(ct.type.shape)
+        start[dimension], limit[dimension] = at, at + n
+        grads.append(ops.bind(slice_, ct, start=tuple(start), limit=tuple(limit),
+                              strides=(1,) * ct.type.ndim))
+        at += n
+    return tuple(grads)
+
+
+concatenate.vjp = _concat_vjp
+concatenate.jvp = lambda ops, tangents, primals, outs, *, dimension: (ops.bind(
+    concatenate, *[t if t is not None else ops.zeros_like(x)
+                   for t, x in zip(tangents, primals)], dimension=dimension),)
 
 
 def _pad_rule(x, value, *, low, high, interior):
@@ -262,6 +345,26 @@ pad = Primitive(
     _pad_ref, family="shape")
 
 
+def _pad_vjp(ops, cts, primals, outs, *, low, high, interior):
+    """Undo the edge padding (negative padding crops), then take every (interior+1)-th
+    element; the padding value gets what is left (as JAX's pad transpose)."""
+    (ct,) = cts
+    zero = ops.const(0, ct.type.dtype)
+    unpadded = ops.bind(pad, ct, zero, low=tuple(-lo for lo in low),
+                        high=tuple(-hi for hi in high), interior=(0,) * len(low))
+    g_x = ops.bind(slice_, unpadded, start=(0,) * len(low), limit=unpadded.type.shape,
+                   strides=tuple(i + 1 for i in interior))
+    every = tuple(range(ct.type.ndim))
+    g_v = ops.sub(ops.reduce_sum(ct, every), ops.reduce_sum(g_x, every))
+    return (g_x, g_v)
+
+
+pad.vjp = _pad_vjp
+pad.jvp = lambda ops, tangents, primals, outs, **attrs: (ops.bind(
+    pad, *[t if t is not None else ops.zeros_like(x) for t, x in zip(tangents, primals)],
+    **attrs),)
+
+
 def _reverse_rule(x, *, axes):
     _axes_ok("reverse", axes, x.ndim)
     return x
@@ -272,6 +375,8 @@ reverse = Primitive(
     lambda ctx, x: ctx.op("stablehlo.reverse", [x], ctx.out_types,
                           "dimensions = " + i64_array(ctx.attrs["axes"])),
     lambda x, *, axes: np.flip(x, axes) if axes else x, family="shape")
+reverse.vjp = lambda ops, cts, primals, outs, *, axes: (ops.bind(reverse, cts[0], axes=axes),)
+reverse.jvp = _same_op_jvp(reverse)
 
 PRIMITIVES = [constant, iota, broadcast_in_dim, reshape, transpose, slice_, dynamic_slice,
               dynamic_update_slice, concatenate, pad, reverse]
