@@ -53,7 +53,7 @@ def prod(x, axis=None, dtype=None, keepdims: bool = False) -> Tensor:
 def _minmax(kind, x, axis, keepdims):
     x = as_tensor(x)
     axes = normalize_axes(axis, x.ndim)
-    if any(x.shape[a] == 0 for a in axes):
+    if 0 in [x.shape[a] for a in axes]:  # (`any` here is the reduction)
         raise ValueError(at_user_line(f"zero-size tensor of shape {x.shape} has no {kind} "
                                       f"along axis {axis}; pass a non-empty tensor"))
     if x.dtype.is_complex:
