@@ -6,9 +6,9 @@ completeness test (tests/device_free/test_primitives.py) checks its rules.
 
 from __future__ import annotations
 
-from . import convolution, elementwise, fft, reductions, shape_ops, windows
+from . import convolution, elementwise, fft, indexing, reductions, shape_ops, sorting, windows
 
-FAMILIES = (elementwise, shape_ops, reductions, windows, convolution, fft)
+FAMILIES = (elementwise, shape_ops, reductions, windows, convolution, fft, indexing, sorting)
 
 ALL = {}
 for _family in FAMILIES:
