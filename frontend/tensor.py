@@ -144,6 +144,25 @@ class Tensor:
 
         return snp
 
+    def to_device(self, device, /, *, stream=None) -> Tensor:
+        """A copy on `device` (a PJRT device, backend or "reference"); self if already there."""
+        from .api import backend_copy, resolve_backend
+
+        target = resolve_backend(device)
+        return self if target is self._backend else backend_copy(self, target)
+
+    def __dlpack__(self, *, stream=None, max_version=None, dl_device=None, copy=None):
+        """DLPack export through a host NumPy array: consumers always get CPU memory."""
+        if copy is False and not (self._backend.name == "reference"):
+            raise BufferError("stablejit exports DLPack through host memory, which copies "
+                              "device data; pass copy=None or copy=True")
+        a = np.ascontiguousarray(self.numpy())
+        kw = {} if max_version is None else {"max_version": max_version}
+        return a.__dlpack__(stream=stream, **kw)
+
+    def __dlpack_device__(self):
+        return (1, 0)  # kDLCPU: see __dlpack__
+
     # ---- conversions and views -------------------------------------------------------
     def astype(self, dtype, copy: bool = True) -> Tensor:
         from . import numpy as snp

@@ -22,9 +22,8 @@ from ..compiler.dtypes import (
                                uint32,
                                uint64,
 )
-from ..promotion import result_type
 from ..tensor import Tensor
-from ._core import array, asarray, astype, broadcast_arrays, broadcast_shapes, broadcast_to
+from ._core import broadcast_arrays, broadcast_shapes, broadcast_to
 from ._creation import (
                                arange,
                                empty,
@@ -33,7 +32,6 @@ from ._creation import (
                                full,
                                full_like,
                                identity,
-                               linspace,
                                ones,
                                ones_like,
                                tri,
@@ -150,6 +148,22 @@ from ._reductions import (
                                sum,
                                var,
 )
+
+# array API breadth (issue 3)
+from ._dtypes import astype, can_cast, finfo, iinfo, isdtype, result_type
+from ._info import __array_namespace_info__
+from ._math import (acos, acosh, allclose, angle, arccos, arccosh, arcsin, arcsinh, arctan,
+                    arctanh, array_equal, array_equiv, asin, asinh, atan, atanh, copysign,
+                    cosh, deg2rad, degrees, divmod, fabs, float_power, fmax, fmin, gcd,
+                    heaviside, hypot, iscomplex, isclose, isneginf, isposinf, isreal, lcm,
+                    ldexp, logaddexp, logaddexp2, modf, nan_to_num, nextafter, rad2deg,
+                    radians, signbit, sinc, sinh)
+from ._more_creation import array, asarray, from_dlpack, linspace, logspace, meshgrid, tril, triu
+from ._more_manipulation import (array_split, atleast_3d, column_stack, diff, dstack, fliplr,
+                                 flipud, hsplit, hstack, pad, repeat, roll, rot90, row_stack,
+                                 split, tile, unstack, vsplit, vstack)
+from ._statistics import (average, nanmax, nanmean, nanmin, nanprod, nanstd, nansum, nanvar,
+                          ptp)
 
 bool = bool_  # noqa: A001 - the array API spells it `bool`
 e = 2.718281828459045

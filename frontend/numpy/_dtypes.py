@@ -1,0 +1,124 @@
+"""Data type functions of the array API: astype, can_cast, finfo, iinfo, isdtype,
+result_type. Promotion itself is decided in one place, frontend/promotion.py."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..compiler import dtypes as dt
+from ..errors import at_user_line
+from ..promotion import promote_strong
+from ..promotion import result_type as _result_type
+from ..tensor import Tensor
+from ._core import as_tensor
+from ._core import astype as _astype
+
+
+def _dtype_of(x) -> dt.DType:
+    if isinstance(x, Tensor):
+        return x.dtype
+    if hasattr(x, "dtype") and not isinstance(x, type):
+        return dt.dtype(x.dtype)
+    return dt.dtype(x)
+
+
+def astype(x, dtype, /, *, copy: bool = True, device=None) -> Tensor:
+    """x converted to `dtype` (and placed on `device` if given). Tensors are immutable, so
+    copy=False only means "no conversion needed gives back x itself". Complex -> real
+    keeps the real part, as NumPy does (with a ComplexWarning there)."""
+    x = as_tensor(x)
+    out = _astype(x, dtype)
+    if device is not None:
+        from ._core import asarray
+
+        out = asarray(out, device=device)
+    if copy and out is x and x._backend.concrete:
+        from ..api import backend_copy
+
+        out = backend_copy(x, x._backend)
+    return out
+
+
+def can_cast(from_, to, /) -> bool:
+    """Whether `from_` (a dtype or tensor) converts to `to` without changing the kind of
+    value it can hold, by the promotion table: can_cast(a, b) == (promote(a, b) is b)."""
+    a, b = _dtype_of(from_), dt.dtype(to)
+    return promote_strong(a, b) is b
+
+
+def result_type(*arrays_and_dtypes) -> dt.DType:
+    """The dtype that combining these tensors, dtypes and Python scalars gives."""
+    if not arrays_and_dtypes:
+        raise ValueError(at_user_line("result_type needs at least one tensor or dtype"))
+    return _result_type(*arrays_and_dtypes)
+
+
+@dataclass(frozen=True)
+class finfo_object:  # noqa: N801 - the array API's lower-case type names
+    bits: int
+    eps: float
+    max: float
+    min: float
+    smallest_normal: float
+    dtype: dt.DType
+    resolution: float
+    tiny: float
+
+
+@dataclass(frozen=True)
+class iinfo_object:  # noqa: N801
+    bits: int
+    max: int
+    min: int
+    dtype: dt.DType
+
+
+def finfo(type, /) -> finfo_object:  # noqa: A002 - the array API's parameter name
+    """Machine limits of a floating-point or complex dtype (of its real parts)."""
+    d = _dtype_of(type)
+    if not d.is_inexact:
+        raise TypeError(at_user_line(f"finfo needs a floating-point or complex dtype, got "
+                                     f"{d.name}; use iinfo for integers"))
+    r = dt.real_dtype(d)
+    f = dt.finfo(r)
+    return finfo_object(bits=r.bits, eps=float(f.eps), max=float(f.max), min=float(f.min),
+                        smallest_normal=float(f.smallest_normal), dtype=r,
+                        resolution=float(f.resolution), tiny=float(f.tiny))
+
+
+def iinfo(type, /) -> iinfo_object:  # noqa: A002
+    """Machine limits of an integer dtype."""
+    d = _dtype_of(type)
+    if not d.is_integer:
+        raise TypeError(at_user_line(f"iinfo needs an integer dtype, got {d.name}; use finfo "
+                                     f"for floating-point types"))
+    i = dt.iinfo(d)
+    return iinfo_object(bits=d.bits, max=int(i.max), min=int(i.min), dtype=d)
+
+
+_KINDS = {
+    "bool": "b",
+    "signed integer": "i",
+    "unsigned integer": "u",
+    "integral": "iu",
+    "real floating": "f",
+    "complex floating": "c",
+    "numeric": "iufc",
+}
+
+
+def isdtype(dtype, kind, /) -> bool:
+    """Whether `dtype` is of `kind`: a dtype, one of the standard's kind names ('bool',
+    'signed integer', 'unsigned integer', 'integral', 'real floating', 'complex floating',
+    'numeric'), or a tuple of those."""
+    if isinstance(dtype, Tensor) or not isinstance(dtype, dt.DType) and hasattr(dtype, "shape"):
+        raise TypeError(at_user_line("isdtype takes a dtype, not a tensor: use x.dtype"))
+    d = dt.dtype(dtype)
+    if isinstance(kind, tuple):
+        return any(isdtype(d, k) for k in kind)
+    if isinstance(kind, str):
+        if kind not in _KINDS:
+            raise ValueError(at_user_line(f"isdtype: unknown kind {kind!r}; use a dtype or "
+                                          f"one of {', '.join(map(repr, _KINDS))}"))
+        return d.kind in _KINDS[kind]
+    return d is dt.dtype(kind)

@@ -1,0 +1,90 @@
+"""`__array_namespace_info__()`: what this namespace supports, per the array API's
+inspection API (2023.12).
+
+Devices here are what `asarray(..., device=)` and `to_device` accept: PJRT devices of
+the default platform (each is an eager XLA backend), and the string "reference" for the
+NumPy reference backend.
+"""
+
+from __future__ import annotations
+
+from ..compiler import dtypes as dt
+from ..promotion import DEFAULT_COMPLEX, DEFAULT_FLOAT, DEFAULT_INT
+
+_STANDARD = (dt.bool_, dt.int8, dt.int16, dt.int32, dt.int64, dt.uint8, dt.uint16, dt.uint32,
+             dt.uint64, dt.float32, dt.float64, dt.complex64, dt.complex128)
+_KIND_LETTERS = {"bool": "b", "signed integer": "i", "unsigned integer": "u",
+                 "integral": "iu", "real floating": "f", "complex floating": "c",
+                 "numeric": "iufc"}
+
+
+def _platform_of(device) -> str | None:
+    from ..api import resolve_backend
+    from ..backends import XlaBackend
+
+    if device is None:
+        from ..dispatch import concrete_default
+
+        b = concrete_default()
+    elif isinstance(device, str) and device == "reference":
+        return "reference"
+    else:
+        b = resolve_backend(device)
+    return b.platform if isinstance(b, XlaBackend) else "reference"
+
+
+class Info:
+    """The namespace's inspection object (see the array API's `__array_namespace_info__`)."""
+
+    def capabilities(self) -> dict:
+        # Both work on concrete tensors (eager and reference backends). Inside jit,
+        # boolean masks and nonzero raise MustCompileError: XLA shapes are static.
+        return {"boolean indexing": True, "data-dependent shapes": True}
+
+    def default_device(self):
+        """The device new tensors go to: the current default backend's device (or
+        "reference" when the reference backend is the default)."""
+        from ..backends import XlaBackend
+        from ..dispatch import concrete_default
+
+        b = concrete_default()
+        return b.device if isinstance(b, XlaBackend) else "reference"
+
+    def devices(self) -> list:
+        """The PJRT devices of the default platform, then "reference"."""
+        from ..platforms import default_platform
+        from ..runtime import client
+
+        return list(client.devices(default_platform())) + ["reference"]
+
+    def default_dtypes(self, *, device=None) -> dict:
+        return {"real floating": DEFAULT_FLOAT, "complex floating": DEFAULT_COMPLEX,
+                "integral": DEFAULT_INT, "indexing": DEFAULT_INT}
+
+    def dtypes(self, *, device=None, kind=None) -> dict:
+        """The standard's dtypes that work on `device`, optionally of one `kind` (a kind
+        name or a tuple of them). float16 and bfloat16 also work everywhere, but are not
+        part of the standard and are not listed. TPUs have no 64-bit floats."""
+        platform = _platform_of(device)
+        out = {}
+        for d in _STANDARD:
+            if platform == "tpu" and d in (dt.float64, dt.complex128):
+                continue
+            if kind is None or _matches(d, kind):
+                out[d.name] = d
+        return out
+
+
+def _matches(d: dt.DType, kind) -> bool:
+    if isinstance(kind, tuple):
+        return any(_matches(d, k) for k in kind)
+    if isinstance(kind, str):
+        if kind not in _KIND_LETTERS:
+            raise ValueError(f"unknown dtype kind {kind!r}; use one of "
+                             f"{', '.join(map(repr, _KIND_LETTERS))}")
+        return d.kind in _KIND_LETTERS[kind]
+    return d is dt.dtype(kind)
+
+
+def __array_namespace_info__() -> Info:
+    return Info()
