@@ -10,6 +10,13 @@ from jaxlib import _jax
 from .client import platform_of
 
 
+def hlo_before_optimizations(stablehlo: str) -> str:
+    """XLA's HLO for StableHLO text, as XLA sees it before running its passes."""
+    comp = _jax.mlir.mlir_module_to_xla_computation(stablehlo, use_tuple_args=False,
+                                                    return_tuple=False)
+    return comp.as_hlo_text()
+
+
 class CompileError(RuntimeError):
     """XLA rejected a program. The message keeps XLA's own text."""
 
