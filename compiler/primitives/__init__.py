@@ -6,9 +6,20 @@ completeness test (tests/device_free/test_primitives.py) checks its rules.
 
 from __future__ import annotations
 
-from . import convolution, elementwise, fft, indexing, reductions, shape_ops, sorting, windows
+from . import (
+    convolution,
+    custom_ad,
+    elementwise,
+    fft,
+    indexing,
+    reductions,
+    shape_ops,
+    sorting,
+    windows,
+)
 
-FAMILIES = (elementwise, shape_ops, reductions, windows, convolution, fft, indexing, sorting)
+FAMILIES = (elementwise, shape_ops, reductions, windows, convolution, fft, indexing, sorting,
+            custom_ad)
 
 ALL = {}
 for _family in FAMILIES:
