@@ -13,6 +13,7 @@ import functools
 import logging
 import operator
 import os
+import time
 import warnings
 import weakref
 
@@ -131,8 +132,9 @@ def _to_buffer(x, backend: XlaBackend):
 
 class Jitted:
     def __init__(self, fn, *, static_argnums=(), static_argnames=(), donate_argnums=(),
-                 backend=None):
+                 backend=None, cache=None):
         self.fn = fn
+        self._disk = cache  # persistent-cache choice (see runtime/disk_cache.resolve)
         self.static_argnums = tuple(sorted({static_argnums} if isinstance(static_argnums, int)
                                            else set(static_argnums)))
         self.static_argnames = (static_argnames,) if isinstance(static_argnames, str) \
@@ -266,10 +268,11 @@ class Jitted:
         return fn, out_tree, [t for t, _ in trace.captured]
 
     def _build(self, key, args, kwargs, backend) -> _Entry:
+        t0 = time.perf_counter()
         fn, out_tree, captured = self.trace(args, kwargs)
-        if os.environ.get("STABLEJIT_LOG_COMPILES"):
-            log.warning("stablejit: traced %s for %s at %s", self.__name__, _describe_sig(key),
-                        user_location())
+        logging_on = os.environ.get("STABLEJIT_LOG_COMPILES", "0") not in ("", "0")
+        if logging_on or self.traces in _RECOMPILE_WARN_AT:
+            _report_trace(self, key, logging_on, time.perf_counter() - t0)
         donate = self._donation(key)
         if backend is REFERENCE:
             from .compiler import passes
@@ -278,7 +281,8 @@ class Jitted:
             return _Entry(fn, opt, None, None, out_tree, opt.result_types, captured,
                           backend, ())
         aliases = self._aliases(fn, donate)
-        exe = compile_function(fn, backend.device, name=self.__name__, donated=aliases)
+        exe = compile_function(fn, backend.device, name=self.__name__, donated=aliases,
+                               cache=self._disk)
         return _Entry(fn, None, exe.stablehlo, exe, out_tree, fn.result_types, captured,
                       backend, tuple(i for i, a in enumerate(aliases) if a is not None))
 
@@ -308,9 +312,9 @@ class Jitted:
             t = fn.params[i].type
             match = next((o for o in free if fn.results[o].type == t), None)
             if match is None:
-                warnings.warn(f"{self.__name__}: donated argument leaf {i} ({t}) matches no "
+                _warn_at_user(f"{self.__name__}: donated argument leaf {i} ({t}) matches no "
                               f"output of the same shape and dtype, so its buffer could not "
-                              f"be reused", stacklevel=4)
+                              f"be reused (it stays valid)", UserWarning)
                 continue
             free.remove(match)
             aliases[i] = match
@@ -340,6 +344,37 @@ class Jitted:
 
     def __repr__(self) -> str:
         return f"<stablejit.jit {self.__name__}>"
+
+
+_RECOMPILE_WARN_AT = frozenset(8 * 2 ** i for i in range(20))  # 8th, 16th, 32nd ... trace
+
+
+def _report_trace(jitted, key, logging_on: bool, seconds: float) -> None:
+    """STABLEJIT_LOG_COMPILES: say that (and why) fn was traced; and warn, even without
+    logging, when one function keeps being retraced."""
+    from .explain import describe_retrace
+
+    why = describe_retrace(jitted.fn, key, [k for k in list(jitted._cache._done) if k != key])
+    if logging_on:
+        log.warning("stablejit: traced %s (trace #%d) for %s at %s in %.1f ms: %s",
+                    jitted.__name__, jitted.traces, _describe_sig(key), user_location(),
+                    1e3 * seconds, why)
+    if jitted.traces in _RECOMPILE_WARN_AT:
+        _warn_at_user(
+            f"stablejit: {jitted.__name__} has been traced and compiled {jitted.traces} times; "
+            f"the latest because {why}. Each new shape, dtype or static value compiles "
+            f"again: pad inputs to a few fixed shapes, or pass settings as static arguments "
+            f"that take few values", RecompileWarning)
+
+
+def _warn_at_user(message: str, category) -> None:
+    """A warning reported at the user's line rather than inside stablejit."""
+    loc = user_location()
+    warnings.warn_explicit(message, category, loc.file, loc.line or 0)
+
+
+class RecompileWarning(UserWarning):
+    """A jitted function keeps being traced and compiled again."""
 
 
 def _describe_sig(key) -> str:
@@ -398,11 +433,13 @@ class Compiled:
 
 
 def jit(fn=None, *, static_argnums=(), static_argnames=(), donate_argnums=(), backend=None,
-        platform: str | None = None, device_id: int | None = None):
+        platform: str | None = None, device_id: int | None = None, cache=None):
     """Compile `fn` with XLA. Usable as @jit or @jit(static_argnums=...).
 
     backend / platform / device_id pin where it runs; by default it runs where its
-    tensor arguments live (or on the default backend)."""
+    tensor arguments live (or on the default backend). cache: the persistent compilation
+    cache to use — None/True the default (STABLEJIT_CACHE_DIR or the per-user cache
+    directory), False none, or a directory path."""
     if platform is not None or device_id is not None:
         from .platforms import default_platform
 
@@ -410,6 +447,6 @@ def jit(fn=None, *, static_argnums=(), static_argnames=(), donate_argnums=(), ba
     if fn is None:
         return functools.partial(jit, static_argnums=static_argnums,
                                  static_argnames=static_argnames,
-                                 donate_argnums=donate_argnums, backend=backend)
+                                 donate_argnums=donate_argnums, backend=backend, cache=cache)
     return Jitted(fn, static_argnums=static_argnums, static_argnames=static_argnames,
-                  donate_argnums=donate_argnums, backend=backend)
+                  donate_argnums=donate_argnums, backend=backend, cache=cache)
