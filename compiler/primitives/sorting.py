@@ -60,11 +60,18 @@ def _compare(ctx, a, b, direction, kind):
 def _canonical(ctx, x, t: TensorType):
     """-0.0 -> 0.0 and every NaN -> +NaN, so a total-order compare orders as NumPy."""
     s = scalar_type(t.dtype)
-    plus = ctx.op("stablehlo.add", [x, ctx.constant(0.0, t.dtype)], [s])[0]
-    is_nan = ctx.op("stablehlo.compare", [x, x], [scalar_type(dt.bool_)],
-                    "comparison_direction = #stablehlo<comparison_direction NE>, "
-                    "compare_type = #stablehlo<comparison_type FLOAT>")[0]
-    return ctx.op("stablehlo.select", [is_nan, ctx.constant(np.nan, t.dtype), plus], [s])[0]
+    b = scalar_type(dt.bool_)
+
+    def cmp(a, c, direction):
+        return ctx.op("stablehlo.compare", [a, c], [b],
+                      f"comparison_direction = #stablehlo<comparison_direction {direction}>, "
+                      "compare_type = #stablehlo<comparison_type FLOAT>")[0]
+
+    zero = ctx.constant(0.0, t.dtype)
+    # select, not x + 0.0: XLA simplifies the addition away
+    x = ctx.op("stablehlo.select", [cmp(x, zero, "EQ"), zero, x], [s])[0]
+    return ctx.op("stablehlo.select", [cmp(x, x, "NE"), ctx.constant(np.nan, t.dtype), x],
+                  [s])[0]
 
 
 def _sort_emit(ctx, *xs):
