@@ -18,6 +18,18 @@ from .api import (
     resolve_backend,
     set_default_backend,
 )
+from .autodiff import (
+    custom_jvp,
+    custom_vjp,
+    grad,
+    hessian,
+    jacfwd,
+    jacrev,
+    jvp,
+    stop_gradient,
+    value_and_grad,
+    vjp,
+)
 from .backends import REFERENCE, ReferenceBackend, XlaBackend
 from .compiler import dtypes
 from .compiler.errors import ShapeError
@@ -53,5 +65,6 @@ __all__ = [
     "MustCompileError", "StablejitError", "TracerBoolConversionError", "TracerConversionError",
     "Compiled", "Jitted", "Lowered", "jit", "default_platform", "set_default_platform",
     "configure_client", "Tensor", "register_dataclass", "register_pytree_node", "tree_map",
-    "devices",
+    "devices", "grad", "value_and_grad", "vjp", "jvp", "jacfwd", "jacrev", "hessian",
+    "stop_gradient", "custom_vjp", "custom_jvp",
 ]
