@@ -212,6 +212,13 @@ class Tensor:
 
         return _indexing.getitem(self, index)
 
+    @property
+    def at(self):
+        """Functional updates: x.at[index].set/add/multiply/min/max/get(...)."""
+        from .numpy._indexing import IndexUpdateHelper
+
+        return IndexUpdateHelper(self)
+
     def __setitem__(self, index, value):
         raise TypeError("stablejit tensors are immutable; use x = x.at[index].set(value) "
                         "(or stablejit.numpy.where) to get an updated copy")
@@ -228,7 +235,7 @@ _COMPARE = {"eq": "equal", "ne": "not_equal", "lt": "less", "le": "less_equal",
 _UNARY = {"neg": "negative", "pos": "positive", "abs": "abs", "invert": "invert"}
 _METHODS = ("sum", "prod", "mean", "max", "min", "argmax", "argmin", "squeeze", "flatten",
             "ravel", "all", "any", "var", "std", "clip", "round", "conj", "swapaxes", "dot",
-            "nonzero")
+            "nonzero", "sort", "argsort", "take", "cumsum", "cumprod")
 
 
 def install_operators(ns) -> None:

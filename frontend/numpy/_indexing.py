@@ -1,8 +1,24 @@
-"""x[index]: integers, slices (any step), None, Ellipsis and scalar integer tensors
-(dynamic_slice); boolean masks and integer arrays on concrete tensors.
+"""x[index] and x.at[index]: NumPy's indexing rules over gather and scatter.
 
-Inside jit, a boolean mask has a data-dependent result shape, so it raises the
-must-compile error (use where(mask, x, 0) or a static size)."""
+Basic indices (integers, slices of any step, None, Ellipsis) become one static slice
+(+ reverse) and a reshape; scalar integer tensors become a dynamic_slice. Integer
+arrays (NumPy arrays, lists, integer tensors) are advanced indices: they broadcast
+together, and the result takes NumPy's layout (the broadcast index dimensions replace
+the indexed axes when those are adjacent, and go first otherwise). They are applied
+with one `gather`, on every backend, traced or not.
+
+Boolean masks select a data-dependent number of elements: on concrete tensors they are
+turned into integer indices on the host; inside jit they raise MustCompileError (use
+where(mask, x, 0), or nonzero(mask, size=...)).
+
+Out-of-range indices:
+  * static indices (Python ints, NumPy arrays, lists) raise IndexError naming the index,
+    the axis and its size, as NumPy does;
+  * tensor indices are not checked (that would need the values on the host). As in JAX,
+    negative ones count from the end; reads (x[i], .at[i].get()) clamp into range, and
+    updates (.at[i].set/add/...) drop an update whose index is out of range. `mode=`
+    changes this: "clip" clamps updates too, "fill" makes reads return `fill_value`.
+"""
 
 from __future__ import annotations
 
@@ -15,8 +31,8 @@ from ..dispatch import bind, bind1
 from ..errors import MustCompileError, at_user_line
 from ..promotion import DEFAULT_INT
 from ..tensor import Tensor
-from ._core import as_tensor, astype
-from ._manipulation import reshape
+from ._core import as_tensor, astype, broadcast_shapes, broadcast_to
+from ._manipulation import concatenate, reshape
 
 
 def _is_int(i) -> bool:
@@ -60,10 +76,11 @@ def _expand(index, ndim: int) -> list:
     return out
 
 
-def getitem(x: Tensor, index) -> Tensor:
+def getitem(x: Tensor, index, mode: str | None = None, fill_value=None) -> Tensor:
     idx = _expand(index, x.ndim)
-    if any(_is_array_index(i) for i in idx):
-        return _advanced(x, idx)
+    if any(_is_array_index(i) for i in idx) or mode == "fill" and any(
+            isinstance(i, Tensor) for i in idx):
+        return _advanced(x, idx, mode or "clip", fill_value)
     # basic indexing: one static slice (+ reverse), dynamic slices, one reshape
     start, limit, strides, rev = [], [], [], []
     out_shape, drop, dynamic = [], [], []
@@ -138,32 +155,334 @@ def _dynamic(x: Tensor, dynamic) -> Tensor:
     return bind(P["dynamic_slice"], (x, *starts), Attrs({"sizes": tuple(sizes)}))[0]
 
 
-def _advanced(x: Tensor, idx) -> Tensor:
-    if not x._backend.concrete or any(isinstance(i, Tensor) and not i._backend.concrete
-                                      for i in idx):
-        kind = "boolean mask" if any(
-            (isinstance(i, (Tensor, np.ndarray)) and i.dtype in (dt.bool_, np.bool_))
-            for i in idx) else "integer-array"
-        if kind == "boolean mask":
+def _is_mask(i) -> bool:
+    if isinstance(i, Tensor):
+        return i.dtype is dt.bool_
+    if isinstance(i, np.ndarray):
+        return i.dtype == np.bool_
+    return isinstance(i, (bool, np.bool_)) or isinstance(i, list) and bool(i) and all(
+        isinstance(e, (bool, np.bool_)) for e in np.ravel(np.asarray(i, dtype=object)))
+
+
+def _masks_to_integers(x: Tensor, idx: list) -> list:
+    """Boolean masks become one integer array per masked axis (on the host)."""
+    out, axis = [], 0
+    for i in idx:
+        if i is None:
+            out.append(i)
+            continue
+        if not _is_mask(i):
+            out.append(i)
+            axis += 1
+            continue
+        if isinstance(i, Tensor) and not i._backend.concrete:
             raise MustCompileError(at_user_line(
                 "boolean-mask indexing inside jit cannot be compiled: the number of selected "
                 "elements depends on the data, and XLA programs have static shapes. Use "
-                "stablejit.numpy.where(mask, x, 0) to keep the shape, or index outside jit"))
-        raise NotImplementedError(at_user_line(
-            "integer-array indexing inside jit is not supported yet (it needs the gather "
-            "primitive); use take()/one-hot products, or index outside jit"))
-    # concrete tensors: compute the index on the host, then gather by NumPy semantics
-    host_idx = tuple(i.numpy() if isinstance(i, Tensor) else i for i in idx)
-    result = x.numpy()[host_idx]
-    return x._backend.from_numpy(np.asarray(result))
+                "stablejit.numpy.where(mask, x, 0) to keep the shape, "
+                "nonzero(mask, size=N) for a fixed number of indices, or index outside jit"))
+        m = i.numpy() if isinstance(i, Tensor) else np.asarray(i, dtype=bool)
+        if m.ndim == 0:
+            raise IndexError(at_user_line(
+                "a scalar boolean index (x[True]) is not supported; use x[None] or "
+                "x[None][:0]"))
+        for j, n in enumerate(m.shape):
+            if n != x.shape[axis + j]:
+                raise IndexError(at_user_line(
+                    f"boolean index did not match indexed tensor along axis {axis + j}; "
+                    f"size of axis is {x.shape[axis + j]} but size of corresponding "
+                    f"boolean axis is {n}"))
+        out.extend(np.nonzero(m))
+        axis += m.ndim
+    return out
 
 
-def nonzero(x) -> tuple[Tensor, ...]:
+def index_dtype(*sizes: int) -> dt.DType:
+    """int32 indices where every size fits (what XLA handles fastest), else int64."""
+    return dt.int32 if all(n < 2 ** 31 for n in sizes) else dt.int64
+
+
+def _host_index(i, n: int, axis: int, idt: dt.DType) -> np.ndarray:
+    """A static integer index: checked against the axis size, negatives wrapped."""
+    a = np.asarray(i)
+    if a.size == 0:
+        a = a.astype(np.int64)
+    if a.dtype.kind not in "iu":
+        raise IndexError(at_user_line(
+            f"arrays used as indices must be of integer (or boolean) type, got {a.dtype}"))
+    bad = (a < -n) | (a >= n)
+    if bad.any():
+        raise IndexError(at_user_line(
+            f"index {int(a[bad].flat[0])} is out of bounds for axis {axis} with size {n}"))
+    return np.where(a < 0, a + n, a).astype(idt.np)
+
+
+def _tensor_index(i: Tensor, n: int, idt: dt.DType) -> Tensor:
+    """A dynamic integer index: negatives count from the end (not range-checked)."""
+    if not i.dtype.is_integer:
+        raise IndexError(at_user_line(
+            f"tensors used as indices must be of integer (or boolean) type, got "
+            f"{i.dtype.name}"))
+    i = astype(i, idt)
+    if i.dtype.kind == "u":
+        return i
+    zero = i._backend.scalar(0, idt)
+    size = i._backend.scalar(n, idt)
+    neg = bind1(P["lt"], i, broadcast_to(zero, i.shape))
+    return bind1(P["select"], neg, bind1(P["add"], i, broadcast_to(size, i.shape)), i)
+
+
+def _in_range(i: Tensor, n: int) -> Tensor:
+    """i in [0, n) for an index already wrapped once."""
+    zero = broadcast_to(i._backend.scalar(0, i.dtype), i.shape)
+    top = broadcast_to(i._backend.scalar(n, i.dtype), i.shape)
+    return bind1(P["and"], bind1(P["ge"], i, zero), bind1(P["lt"], i, top))
+
+
+class _Plan:
+    """Advanced indices of one index expression, normalised.
+
+    layout: the result axes in order, each ("new",), ("basic", axis) or ("B",)
+    adv:    [(operand axis, index tensor)] broadcast to `bshape`
+    valid:  bool tensor of shape bshape (tensor indices in range), or None
+    """
+
+    def __init__(self, x: Tensor, idx: list, need_valid: bool):
+        idx = _masks_to_integers(x, idx)
+        entries, axis = [], 0
+        for i in idx:
+            if i is None:
+                entries.append(("new",))
+                continue
+            entries.append(("basic", axis) if isinstance(i, slice) else ("adv", axis, i))
+            axis += 1
+        self.slices = tuple(i if isinstance(i, slice) else slice(None) for i in idx
+                            if i is not None)
+        adv_pos = [k for k, e in enumerate(entries) if e[0] == "adv"]
+        contiguous = adv_pos == list(range(adv_pos[0], adv_pos[-1] + 1)) if adv_pos else True
+        rest = [e for e in entries if e[0] != "adv"]
+        if contiguous and adv_pos:
+            layout = entries[:adv_pos[0]] + [("B",)] + entries[adv_pos[-1] + 1:]
+        else:
+            layout = [("B",)] + rest
+        self.layout = layout
+        sizes = [x.shape[e[1]] for e in entries if e[0] == "adv"]
+        idt = index_dtype(*sizes) if not any(isinstance(e[2], Tensor) and e[2].dtype is
+                                               dt.int64 for e in entries if e[0] == "adv") \
+            else dt.int64
+        self.idt = idt
+        adv, valid = [], []
+        for e in entries:
+            if e[0] != "adv":
+                continue
+            _, ax, i = e
+            n = x.shape[ax]
+            if isinstance(i, Tensor):
+                t = _tensor_index(i, n, idt)
+                if need_valid:
+                    valid.append(_in_range(t, n))
+            else:
+                t = as_tensor(_host_index(i, n, ax, idt), like=x)
+            adv.append((ax, t))
+        self.bshape = broadcast_shapes(*(t.shape for _, t in adv))
+        self.adv = [(ax, broadcast_to(t, self.bshape)) for ax, t in adv]
+        self.valid = None
+        for v in valid:
+            v = broadcast_to(v, self.bshape)
+            self.valid = v if self.valid is None else bind1(P["and"], self.valid, v)
+
+    def indices(self) -> Tensor:
+        """The index vectors, shape bshape + (k,)."""
+        cols = [reshape(t, self.bshape + (1,)) for _, t in self.adv]
+        return cols[0] if len(cols) == 1 else concatenate(cols, axis=len(self.bshape))
+
+    def gather_layout(self):
+        return [e for e in self.layout if e[0] != "new"]
+
+
+def _advanced(x: Tensor, idx, mode: str = "clip", fill_value=None) -> Tensor:
+    plan = _Plan(x, idx, need_valid=mode == "fill")
+    y = getitem(x, plan.slices)  # the basic part first: a static slice of x
+    nb = len(plan.bshape)
+    axes = [ax for ax, _ in plan.adv]
+    offset_dims, pos = [], 0
+    for e in plan.gather_layout():
+        if e[0] == "B":
+            b_at = pos
+            pos += nb
+        else:
+            offset_dims.append(pos)
+            pos += 1
+    out = bind1(P["gather"], y, plan.indices(), offset_dims=tuple(offset_dims),
+                collapsed_slice_dims=tuple(axes), start_index_map=tuple(axes),
+                index_vector_dim=nb,
+                slice_sizes=tuple(1 if d in axes else n for d, n in enumerate(y.shape)))
+    if mode == "fill" and plan.valid is not None:
+        mask = bind1(P["broadcast_in_dim"], plan.valid, shape=out.shape,
+                     broadcast_dimensions=tuple(range(b_at, b_at + nb)))
+        fill = broadcast_to(out._backend.scalar(_fill(out.dtype, fill_value), out.dtype),
+                            out.shape)
+        out = bind1(P["select"], mask, out, fill)
+    shape, it = [], iter(out.shape)
+    for e in plan.layout:
+        if e[0] == "new":
+            shape.append(1)
+        elif e[0] == "B":
+            shape.extend(next(it) for _ in range(nb))
+        else:
+            shape.append(next(it))
+    return reshape(out, tuple(shape)) if tuple(shape) != out.shape else out
+
+
+def _fill(d: dt.DType, fill_value):
+    """JAX's default fill for out-of-range reads: NaN, the most negative signed integer,
+    the largest unsigned one, True."""
+    if fill_value is not None:
+        return fill_value
+    if d.is_inexact:
+        return np.nan
+    if d.kind == "b":
+        return True
+    info = np.iinfo(d.np)
+    return info.min if d.kind == "i" else info.max
+
+
+def nonzero(x, *, size=None, fill_value=None) -> tuple[Tensor, ...]:
+    from ._searching import nonzero as _nonzero
+
+    return _nonzero(x, size=size, fill_value=fill_value)
+
+
+# ---- x.at[index]: functional updates --------------------------------------------------
+
+class IndexUpdateHelper:
+    """`x.at[index]`: returns an IndexUpdateRef with set/add/multiply/min/max/get."""
+
+    __slots__ = ("x",)
+
+    def __init__(self, x: Tensor):
+        self.x = x
+
+    def __getitem__(self, index) -> IndexUpdateRef:
+        return IndexUpdateRef(self.x, index)
+
+    def __repr__(self) -> str:
+        return f"_IndexUpdateHelper({self.x!r})"
+
+
+class IndexUpdateRef:
+    """x.at[index].op(values): a new tensor equal to x with x[index] updated.
+
+    Repeated indices accumulate for add/multiply/min/max; for set, which of the repeated
+    updates wins is unspecified (as in XLA). Out-of-range tensor indices are dropped
+    (mode="drop", the default) or clamped (mode="clip"); static ones raise IndexError."""
+
+    __slots__ = ("x", "index")
+
+    def __init__(self, x: Tensor, index):
+        self.x = x
+        self.index = index
+
+    def get(self, *, mode: str | None = None, fill_value=None, indices_are_sorted=False,
+            unique_indices=False) -> Tensor:
+        if mode not in (None, "clip", "fill", "promise_in_bounds"):
+            raise ValueError(at_user_line(f"get: unknown mode {mode!r}; use 'clip' or 'fill'"))
+        return getitem(self.x, self.index, mode="fill" if mode == "fill" else None,
+                       fill_value=fill_value)
+
+    def set(self, values, **kw) -> Tensor:
+        return _update(self.x, self.index, values, "set", **kw)
+
+    def add(self, values, **kw) -> Tensor:
+        return _update(self.x, self.index, values, "add", **kw)
+
+    def subtract(self, values, **kw) -> Tensor:
+        from ._elementwise import negative
+
+        return _update(self.x, self.index, negative(as_tensor(values, like=self.x)), "add",
+                       **kw)
+
+    def multiply(self, values, **kw) -> Tensor:
+        return _update(self.x, self.index, values, "mul", **kw)
+
+    mul = multiply
+
+    def min(self, values, **kw) -> Tensor:  # noqa: A003
+        return _update(self.x, self.index, values, "min", **kw)
+
+    def max(self, values, **kw) -> Tensor:  # noqa: A003
+        return _update(self.x, self.index, values, "max", **kw)
+
+
+def _leading_advanced(idx: list) -> int:
+    """k when idx is k advanced indices on the leading axes followed by full slices;
+    else -1 (then the update goes through flat positions)."""
+    k = 0
+    while k < len(idx) and idx[k] is not None and not isinstance(idx[k], slice) and not \
+            _is_mask(idx[k]):
+        k += 1
+    if any(not (isinstance(i, slice) and i == slice(None)) for i in idx[k:]):
+        return -1
+    return k
+
+
+def _update(x: Tensor, index, values, kind: str, *, mode: str | None = None,
+            indices_are_sorted: bool = False, unique_indices: bool = False) -> Tensor:
     x = as_tensor(x)
-    if not x._backend.concrete:
-        raise MustCompileError(at_user_line(
-            "nonzero inside jit cannot be compiled: the number of nonzero elements depends "
-            "on the data, and XLA programs have static shapes. Use where(cond, x, y) to "
-            "keep the shape, or call nonzero outside jit"))
-    return tuple(x._backend.from_numpy(np.asarray(i, dtype=DEFAULT_INT.np))
-                 for i in np.nonzero(x.numpy()))
+    if mode not in (None, "drop", "clip", "promise_in_bounds"):
+        raise ValueError(at_user_line(f"unknown mode {mode!r}; use 'drop' or 'clip'"))
+    clip = mode == "clip"
+    v = as_tensor(values, like=x)
+    if v.dtype is not x.dtype:
+        v = astype(v, x.dtype)
+    idx = _expand(index, x.ndim)
+    flags = {"indices_are_sorted": bool(indices_are_sorted),
+             "unique_indices": bool(unique_indices)}
+    k = _leading_advanced(idx)
+    if k >= 1:
+        plan = _Plan(x, idx[:k], need_valid=False)
+        ind = plan.indices()
+        nb = len(plan.bshape)
+        if clip:
+            top = as_tensor(np.asarray([n - 1 for n in x.shape[:k]], plan.idt.np), like=x)
+            top = bind1(P["broadcast_in_dim"], top, shape=ind.shape,
+                        broadcast_dimensions=(nb,))
+            ind = bind1(P["clamp"], broadcast_to(ind._backend.scalar(0, ind.dtype), ind.shape),
+                        ind, top)
+        shape = plan.bshape + x.shape[k:]
+        v = _broadcast_values(v, shape)
+        return bind1(P["scatter"], x, ind, v, update_window_dims=tuple(
+            range(nb, nb + x.ndim - k)), inserted_window_dims=tuple(range(k)),
+            scatter_dims_to_operand_dims=tuple(range(k)), index_vector_dim=nb, kind=kind,
+            **flags)
+    # general case: the flat position of every selected element, then a 1-d scatter
+    from ._creation import arange
+
+    idt = index_dtype(x.size + 1)
+    with_tensors = any(isinstance(i, Tensor) for i in idx)
+    ids = reshape(arange(x.size, dtype=idt, device=_device(x)), x.shape)
+    pos = getitem(ids, index, mode=None if clip or not with_tensors else "fill",
+                  fill_value=x.size)  # an out-of-range position: the scatter drops it
+    v = _broadcast_values(v, pos.shape)
+    flat = bind1(P["scatter"], reshape(x, (x.size,)), reshape(pos, pos.shape + (1,)), v,
+                 update_window_dims=(), inserted_window_dims=(0,),
+                 scatter_dims_to_operand_dims=(0,), index_vector_dim=pos.ndim, kind=kind,
+                 **flags)
+    return reshape(flat, x.shape)
+
+
+def _device(x: Tensor):
+    return x._backend if x._backend.concrete else None
+
+
+def _broadcast_values(v: Tensor, shape) -> Tensor:
+    shape = tuple(shape)
+    if v.shape == shape:
+        return v
+    vs = v.shape
+    while len(vs) > len(shape) and vs[0] == 1:  # NumPy drops leading 1s of the values
+        vs = vs[1:]
+    if len(vs) <= len(shape) and all(a in (1, b) for a, b in zip(vs[::-1], shape[::-1])):
+        return broadcast_to(reshape(v, vs) if vs != v.shape else v, shape)
+    raise ValueError(at_user_line(
+        f"values of shape {v.shape} cannot be broadcast to the indexed shape {shape}"))
