@@ -12,14 +12,16 @@ from . import (
     elementwise,
     fft,
     indexing,
+    linalg,
+    control_flow,
     reductions,
     shape_ops,
     sorting,
     windows,
 )
 
-FAMILIES = (elementwise, shape_ops, reductions, windows, convolution, fft, indexing, sorting,
-            custom_ad)
+FAMILIES = (elementwise, shape_ops, reductions, windows, convolution, fft, linalg, indexing, sorting,
+            custom_ad, control_flow)
 
 ALL = {}
 for _family in FAMILIES:

@@ -1,0 +1,617 @@
+"""Dense linear algebra on batches of matrices (the last two axes): cholesky,
+triangular_solve, lu, qr, eigh, svd.
+
+Where the computation runs decides how it is emitted (the emitter knows its platform):
+    host        LAPACK through the typed-FFI custom calls that jaxlib registers with XLA
+                (lapack_<t>potrf_ffi, _trsm_ffi, _getrf_ffi, _geqrf_ffi/_orgqr_ffi,
+                _syevd_ffi/_heevd_ffi, _gesdd_ffi; column-major layouts, api_version 4);
+    other       stablehlo.cholesky and stablehlo.triangular_solve, which XLA lowers for
+                every platform; lu, qr, eigh and svd raise a clear error there for now.
+A factorisation that fails (a matrix that is not positive definite, an iteration that
+does not converge) gives NaNs, as in JAX.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .. import dtypes as dt
+from ..errors import ShapeError
+from ..ir import TensorType, scalar_type
+from ..primitive import Primitive
+
+LAPACK_TYPES = {dt.float32: "s", dt.float64: "d", dt.complex64: "c", dt.complex128: "z"}
+
+
+class UnsupportedPlatformError(NotImplementedError):
+    """A linalg primitive has no implementation on the platform compiled for."""
+
+
+def _check_matrix(opname: str, t: TensorType, which: str = "operand", square=False) -> None:
+    if t.dtype not in LAPACK_TYPES:
+        raise ShapeError(f"{opname}: {which} has dtype {t.dtype.name}; it needs float32, "
+                         f"float64, complex64 or complex128 (convert integers first)")
+    if t.ndim < 2:
+        raise ShapeError(f"{opname}: {which} has shape {t.shape}; it needs a matrix or a "
+                         f"batch of matrices (rank >= 2)")
+    if square and t.shape[-1] != t.shape[-2]:
+        raise ShapeError(f"{opname}: {which} has shape {t.shape}; its last two axes must be "
+                         f"square")
+
+
+# ---- emission helpers ---------------------------------------------------------------------
+
+
+def _layout(rank: int, matrix: bool) -> str:
+    dims = ((rank - 2, rank - 1) + tuple(range(rank - 3, -1, -1))) if matrix else tuple(
+        range(rank - 1, -1, -1))
+    return f"dense<{list(dims) if dims else ''}> : tensor<{rank}xindex>"
+
+
+def _ffi(ctx, target: str, operands, operand_types, result_types, config: dict,
+         alias: tuple[int, int] | None = None) -> list[str]:
+    """One LAPACK typed-FFI custom call. Matrices (the highest-rank operands and results)
+    are column-major; `alias` = (result index, operand index) lets LAPACK work in place."""
+    from jaxlib import lapack  # loads the LAPACK symbols the handlers call; idempotent
+
+    lapack._lapack.initialize()
+    top = max(t.ndim for t in operand_types)
+    ol = ", ".join(_layout(t.ndim, t.ndim == top) for t in operand_types)
+    rl = ", ".join(_layout(t.ndim, t.ndim == top) for t in result_types)
+    cfg = ", ".join(f"{k} = {ord(v)} : ui8" for k, v in config.items())
+    attrs = (f'call_target_name = "{target}", api_version = 4 : i32, '
+             f"backend_config = {{{cfg}}}, operand_layouts = [{ol}], result_layouts = [{rl}]")
+    if alias is not None:
+        ri = f"[{alias[0]}]" if len(result_types) > 1 else "[]"
+        attrs += (f", output_operand_aliases = [#stablehlo.output_operand_alias<"
+                  f"output_tuple_indices = {ri}, operand_index = {alias[1]}, "
+                  f"operand_tuple_indices = []>]")
+    return ctx.op("stablehlo.custom_call", list(operands), list(result_types), attrs,
+                  operand_types=list(operand_types))
+
+
+def _host_only(ctx, opname: str) -> None:
+    p = ctx.emitter.platform
+    if p != "host":
+        raise UnsupportedPlatformError(
+            f"{opname} is implemented for the host (CPU, LAPACK) platform only; this program "
+            f"is compiled for {p!r}. Run it on the host (jit(f, platform='host') or "
+            f"stablejit.backend_transfer to a host backend)")
+
+
+def _lapack_name(base: str, d: dt.DType) -> str:
+    return f"lapack_{LAPACK_TYPES[d]}{base}_ffi"
+
+
+def _cmp(ctx, a, b, t: TensorType, direction: str) -> str:
+    return ctx.op("stablehlo.compare", [a, b], [t.with_dtype(dt.bool_)],
+                  f"comparison_direction = #stablehlo<comparison_direction {direction}>, "
+                  f"compare_type = #stablehlo<comparison_type SIGNED>")[0]
+
+
+def _bcast(ctx, x, src: TensorType, dst: TensorType, dims) -> str:
+    return ctx.op("stablehlo.broadcast_in_dim", [x], [dst.with_dtype(src.dtype)],
+                  f"broadcast_dimensions = array<i64{': ' if dims else ''}"
+                  f"{', '.join(map(str, dims))}>")[0]
+
+
+def _nan_unless_ok(ctx, info: str, info_t: TensorType, x: str, t: TensorType,
+                   direction: str = "EQ") -> str:
+    """Replace the matrices of a batch whose LAPACK `info` is not ok with NaNs."""
+    zero = ctx.constant(0, info_t.dtype, info_t.shape)
+    ok = _cmp(ctx, info, zero, info_t, direction)
+    ok = _bcast(ctx, ok, info_t.with_dtype(dt.bool_), t, range(info_t.ndim))
+    nan = ctx.constant(np.nan, t.dtype, t.shape)
+    return ctx.op("stablehlo.select", [ok, x, nan], [t])[0]
+
+
+def _triangle(ctx, x: str, t: TensorType, lower: bool, k: int = 0) -> str:
+    """np.tril(x, k) (lower=True) or np.triu(x, k) of each matrix."""
+    m, n = t.shape[-2:]
+    it = TensorType((m, n), dt.int32)
+    rows = ctx.op("stablehlo.iota", [], [it], "iota_dimension = 0 : i64")[0]
+    cols = ctx.op("stablehlo.iota", [], [it], "iota_dimension = 1 : i64")[0]
+    if k:  # compare cols with rows + k
+        rows = ctx.op("stablehlo.add", [rows, ctx.constant(k, dt.int32, (m, n))], [it])[0]
+    keep = _cmp(ctx, cols, rows, it, "LE" if lower else "GE")
+    keep = _bcast(ctx, keep, it.with_dtype(dt.bool_), t, (t.ndim - 2, t.ndim - 1))
+    zero = ctx.constant(0, t.dtype, t.shape)
+    return ctx.op("stablehlo.select", [keep, x, zero], [t])[0]
+
+
+def _tri_ref(x, lower: bool, k: int = 0):
+    return np.tril(x, k) if lower else np.triu(x, k)
+
+
+# ---- matrix helpers for derivative rules ---------------------------------------------------
+
+
+def _mm(ops, x, y):
+    r = x.type.ndim
+    b = tuple(range(r - 2))
+    return ops.dot_general(x, y, ((r - 1,), (r - 2,)), (b, b))
+
+
+def _t(ops, x):
+    r = x.type.ndim
+    return ops.transpose(x, (*range(r - 2), r - 1, r - 2))
+
+
+def _h(ops, x):
+    return ops.unary("conj", _t(ops, x)) if x.type.dtype.is_complex else _t(ops, x)
+
+
+def _tril_v(ops, x, lower=True, k=0):
+    m, n = x.type.shape[-2:]
+    rows = ops.iota((m, n), dt.int32, 0)
+    cols = ops.iota((m, n), dt.int32, 1)
+    if k:  # numpy's k: compare cols with rows + k
+        rows = ops.add(rows, ops.const(k, dt.int32, (m, n)))
+    keep = ops.le(cols, rows) if lower else ops.ge(cols, rows)
+    keep = ops.broadcast(keep, x.type.shape, (x.type.ndim - 2, x.type.ndim - 1))
+    return ops.select(keep, x, ops.zeros_like(x))
+
+
+def _eye_v(ops, t: TensorType):
+    n = t.shape[-1]
+    eq = ops.eq(ops.iota((n, n), dt.int32, 0), ops.iota((n, n), dt.int32, 1))
+    one = ops.convert(eq, t.dtype)
+    return ops.broadcast(one, t.shape, (t.ndim - 2, t.ndim - 1))
+
+
+def _diag_embed(ops, v, t: TensorType):
+    """A batch of diagonal matrices (type t) with diagonal v[..., n]."""
+    v = ops.convert(v, t.dtype)
+    return ops.mul(ops.broadcast(v, t.shape, (*range(t.ndim - 2), t.ndim - 1)), _eye_v(ops, t))
+
+
+def _real_part(ops, x):
+    return ops.unary("real", x) if x.type.dtype.is_complex else x
+
+
+def _tsolve(ops, a, b, *, left_side=True, lower=True, transpose_a="N", unit_diagonal=False):
+    return ops.bind(triangular_solve, a, b, left_side=left_side, lower=lower,
+                    transpose_a=transpose_a, unit_diagonal=unit_diagonal)
+
+
+# ---- cholesky ------------------------------------------------------------------------------
+
+
+def _chol_rule(a):
+    _check_matrix("cholesky", a, square=True)
+    return a
+
+
+def _chol_emit(ctx, a):
+    t = ctx.in_types[0]
+    if ctx.emitter.platform == "host":
+        info_t = TensorType(t.shape[:-2], dt.int32)
+        out, info = _ffi(ctx, _lapack_name("potrf", t.dtype), [a], [t], [t, info_t],
+                         {"uplo": "L"}, alias=(0, 0))
+        out = _nan_unless_ok(ctx, info, info_t, out, t)
+    else:
+        out = ctx.op("stablehlo.cholesky", [a], [t], "lower = true")[0]
+    return _triangle(ctx, out, t, lower=True)
+
+
+def _chol_ref(a):
+    out = np.empty_like(a)
+    for idx in np.ndindex(*a.shape[:-2]):
+        try:
+            out[idx] = np.linalg.cholesky(_tri_ref(a[idx], True) + np.conj(
+                _tri_ref(a[idx], True, -1)).swapaxes(-1, -2))
+        except np.linalg.LinAlgError:
+            out[idx] = np.nan
+    return out
+
+
+def _chol_vjp(ops, cts, primals, outs):
+    # forward: L' = L phi(L^-1 A' L^-H), phi = lower triangle with half diagonal
+    # (arXiv:1602.07527). Its transpose: A_bar = L^-T phi(L^T L_bar) conj(L)^-1.
+    (lb,), (l,) = cts, outs
+    if lb is None:
+        return (None,)
+    p = _mm(ops, _t(ops, l), lb)
+    p = ops.sub(_tril_v(ops, p), ops.scale(ops.mul(p, _eye_v(ops, p.type)), 0.5))
+    cl = ops.unary("conj", l) if l.type.dtype.is_complex else l
+    y = _tsolve(ops, cl, p, left_side=False, lower=True, transpose_a="N")
+    return (_tsolve(ops, l, y, left_side=True, lower=True, transpose_a="T"),)
+
+
+cholesky = Primitive("cholesky", _chol_rule, _chol_emit, _chol_ref, vjp=_chol_vjp,
+                     family="linalg")
+
+# ---- triangular_solve ---------------------------------------------------------------------
+
+
+def _ts_rule(a, b, *, left_side, lower, transpose_a, unit_diagonal):
+    _check_matrix("triangular_solve", a, "a (the triangular matrix)", square=True)
+    _check_matrix("triangular_solve", b, "b (the right-hand side)")
+    if a.dtype is not b.dtype:
+        raise ShapeError(f"triangular_solve: a has dtype {a.dtype.name} but b has "
+                         f"{b.dtype.name}; convert one first")
+    if transpose_a not in ("N", "T", "C"):
+        raise ShapeError(f"triangular_solve: transpose_a must be 'N', 'T' or 'C', got "
+                         f"{transpose_a!r}")
+    if a.shape[:-2] != b.shape[:-2]:
+        raise ShapeError(f"triangular_solve: batch shapes of a {a.shape} and b {b.shape} "
+                         f"differ; broadcast them first")
+    n = a.shape[-1]
+    k = b.shape[-2] if left_side else b.shape[-1]
+    if k != n:
+        side = "rows" if left_side else "columns"
+        raise ShapeError(f"triangular_solve: a is {n}x{n} but b {b.shape} has {k} {side}")
+    return b
+
+
+def _ts_emit(ctx, a, b):
+    at, bt = ctx.in_types
+    x = ctx.attrs
+    if ctx.emitter.platform == "host":
+        return _ffi(ctx, _lapack_name("trsm", at.dtype), [a, b], [at, bt], [bt],
+                    {"side": "L" if x["left_side"] else "R", "uplo": "L" if x["lower"] else "U",
+                     "trans_x": x["transpose_a"], "diag": "U" if x["unit_diagonal"] else "N"},
+                    alias=(0, 1))
+    tr = {"N": "NO_TRANSPOSE", "T": "TRANSPOSE", "C": "ADJOINT"}[x["transpose_a"]]
+    flag = lambda v: "true" if v else "false"
+    return ctx.op("stablehlo.triangular_solve", [a, b], [bt],
+                  f"left_side = {flag(x['left_side'])}, lower = {flag(x['lower'])}, "
+                  f"unit_diagonal = {flag(x['unit_diagonal'])}, "
+                  f"transpose_a = #stablehlo<transpose {tr}>")
+
+
+def _ts_ref(a, b, *, left_side, lower, transpose_a, unit_diagonal):
+    a = _tri_ref(a, lower)
+    if unit_diagonal:
+        n = a.shape[-1]
+        a = a * (1 - np.eye(n, dtype=a.dtype)) + np.eye(n, dtype=a.dtype)
+    if transpose_a in ("T", "C"):
+        a = np.swapaxes(a, -1, -2)
+        a = np.conj(a) if transpose_a == "C" else a
+    if left_side:
+        return np.linalg.solve(a, b).astype(b.dtype)
+    # x a = b  <=>  a^T x^T = b^T
+    return np.swapaxes(np.linalg.solve(np.swapaxes(a, -1, -2), np.swapaxes(b, -1, -2)),
+                       -1, -2).astype(b.dtype)
+
+
+def _ts_vjp(ops, cts, primals, outs, *, left_side, lower, transpose_a, unit_diagonal):
+    # X = op(A)^-1 B (left) or B op(A)^-1 (right). Transposes, JAX's convention:
+    # B_bar = op(A)^-T X_bar, A_bar = -(B_bar X^T) mapped back through op, masked.
+    (xb,), (a, _), (x,) = cts, primals, outs
+    if xb is None:
+        return (None, None)
+    back = {"N": "T", "T": "N", "C": "C"}[transpose_a]
+    if transpose_a == "C":
+        # transpose of (conj A^T)^-1 is conj(A)^-1: solve with conj(A), no transpose
+        ca = ops.unary("conj", a) if a.type.dtype.is_complex else a
+        bb = _tsolve(ops, ca, xb, left_side=left_side, lower=lower, transpose_a="N",
+                     unit_diagonal=unit_diagonal)
+    else:
+        bb = _tsolve(ops, a, xb, left_side=left_side, lower=lower, transpose_a=back,
+                     unit_diagonal=unit_diagonal)
+    # A_bar for op(A) = M: M_bar = -(bb X^T) (left) or -(X^T bb) (right)
+    mb = ops.neg(_mm(ops, bb, _t(ops, x)) if left_side else _mm(ops, _t(ops, x), bb))
+    if transpose_a == "T":
+        ab = _t(ops, mb)
+    elif transpose_a == "C":
+        ab = _t(ops, mb)
+        ab = ops.unary("conj", ab) if ab.type.dtype.is_complex else ab
+    else:
+        ab = mb
+    ab = _tril_v(ops, ab, lower=lower, k=(-1 if lower else 1) if unit_diagonal else 0)
+    return (ab, bb)
+
+
+triangular_solve = Primitive("triangular_solve", _ts_rule, _ts_emit, _ts_ref, vjp=_ts_vjp,
+                             family="linalg")
+
+# ---- lu -------------------------------------------------------------------------------------
+
+
+def _lu_rule(a):
+    _check_matrix("lu", a)
+    m, n = a.shape[-2:]
+    batch = a.shape[:-2]
+    return a, TensorType((*batch, min(m, n)), dt.int32), TensorType((*batch, m), dt.int32)
+
+
+def _lu_emit(ctx, a):
+    _host_only(ctx, "lu")
+    t, piv_t, perm_t = ctx.out_types
+    info_t = TensorType(t.shape[:-2], dt.int32)
+    lu, piv, info = _ffi(ctx, _lapack_name("getrf", t.dtype), [a], [t], [t, piv_t, info_t],
+                         {}, alias=(0, 0))
+    piv = ctx.op("stablehlo.subtract", [piv, ctx.constant(1, dt.int32, piv_t.shape)],
+                 [piv_t])[0]  # LAPACK's pivots are 1-based
+    lu = _nan_unless_ok(ctx, info, info_t, lu, t, "GE")
+    return [lu, piv, _pivots_to_permutation(ctx, piv, piv_t, perm_t)]
+
+
+def _pivots_to_permutation(ctx, piv: str, piv_t: TensorType, perm_t: TensorType) -> str:
+    """Apply the row swaps i <-> piv[i] in order to 0..m-1: a stablehlo.while whose body
+    swaps one column of the whole batch with one-hot selects (no gather needed)."""
+    nb = perm_t.ndim - 1
+    m, k = perm_t.shape[-1], piv_t.shape[-1]
+    i32 = scalar_type(dt.int32)
+    b = scalar_type(dt.bool_)
+    col = TensorType((*perm_t.shape[:-1], 1), dt.int32)
+    red = TensorType(perm_t.shape[:-1], dt.int32)
+    perm0 = ctx.op("stablehlo.iota", [], [perm_t], f"iota_dimension = {nb} : i64")[0]
+    i0 = ctx.constant(0, dt.int32)
+
+    def cond(i, perm, pv):
+        return [_cmp(ctx, i, ctx.constant(k, dt.int32), i32, "LT")]
+
+    def body(i, perm, pv):
+        zero = ctx.constant(0, dt.int32)
+        starts = [zero] * nb + [i]
+        sizes = f"slice_sizes = array<i64: {', '.join(map(str, (*perm_t.shape[:-1], 1)))}>"
+        p_i = ctx.op("stablehlo.dynamic_slice", [pv, *starts], [col], sizes)[0]
+        v_i = ctx.op("stablehlo.dynamic_slice", [perm, *starts], [col], sizes)[0]
+        j = ctx.op("stablehlo.iota", [], [perm_t], f"iota_dimension = {nb} : i64")[0]
+        dims = list(range(perm_t.ndim))
+        p_b = _bcast(ctx, p_i, col, perm_t, dims)
+        v_b = _bcast(ctx, v_i, col, perm_t, dims)
+        i_b = _bcast(ctx, i, i32, perm_t, [])
+        at_p = _cmp(ctx, j, p_b, perm_t, "EQ")
+        at_i = _cmp(ctx, j, i_b, perm_t, "EQ")
+        zeros = ctx.constant(0, dt.int32, perm_t.shape)
+        only_p = ctx.op("stablehlo.select", [at_p, perm, zeros], [perm_t])[0]
+        s = scalar_type(dt.int32)
+        region = ctx.region([s, s], lambda x, y: ctx.op("stablehlo.add", [x, y], [s]))
+        v_p = ctx.op("stablehlo.reduce", [only_p, zero], [red],
+                     f"dimensions = array<i64: {nb}>", regions=[region])[0]
+        v_p = _bcast(ctx, v_p, red, perm_t, list(range(nb)))
+        new = ctx.op("stablehlo.select", [at_p, v_b, perm], [perm_t])[0]
+        new = ctx.op("stablehlo.select", [at_i, v_p, new], [perm_t])[0]
+        i1 = ctx.op("stablehlo.add", [i, ctx.constant(1, dt.int32)], [i32])[0]
+        return [i1, new, pv]
+
+    del b, m
+    types = [i32, perm_t, piv_t]
+    out = ctx.op("stablehlo.while", [i0, perm0, piv], types,
+                 regions=[ctx.region(types, cond), ctx.region(types, body)])
+    return out[1]
+
+
+def _lu_ref(a):
+    m, n = a.shape[-2:]
+    k = min(m, n)
+    lu = np.array(a, copy=True)
+    piv = np.zeros(a.shape[:-2] + (k,), np.int32)
+    perm = np.broadcast_to(np.arange(m, dtype=np.int32), a.shape[:-2] + (m,)).copy()
+    for idx in np.ndindex(*a.shape[:-2]):
+        x = lu[idx]
+        for j in range(k):  # partial pivoting, as LAPACK's getrf
+            c = x[j:, j]  # LAPACK's i?amax measures complex numbers by |re| + |im|
+            p = j + int(np.argmax(np.abs(c.real) + np.abs(c.imag) if np.iscomplexobj(c)
+                                  else np.abs(c)))
+            piv[idx + (j,)] = p
+            if p != j:
+                x[[j, p]] = x[[p, j]]
+                perm[idx + (j,)], perm[idx + (p,)] = perm[idx + (p,)], perm[idx + (j,)]
+            if x[j, j] != 0:
+                x[j + 1:, j] /= x[j, j]
+            x[j + 1:, j + 1:] -= np.outer(x[j + 1:, j], x[j, j + 1:])
+    return lu, piv, perm
+
+
+def _lu_vjp(ops, cts, primals, outs):
+    # forward (JAX's lu_jvp_rule): X = P A', Z = L^-1 X U^-1, LU' = L tril(Z,-1) + triu(Z) U
+    (cb, _, _), (a,), (lu, _, perm) = cts, primals, outs
+    if cb is None:
+        return (None,)
+    m, n = a.type.shape[-2:]
+    if m != n:
+        raise NotImplementedError("the gradient of lu is implemented for square matrices "
+                                  "only")
+    t = a.type
+    l = ops.add(_tril_v(ops, lu, True, -1), _eye_v(ops, t))
+    u = _tril_v(ops, lu, False)
+    zb = ops.add(_tril_v(ops, _mm(ops, _t(ops, l), cb), True, -1),
+                 _tril_v(ops, _mm(ops, cb, _t(ops, u)), False))
+    y = _tsolve(ops, u, zb, left_side=False, lower=False, transpose_a="T")
+    xb = _tsolve(ops, l, y, left_side=True, lower=True, transpose_a="T", unit_diagonal=True)
+    r = t.ndim
+    onehot = ops.eq(ops.broadcast(perm, t.shape, (*range(r - 2), r - 2)),
+                    ops.iota(t.shape, dt.int32, r - 1))
+    pm = ops.convert(onehot, t.dtype)  # pm[i, j] = (perm[i] == j): X = pm A
+    return (_mm(ops, _t(ops, pm), xb),)
+
+
+lu = Primitive("lu", _lu_rule, _lu_emit, _lu_ref, vjp=_lu_vjp, multiple_results=True,
+               family="linalg")
+
+# ---- qr -------------------------------------------------------------------------------------
+
+
+def _qr_rule(a, *, full_matrices):
+    _check_matrix("qr", a)
+    m, n = a.shape[-2:]
+    batch = a.shape[:-2]
+    k = m if full_matrices else min(m, n)
+    return TensorType((*batch, m, k), a.dtype), TensorType((*batch, k, n), a.dtype)
+
+
+def _slice(ctx, x, t: TensorType, rows: int, cols: int) -> tuple[str, TensorType]:
+    out = TensorType((*t.shape[:-2], rows, cols), t.dtype)
+    if out == t:
+        return x, t
+    z = [0] * t.ndim
+    return ctx.op("stablehlo.slice", [x], [out],
+                  f"start_indices = array<i64: {', '.join(map(str, z))}>, "
+                  f"limit_indices = array<i64: {', '.join(map(str, out.shape))}>, "
+                  f"strides = array<i64: {', '.join(['1'] * t.ndim)}>")[0], out
+
+
+def _qr_emit(ctx, a):
+    _host_only(ctx, "qr")
+    t = ctx.in_types[0]
+    q_t, r_t = ctx.out_types
+    m, n = t.shape[-2:]
+    k = min(m, n)
+    tau_t = TensorType((*t.shape[:-2], k), t.dtype)
+    r, tau = _ffi(ctx, _lapack_name("geqrf", t.dtype), [a], [t], [t, tau_t], {},
+                  alias=(0, 0))
+    if m < n:
+        q, qt = _slice(ctx, r, t, m, m)
+    elif q_t.shape[-1] > n:  # complete Q of a tall matrix: orgqr on m x m
+        pad = TensorType((*t.shape[:-2], m, m), t.dtype)
+        lo = ", ".join(["0"] * t.ndim)
+        hi = ", ".join(["0"] * (t.ndim - 1) + [str(m - n)])
+        q = ctx.op("stablehlo.pad", [r, ctx.constant(0, t.dtype)], [pad],
+                   f"edge_padding_low = array<i64: {lo}>, edge_padding_high = array<i64: {hi}>, "
+                   f"interior_padding = array<i64: {lo}>")[0]
+        qt = pad
+    else:
+        q, qt = r, t
+    q = _ffi(ctx, _lapack_name("orgqr" if not t.dtype.is_complex else "ungqr", t.dtype),
+             [q, tau], [qt, tau_t], [qt], {}, alias=(0, 0))[0]
+    r, rt = _slice(ctx, r, t, r_t.shape[-2], n)
+    return [q, _triangle(ctx, r, rt, lower=False)]
+
+
+def _qr_ref(a, *, full_matrices):
+    q, r = np.linalg.qr(a, mode="complete" if full_matrices else "reduced")
+    return q.astype(a.dtype), r.astype(a.dtype)
+
+
+def _qr_vjp(ops, cts, primals, outs, *, full_matrices):
+    # forward (JAX's qr_jvp_rule, real): D = A' R^-1, C = Q^T D, W = tril(C,-1),
+    # O = W - W^T, Q' = Q (O - C) + D, R' = (C - O) R. Below: its transpose.
+    (qb, rb), (a,), (q, r) = cts, primals, outs
+    m, n = a.type.shape[-2:]
+    if m < n or (full_matrices and m != n) or a.type.dtype.is_complex:
+        raise NotImplementedError(
+            "the gradient of qr is implemented for real matrices with m >= n and reduced Q "
+            "(full_matrices=False, mode='reduced') only")
+    qb = qb if qb is not None else ops.zeros_like(q)
+    rb = rb if rb is not None else ops.zeros_like(r)
+    g = ops.sub(_mm(ops, rb, _t(ops, r)), _mm(ops, _t(ops, q), qb))
+    cb = ops.add(g, _tril_v(ops, ops.sub(_t(ops, g), g), True, -1))
+    db = ops.add(qb, _mm(ops, q, cb))
+    return (_tsolve(ops, r, db, left_side=False, lower=False, transpose_a="T"),)
+
+
+qr = Primitive("qr", _qr_rule, _qr_emit, _qr_ref, vjp=_qr_vjp, multiple_results=True,
+               family="linalg")
+
+# ---- eigh -----------------------------------------------------------------------------------
+
+
+def _eigh_rule(a, *, lower):
+    _check_matrix("eigh", a, square=True)
+    return TensorType(a.shape[:-1], dt.real_dtype(a.dtype)), a
+
+
+def _eigh_emit(ctx, a):
+    _host_only(ctx, "eigh")
+    t = ctx.in_types[0]
+    w_t, v_t = ctx.out_types
+    info_t = TensorType(t.shape[:-2], dt.int32)
+    base = "heevd" if t.dtype.is_complex else "syevd"
+    v, w, info = _ffi(ctx, _lapack_name(base, t.dtype), [a], [t], [t, w_t, info_t],
+                      {"mode": "V", "uplo": "L" if ctx.attrs["lower"] else "U"}, alias=(0, 0))
+    return [_nan_unless_ok(ctx, info, info_t, w, w_t), _nan_unless_ok(ctx, info, info_t, v, t)]
+
+
+def _eigh_ref(a, *, lower):
+    w, v = np.linalg.eigh(a, UPLO="L" if lower else "U")
+    return w.astype(dt.real_dtype(dt.dtype(a.dtype)).np), v.astype(a.dtype)
+
+
+def _eigh_vjp(ops, cts, primals, outs, *, lower):
+    # forward (JAX's eigh_jvp_rule): K = V^H A' V, w' = re diag K, V' = V (F o K),
+    # F_ij = 1/(w_j - w_i) off the diagonal. Transpose: A_bar = conj(V) K_bar V^T.
+    (wb, vb), (a,), (w, v) = cts, primals, outs
+    t = a.type
+    kb = ops.zeros_like(v)
+    if vb is not None:
+        n = t.shape[-1]
+        r = t.ndim
+        wc = ops.convert(w, t.dtype)
+        wj = ops.broadcast(wc, t.shape, (*range(r - 2), r - 1))
+        wi = ops.broadcast(wc, t.shape, (*range(r - 2), r - 2))
+        eye = _eye_v(ops, t)
+        f = ops.sub(ops.div(ops.ones_like(v), ops.add(eye, ops.sub(wj, wi))), eye)
+        kb = ops.mul(f, _mm(ops, _t(ops, v), vb))
+        del n
+    if wb is not None:
+        kb = ops.add(kb, _diag_embed(ops, wb, t))
+    cv = ops.unary("conj", v) if t.dtype.is_complex else v
+    return (_mm(ops, _mm(ops, cv, kb), _t(ops, v)),)
+
+
+eigh = Primitive("eigh", _eigh_rule, _eigh_emit, _eigh_ref, vjp=_eigh_vjp,
+                 multiple_results=True, family="linalg")
+
+# ---- svd ------------------------------------------------------------------------------------
+
+
+def _svd_types(a, full_matrices):
+    m, n = a.shape[-2:]
+    k = min(m, n)
+    batch = a.shape[:-2]
+    return (TensorType((*batch, k), dt.real_dtype(a.dtype)),
+            TensorType((*batch, m, m if full_matrices else k), a.dtype),
+            TensorType((*batch, n if full_matrices else k, n), a.dtype))
+
+
+def _svd_rule(a, *, full_matrices, compute_uv):
+    _check_matrix("svd", a)
+    if min(a.shape[-2:]) == 0:
+        raise ShapeError(f"svd: operand {a.shape} has an empty matrix axis")
+    types = _svd_types(a, full_matrices)
+    return types if compute_uv else types[:1]
+
+
+def _svd_emit(ctx, a):
+    _host_only(ctx, "svd")
+    t = ctx.in_types[0]
+    x = ctx.attrs
+    s_t, u_t, vt_t = _svd_types(t, x["full_matrices"])
+    info_t = TensorType(t.shape[:-2], dt.int32)
+    mode = "N" if not x["compute_uv"] else ("A" if x["full_matrices"] else "S")
+    _, s, u, vt, info = _ffi(ctx, _lapack_name("gesdd", t.dtype), [a], [t],
+                             [t, s_t, u_t, vt_t, info_t], {"mode": mode}, alias=(0, 0))
+    out = [_nan_unless_ok(ctx, info, info_t, s, s_t)]
+    if x["compute_uv"]:
+        out += [_nan_unless_ok(ctx, info, info_t, u, u_t),
+                _nan_unless_ok(ctx, info, info_t, vt, vt_t)]
+    return out
+
+
+def _svd_ref(a, *, full_matrices, compute_uv):
+    rd = dt.real_dtype(dt.dtype(a.dtype)).np
+    if not compute_uv:
+        return (np.linalg.svd(a, compute_uv=False).astype(rd),)
+    u, s, vt = np.linalg.svd(a, full_matrices=full_matrices)
+    return s.astype(rd), u.astype(a.dtype), vt.astype(a.dtype)
+
+
+def _svd_vjp(ops, cts, primals, outs, *, full_matrices, compute_uv):
+    if compute_uv and any(c is not None for c in cts[1:]):
+        raise NotImplementedError(
+            "the gradient through svd's U and V^H is not implemented yet; gradients of the "
+            "singular values alone work (stablejit.numpy.linalg.svdvals, or use only S)")
+    sb, (a,) = cts[0], primals
+    if sb is None:
+        return (None,)
+    t = a.type
+    # forward: s' = re diag(U^H A' V) (reduced factors); transpose: conj(U) diag(s_bar) V^T
+    if compute_uv and not full_matrices:
+        u, vt = outs[1], outs[2]
+    else:
+        _, u, vt = ops.bind_many(svd, a, full_matrices=False, compute_uv=True)
+    k = min(t.shape[-2:])
+    d = _diag_embed(ops, sb, TensorType((*t.shape[:-2], k, k), t.dtype))
+    cu = ops.unary("conj", u) if t.dtype.is_complex else u
+    cvt = ops.unary("conj", vt) if t.dtype.is_complex else vt
+    return (_mm(ops, _mm(ops, cu, d), cvt),)
+
+
+svd = Primitive("svd", _svd_rule, _svd_emit, _svd_ref, vjp=_svd_vjp, multiple_results=True,
+                family="linalg")
+
+PRIMITIVES = [cholesky, triangular_solve, lu, qr, eigh, svd]
