@@ -26,7 +26,7 @@ class Builder:
         if not isinstance(attrs, Attrs):
             attrs = Attrs(attrs)
         if out_types is None:
-            out_types = prim.infer(tuple(v.type for v in operands), attrs)
+            out_types = prim.infer(tuple(v.type for v in operands), attrs, regions)
         results = tuple(Value(t) for t in out_types)
         self.ops.append(Op(prim, tuple(operands), attrs, results, loc, tuple(regions)))
         return results

@@ -39,4 +39,5 @@ def interpret(fn: Function, args: Sequence[np.ndarray]) -> list[np.ndarray]:
 def _as_callable(fn: Function):
     def call(*args):
         return interpret(fn, args)
+    call.fn = fn  # rules may need the region's types (scan's empty result)
     return call

@@ -51,9 +51,14 @@ class Primitive:
         self.multiple_results = multiple_results
         self.family = family
 
-    def infer(self, in_types: tuple[TensorType, ...], attrs: Attrs) -> tuple[TensorType, ...]:
-        """Result types, always as a tuple."""
-        out = self.shape_rule(*in_types, **attrs)
+    def infer(self, in_types: tuple[TensorType, ...], attrs: Attrs,
+              regions: tuple = ()) -> tuple[TensorType, ...]:
+        """Result types, always as a tuple. Ops with regions (control flow) pass their
+        region Functions to the shape rule as `regions=`."""
+        if regions:
+            out = self.shape_rule(*in_types, regions=tuple(regions), **attrs)
+        else:
+            out = self.shape_rule(*in_types, **attrs)
         return out if self.multiple_results else (out,)
 
     def __repr__(self) -> str:

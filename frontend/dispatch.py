@@ -102,10 +102,17 @@ def bind(prim, tensors=(), attrs: Attrs = EMPTY_ATTRS, backend=None, regions=())
     """Apply `prim` to `tensors`; returns a tuple of result Tensors."""
     if backend is None:
         backend = _pick(tensors) if tensors else current_backend()
+        s = _stack()
+        if s and s[-1] is not backend and getattr(s[-1], "records_all", False):
+            backend = s[-1]  # a control-flow body records every op made while it is traced
     if isinstance(backend, Trace):
         return backend.apply(prim, tensors, attrs, regions)
     if any(t._backend is not backend for t in tensors):
         tensors = [t if t._backend is backend else _bring(backend, t) for t in tensors]
+    if regions:  # control flow on a concrete backend: run the op with its bodies
+        from .control_flow import apply_concrete
+
+        return apply_concrete(backend, prim, tensors, attrs, regions)
     try:
         return backend.apply(prim, tensors, attrs)
     except ShapeError as e:

@@ -21,7 +21,7 @@ def verify(fn: Function) -> Function:
         for region in op.regions:
             verify(region)
         try:
-            expected = op.prim.infer(tuple(v.type for v in op.operands), op.attrs)
+            expected = op.prim.infer(tuple(v.type for v in op.operands), op.attrs, op.regions)
         except ShapeError as e:
             raise VerifyError(f"{where}: shape rule rejects the operands: {e}") from None
         if tuple(expected) != op.result_types:

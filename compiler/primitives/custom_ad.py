@@ -27,7 +27,7 @@ stop_gradient = Primitive("stop_gradient", lambda x: x, lambda ctx, x: x, lambda
                           vjp=NOT_DIFFERENTIABLE, jvp=NOT_DIFFERENTIABLE, family="autodiff")
 
 
-def _call_rule(*in_types, out_types, n_args):
+def _call_rule(*in_types, out_types, n_args, regions=()):
     return tuple(out_types)
 
 
