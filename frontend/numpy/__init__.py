@@ -165,6 +165,8 @@ from ._more_manipulation import (array_split, atleast_3d, column_stack, diff, ds
 from ._statistics import (average, nanmax, nanmean, nanmin, nanprod, nanstd, nansum, nanvar,
                           ptp)
 
+from . import fft, linalg  # noqa: E402 - the array API extensions
+
 bool = bool_  # noqa: A001 - the array API spells it `bool`
 e = 2.718281828459045
 pi = 3.141592653589793

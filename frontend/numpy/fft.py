@@ -1,0 +1,186 @@
+"""stablejit.numpy.fft: NumPy's discrete Fourier transforms over the `fft` primitive.
+
+Axes are moved to the end (the primitive transforms trailing axes), inputs are
+cropped or zero-padded to `n` / `s`, and `norm` ("backward", "ortho", "forward")
+scales as in NumPy. float64/complex128 stay double precision; other inputs compute in
+float32/complex64.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ..compiler import dtypes as dt
+from ..compiler.primitives import ALL as P
+from ..dispatch import bind1
+from ..errors import at_user_line
+from ..tensor import Tensor
+from ._core import asarray, normalize_axis
+from ._manipulation import concatenate, moveaxis
+
+__all__ = ["fft", "ifft", "rfft", "irfft", "fft2", "ifft2", "fftn", "ifftn", "rfftn", "irfftn",
+           "fftfreq", "rfftfreq", "fftshift", "ifftshift"]
+
+
+def _complex(x: Tensor) -> Tensor:
+    d = dt.complex128 if x.dtype in (dt.float64, dt.complex128) else dt.complex64
+    return x if x.dtype is d else x.astype(d)
+
+
+def _real(x: Tensor) -> Tensor:
+    if x.dtype.is_complex:
+        raise TypeError(at_user_line("rfft needs real input; use fft for complex data"))
+    d = dt.float64 if x.dtype is dt.float64 else dt.float32
+    return x if x.dtype is d else x.astype(d)
+
+
+def _fit(x: Tensor, axis: int, n: int) -> Tensor:
+    """Crop or zero-pad axis to length n."""
+    size = x.shape[axis]
+    if n < 1:
+        raise ValueError(at_user_line(f"fft: invalid number of points n={n}; it must be >= 1"))
+    if n == size:
+        return x
+    if n < size:
+        idx = [slice(None)] * x.ndim
+        idx[axis] = slice(0, n)
+        return x[tuple(idx)]
+    from ._creation import zeros
+
+    shape = list(x.shape)
+    shape[axis] = n - size
+    return concatenate([x, zeros(tuple(shape), dtype=x.dtype)], axis=axis)
+
+
+def _axes_and_sizes(x: Tensor, s, axes, default_all: bool = True):
+    if axes is None:
+        axes = tuple(range(x.ndim)) if s is None else tuple(range(x.ndim - len(s), x.ndim))
+    axes = tuple(normalize_axis(a, x.ndim) for a in (axes if not isinstance(axes, int)
+                                                    else (axes,)))
+    if len(set(axes)) != len(axes):
+        raise ValueError(at_user_line(f"fft: repeated axis in {axes}"))
+    if s is not None and len(s) != len(axes):
+        raise ValueError(at_user_line(f"fft: s {tuple(s)} and axes {axes} differ in length"))
+    return axes, s
+
+
+def _scale(x: Tensor, norm, n: int, inverse: bool) -> Tensor:
+    if norm in (None, "backward"):
+        return x
+    if norm == "ortho":
+        return x * (1.0 / math.sqrt(n) if n else 1.0) if not inverse else x * math.sqrt(n)
+    if norm == "forward":
+        return x * (1.0 / n) if not inverse else x * float(n)
+    raise ValueError(at_user_line(f"fft: norm must be 'backward', 'ortho' or 'forward', got "
+                                  f"{norm!r}"))
+
+
+def _transform(x, s, axes, norm, kind: str) -> Tensor:
+    x = asarray(x)
+    axes, s = _axes_and_sizes(x, s, axes)
+    if not axes:
+        return x
+    x = _real(x) if kind == "RFFT" else _complex(x)
+    # the primitive handles up to 3 trailing axes; do more in chunks of 3 (separable)
+    if len(axes) > 3 and kind in ("FFT", "IFFT"):
+        y = _transform(x, None if s is None else s[:-3], axes[:-3], norm, kind)
+        return _transform(y, None if s is None else s[-3:], axes[-3:], norm, kind)
+    if len(axes) > 3:
+        raise NotImplementedError(at_user_line("rfftn/irfftn over more than 3 axes is not "
+                                               "supported; split it into fftn and rfftn"))
+    k = len(axes)
+    lengths = []
+    for i, a in enumerate(axes):
+        last = i == k - 1
+        if s is not None:
+            n = int(s[i])
+        elif kind == "IRFFT" and last:
+            n = 2 * (x.shape[a] - 1)
+        else:
+            n = x.shape[a]
+        fit = n // 2 + 1 if kind == "IRFFT" and last else n
+        x = _fit(x, a, fit)
+        lengths.append(n)
+    dest = tuple(range(x.ndim - k, x.ndim))
+    x = moveaxis(x, axes, dest)
+    y = bind1(P["fft"], x, fft_type=kind, fft_length=tuple(lengths))
+    y = moveaxis(y, dest, axes)
+    return _scale(y, norm, math.prod(lengths), kind in ("IFFT", "IRFFT"))
+
+
+def fft(a, n=None, axis: int = -1, norm=None) -> Tensor:
+    return _transform(a, None if n is None else (n,), (axis,), norm, "FFT")
+
+
+def ifft(a, n=None, axis: int = -1, norm=None) -> Tensor:
+    return _transform(a, None if n is None else (n,), (axis,), norm, "IFFT")
+
+
+def rfft(a, n=None, axis: int = -1, norm=None) -> Tensor:
+    return _transform(a, None if n is None else (n,), (axis,), norm, "RFFT")
+
+
+def irfft(a, n=None, axis: int = -1, norm=None) -> Tensor:
+    return _transform(a, None if n is None else (n,), (axis,), norm, "IRFFT")
+
+
+def fftn(a, s=None, axes=None, norm=None) -> Tensor:
+    return _transform(a, s, axes, norm, "FFT")
+
+
+def ifftn(a, s=None, axes=None, norm=None) -> Tensor:
+    return _transform(a, s, axes, norm, "IFFT")
+
+
+def rfftn(a, s=None, axes=None, norm=None) -> Tensor:
+    return _transform(a, s, axes, norm, "RFFT")
+
+
+def irfftn(a, s=None, axes=None, norm=None) -> Tensor:
+    return _transform(a, s, axes, norm, "IRFFT")
+
+
+def fft2(a, s=None, axes=(-2, -1), norm=None) -> Tensor:
+    return fftn(a, s, axes, norm)
+
+
+def ifft2(a, s=None, axes=(-2, -1), norm=None) -> Tensor:
+    return ifftn(a, s, axes, norm)
+
+
+def fftfreq(n: int, d: float = 1.0, *, dtype=None, device=None) -> Tensor:
+    return asarray(np.fft.fftfreq(n, d).astype((dtype and dt.dtype(dtype).np) or np.float32),
+                   device=device)
+
+
+def rfftfreq(n: int, d: float = 1.0, *, dtype=None, device=None) -> Tensor:
+    return asarray(np.fft.rfftfreq(n, d).astype((dtype and dt.dtype(dtype).np) or np.float32),
+                   device=device)
+
+
+def _shift(x, axes, inverse: bool) -> Tensor:
+    x = asarray(x)
+    axes = tuple(range(x.ndim)) if axes is None else (
+        (axes,) if isinstance(axes, int) else tuple(axes))
+    for a in axes:
+        a = normalize_axis(a, x.ndim)
+        n = x.shape[a]
+        k = (n + 1) // 2 if inverse else n // 2  # roll forward by n//2 (fftshift)
+        if n == 0 or k % n == 0:
+            continue
+        lo = [slice(None)] * x.ndim
+        hi = [slice(None)] * x.ndim
+        lo[a] = slice(n - k, n)
+        hi[a] = slice(0, n - k)
+        x = concatenate([x[tuple(lo)], x[tuple(hi)]], axis=a)
+    return x
+
+
+def fftshift(x, axes=None) -> Tensor:
+    return _shift(x, axes, False)
+
+
+def ifftshift(x, axes=None) -> Tensor:
+    return _shift(x, axes, True)

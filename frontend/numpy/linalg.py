@@ -1,0 +1,327 @@
+"""stablejit.numpy.linalg: the NumPy / array API linear algebra extension.
+
+Factorisations bind the linalg primitives (LAPACK on the host); everything else is a
+composition of them with the rest of stablejit.numpy. Inputs of eigh and cholesky are
+symmetrised ((a + a^H) / 2) first, as in JAX, so gradients are symmetric too.
+"""
+
+from __future__ import annotations
+
+import builtins
+import math
+
+from ..compiler import dtypes as dt
+from ..compiler.ir import Attrs
+from ..compiler.primitives import ALL as P
+from ..dispatch import bind, bind1
+from ..errors import at_user_line
+from ..tensor import Tensor
+from . import _elementwise as E
+from . import _reductions as R
+from ._core import asarray
+from ._linalg import matmul, outer, tensordot, vecdot
+from ._manipulation import matrix_transpose, reshape
+
+__all__ = ["cholesky", "qr", "eigh", "eigvalsh", "svd", "svdvals", "solve", "inv", "det",
+           "slogdet", "norm", "matrix_norm", "vector_norm", "matrix_power", "matrix_rank",
+           "pinv", "outer", "vecdot", "cross", "trace", "diagonal", "tensordot", "matmul",
+           "matrix_transpose", "lu_factor", "triangular_solve"]
+
+
+def _float_matrix(x, name: str, square: bool = False) -> Tensor:
+    x = asarray(x)
+    if x.ndim < 2:
+        raise ValueError(at_user_line(f"linalg.{name}: needs a matrix (or a stack of "
+                                      f"matrices), got shape {x.shape}"))
+    if square and x.shape[-1] != x.shape[-2]:
+        raise ValueError(at_user_line(f"linalg.{name}: needs square matrices, got shape "
+                                      f"{x.shape}"))
+    if not x.dtype.is_inexact:
+        x = x.astype(dt.float32)
+    elif x.dtype in (dt.float16, dt.bfloat16):
+        x = x.astype(dt.float32)
+    return x
+
+
+def _h(x: Tensor) -> Tensor:
+    t = matrix_transpose(x)
+    return E.conj(t) if x.dtype.is_complex else t
+
+
+def _symmetrize(x: Tensor) -> Tensor:
+    return (x + _h(x)) * 0.5
+
+
+def _eye_like(x: Tensor) -> Tensor:
+    from ._creation import eye
+
+    return eye(x.shape[-1], dtype=x.dtype)
+
+
+def cholesky(x, *, upper: bool = False) -> Tensor:
+    x = _float_matrix(x, "cholesky", True)
+    l = bind1(P["cholesky"], _symmetrize(x))
+    return _h(l) if upper else l
+
+
+def triangular_solve(a, b, *, lower: bool = True, left_side: bool = True,
+                     transpose_a: str = "N", unit_diagonal: bool = False) -> Tensor:
+    """Solve op(a) x = b (left_side) or x op(a) = b with a triangular."""
+    a = _float_matrix(a, "triangular_solve", True)
+    b = asarray(b).astype(a.dtype)
+    return bind1(P["triangular_solve"], a, b, left_side=left_side, lower=lower,
+                 transpose_a=transpose_a, unit_diagonal=unit_diagonal)
+
+
+def qr(x, mode: str = "reduced"):
+    if mode not in ("reduced", "complete", "r"):
+        raise ValueError(at_user_line(f"linalg.qr: mode must be 'reduced', 'complete' or "
+                                      f"'r', got {mode!r}"))
+    x = _float_matrix(x, "qr")
+    q, r = bind(P["qr"], (x,), Attrs({"full_matrices": mode == "complete"}))
+    return r if mode == "r" else (q, r)
+
+
+def eigh(x, UPLO: str = "L"):
+    x = _float_matrix(x, "eigh", True)
+    w, v = bind(P["eigh"], (_symmetrize(x),), Attrs({"lower": UPLO == "L"}))
+    return w, v
+
+
+def eigvalsh(x, UPLO: str = "L") -> Tensor:
+    return eigh(x, UPLO)[0]
+
+
+def svd(x, full_matrices: bool = True, compute_uv: bool = True, hermitian: bool = False):
+    x = _float_matrix(x, "svd")
+    if not compute_uv:
+        return svdvals(x)
+    s, u, vh = bind(P["svd"], (x,), Attrs({"full_matrices": full_matrices,
+                                            "compute_uv": True}))
+    return u, s, vh
+
+
+def svdvals(x) -> Tensor:
+    x = _float_matrix(x, "svdvals")
+    return bind(P["svd"], (x,), Attrs({"full_matrices": False, "compute_uv": False}))[0]
+
+
+def lu_factor(x):
+    """(lu, pivots, permutation) of a = P L U with partial pivoting (0-based pivots)."""
+    x = _float_matrix(x, "lu_factor")
+    return bind(P["lu"], (x,), Attrs({}))
+
+
+def _permute_rows(perm: Tensor, b: Tensor) -> Tensor:
+    """b[..., perm, :] as a one-hot matmul (perm [..., n], b [..., n, k])."""
+    from ._creation import arange
+
+    n = perm.shape[-1]
+    onehot = E.equal(perm[..., :, None], arange(n, dtype=dt.int32))
+    return matmul(onehot.astype(b.dtype), b)
+
+
+def solve(a, b) -> Tensor:
+    a = _float_matrix(a, "solve", True)
+    b = asarray(b)
+    b = b.astype(a.dtype) if b.dtype is not a.dtype else b
+    vec = b.ndim == 1 or (b.ndim == a.ndim - 1 and b.shape == a.shape[:-1])
+    if vec:
+        b = b[..., None]
+    if b.shape[-2] != a.shape[-1]:
+        raise ValueError(at_user_line(f"linalg.solve: a {a.shape} and b {b.shape} do not "
+                                      f"match (b needs {a.shape[-1]} rows)"))
+    from ._core import broadcast_shapes, broadcast_to
+
+    batch = broadcast_shapes(a.shape[:-2], b.shape[:-2])
+    a = broadcast_to(a, batch + a.shape[-2:])
+    b = broadcast_to(b, batch + b.shape[-2:])
+    lu, _, perm = lu_factor(a)
+    y = bind1(P["triangular_solve"], lu, _permute_rows(perm, b), left_side=True, lower=True,
+              transpose_a="N", unit_diagonal=True)
+    x = bind1(P["triangular_solve"], lu, y, left_side=True, lower=False, transpose_a="N",
+              unit_diagonal=False)
+    return x[..., 0] if vec else x
+
+
+def inv(x) -> Tensor:
+    x = _float_matrix(x, "inv", True)
+    from ._core import broadcast_to
+
+    return solve(x, broadcast_to(_eye_like(x), x.shape))
+
+
+def diagonal(x, offset: int = 0, axis1: int = -2, axis2: int = -1) -> Tensor:
+    from ._manipulation import moveaxis
+
+    x = asarray(x)
+    if (axis1 % x.ndim, axis2 % x.ndim) != (x.ndim - 2, x.ndim - 1):
+        x = moveaxis(x, (axis1, axis2), (-2, -1))
+    m, n = x.shape[-2:]
+    if offset >= 0:
+        x = x[..., :, offset:]
+    else:
+        x = x[..., -offset:, :]
+    m, n = x.shape[-2:]
+    k = builtins.max(builtins.min(m, n), 0)
+    if k == 0:
+        return reshape(x, x.shape[:-2] + (0,))
+    flat = reshape(x, x.shape[:-2] + (m * n,))
+    return flat[..., : (k - 1) * (n + 1) + 1: n + 1]
+
+
+def trace(x, offset: int = 0, dtype=None) -> Tensor:
+    return R.sum(diagonal(x, offset), axis=-1, dtype=dtype)
+
+
+def slogdet(x):
+    x = _float_matrix(x, "slogdet", True)
+    lu, piv, _ = lu_factor(x)
+    d = diagonal(lu)
+    from ._creation import arange
+
+    swaps = R.sum(E.not_equal(piv, arange(piv.shape[-1], dtype=dt.int32)).astype(dt.int32),
+                  axis=-1)
+    parity = 1 - 2 * (swaps % 2)
+    ad = E.abs(d)
+    logabs = R.sum(E.log(ad), axis=-1)
+    if x.dtype.is_complex:
+        unit = R.prod(d / ad.astype(x.dtype), axis=-1)
+        sign = unit * parity.astype(x.dtype)
+    else:
+        sign = R.prod(E.sign(d), axis=-1) * parity.astype(x.dtype)
+    zero = R.any(E.equal(ad, 0), axis=-1)
+    sign = E.where(zero, 0, sign)
+    return sign, E.where(zero, -math.inf, logabs)
+
+
+def det(x) -> Tensor:
+    x = _float_matrix(x, "det", True)
+    lu, piv, _ = lu_factor(x)
+    from ._creation import arange
+
+    swaps = R.sum(E.not_equal(piv, arange(piv.shape[-1], dtype=dt.int32)).astype(dt.int32),
+                  axis=-1)
+    parity = (1 - 2 * (swaps % 2)).astype(x.dtype)
+    return R.prod(diagonal(lu), axis=-1) * parity
+
+
+def matrix_power(x, n: int) -> Tensor:
+    x = _float_matrix(x, "matrix_power", True) if n < 0 else asarray(x)
+    if not isinstance(n, int):
+        raise TypeError(at_user_line("linalg.matrix_power: the exponent must be a Python int"))
+    if n < 0:
+        x, n = inv(x), -n
+    from ._core import broadcast_to
+
+    result = None
+    base = x
+    while n:
+        if n & 1:
+            result = base if result is None else matmul(result, base)
+        n >>= 1
+        if n:
+            base = matmul(base, base)
+    return result if result is not None else broadcast_to(_eye_like(x), x.shape)
+
+
+def vector_norm(x, axis=None, keepdims: bool = False, ord=2) -> Tensor:
+    x = asarray(x)
+    if not x.dtype.is_inexact:
+        x = x.astype(dt.float32)
+    a = E.abs(x)
+    if ord == 2:
+        return E.sqrt(R.sum(a * a, axis=axis, keepdims=keepdims))
+    if ord == 1:
+        return R.sum(a, axis=axis, keepdims=keepdims)
+    if ord == math.inf:
+        return R.max(a, axis=axis, keepdims=keepdims)
+    if ord == -math.inf:
+        return R.min(a, axis=axis, keepdims=keepdims)
+    if ord == 0:
+        return R.sum(E.not_equal(a, 0).astype(a.dtype), axis=axis, keepdims=keepdims)
+    return R.sum(a ** ord, axis=axis, keepdims=keepdims) ** (1.0 / ord)
+
+
+def matrix_norm(x, keepdims: bool = False, ord="fro") -> Tensor:
+    x = _float_matrix(x, "matrix_norm")
+    a = E.abs(x)
+    if ord == "fro":
+        out = E.sqrt(R.sum(a * a, axis=(-2, -1)))
+    elif ord == "nuc":
+        out = R.sum(svdvals(x), axis=-1)
+    elif ord in (2, -2):
+        s = svdvals(x)
+        out = R.max(s, axis=-1) if ord == 2 else R.min(s, axis=-1)
+    elif ord in (1, -1):
+        cols = R.sum(a, axis=-2)
+        out = R.max(cols, axis=-1) if ord == 1 else R.min(cols, axis=-1)
+    elif ord in (math.inf, -math.inf):
+        rows = R.sum(a, axis=-1)
+        out = R.max(rows, axis=-1) if ord == math.inf else R.min(rows, axis=-1)
+    else:
+        raise ValueError(at_user_line(f"linalg.matrix_norm: unsupported ord {ord!r}; use "
+                                      f"'fro', 'nuc', 1, -1, 2, -2, inf or -inf"))
+    return out[..., None, None] if keepdims else out
+
+
+def norm(x, ord=None, axis=None, keepdims: bool = False) -> Tensor:
+    """numpy.linalg.norm: vector norms for 1-D input or one axis, matrix norms for 2-D."""
+    x = asarray(x)
+    if axis is None:
+        if ord is None:
+            return vector_norm(reshape(x, (-1,)) if not keepdims else x,
+                               axis=None, keepdims=keepdims)
+        axis = tuple(range(x.ndim))
+    if isinstance(axis, int):
+        axis = (axis,)
+    if len(axis) == 1:
+        return vector_norm(x, axis=axis, keepdims=keepdims, ord=2 if ord is None else ord)
+    if len(axis) == 2:
+        from ._manipulation import moveaxis
+
+        y = moveaxis(x, axis, (-2, -1))
+        out = matrix_norm(y, keepdims=False, ord="fro" if ord is None else ord)
+        if keepdims:
+            from ._manipulation import expand_dims
+
+            for a in sorted(a % x.ndim for a in axis):
+                out = expand_dims(out, a)
+        return out
+    raise ValueError(at_user_line(f"linalg.norm: axis must name 1 or 2 axes, got {axis}"))
+
+
+def matrix_rank(x, tol=None, rtol=None) -> Tensor:
+    x = _float_matrix(x, "matrix_rank")
+    s = svdvals(x)
+    smax = R.max(s, axis=-1, keepdims=True)
+    if tol is None:
+        eps = dt.finfo(dt.real_dtype(x.dtype)).eps
+        r = rtol if rtol is not None else builtins.max(x.shape[-2:]) * eps
+        tol = smax * r
+    return R.sum(E.greater(s, tol).astype(dt.int64), axis=-1)
+
+
+def pinv(x, rtol=None) -> Tensor:
+    x = _float_matrix(x, "pinv")
+    u, s, vh = svd(x, full_matrices=False)
+    eps = dt.finfo(dt.real_dtype(x.dtype)).eps
+    r = rtol if rtol is not None else builtins.max(x.shape[-2:]) * eps
+    cutoff = R.max(s, axis=-1, keepdims=True) * r
+    sinv = E.where(E.greater(s, cutoff), 1.0 / E.where(E.greater(s, cutoff), s, 1.0), 0.0)
+    return matmul(_h(vh) * sinv.astype(x.dtype)[..., None, :], _h(u))
+
+
+def cross(x, y, axis: int = -1) -> Tensor:
+    from ._manipulation import moveaxis, stack
+
+    x, y = asarray(x), asarray(y)
+    if x.shape[axis] != 3 or y.shape[axis] != 3:
+        raise ValueError(at_user_line(f"linalg.cross: both operands need size 3 along axis "
+                                      f"{axis}, got {x.shape} and {y.shape}"))
+    a = moveaxis(x, axis, -1)
+    b = moveaxis(y, axis, -1)
+    a0, a1, a2 = a[..., 0], a[..., 1], a[..., 2]
+    b0, b1, b2 = b[..., 0], b[..., 1], b[..., 2]
+    out = stack([a1 * b2 - a2 * b1, a2 * b0 - a0 * b2, a0 * b1 - a1 * b0], axis=-1)
+    return moveaxis(out, -1, axis)
