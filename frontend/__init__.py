@@ -9,7 +9,7 @@ StableHLO and PJRT.
         return snp.sum(x + y * 2.0)
 """
 
-from . import numpy, tree
+from . import conv, numpy, tree
 from .api import (
     backend_copy,
     backend_transfer,
