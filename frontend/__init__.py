@@ -9,7 +9,7 @@ StableHLO and PJRT.
         return snp.sum(x + y * 2.0)
 """
 
-from . import conv, numpy, tree
+from . import conv, nn, numpy, random, tree
 from .api import (
     backend_copy,
     backend_transfer,
@@ -31,6 +31,7 @@ from .autodiff import (
     vjp,
 )
 from .backends import REFERENCE, ReferenceBackend, XlaBackend
+from .control_flow import cond, fori_loop, scan, switch, while_loop
 from .compiler import dtypes
 from .compiler.errors import ShapeError
 from .errors import (
@@ -66,5 +67,6 @@ __all__ = [
     "Compiled", "Jitted", "Lowered", "jit", "default_platform", "set_default_platform",
     "configure_client", "Tensor", "register_dataclass", "register_pytree_node", "tree_map",
     "devices", "grad", "value_and_grad", "vjp", "jvp", "jacfwd", "jacrev", "hessian",
-    "stop_gradient", "custom_vjp", "custom_jvp",
+    "stop_gradient", "custom_vjp", "custom_jvp", "nn",
+    "cond", "switch", "while_loop", "fori_loop", "scan", "random",
 ]
