@@ -112,7 +112,11 @@ from ._elementwise import (
                                trunc,
                                where,
 )
-from ._indexing import nonzero
+from ._searching import (argwhere, flatnonzero, nonzero, put_along_axis, searchsorted, take,
+                         take_along_axis)
+from ._sets import unique, unique_all, unique_counts, unique_inverse, unique_values
+from ._sorting import (argsort, cummax, cummin, cumprod, cumsum, cumulative_prod,
+                       cumulative_sum, sort, top_k)
 from ._linalg import dot, einsum, inner, matmul, outer, tensordot, vdot, vecdot
 from ._manipulation import (
                                atleast_1d,

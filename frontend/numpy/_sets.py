@@ -1,0 +1,167 @@
+"""Set functions of the array API: unique_values, unique_counts, unique_inverse,
+unique_all, and NumPy's unique(...).
+
+All are one stable sort of the flattened input (carrying the original positions), a
+"new run starts here" mask, a cumulative sum that numbers the runs, and scatters. The
+number of unique values depends on the data: outside jit it is read once from the
+device; inside jit pass a static `size=` (as in JAX). With `size`, missing entries are
+padded with `fill_value` (default: the smallest unique value, as in JAX), their counts
+are 0 and their indices those of the smallest value. NaNs are distinct from each other
+(NumPy 2's unique_* functions).
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+
+from ..compiler.primitives import ALL as P
+from ..dispatch import bind1
+from ..errors import MustCompileError, at_user_line
+from ..promotion import DEFAULT_INT
+from ..tensor import Tensor
+from ._core import as_tensor, astype, broadcast_to
+from ._indexing import index_dtype
+from ._manipulation import concatenate, reshape
+
+
+class UniqueAllResult(NamedTuple):
+    values: Tensor
+    indices: Tensor
+    inverse_indices: Tensor
+    counts: Tensor
+
+
+class UniqueCountsResult(NamedTuple):
+    values: Tensor
+    counts: Tensor
+
+
+class UniqueInverseResult(NamedTuple):
+    values: Tensor
+    inverse_indices: Tensor
+
+
+def _scalar(like: Tensor, value, dtype) -> Tensor:
+    return like._backend.scalar(value, dtype)
+
+
+def _scatter1(init: Tensor, slots: Tensor, values: Tensor, kind: str = "set") -> Tensor:
+    n = slots.shape[0]
+    return bind1(P["scatter"], init, reshape(slots, (n, 1)), values, update_window_dims=(),
+                 inserted_window_dims=(0,), scatter_dims_to_operand_dims=(0,),
+                 index_vector_dim=1, kind=kind, indices_are_sorted=False,
+                 unique_indices=False)
+
+
+def _unique(x, size, fill_value, name: str):
+    """(sorted, order, run id of each sorted element, slot of each run start or `size`,
+    number of unique values as a tensor, size)."""
+    from ._sorting import cumsum, sort_with
+
+    x = as_tensor(x)
+    if x.dtype.is_complex:
+        raise TypeError(at_user_line(f"{name} of complex numbers is not supported"))
+    if size is None and not x._backend.concrete:
+        raise MustCompileError(at_user_line(
+            f"{name} inside jit cannot be compiled without a static size: the number of "
+            f"unique values depends on the data, and XLA programs have static shapes. Pass "
+            f"size=N (and fill_value=...) to get exactly N values, or call {name} outside "
+            f"jit"))
+    flat = reshape(x, (x.size,))
+    n = flat.shape[0]
+    idt = index_dtype(n + 1 + (size or 0))
+    iota = bind1(P["iota"], shape=(n,), dtype=idt, dimension=0)
+    s, order = sort_with([flat], [iota], 0)
+    if n:
+        prev = concatenate([s[:1], s[:-1]], axis=0)
+        start = bind1(P["ne"], s, prev)
+        start = bind1(P["or"], start, bind1(P["eq"], iota, broadcast_to(_scalar(x, 0, idt),
+                                                                         (n,))))
+        run = bind1(P["subtract"], cumsum(start, dtype=idt),
+                    broadcast_to(_scalar(x, 1, idt), (n,)))
+    else:
+        start = run = iota
+    if size is None:
+        size = int(run[-1].item()) + 1 if n else 0
+    elif not isinstance(size, (int, np.integer)) or size < 0:
+        raise ValueError(at_user_line(f"{name}: size must be a non-negative integer"))
+    size = int(size)
+    slot = bind1(P["select"], start, run, broadcast_to(_scalar(x, size, idt), (n,)))
+    return flat, s, order, run, slot, size, idt
+
+
+def _values(flat, s, slot, size, fill_value):
+    first = s[0] if s.shape[0] else _scalar(flat, 0, flat.dtype)
+    fill = first if fill_value is None else astype(as_tensor(fill_value, like=flat),
+                                                   flat.dtype)
+    return _scatter1(broadcast_to(fill, (size,)), slot, s)
+
+
+def _counts(flat, slot, size, idt):
+    n = flat.shape[0]
+    starts = _scatter1(broadcast_to(_scalar(flat, n, idt), (size,)), slot,
+                       bind1(P["iota"], shape=(n,), dtype=idt, dimension=0))
+    ends = concatenate([starts[1:], broadcast_to(_scalar(flat, n, idt), (1,))], axis=0) \
+        if size else starts
+    counts = bind1(P["subtract"], ends, starts)
+    return astype(counts, DEFAULT_INT)
+
+
+def _indices(flat, order, slot, size, idt):
+    n = flat.shape[0]
+    fill = order[0] if n else _scalar(flat, 0, idt)
+    return astype(_scatter1(broadcast_to(fill, (size,)), slot, order), DEFAULT_INT)
+
+
+def _inverse(x, order, run, idt):
+    n = order.shape[0]
+    inv = _scatter1(broadcast_to(_scalar(order, 0, idt), (n,)), order, run)
+    return reshape(astype(inv, DEFAULT_INT), as_tensor(x).shape)
+
+
+def unique_values(x, /, *, size=None, fill_value=None) -> Tensor:
+    flat, s, order, run, slot, size, idt = _unique(x, size, fill_value, "unique_values")
+    return _values(flat, s, slot, size, fill_value)
+
+
+def unique_counts(x, /, *, size=None, fill_value=None) -> UniqueCountsResult:
+    flat, s, order, run, slot, size, idt = _unique(x, size, fill_value, "unique_counts")
+    return UniqueCountsResult(_values(flat, s, slot, size, fill_value),
+                              _counts(flat, slot, size, idt))
+
+
+def unique_inverse(x, /, *, size=None, fill_value=None) -> UniqueInverseResult:
+    flat, s, order, run, slot, size, idt = _unique(x, size, fill_value, "unique_inverse")
+    return UniqueInverseResult(_values(flat, s, slot, size, fill_value),
+                               _inverse(x, order, run, idt))
+
+
+def unique_all(x, /, *, size=None, fill_value=None) -> UniqueAllResult:
+    flat, s, order, run, slot, size, idt = _unique(x, size, fill_value, "unique_all")
+    return UniqueAllResult(_values(flat, s, slot, size, fill_value),
+                           _indices(flat, order, slot, size, idt),
+                           _inverse(x, order, run, idt),
+                           _counts(flat, slot, size, idt))
+
+
+def unique(x, return_index: bool = False, return_inverse: bool = False,
+           return_counts: bool = False, axis=None, *, size=None, fill_value=None):
+    """NumPy's unique over the flattened input (axis=None only)."""
+    if axis is not None:
+        raise NotImplementedError(at_user_line("unique(axis=...) is not supported; unique "
+                                               "works on the flattened tensor"))
+    flat, s, order, run, slot, size, idt = _unique(x, size, fill_value, "unique")
+    out = [_values(flat, s, slot, size, fill_value)]
+    if return_index:
+        out.append(_indices(flat, order, slot, size, idt))
+    if return_inverse:
+        out.append(_inverse(x, order, run, idt))
+    if return_counts:
+        out.append(_counts(flat, slot, size, idt))
+    return out[0] if len(out) == 1 else tuple(out)
+
+
+__all__ = ["unique", "unique_all", "unique_counts", "unique_inverse", "unique_values",
+           "UniqueAllResult", "UniqueCountsResult", "UniqueInverseResult"]
