@@ -70,7 +70,10 @@ def _float_text(x, dtype: DType) -> str:
     x = np.asarray(x, dtype=dtype.np if dtype.kind == "f" else  # complex: its part type
                    np.float32 if dtype.bits == 64 else np.float64)
     if np.isfinite(x):
-        return repr(float(x)) if x.dtype.itemsize >= 4 else f"{float(x):.8e}"
+        if x.dtype.itemsize < 4:
+            return f"{float(x):.8e}"
+        s = repr(float(x))  # MLIR needs a '.' in a float literal: 1e-05 -> 1.0e-05
+        return s.replace("e", ".0e") if "e" in s and "." not in s else s
     bits = x.view(np.dtype(f"uint{8 * x.dtype.itemsize}"))  # inf/nan as their bit pattern
     return f"0x{int(bits):0{2 * x.dtype.itemsize}X}"
 
