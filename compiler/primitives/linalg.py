@@ -188,9 +188,8 @@ def _chol_emit(ctx, a):
         info_t = TensorType(t.shape[:-2], dt.int32)
         out, info = _ffi(ctx, _lapack_name("potrf", t.dtype), [a], [t], [t, info_t],
                          {"uplo": "L"}, alias=(0, 0))
-        out = _nan_unless_ok(ctx, info, info_t, out, t)
-    else:
-        out = ctx.op("stablehlo.cholesky", [a], [t], "lower = true")[0]
+        return _nan_unless_ok(ctx, info, info_t, _triangle(ctx, out, t, lower=True), t)
+    out = ctx.op("stablehlo.cholesky", [a], [t], "lower = true")[0]
     return _triangle(ctx, out, t, lower=True)
 
 
