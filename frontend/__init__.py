@@ -17,6 +17,7 @@ from .api import (
     default_backend,
     resolve_backend,
     set_default_backend,
+    to_batched,
 )
 from .autodiff import (
     custom_jvp,
@@ -43,8 +44,9 @@ from .errors import (
     TracerBoolConversionError,
     TracerConversionError,
 )
-from .jit import Compiled, Jitted, Lowered, jit
+from .jit import Compiled, Jitted, Lowered, RecompileWarning, jit
 from .platforms import default_platform, set_default_platform
+from .stream import Stream, StreamError, stream, stream_is_cached
 from .runtime.client import configure as configure_client
 from .tensor import Tensor
 from .tree import register_dataclass, register_pytree_node, tree_map
@@ -60,6 +62,7 @@ def devices(platform: str | None = None) -> list:
 
 
 __all__ = [
+    "to_batched", "RecompileWarning", "Stream", "StreamError", "stream", "stream_is_cached",
     "numpy", "tree", "backend_copy", "backend_transfer", "deallocate", "default_backend",
     "resolve_backend", "set_default_backend", "REFERENCE", "ReferenceBackend", "XlaBackend",
     "dtypes", "ShapeError", "DeletedTensorError", "DeviceMismatchError", "EscapedTracerError",

@@ -33,7 +33,7 @@ MEMORY_CACHE_SIZE = 2048
 _memory: OrderedDict = OrderedDict()
 _memory_lock = threading.Lock()
 stats = {"memory": 0, "disk": 0, "compiled": 0}  # outcomes in this process
-_options_bytes: bytes | None = None
+_options_cache: dict = {}
 
 
 def log_compiles() -> bool:
@@ -123,18 +123,23 @@ def compile_text(text: str, device, *, name: str = "fn", cache=None
 
 def disk_key(text: str, device) -> str:
     """The persistent-cache key of a program for a device."""
-    global _options_bytes
-    if _options_bytes is None:
-        from jaxlib import _jax
-
-        _options_bytes = _jax.CompileOptions().SerializeAsString()
     import jaxlib
 
     client = device.client
     return disk_cache.make_key(
         text, platform=platform_of(device), platform_version=str(client.platform_version),
-        device_kind=str(device.device_kind), jaxlib_version=jaxlib.__version__,
-        compile_options=_options_bytes, xla_flags=disk_cache.significant_xla_flags())
+        device_kind=str(device.device_kind), device_id=device.id,
+        jaxlib_version=jaxlib.__version__,
+        compile_options=_options_bytes(device), xla_flags=disk_cache.significant_xla_flags())
+
+
+def _options_bytes(device) -> bytes:
+    b = _options_cache.get(device)
+    if b is None:
+        from .runtime.executable import compile_options
+
+        b = _options_cache[device] = compile_options(device).SerializeAsString()
+    return b
 
 
 def clear_memory_cache() -> None:

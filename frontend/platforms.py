@@ -2,31 +2,45 @@
 
 from __future__ import annotations
 
+import logging
 import os
 
 from .runtime import client as rt_client
 
+log = logging.getLogger("stablejit")
 DEFAULT_PREFERENCE = ("tpu", "cuda", "rocm", "host")
 _chosen: str | None = None
 
 
-def set_default_platform(preference) -> str:
-    """Pick the first available platform of `preference` (a name or a list of names)
-    as the default for new tensors and jit; returns the one chosen."""
+def set_default_platform(preference, *, verbose: bool = False) -> str:
+    """Pick the first available platform of `preference` (a name or a list of names,
+    e.g. ["tpu", "cuda", "rocm", "host"]) as the default for new tensors and jit;
+    returns (and, with verbose=True, prints) the one chosen and why the ones before it
+    were passed over. Call it at the top of a script, before creating tensors."""
     global _chosen
     from . import dispatch
     from .backends import XlaBackend
 
     names = [preference] if isinstance(preference, str) else list(preference)
-    tried = []
+    skipped = []
     for name in names:
-        if rt_client.is_available(name):
-            _chosen = name
-            dispatch.set_global_default(XlaBackend.for_platform(name))
-            return name
-        tried.append(name)
-    raise rt_client.PlatformError(f"none of the platforms {tried} is available; "
-                                  f"'host' always is")
+        try:
+            rt_client.get_client(name)
+        except rt_client.PlatformError as e:
+            if name not in rt_client.PLATFORMS:
+                raise
+            skipped.append(f"{name} ({str(e).split(' (')[0].split(': ')[-1]})")
+            continue
+        _chosen = name
+        dispatch.set_global_default(XlaBackend.for_platform(name))
+        msg = f"stablejit: default platform is {name}" + (
+            f"; not available: {', '.join(skipped)}" if skipped else "")
+        log.info(msg)
+        if verbose:
+            print(msg)
+        return name
+    raise rt_client.PlatformError(f"none of the platforms {names} is available; add 'host' "
+                                  f"(always available) to the list")
 
 
 def default_platform() -> str:

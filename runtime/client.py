@@ -8,6 +8,7 @@ created, and setting them after that raises instead of being silently ignored.
 from __future__ import annotations
 
 import os
+import sys
 import threading
 
 PLATFORMS = ("host", "cuda", "rocm", "tpu")
@@ -34,18 +35,35 @@ def configure(platform: str, *, default_device_id: int | None = None,
     """Set client options for a platform before its client is first used."""
     _check(platform)
     with _lock:
-        if platform in _clients:
+        if platform in _clients or _jax_has_client(platform):
             raise PlatformError(
-                f"the {platform} client already exists, so its options can no longer change; "
-                f"call stablejit.configure_client({platform!r}, ...) before the first "
-                f"operation on that platform")
+                f"the {platform} client already exists (created by an earlier operation, or "
+                f"by jax in this process), so its options can no longer change; call "
+                f"stablejit.configure_client({platform!r}, ...) at the top of the program, "
+                f"before the first operation on that platform")
+        if memory_fraction is not None and not 0.0 < memory_fraction <= 1.0:
+            raise ValueError(f"memory_fraction must be in (0, 1], not {memory_fraction}")
+        if default_device_id is not None and default_device_id < 0:
+            raise ValueError(f"default_device_id must be >= 0, not {default_device_id}")
         given = {"default_device_id": default_device_id, "preallocate": preallocate,
                  "memory_fraction": memory_fraction}
         _options[platform].update({k: v for k, v in given.items() if v is not None})
 
 
+def _jax_has_client(platform: str) -> bool:
+    """Whether jax (in this process) already created the client for `platform`."""
+    xb = sys.modules.get("jax._src.xla_bridge")
+    return xb is not None and _PJRT_NAME[platform] in getattr(xb, "_backends", {})
+
+
 def options(platform: str) -> dict:
-    return dict(_options[_check(platform)])
+    """The options set with configure(), and STABLEJIT_DEVICE_ID (a script's default
+    device id) where configure() did not set one."""
+    out = dict(_options[_check(platform)])
+    env = os.environ.get("STABLEJIT_DEVICE_ID")
+    if env and "default_device_id" not in out:
+        out["default_device_id"] = int(env)
+    return out
 
 
 def get_client(platform: str = "host"):
@@ -66,7 +84,8 @@ def _create(platform: str):
         if "preallocate" in opts:
             os.environ["XLA_PYTHON_CLIENT_PREALLOCATE"] = "true" if opts["preallocate"] else "false"
         if "memory_fraction" in opts:
-            os.environ["XLA_PYTHON_CLIENT_MEM_FRACTION"] = str(opts["memory_fraction"])
+            os.environ.pop("XLA_PYTHON_CLIENT_MEM_FRACTION", None)  # deprecated spelling
+            os.environ["XLA_CLIENT_MEM_FRACTION"] = str(opts["memory_fraction"])
     os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "1")  # keep XLA's INFO lines off stderr
     from jax._src import xla_bridge  # PJRT client factory and plugin discovery
 
@@ -92,15 +111,17 @@ def devices(platform: str = "host") -> list:
 
 def default_device(platform: str = "host"):
     devs = devices(platform)
-    i = _options[platform].get("default_device_id", 0)
+    i = options(platform).get("default_device_id", 0)
     if not 0 <= i < len(devs):
         raise PlatformError(f"default_device_id {i} is out of range: {platform} has "
-                            f"{len(devs)} device(s)")
+                            f"{len(devs)} device(s) (ids 0..{len(devs) - 1}); check "
+                            f"configure_client or STABLEJIT_DEVICE_ID")
     return devs[i]
 
 
 def platform_of(device) -> str:
-    name = device.platform
+    """stablejit's name for a device's platform (the client knows cuda from rocm)."""
+    name = device.client.platform
     return "host" if name == "cpu" else ("cuda" if name == "gpu" else name)
 
 

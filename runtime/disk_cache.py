@@ -69,10 +69,13 @@ def xla_dump_requested(flags: str | None = None) -> bool:
 
 
 def make_key(stablehlo: str, *, platform: str, platform_version: str, device_kind: str,
-             jaxlib_version: str, compile_options: bytes, xla_flags: str) -> str:
+             device_id: int, jaxlib_version: str, compile_options: bytes,
+             xla_flags: str) -> str:
+    """The entry name. The device id is part of it: a loaded executable keeps the device
+    assignment it was compiled with."""
     h = hashlib.sha256()
-    for part in (FORMAT_VERSION, platform, platform_version, device_kind, jaxlib_version,
-                 xla_flags):
+    for part in (FORMAT_VERSION, platform, platform_version, device_kind, str(device_id),
+                 jaxlib_version, xla_flags):
         h.update(part.encode())
         h.update(b"\0")
     h.update(hashlib.sha256(compile_options).digest())

@@ -5,9 +5,18 @@ from __future__ import annotations
 import time
 from collections.abc import Sequence
 
+import numpy as np
 from jaxlib import _jax
 
 from .client import platform_of
+
+
+def compile_options(device) -> _jax.CompileOptions:
+    """Options for a single-device program on `device`. The device assignment must be
+    explicit: without it XLA assigns the program to device 0 of the client."""
+    opts = _jax.CompileOptions()
+    opts.device_assignment = _jax.DeviceAssignment.create(np.array([[device.id]]))
+    return opts
 
 
 def hlo_before_optimizations(stablehlo: str) -> str:
@@ -42,7 +51,7 @@ class Executable:
         client = device.client
         try:
             loaded = client.compile_and_load(stablehlo, _jax.DeviceList((device,)),
-                                             options or _jax.CompileOptions())
+                                             options or compile_options(device))
         except Exception as e:  # XLA reports parse and compile failures as runtime errors
             raise CompileError(f"XLA could not compile the program for {device}: {e}") from None
         return cls(loaded, stablehlo, device, time.perf_counter() - t0)
@@ -53,7 +62,7 @@ class Executable:
         """Load an executable that `serialize()` wrote (for `device`'s client)."""
         t0 = time.perf_counter()
         loaded = device.client.deserialize_executable(data, _jax.DeviceList((device,)),
-                                                      options or _jax.CompileOptions())
+                                                      options or compile_options(device))
         return cls(loaded, stablehlo, device, time.perf_counter() - t0, source="disk")
 
     def run(self, buffers: Sequence) -> list:
