@@ -268,8 +268,10 @@ def _scan_emit(ctx, *operands):
     in_types = list(ctx.in_types)
     nx = len(in_types) - nc - nk
     y_types = list(ctx.out_types[nk:])
-    zero = ctx.constant(0, dt.int64)
     ys0 = [ctx.constant(0, t.dtype, t.shape) for t in y_types]
+    if length == 0:  # no step runs (and no slice of an empty axis may be written)
+        return [*operands[nc:nc + nk], *ys0]
+    zero = ctx.constant(0, dt.int64)
     state_types = [_I64, *in_types, *y_types]
 
     def cond_region(i, *rest):
