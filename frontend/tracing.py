@@ -33,6 +33,7 @@ class Trace:
         self.alive = True
         self.captured: list[tuple[Tensor, Value]] = []  # concrete/outer tensors lifted to params
         self._captured_ids: dict[int, Value] = {}
+        self._embedded: list[Tensor] = []  # keeps embedded tensors alive: ids stay unique
 
     # ---- building ------------------------------------------------------------------
     def new_arg(self, type: TensorType, weak: bool = False) -> Tensor:
@@ -61,6 +62,7 @@ class Trace:
         if t._backend.concrete and t.size <= EMBED_LIMIT:
             v, = self.builder.bind(shape_ops.constant, (), Attrs(
                 {"value": Literal(t.numpy())}), user_location())
+            self._embedded.append(t)
         else:
             v = self.builder.param(t.type)
             self.captured.append((t, v))
