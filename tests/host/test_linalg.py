@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 import stablejit
 import stablejit.numpy as snp
+
 from tests.helpers import assert_close, run_three_ways
 
 TOL = {np.float32: 2e-4, np.float64: 1e-10, np.complex64: 2e-4, np.complex128: 1e-10}
