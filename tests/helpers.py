@@ -25,6 +25,8 @@ Stable API (other test files import these; keep signatures compatible):
     run_primitive(prim, operands, attrs, path) -> tuple of numpy results
         one primitive applied via a compiled one-op jit program, the eager XLA backend,
         or the reference backend.
+    run_primitive_jit_batch(prim, [(operands, attrs), ...]) -> [tuple of numpy results]
+        the jit path for many cases of one primitive in one compiled program.
 """
 
 from __future__ import annotations
@@ -195,6 +197,22 @@ def run_primitive(prim, operands, attrs, path: str) -> tuple[np.ndarray, ...]:
     else:
         out = bind(prim, tensors, attrs, backend=stablejit.REFERENCE)
     return tuple(t.numpy() for t in out)
+
+
+def run_primitive_jit_batch(prim, cases) -> list[tuple[np.ndarray, ...]]:
+    """Like run_primitive(..., "jit") for many (operands, attrs) cases of one primitive at
+    once: one compiled program holding one independent op per case (one XLA compile
+    instead of one per case). Returns one tuple of results per case."""
+    cases = [(list(ops), Attrs(attrs)) for ops, attrs in cases]
+
+    def program(operand_lists):
+        return [bind(prim, tuple(xs), attrs) for xs, (_, attrs) in zip(operand_lists, cases,
+                                                                        strict=True)]
+
+    args = [[to_backend(np.asarray(o), "jit") for o in ops] for ops, _ in cases]
+    with stablejit.default_backend(xla_backend()):
+        out = stablejit.jit(program)(args)
+    return [tuple(t.numpy() for t in res) for res in out]
 
 
 # ---- the per-primitive example table -------------------------------------------------------

@@ -3,7 +3,7 @@
 Folding: an op whose operands are all constants is evaluated with its reference rule
 and becomes a constant, if the result is small (large constants bloat the program;
 XLA folds those itself).
-Simplification: identities that are exact for every input — x+0, x-0, x*1, x/1,
+Simplification: identities that are exact for every input — x+(-0.0), x-(+0.0), x*1, x/1,
 neg(neg(x)), no-op reshape/transpose/convert/broadcast/slice/reverse. x*0 is not
 rewritten for floats (NaN*0 is NaN).
 """
@@ -38,6 +38,16 @@ def _constant_of(v: Value, producers: dict) -> np.ndarray | None:
 
 def _is_all(a: np.ndarray | None, x) -> bool:
     return a is not None and a.size > 0 and bool(np.all(a == x))
+
+
+def _is_zero(a: np.ndarray | None, d, negative: bool) -> bool:
+    """a is all zeros; for floats, zeros whose sign is `negative` (the exact identity)."""
+    if not _is_all(a, 0):
+        return False
+    if d.kind not in "fc":
+        return True
+    parts = (a.real, a.imag) if d.kind == "c" else (a,)
+    return all(bool(np.all(np.signbit(q) == negative)) for q in parts)
 
 
 def fold(fn: Function) -> Function:
@@ -85,9 +95,13 @@ def _simplify(op: Op, producers):
             return (inner.operands[0],)
     if p in (ew.add, ew.subtract, ew.multiply, ew.divide):
         lhs, rhs = (_constant_of(v, producers) for v in xs)
-        if p is ew.add and _is_all(lhs, 0) and xs[0].type.dtype.kind != "b":
+        d = xs[0].type.dtype
+        # for floats only -0.0 is additive identity (-0.0 + 0.0 is +0.0), and x - 0.0
+        if p is ew.add and _is_zero(lhs, d, True) and d.kind != "b":
             return (xs[1],)
-        if p in (ew.add, ew.subtract) and _is_all(rhs, 0) and xs[0].type.dtype.kind != "b":
+        if p is ew.add and _is_zero(rhs, d, True) and d.kind != "b":
+            return (xs[0],)
+        if p is ew.subtract and _is_zero(rhs, d, False):
             return (xs[0],)
         if p is ew.multiply and _is_all(lhs, 1):
             return (xs[1],)

@@ -280,7 +280,7 @@ def _c_sign(x):
     if np.iscomplexobj(x):
         a = np.abs(x)
         return np.where(a == 0, 0, x / np.where(a == 0, 1, a))
-    return np.sign(x)
+    return np.where(x == 0, x, np.sign(x))  # StableHLO: sign(-0.0) is -0.0
 
 
 neg = unary("neg", "stablehlo.negate", np.negative, NUMERIC,
@@ -531,9 +531,12 @@ def _convert_ref(x, *, dtype):
     with np.errstate(all="ignore"):
         if dtype.is_integer and x.dtype.kind in "fc":
             # XLA saturates float->int (NaN -> 0); NumPy's cast is undefined there
+            # compare in float64 against powers of two: exact, unlike info.max in float32
             info = np.iinfo(dtype.np)
-            x = np.nan_to_num(np.trunc(np.real(x)), nan=0.0)
-            return np.clip(x, info.min, info.max).astype(dtype.np)
+            x = np.nan_to_num(np.trunc(np.real(x)).astype(np.float64), nan=0.0)
+            hi, lo = x >= 2.0 ** (dtype.bits - (dtype.kind == "i")), x < float(info.min)
+            out = np.where(hi | lo, 0, x).astype(dtype.np)
+            return np.where(hi, info.max, np.where(lo, info.min, out)).astype(dtype.np)
         return np.asarray(x).astype(dtype.np)
 
 

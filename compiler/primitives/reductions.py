@@ -266,8 +266,8 @@ def _dot_ref(x, y, *, contracting, batch, preferred_element_type=None):
     dtype = (preferred_element_type or dt.dtype(x.dtype)).np
     if x.dtype == np.bool_:
         r = np.matmul(xt.astype(np.int64), yt.astype(np.int64)) > 0
-    else:
-        r = np.matmul(xt, yt)
+    else:  # accumulate in the result type (int8 x int8 -> int32 must not wrap at 8 bits)
+        r = np.matmul(xt.astype(dtype, copy=False), yt.astype(dtype, copy=False))
     out_shape = bshape + [x.shape[i] for i in xf] + [y.shape[i] for i in yf]
     return np.asarray(r, dtype=dtype).reshape(out_shape)
 

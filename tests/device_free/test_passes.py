@@ -1,0 +1,224 @@
+"""Compiler passes, each shown on IR before and after: verify, dce, cse, fold
+(constant folding and algebraic simplification) and the default pipeline."""
+
+import numpy as np
+import pytest
+from stablejit.compiler import dtypes as dt
+from stablejit.compiler.builder import Builder
+from stablejit.compiler.interpreter import interpret
+from stablejit.compiler.ir import Literal, TensorType
+from stablejit.compiler.passes import cse, dce, fold, optimize, verify
+from stablejit.compiler.passes.fold import FOLD_LIMIT
+from stablejit.compiler.primitives import ALL
+
+F32 = dt.float32
+
+
+def T(shape, dtype=F32):
+    return TensorType(shape, dt.dtype(dtype))
+
+
+def prims(fn):
+    return [op.prim.name for op in fn.ops]
+
+
+def count(fn, name):
+    return prims(fn).count(name)
+
+
+class B:
+    """A little builder DSL for these tests."""
+
+    def __init__(self, *param_types):
+        self.b = Builder("f")
+        self.params = [self.b.param(t) for t in param_types]
+
+    def __call__(self, name, *xs, **attrs):
+        (r,) = self.b.bind(ALL[name], list(xs), attrs)
+        return r
+
+    def const(self, value, dtype=F32, shape=()):
+        c = self("constant", value=Literal(np.asarray(value, dtype.np)))
+        return self("broadcast_in_dim", c, shape=shape, broadcast_dimensions=()) if shape else c
+
+    def build(self, *results):
+        return self.b.build(list(results))
+
+
+def run_and_compare(before, after, *args):
+    """The pass must not change what the function computes."""
+    verify(after)
+    for x, y in zip(interpret(before, args), interpret(after, args), strict=True):
+        np.testing.assert_array_equal(x, y, err_msg=f"before:\n{before}\nafter:\n{after}")
+
+
+# ---- dce ---------------------------------------------------------------------------------
+
+def test_dce_removes_ops_that_do_not_reach_results():
+    g = B(T((3,)))
+    (x,) = g.params
+    g("exp", x)  # dead
+    dead2 = g("sin", x)
+    g("neg", dead2)  # dead chain
+    live = g("cos", x)
+    before = g.build(live)
+    after = dce(before)
+    assert prims(before) == ["exp", "sin", "neg", "cos"], str(before)
+    assert prims(after) == ["cos"], f"before:\n{before}\nafter:\n{after}"
+    run_and_compare(before, after, np.arange(3, dtype=np.float32))
+
+
+def test_dce_returns_the_same_function_when_nothing_is_dead():
+    g = B(T((3,)))
+    fn = g.build(g("exp", g.params[0]))
+    assert dce(fn) is fn
+
+
+# ---- cse ---------------------------------------------------------------------------------
+
+def test_cse_merges_identical_ops_and_keeps_different_ones():
+    g = B(T((3,)), T((3,)))
+    x, y = g.params
+    a1 = g("add", x, y)
+    a2 = g("add", x, y)  # same as a1
+    a3 = g("add", y, x)  # different operand order: kept
+    s1 = g("reduce_sum", a1, axes=(0,))
+    s2 = g("reduce_sum", a2, axes=(0,))  # becomes identical to s1 after a2 -> a1
+    before = g.build(g("add", s1, s2), a3)
+    after = dce(cse(before))
+    msg = f"before:\n{before}\nafter:\n{after}"
+    assert count(before, "add") == 4 and count(before, "reduce_sum") == 2, msg
+    assert count(after, "add") == 3 and count(after, "reduce_sum") == 1, msg
+    run_and_compare(before, after, np.arange(3, dtype=np.float32),
+                    np.ones(3, np.float32))
+
+
+def test_cse_distinguishes_attributes():
+    g = B(T((2, 3)))
+    (x,) = g.params
+    before = g.build(g("reduce_sum", x, axes=(0,)), g("reduce_sum", x, axes=(1,)))
+    after = cse(before)
+    assert count(after, "reduce_sum") == 2, str(after)
+
+
+def test_cse_merges_equal_constants():
+    g = B()
+    c1 = g.const(2.5)
+    c2 = g.const(2.5)
+    c3 = g.const(3.5)
+    before = g.build(g("add", c1, c2), c3)
+    after = dce(cse(before))
+    assert count(before, "constant") == 3 and count(after, "constant") == 2, str(after)
+
+
+# ---- fold: constant folding ----------------------------------------------------------------
+
+def test_fold_evaluates_ops_on_constants():
+    g = B(T((3,)))
+    (x,) = g.params
+    c = g("add", g.const(2.0), g.const(3.0))
+    c = g("multiply", c, g.const(4.0))
+    before = g.build(g("add", x, g("broadcast_in_dim", c, shape=(3,), broadcast_dimensions=())))
+    after = dce(fold(before))
+    msg = f"before:\n{before}\nafter:\n{after}"
+    assert count(before, "multiply") == 1 and count(after, "multiply") == 0, msg
+    assert prims(after) == ["constant", "broadcast_in_dim", "add"], msg
+    folded = next(op for op in after.ops if op.prim.name == "constant")
+    assert folded.attrs["value"].array == np.float32(20.0), msg
+    run_and_compare(before, after, np.arange(3, dtype=np.float32))
+
+
+def test_fold_sees_through_splat_broadcasts():
+    g = B()
+    a = g.const(2, dt.int32, shape=(4,))
+    before = g.build(g("shift_left", a, g.const(3, dt.int32, shape=(4,))))
+    after = dce(fold(before))
+    assert count(after, "shift_left") == 0, f"before:\n{before}\nafter:\n{after}"
+    np.testing.assert_array_equal(interpret(after, [])[0], np.full(4, 16, np.int32))
+
+
+def test_fold_leaves_large_results_to_xla():
+    g = B()
+    n = FOLD_LIMIT + 1
+    before = g.build(g("exp", g.const(1.0, shape=(n,))))
+    after = fold(before)
+    assert count(after, "exp") == 1, str(after)
+
+
+def test_fold_keeps_ops_on_parameters():
+    g = B(T((3,)))
+    before = g.build(g("exp", g.params[0]))
+    assert fold(before) is before
+
+
+# ---- fold: algebraic simplification ------------------------------------------------------
+
+@pytest.mark.parametrize("expr,kept", [
+    (lambda g, x: g("add", x, g.const(-0.0, shape=(3,))), []),
+    (lambda g, x: g("add", g.const(-0.0, shape=(3,)), x), []),
+    (lambda g, x: g("subtract", x, g.const(0.0, shape=(3,))), []),
+    (lambda g, x: g("multiply", x, g.const(1.0, shape=(3,))), []),
+    (lambda g, x: g("multiply", g.const(1.0, shape=(3,)), x), []),
+    (lambda g, x: g("divide", x, g.const(1.0, shape=(3,))), []),
+    (lambda g, x: g("neg", g("neg", x)), []),
+    (lambda g, x: g("reshape", x, shape=(3,)), []),
+    (lambda g, x: g("transpose", x, permutation=(0,)), []),
+    (lambda g, x: g("convert", x, dtype=F32), []),
+    (lambda g, x: g("slice", x, start=(0,), limit=(3,), strides=(1,)), []),
+    (lambda g, x: g("reverse", x, axes=()), []),
+    # not identities for every input: must stay
+    (lambda g, x: g("multiply", x, g.const(0.0, shape=(3,))), ["multiply"]),  # NaN * 0
+    (lambda g, x: g("subtract", g.const(0.0, shape=(3,)), x), ["subtract"]),  # 0 - x
+    (lambda g, x: g("add", x, g.const(0.0, shape=(3,))), ["add"]),  # -0.0 + 0.0 is +0.0
+    (lambda g, x: g("subtract", x, g.const(-0.0, shape=(3,))), ["subtract"]),
+])
+def test_algebraic_simplification(expr, kept):
+    g = B(T((3,)))
+    (x,) = g.params
+    before = g.build(expr(g, x))
+    after = dce(fold(before))
+    msg = f"before:\n{before}\nafter:\n{after}"
+    assert [p for p in prims(after) if p not in ("constant", "broadcast_in_dim")] == kept, msg
+    if not kept:
+        assert after.results[0] is x, msg
+    a = np.array([np.nan, -0.0, 2.5], np.float32)
+    run_and_compare(before, after, a)
+    (got,), (want,) = interpret(after, [a]), interpret(before, [a])
+    assert np.array_equal(np.signbit(got), np.signbit(want)), msg
+
+
+def test_add_of_negative_zero_keeps_the_sign_of_zero():
+    """x + (-0.0) is x for every x (including -0.0); x + 0.0 turns -0.0 into +0.0."""
+    g = B(T((1,)))
+    (x,) = g.params
+    before = g.build(g("add", x, g.const(0.0, shape=(1,))))
+    after = dce(fold(before))
+    a = np.array([-0.0], np.float32)
+    (want,) = interpret(before, [a])
+    (got,) = interpret(after, [a])
+    assert np.signbit(got) == np.signbit(want), f"before:\n{before}\nafter:\n{after}"
+
+
+def test_bool_add_zero_is_not_simplified_wrongly():
+    g = B(T((2,), "bool"))
+    (x,) = g.params
+    before = g.build(g("add", x, g.const(False, dt.bool_, shape=(2,))))
+    after = dce(fold(before))
+    run_and_compare(before, after, np.array([True, False]))
+
+
+# ---- the pipeline ------------------------------------------------------------------------
+
+def test_optimize_runs_fold_cse_dce_and_verifies():
+    g = B(T((4,)))
+    (x,) = g.params
+    two = g("add", g.const(1.0), g.const(1.0))
+    y1 = g("multiply", x, g("broadcast_in_dim", two, shape=(4,), broadcast_dimensions=()))
+    y2 = g("multiply", x, g("broadcast_in_dim", two, shape=(4,), broadcast_dimensions=()))
+    g("exp", x)  # dead
+    before = g.build(g("add", g("neg", g("neg", y1)), y2))
+    after = optimize(before, check=True)
+    msg = f"before:\n{before}\nafter:\n{after}"
+    assert count(after, "multiply") == 1 and count(after, "neg") == 0, msg
+    assert count(after, "exp") == 0 and len(after.ops) < len(before.ops), msg
+    run_and_compare(before, after, np.arange(4, dtype=np.float32))
