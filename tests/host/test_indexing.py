@@ -1,0 +1,122 @@
+"""x[index] with integer arrays, masks and mixed basic/advanced indices (NumPy's layout
+rules) and x.at[index] updates, three ways against NumPy; static out-of-range indices
+raise IndexError; tensor indices follow JAX (clamp reads, drop updates); boolean masks
+inside jit raise MustCompileError."""
+
+import jax.numpy as jnp
+import numpy as np
+import pytest
+import stablejit
+import stablejit.numpy as snp
+
+from tests.helpers import check_three_ways
+
+rng = np.random.default_rng(1)
+X = np.arange(60, dtype=np.float32).reshape(3, 4, 5)
+
+STATIC = [
+    (np.array([2, 0, -1]),),
+    (slice(None), [1, 3]),
+    ([0, 2], slice(1, 4), [1, -1]),  # separated advanced indices: broadcast dims go first
+    (Ellipsis, [0, 1]),
+    (None, [1, 2], None, 1),
+    ([[0], [2]], [1, 3]),  # broadcasting index arrays
+    (1, slice(None), [0, 4]),  # int + array separated by a slice
+    (slice(None, None, -1), [3, 0], slice(None, None, 2)),
+    (np.array([], np.int64),),
+]
+
+
+@pytest.mark.parametrize("index", STATIC, ids=[str(i) for i in range(len(STATIC))])
+def test_static_integer_array_indexing_matches_numpy(index):
+    check_three_ways(lambda x: x[index], lambda x: x[index], X)
+
+
+@pytest.mark.parametrize("index", [(np.array([2, 0, 1]),), (slice(None), np.array([[1, 3]])),
+                                   (np.array([0, 2]), slice(1, 4), np.array([1, 4]))])
+def test_tensor_indices_are_gathered(index):
+    def f(x, *idx):
+        it = iter(idx)
+        return x[tuple(next(it) if isinstance(i, np.ndarray) else i for i in index)]
+    arrays = [i for i in index if isinstance(i, np.ndarray)]
+    check_three_ways(f, lambda x, *a: x[index], X, *arrays)
+
+
+def test_boolean_masks_outside_jit():
+    m = X[:, :, 0] > 20
+    for backend in ("xla", "reference"):
+        with stablejit.default_backend(backend):
+            t = snp.asarray(X)
+            np.testing.assert_array_equal(t[m].numpy(), X[m])
+            np.testing.assert_array_equal(t[snp.asarray(X > 30)].numpy(), X[X > 30])
+            np.testing.assert_array_equal(t[1, X[1, :, 0] > 30].numpy(), X[1, X[1, :, 0] > 30])
+
+
+def test_boolean_mask_inside_jit_must_compile():
+    with pytest.raises(stablejit.MustCompileError, match="size"):
+        stablejit.jit(lambda x: x[x > 3])(snp.asarray(X))
+
+
+def test_static_out_of_range_raises_index_error_naming_index_axis_and_size():
+    t = snp.asarray(X)
+    with pytest.raises(IndexError, match="index 5 is out of bounds for axis 1 with size 4"):
+        t[:, [0, 5]]
+    with pytest.raises(IndexError, match="index -4 is out of bounds for axis 0 with size 3"):
+        t[np.array([-4])]
+    with pytest.raises(IndexError, match="boolean index did not match"):
+        t[np.ones(2, bool)]
+    with pytest.raises(IndexError, match="integer"):
+        t[np.array([0.5])]
+
+
+def test_tensor_out_of_range_reads_clamp_like_jax():
+    idx = np.array([7, -7, -1])
+    want = np.asarray(jnp.asarray(X)[jnp.asarray(idx)])
+    check_three_ways(lambda x, i: x[i], lambda x, i: want, X, idx)
+    fill = np.asarray(jnp.asarray(X).at[jnp.asarray(idx)].get(mode="fill"))
+    check_three_ways(lambda x, i: x.at[i].get(mode="fill"), lambda x, i: fill, X, idx)
+
+
+def np_update(x, index, v, method):
+    y = x.copy()
+    if method == "set":
+        y[index] = v
+    else:
+        {"add": np.add, "multiply": np.multiply, "min": np.minimum,
+         "max": np.maximum}[method].at(y, index, v)
+    return y
+
+
+@pytest.mark.parametrize("method", ["set", "add", "multiply", "min", "max"])
+def test_at_updates_with_leading_advanced_indices(method):
+    idx = np.array([0, 2, 0] if method != "set" else [0, 2])
+    v = rng.normal(size=(len(idx), 4, 5)).astype(np.float32)
+    check_three_ways(lambda x, i, v: getattr(x.at[i], method)(v),
+                     lambda x, i, v: np_update(x, i, v, method), X, idx, v)
+
+
+@pytest.mark.parametrize("index", [(slice(1, 3), [0, 2]), (slice(None), 1), (Ellipsis, 3),
+                                   (1, slice(None, None, -2)), ([0, 2], slice(None), [4, 0])])
+def test_at_add_with_mixed_indices_goes_through_flat_positions(index):
+    shape = X[index].shape
+    v = rng.normal(size=shape).astype(np.float32)
+    check_three_ways(lambda x, v: x.at[index].add(v), lambda x, v: np_update(x, index, v, "add"),
+                     X, v)
+
+
+def test_at_set_broadcasts_values_and_casts_them():
+    check_three_ways(lambda x: x.at[:, 1].set(7), lambda x: np_update(x, (slice(None), 1), 7,
+                                                                      "set"), X)
+
+
+def test_tensor_out_of_range_updates_are_dropped_like_jax():
+    idx = np.array([1, 9, -1])
+    want = np.asarray(jnp.asarray(X).at[jnp.asarray(idx)].add(1.0))
+    check_three_ways(lambda x, i: x.at[i].add(1.0), lambda x, i: want, X, idx)
+    want = np.asarray(jnp.asarray(X).at[jnp.asarray(idx)].add(1.0, mode="clip"))
+    check_three_ways(lambda x, i: x.at[i].add(1.0, mode="clip"), lambda x, i: want, X, idx)
+
+
+def test_setitem_points_to_at():
+    with pytest.raises(TypeError, match=r"\.at\[index\]\.set"):
+        snp.asarray(X)[0] = 1

@@ -1,0 +1,55 @@
+"""unique_values/counts/inverse/all and unique(...) three ways against NumPy; with size=
+inside jit (padded like JAX); MustCompileError without it."""
+
+import jax.numpy as jnp
+import numpy as np
+import pytest
+import stablejit
+import stablejit.numpy as snp
+
+from tests.helpers import check_three_ways, run_three_ways
+
+rng = np.random.default_rng(3)
+INTS = rng.integers(0, 6, (4, 5)).astype(np.int32)
+FLOATS = np.array([3.0, 1.0, np.nan, -0.0, 1.0, 0.0, np.nan, 2.5], np.float32)
+
+
+@pytest.mark.parametrize("x", [INTS, FLOATS, np.array([True, False, True])],
+                         ids=["int", "float-nan", "bool"])
+def test_unique_all_outside_jit_matches_numpy(x):
+    # NumPy >= 2.3 may return unique_* values unsorted; np.unique's order is the sorted one
+    def np_all(x):
+        v, i, inv, c = np.unique(x, return_index=True, return_inverse=True,
+                                 return_counts=True, equal_nan=False)
+        return [v, i, inv.reshape(x.shape), c]
+    paths = ("eager", "reference")
+    check_three_ways(lambda x: list(snp.unique_all(x)), np_all, x, paths=paths)
+    check_three_ways(lambda x: snp.unique_values(x), lambda x: np_all(x)[0], x, paths=paths)
+    check_three_ways(lambda x: list(snp.unique_counts(x)), lambda x: [np_all(x)[k] for k in
+                                                                     (0, 3)], x, paths=paths)
+    check_three_ways(lambda x: list(snp.unique_inverse(x)), lambda x: np_all(x)[:3:2], x,
+                     paths=paths)
+
+def test_unique_with_size_under_jit_pads_like_jax():
+    x = INTS
+    got = run_three_ways(lambda x: snp.unique(x, return_index=True, return_counts=True,
+                                              size=9), x)
+    want = jnp.unique(jnp.asarray(x), return_index=True, return_counts=True, size=9)
+    for path, outs in got.items():
+        for g, w in zip(outs, want):
+            np.testing.assert_array_equal(g, np.asarray(w), err_msg=path)
+    got = run_three_ways(lambda x: snp.unique_values(x, size=10, fill_value=-1), x)
+    k = len(np.unique(x))
+    for out in got.values():
+        np.testing.assert_array_equal(out[:k], np.unique(x))
+        assert (out[k:] == -1).all()
+
+
+def test_unique_inside_jit_without_size_must_compile():
+    with pytest.raises(stablejit.MustCompileError, match="size=N"):
+        stablejit.jit(snp.unique_values)(snp.asarray(INTS))
+
+
+def test_unique_of_complex_is_a_clear_error():
+    with pytest.raises(TypeError, match="complex"):
+        snp.unique_values(snp.asarray(np.array([1j], np.complex64)))
