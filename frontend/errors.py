@@ -68,10 +68,12 @@ class DeletedTensorError(StablejitError, RuntimeError):
 
 def bool_of_traced(what: str) -> TracerBoolConversionError:
     return TracerBoolConversionError(at_user_line(
-        f"{what} needs a concrete Python bool, but this value is traced inside "
-        f"stablejit.jit: its value is only known when the compiled program runs. "
-        f"For an elementwise choice use stablejit.numpy.where(cond, x, y); for branching "
-        f"use stablejit.cond(pred, true_fn, false_fn, *operands) or stablejit.while_loop; "
+        f"{what} needs a concrete Python bool, but this value is traced (inside "
+        f"stablejit.jit or a cond/switch/loop body): its value is only known when the "
+        f"compiled program runs. For an elementwise choice use stablejit.numpy.where(cond, "
+        f"x, y); for branching use stablejit.cond(pred, true_fn, false_fn, *operands) or "
+        f"stablejit.switch(index, branches, *operands); for loops stablejit.fori_loop, "
+        f"stablejit.while_loop or stablejit.scan; "
         f"or, if this value is a setting rather than data, pass it as a static argument "
         f"(jit(f, static_argnums=...))."))
 
