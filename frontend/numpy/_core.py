@@ -18,6 +18,12 @@ from ..tensor import Tensor
 PY_SCALARS = (bool, int, float, complex)
 
 
+def _weak_scalar(x) -> bool:
+    """A Python scalar (weak); NumPy scalars such as np.float64 subclass float but are
+    strong: they keep their dtype, as in NumPy 2."""
+    return isinstance(x, PY_SCALARS) and not isinstance(x, np.generic)
+
+
 def _from_python(x) -> np.ndarray:
     """Nested Python lists of numbers -> array with the default dtypes."""
     a = np.asarray(x)
@@ -53,7 +59,7 @@ def asarray(x, dtype=None, *, device=None, copy=None) -> Tensor:
         return t if d is None or d is t.dtype else astype(t, d)
     if backend is None:
         backend = current_backend()
-    if isinstance(x, PY_SCALARS):
+    if _weak_scalar(x):
         return backend.scalar(x, d or python_scalar_dtype(x), weak=d is None)
     if isinstance(x, (list, tuple)) and _contains_tensor(x):
         return stack([asarray(e) for e in x]) if d is None else astype(
@@ -80,7 +86,7 @@ def as_tensor(x, like: Tensor | None = None) -> Tensor:
     on the backend of `like` (or the default backend)."""
     if isinstance(x, Tensor):
         return x
-    if isinstance(x, PY_SCALARS):
+    if _weak_scalar(x):
         backend = like._backend if like is not None else current_backend()
         return backend.scalar(x, python_scalar_dtype(x), weak=True)
     if like is not None and isinstance(x, (np.ndarray, np.generic)):
@@ -149,7 +155,7 @@ def promote_operands(*xs) -> tuple[list[Tensor], dt.DType]:
     for x in xs:
         if isinstance(x, Tensor):
             d, w = x.dtype, x.weak
-        elif isinstance(x, PY_SCALARS):
+        elif _weak_scalar(x):
             d, w = python_scalar_dtype(x), True
         else:
             x = asarray(x)
@@ -157,7 +163,7 @@ def promote_operands(*xs) -> tuple[list[Tensor], dt.DType]:
         dtype, weak = (d, w) if dtype is None else promote(dtype, weak, d, w)
     out = []
     for x in xs:
-        if isinstance(x, PY_SCALARS):
+        if _weak_scalar(x):
             backend = like._backend if like is not None else current_backend()
             out.append(backend.scalar(x, dtype, weak=weak))
         else:
