@@ -1,0 +1,112 @@
+"""Clients and platforms: one client per platform shared with jax, options before the
+client exists, the preference list, environment variables for scripts."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+import pytest
+import stablejit
+import stablejit.numpy as snp
+from stablejit.runtime import client
+
+
+def run(code: str, env=None) -> str:
+    r = subprocess.run([sys.executable, "-c", textwrap.dedent(code)], capture_output=True,
+                       text=True, timeout=120,
+                       env={**os.environ, "TF_CPP_MIN_LOG_LEVEL": "1", **(env or {})})
+    assert r.returncode == 0, r.stderr
+    return r.stdout
+
+
+def test_one_client_per_platform_shared_with_jax():
+    import jax
+
+    c = client.get_client("host")
+    assert c is client.get_client("host")
+    assert jax.devices("cpu")[0].client is c
+    x = snp.asarray(np.arange(4.0, dtype=np.float32))
+    assert x.device.client is c
+    # a jax array and a stablejit tensor live on the same PJRT device objects
+    assert jax.device_put(np.ones(2), jax.devices("cpu")[0]).devices() == {x.device}
+
+
+def test_options_after_the_client_exists_raise():
+    client.get_client("host")
+    with pytest.raises(client.PlatformError, match="already exists.*before the first"):
+        stablejit.configure_client("host", default_device_id=0)
+    with pytest.raises(client.PlatformError, match="unknown platform 'gpu'.*host, cuda"):
+        stablejit.configure_client("gpu", preallocate=False)
+    with pytest.raises(ValueError, match="memory_fraction"):
+        stablejit.configure_client("cuda", memory_fraction=1.5)
+
+
+def test_set_default_platform_picks_the_first_available(capsys):
+    chosen = stablejit.set_default_platform(["tpu", "cuda", "rocm", "host"], verbose=True)
+    available = [p for p in ("tpu", "cuda", "rocm") if client.is_available(p)]
+    assert chosen == (available[0] if available else "host")
+    printed = capsys.readouterr().out
+    assert f"default platform is {chosen}" in printed
+    if chosen == "host":
+        assert "not available: tpu" in printed
+    assert stablejit.default_platform() == chosen
+    assert snp.ones(3).device.client.platform == client.get_client(chosen).platform
+    with pytest.raises(client.PlatformError, match="unknown platform 'metal'"):
+        stablejit.set_default_platform(["metal", "host"])
+    stablejit.set_default_platform("host")
+
+
+def test_default_device_id_option_and_env_in_a_script():
+    out = run("""
+        import stablejit, stablejit.numpy as snp
+        stablejit.configure_client("host", default_device_id=2)
+        x = snp.arange(3.0)
+        print(x.device.id, (x * 2).device.id, stablejit.jit(lambda a: a + 1)(x).device.id)
+        """, env={"XLA_FLAGS": "--xla_force_host_platform_device_count=4"})
+    assert out.split() == ["2", "2", "2"]
+    out = run("""
+        import stablejit, stablejit.numpy as snp
+        print(snp.ones(2).device.id)
+        """, env={"XLA_FLAGS": "--xla_force_host_platform_device_count=4",
+                  "STABLEJIT_DEVICE_ID": "3"})
+    assert out.split() == ["3"]
+
+
+def test_platform_env_var_and_clear_errors():
+    out = run("""
+        import stablejit
+        stablejit.configure_client("host", default_device_id=7)
+        print(stablejit.default_platform())
+        try:
+            import stablejit.numpy as snp
+            snp.ones(2)
+        except stablejit.runtime.client.PlatformError as e:
+            print("ERR", e)
+        """, env={"STABLEJIT_PLATFORM": "tpu,host"})
+    lines = out.splitlines()
+    assert lines[0] == "host"
+    assert lines[1].startswith("ERR default_device_id 7 is out of range: host has 1 device")
+    r = subprocess.run([sys.executable, "-c", "import stablejit.numpy as snp; snp.ones(2)"],
+                       capture_output=True, text=True, timeout=120,
+                       env={**os.environ, "STABLEJIT_PLATFORM": "tpu"})
+    if not client.is_available("tpu"):
+        assert r.returncode != 0 and "STABLEJIT_PLATFORM='tpu'" in r.stderr
+
+
+@pytest.mark.skipif(not client.is_available("cuda"), reason="needs a CUDA GPU and jax[cuda]")
+def test_gpu_client_options_in_a_script():
+    out = run("""
+        import os, stablejit, stablejit.numpy as snp
+        stablejit.configure_client("cuda", preallocate=False, memory_fraction=0.5)
+        stablejit.set_default_platform(["cuda", "host"])
+        x = snp.ones(1000)
+        print(x.device.client.platform, os.environ["XLA_PYTHON_CLIENT_PREALLOCATE"],
+              os.environ["XLA_CLIENT_MEM_FRACTION"])
+        stats = x.device.memory_stats() or {}
+        print(stats.get("bytes_limit", 0) > 0)
+        """)
+    assert out.split()[:3] == ["cuda", "false", "0.5"]
