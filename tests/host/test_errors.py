@@ -1,0 +1,142 @@
+"""User errors: each says what was wrong, names the user's file:line and says what to do."""
+
+import inspect
+
+import numpy as np
+import pytest
+import stablejit
+import stablejit.numpy as snp
+from stablejit import (
+    EscapedTracerError,
+    MustCompileError,
+    ShapeError,
+    TracerBoolConversionError,
+    TracerConversionError,
+)
+
+HERE = __file__
+
+
+def line_of(fn, marker):
+    """The line number in this file of the source line of fn containing marker."""
+    src, start = inspect.getsourcelines(fn)
+    for i, line in enumerate(src):
+        if marker in line:
+            return start + i
+    raise AssertionError(marker)
+
+
+def assert_names_line(err, fn, marker):
+    msg = str(err.value)
+    assert f"{HERE}:{line_of(fn, marker)}" in msg, msg
+
+
+def x3():
+    return snp.asarray(np.arange(3, dtype=np.float32))
+
+
+def test_if_on_traced_value():
+    def f(x):
+        if x.sum() > 0:  # MARK
+            return x
+        return -x
+    with pytest.raises(TracerBoolConversionError) as e:
+        stablejit.jit(f)(x3())
+    assert_names_line(e, f, "# MARK")
+    assert "where" in str(e.value) and "stablejit.cond" in str(e.value)
+    assert "static" in str(e.value)
+
+
+@pytest.mark.parametrize("conv", [int, float])
+def test_int_float_of_traced_value(conv):
+    def f(x):
+        return x * conv(x[0])  # MARK
+    with pytest.raises(TracerConversionError) as e:
+        stablejit.jit(f)(x3())
+    assert_names_line(e, f, "# MARK")
+    assert f"{conv.__name__}()" in str(e.value) and "static_argnums" in str(e.value)
+
+
+def test_escaped_tracer():
+    leaked = []
+
+    def f(x):
+        leaked.append(x * 2)
+        return x
+
+    stablejit.jit(f)(x3())
+
+    def use():
+        return leaked[0] + 1  # MARK
+    with pytest.raises(EscapedTracerError) as e:
+        use()
+    assert_names_line(e, use, "# MARK")
+    assert "Return it from the jitted function" in str(e.value)
+
+
+def test_shape_mismatch_in_binary_op_names_both_shapes():
+    def f():
+        return snp.ones((2, 3)) + snp.ones((4,))  # MARK
+    with pytest.raises(ValueError) as e:
+        f()
+    assert_names_line(e, f, "# MARK")
+    assert "(2, 3)" in str(e.value) and "(4,)" in str(e.value)
+    assert "broadcast" in str(e.value)
+    with pytest.raises(ValueError) as e:
+        stablejit.jit(lambda a, b: a * b)(snp.ones((2, 3)), snp.ones((2,)))
+    assert "(2, 3)" in str(e.value) and "(2,)" in str(e.value)
+
+
+def test_boolean_mask_under_jit_must_compile_error():
+    def f(x):
+        return x[x > 1]  # MARK
+    with pytest.raises(MustCompileError) as e:
+        stablejit.jit(f)(x3())
+    assert_names_line(e, f, "# MARK")
+    assert "where(mask, x, 0)" in str(e.value) and "static shapes" in str(e.value)
+
+
+def test_reshape_to_wrong_size():
+    def f():
+        return snp.reshape(snp.ones((2, 3)), (4, 2))  # MARK
+    with pytest.raises((ValueError, ShapeError)) as e:
+        f()
+    assert_names_line(e, f, "# MARK")
+    assert "(2, 3)" in str(e.value) and "(4, 2)" in str(e.value)
+
+
+def test_bad_axis():
+    def f():
+        return snp.sum(snp.ones((2, 3)), axis=2)  # MARK
+    with pytest.raises(np.exceptions.AxisError) as e:
+        f()
+    assert_names_line(e, f, "# MARK")
+    assert "axis 2" in str(e.value) and "dimension 2" in str(e.value)
+
+
+def test_wrong_dtype_for_bitwise_op():
+    def f():
+        return snp.bitwise_and(snp.ones(3), snp.ones(3))  # MARK
+    with pytest.raises(TypeError) as e:
+        f()
+    assert_names_line(e, f, "# MARK")
+    assert "bitwise_and" in str(e.value) and "float32" in str(e.value)
+    assert "boolean or integer" in str(e.value)
+
+    def g(x):
+        return x << 1.5  # MARK
+    with pytest.raises(TypeError) as e:
+        stablejit.jit(g)(snp.asarray(np.arange(3)))
+    assert_names_line(e, g, "# MARK")
+
+
+def test_primitive_shape_errors_under_jit_name_the_user_line():
+    from stablejit.compiler.primitives import ALL
+    from stablejit.dispatch import bind1
+
+    def f(x):
+        return bind1(ALL["reshape"], x, shape=(5,))  # MARK
+    with pytest.raises(ShapeError) as e:
+        stablejit.jit(f)(x3())
+    assert_names_line(e, f, "# MARK")
+    assert "3 elements" in str(e.value) and "5 elements" in str(e.value)
