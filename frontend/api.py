@@ -53,7 +53,8 @@ def backend_transfer(t: Tensor, backend=None) -> Tensor:
     Transferring to the backend t is already on returns t itself."""
     target = resolve_backend(backend)
     if t._backend is target:
-        return t._live() and t
+        t._live()  # a deleted tensor stays an error
+        return t
     out = backend_copy(t, target)
     deallocate(t)
     return out
