@@ -109,7 +109,9 @@ class _Entry:
             bufs.append(_to_buffer(t, backend))
         outs = self.exe.run(bufs)
         for i in self.donate:
-            leaves[i]._data = None  # its buffer now belongs to an output
+            x = leaves[i]
+            if type(x) is Tensor and x._backend is backend:
+                x._data = None  # its buffer now belongs to an output (host data: a copy)
         return tree.unflatten(self.out_tree, [Tensor(b, backend, ot)
                                               for b, ot in zip(outs, self.out_types)])
 
