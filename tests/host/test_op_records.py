@@ -1,0 +1,643 @@
+"""One table of op records drives every function of `stablejit.numpy` three ways —
+`stablejit.jit`, eager XLA (the default backend) and the reference backend — and
+compares each with NumPy (or a stated reference where stablejit differs on purpose).
+
+A record names the function, how to call it, its input generators (domains, shapes with
+broadcasting, dtypes) and its tolerances. `test_every_function_has_a_record` fails when a
+name of `stablejit.numpy.__all__` has neither a record nor a justified entry in SKIP.
+
+Shapes repeat across records ((3, 4) and (4,)) so that eager programs are shared.
+"""
+
+from __future__ import annotations
+
+import math
+import zlib
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import ml_dtypes
+import numpy as np
+import pytest
+import stablejit as sj
+import stablejit.numpy as snp
+from stablejit.errors import MustCompileError
+
+F32, F64, F16, BF16 = "float32", "float64", "float16", "bfloat16"
+C64, C128 = "complex64", "complex128"
+I8, I32, I64, U8, U32, BOOL = "int8", "int32", "int64", "uint8", "uint32", "bool"
+FLOATS = (F32, F64, F16, BF16)
+FLOAT2 = (F32, F64)
+COMPLEX = (C64, C128)
+INTS = (I32, I64, U8, I8)
+REALS = (F32, I32)
+ALLNUM = (F32, F64, F16, I32, I64, U8, C64)
+
+# (rtol, atol) per dtype; records may loosen them
+TOL = {F64: (1e-10, 1e-12), F32: (2e-5, 2e-6), F16: (4e-3, 2e-3), BF16: (3e-2, 2e-2),
+       C64: (2e-5, 2e-6), C128: (1e-10, 1e-12)}
+
+SPECIAL = [np.nan, np.inf, -np.inf, 0.0, -0.0, 1.5, -2.5, 3.0, -1.0, 0.5, 2.0, -0.5]
+
+
+def _np_dtype(d: str):
+    return ml_dtypes.bfloat16 if d == BF16 else np.dtype(d)
+
+
+def make(domain: str, shape, dtype: str, seed: int) -> np.ndarray:
+    """Deterministic data of one domain."""
+    rng = np.random.default_rng(seed)
+    d = _np_dtype(dtype)
+    n = math.prod(shape)
+    if dtype == BOOL:
+        return rng.random(shape) < 0.5
+    if np.dtype(d).kind in "iu":
+        lo, hi = {"any": (-5, 6), "pos": (1, 7), "small": (0, 4), "nonzero": (1, 7),
+                  "unit": (-1, 2), "ge1": (1, 4), "special": (-5, 6), "nan": (-5, 6)
+                  }.get(domain, (-5, 6))
+        if np.dtype(d).kind == "u":
+            lo = max(lo, 0)
+        a = rng.integers(lo, hi, size=shape)
+        if domain == "nonzero" and np.dtype(d).kind == "i":
+            a = a * rng.choice([-1, 1], size=shape)
+        return a.astype(d)
+    if domain == "special":
+        a = np.resize(np.array(SPECIAL), n).reshape(shape)
+    elif domain == "nan":
+        a = rng.uniform(-3, 3, shape)
+        a[rng.random(shape) < 0.3] = np.nan
+    else:
+        lo, hi = {"any": (-3, 3), "pos": (0.5, 3), "unit": (-0.9, 0.9), "ge1": (1.1, 3),
+                  "nonzero": (0.5, 3), "small": (0, 3)}[domain]
+        a = rng.uniform(lo, hi, shape)
+        if domain == "nonzero":
+            a = a * rng.choice([-1, 1], size=shape)
+    if np.dtype(d).kind == "c":
+        a = a + 1j * (rng.uniform(-1, 1, shape) if domain not in ("pos", "ge1") else
+                      rng.uniform(-0.5, 0.5, shape))
+    return a.astype(d)
+
+
+@dataclass
+class Rec:
+    name: str
+    fn: Callable  # called with tensors (on any path)
+    ref: Callable  # called with NumPy arrays
+    args: tuple = ()  # (domain, shape) per tensor argument
+    dtypes: tuple = (F32,)
+    aliases: tuple = ()
+    tol: dict = field(default_factory=dict)
+    jit: str = "ok"  # "ok" or "raises" (data-dependent shapes)
+    values: bool = True  # False: compare shape and dtype only (empty)
+    out_dtype: str | None = None  # the expected result dtype, where not NumPy's rule
+    native: bool = False  # the NumPy reference takes half-precision inputs as they are
+    arg_dtypes: Callable | None = None  # dtype per argument from the record's dtype
+
+    def inputs(self, dtype: str) -> list[np.ndarray]:
+        ds = self.arg_dtypes(dtype) if self.arg_dtypes else [dtype] * len(self.args)
+        return [make(dom, shape, d, seed=zlib.crc32(f"{self.name}/{i}".encode()))
+                for i, ((dom, shape), d) in enumerate(zip(self.args, ds, strict=True))]
+
+
+S, V = (3, 4), (4,)  # the shared shapes: a matrix and a broadcastable row
+
+
+def U(name, dom="any", dtypes=FLOATS, ref=None, aliases=(), **kw) -> Rec:
+    """A unary elementwise record."""
+    f = getattr(snp, name)
+    return Rec(name, f, ref or getattr(np, name), ((dom, S),), dtypes, aliases, **kw)
+
+
+def B(name, doms=("any", "any"), dtypes=FLOAT2, ref=None, aliases=(), shapes=(S, V), **kw):
+    """A binary elementwise record, broadcasting (3, 4) with (4,)."""
+    f = getattr(snp, name)
+    return Rec(name, f, ref or getattr(np, name), tuple(zip(doms, shapes, strict=True)), dtypes,
+               aliases, **kw)
+
+
+def N(name, fn, ref, args=(("any", S),), dtypes=(F32,), **kw) -> Rec:
+    """Any other record."""
+    return Rec(name, fn, ref, tuple(args), dtypes, **kw)
+
+
+def _sigmoid(x):
+    return 1 / (1 + np.exp(-x))
+
+
+def _nan_to_num(x):
+    if x.dtype != ml_dtypes.bfloat16:
+        return np.nan_to_num(x)
+    info = ml_dtypes.finfo(x.dtype)  # bfloat16: NumPy's nan_to_num leaves inf alone
+    return np.nan_to_num(x.astype(np.float32), posinf=float(info.max),
+                         neginf=float(info.min)).astype(x.dtype)
+
+
+def _put_along(x, v):
+    y = x.copy()
+    np.put_along_axis(y, _IDX1, v, 1)
+    return y
+
+
+def _top_k(x, k):
+    i = np.argsort(-x, axis=-1, stable=True)[..., :k]
+    return np.take_along_axis(x, i, -1), i.astype(np.int32)  # int32 like jax.lax.top_k
+
+
+def _unique_all(x):
+    v, i, inv, c = np.unique(x, return_index=True, return_inverse=True, return_counts=True)
+    return v, i, inv.reshape(x.shape), c
+
+
+_IDX1 = np.array([[0], [2], [1]])
+_IDX = np.array([[3, 0, 1, 1], [2, 2, 0, 3], [0, 1, 2, 3]])
+
+LOOSE = {F32: (1e-4, 1e-5), C64: (1e-4, 1e-5), F16: (1e-2, 1e-2), BF16: (5e-2, 5e-2)}
+
+RECORDS: list[Rec] = [
+    # ---- unary float math (ints and bools become float32) ----
+    U("exp", dtypes=FLOATS + COMPLEX + (I32,)),
+    U("expm1", dtypes=FLOATS + (I32,)),
+    U("exp2", dtypes=FLOATS, tol=LOOSE),
+    U("log", "pos", FLOATS + COMPLEX + (I32,)),
+    U("log1p", "pos", FLOATS),
+    U("log2", "pos", FLOATS),
+    U("log10", "pos", FLOATS),
+    U("sqrt", "pos", FLOATS + COMPLEX + (I32, U8)),
+    U("rsqrt", "pos", FLOATS, ref=lambda x: 1 / np.sqrt(x)),
+    U("cbrt", "any", FLOATS),
+    U("sin", dtypes=FLOATS + COMPLEX),
+    U("cos", dtypes=FLOATS + COMPLEX),
+    U("tan", "unit", FLOATS + COMPLEX, tol=LOOSE),
+    U("tanh", dtypes=FLOATS + COMPLEX, tol=LOOSE),
+    U("sigmoid", dtypes=FLOATS, ref=_sigmoid),
+    U("acos", "unit", FLOATS + COMPLEX, ref=np.arccos, aliases=("arccos",), tol=LOOSE),
+    U("asin", "unit", FLOATS + COMPLEX, ref=np.arcsin, aliases=("arcsin",), tol=LOOSE),
+    U("atan", "any", FLOATS + COMPLEX, ref=np.arctan, aliases=("arctan",), tol=LOOSE),
+    U("acosh", "ge1", FLOATS + COMPLEX, ref=np.arccosh, aliases=("arccosh",), tol=LOOSE),
+    U("asinh", "any", FLOATS + COMPLEX, ref=np.arcsinh, aliases=("arcsinh",), tol=LOOSE),
+    U("atanh", "unit", FLOATS + COMPLEX, ref=np.arctanh, aliases=("arctanh",), tol=LOOSE),
+    U("sinh", dtypes=FLOATS + COMPLEX),
+    U("cosh", dtypes=FLOATS + COMPLEX),
+    U("deg2rad", dtypes=FLOATS, aliases=("radians",)),
+    U("rad2deg", dtypes=FLOATS, aliases=("degrees",)),
+    U("sinc", dtypes=FLOAT2, tol=LOOSE),
+    U("fabs", dtypes=FLOATS),
+    # ---- unary numeric ----
+    U("abs", dtypes=ALLNUM + (I8, BF16, C128), aliases=("absolute",)),
+    U("negative", dtypes=ALLNUM),
+    U("positive", dtypes=ALLNUM),
+    U("sign", dtypes=(F32, F64, F16, I32, I64, U8, C64)),
+    U("square", dtypes=ALLNUM),
+    U("reciprocal", "nonzero", FLOATS),
+    U("floor", dtypes=FLOATS + (I32,)),
+    U("ceil", dtypes=FLOATS + (I32,)),
+    U("trunc", dtypes=FLOATS + (I32,), aliases=("fix",)),
+    N("round", lambda x: snp.round(x), np.round, [("any", S)], FLOATS + (I32, C64),
+      aliases=("around",)),
+    N("round(decimals=2)", lambda x: snp.round(x, 2), lambda x: np.round(x, 2),
+      [("any", S)], FLOAT2, tol=LOOSE),
+    U("isfinite", "special", FLOATS + (I32, C64)),
+    U("isinf", "special", FLOATS + (I32, C64)),
+    U("isnan", "special", FLOATS + (I32, C64)),
+    U("isposinf", "special", FLOAT2),
+    U("isneginf", "special", FLOAT2),
+    U("signbit", "special", FLOATS + (I32, U8)),
+    U("nan_to_num", "special", FLOATS + (I32, C64), native=True, ref=lambda x: _nan_to_num(x)),
+    N("nan_to_num(nan=,posinf=)", lambda x: snp.nan_to_num(x, nan=-1.0, posinf=9.0),
+      lambda x: np.nan_to_num(x, nan=-1.0, posinf=9.0), [("special", S)], FLOAT2),
+    U("real", dtypes=COMPLEX + (F32,)),
+    U("imag", dtypes=COMPLEX + (F32,)),
+    U("conj", dtypes=COMPLEX + (F32,), aliases=("conjugate",)),
+    U("angle", dtypes=COMPLEX + (F32,)),
+    U("isreal", dtypes=(C64, F32)),
+    U("iscomplex", dtypes=(C64, F32)),
+    U("invert", dtypes=INTS + (BOOL,), aliases=("bitwise_invert", "bitwise_not")),
+    U("logical_not", dtypes=(BOOL, F32, I32)),
+    # ---- binary arithmetic, broadcasting (3, 4) with (4,) ----
+    B("add", dtypes=ALLNUM + (BOOL, BF16)),
+    B("subtract", dtypes=ALLNUM + (BF16,)),
+    B("multiply", dtypes=ALLNUM + (BOOL,)),
+    B("divide", ("any", "nonzero"), FLOATS + COMPLEX + (I32,), aliases=("true_divide",)),
+    B("floor_divide", ("any", "nonzero"), (F32, F64, I32, I64, U8, I8)),
+    B("remainder", ("any", "nonzero"), (F32, F64, I32, I64, U8, I8), aliases=("mod",)),
+    B("fmod", ("any", "nonzero"), (F32, F64, I32, I64, U8)),
+    B("power", ("pos", "any"), FLOAT2 + (C64,), aliases=("pow",), tol=LOOSE),
+    N("power(int)", snp.power, np.power, [("any", S), ("small", V)], (I32, I64, U8)),
+    N("power(x, 3)", lambda x: snp.power(x, 3), lambda x: np.power(x, 3), [("any", S)],
+      (F32, I32)),
+    B("maximum", ("special", "any"), FLOATS + (I32, U8, BOOL)),
+    B("minimum", ("special", "any"), FLOATS + (I32, U8, BOOL)),
+    B("fmax", ("special", "special"), FLOAT2 + (I32,), shapes=(S, S)),
+    B("fmin", ("special", "special"), FLOAT2 + (I32,), shapes=(S, S)),
+    B("arctan2", dtypes=FLOATS, aliases=("atan2",), tol=LOOSE),
+    B("hypot", ("special", "any"), FLOATS),
+    B("logaddexp", ("special", "any"), FLOATS, tol=LOOSE),
+    B("logaddexp2", ("special", "any"), FLOATS, tol=LOOSE),
+    B("copysign", ("special", "special"), FLOATS, shapes=(S, S)),
+    B("nextafter", ("any", "special"), FLOAT2),
+    B("heaviside", ("special", "any"), FLOAT2),
+    B("float_power", ("pos", "any"), (F32, I32), out_dtype=F64),
+    N("ldexp", snp.ldexp, np.ldexp, [("any", S), ("any", V)], FLOAT2,
+      arg_dtypes=lambda d: [d, I32]),
+    B("gcd", ("any", "any"), (I32, I64, U8, I8)),
+    B("lcm", ("any", "any"), (I32, I64, U8)),
+    B("bitwise_and", dtypes=INTS + (BOOL,)),
+    B("bitwise_or", dtypes=INTS + (BOOL,)),
+    B("bitwise_xor", dtypes=INTS + (BOOL,)),
+    B("left_shift", ("any", "small"), INTS, aliases=("bitwise_left_shift",)),
+    B("right_shift", ("any", "small"), INTS, aliases=("bitwise_right_shift",)),
+    B("equal", ("small", "small"), (F32, I32, BOOL, C64)),
+    B("not_equal", ("small", "small"), (F32, I32, BOOL, C64)),
+    B("less", ("small", "small"), (F32, I32, U8, BOOL)),
+    B("less_equal", ("small", "small"), (F32, I32, U8)),
+    B("greater", ("small", "small"), (F32, I32, U8)),
+    B("greater_equal", ("small", "small"), (F32, I32, U8)),
+    B("logical_and", dtypes=(BOOL, F32)),
+    B("logical_or", dtypes=(BOOL, F32)),
+    B("logical_xor", dtypes=(BOOL, I32)),
+    N("divmod", snp.divmod, np.divmod, [("any", S), ("nonzero", V)], (F32, I32)),
+    N("modf", snp.modf, np.modf, [("special", S)], FLOAT2),
+    # mixed dtypes and Python scalars (promotion)
+    N("add(i32, f32)", snp.add, lambda a, b: np.add(a, b), [("any", S), ("any", V)], (F32,),
+      arg_dtypes=lambda d: [I32, F32]),
+    N("multiply(u8, i8)", snp.multiply, np.multiply, [("any", S), ("any", V)], (I32,),
+      arg_dtypes=lambda d: [U8, I8]),
+    N("add(f16 tensor, py float)", lambda x: x + 1.5,
+      lambda x: (x.astype(np.float32) + 1.5).astype(x.dtype), [("any", S)], (F16, BF16)),
+    N("multiply(i8 tensor, py int)", lambda x: x * 3, lambda x: x * np.int8(3),
+      [("any", S)], (I8,)),
+    N("divide(i32 tensor, py int)", lambda x: x / 2, lambda x: (x / 2).astype(np.float32),
+      [("any", S)], (I32,)),
+    N("where", snp.where, np.where, [("any", S), ("any", S), ("any", V)], (F32, I32, C64),
+      arg_dtypes=lambda d: [BOOL, d, d]),
+    N("clip", lambda x: snp.clip(x, -1, 2), lambda x: np.clip(x, -1, 2), [("any", S)],
+      (F32, I32)),
+    N("isclose", snp.isclose, np.isclose, [("special", S), ("special", S)], FLOAT2 + (I32,)),
+    N("isclose(equal_nan, rtol)", lambda a, b: snp.isclose(a, b, 0.1, 0.0, equal_nan=True),
+      lambda a, b: np.isclose(a, b, 0.1, 0.0, equal_nan=True), [("special", S),
+                                                                ("any", S)], FLOAT2),
+    N("allclose", snp.allclose, lambda a, b: np.asarray(np.allclose(a, b)),
+      [("any", S), ("any", V)], (F32,)),
+    N("array_equal", lambda a: snp.array_equal(a, a), lambda a: np.asarray(True),
+      [("any", S)], (F32, I32)),
+    N("array_equal(nan)", lambda a: snp.array_equal(a, a, equal_nan=True),
+      lambda a: np.asarray(np.array_equal(a, a, equal_nan=True)), [("special", S)], (F32,)),
+    N("array_equiv", lambda a, b: snp.array_equiv(a, b),
+      lambda a, b: np.asarray(np.array_equiv(a, b)), [("small", S), ("small", V)], (I32,)),
+    # ---- reductions ----
+    N("sum", lambda x: snp.sum(x, axis=0), lambda x: np.sum(x, axis=0), [("any", S)],
+      (F32, F64, I32, I8, U8, BOOL, C64)),
+    N("sum(all, keepdims)", lambda x: snp.sum(x, keepdims=True),
+      lambda x: np.sum(x, keepdims=True), [("any", S)], (F32, I32), tol=LOOSE),
+    N("prod", lambda x: snp.prod(x, axis=1), lambda x: np.prod(x, axis=1), [("any", S)],
+      (F32, I32, BOOL)),
+    N("mean", lambda x: snp.mean(x, axis=(0, 1)), lambda x: np.mean(x, axis=(0, 1)),
+      [("any", S)], (F32, F64, C64)),
+    N("max", lambda x: snp.max(x, axis=1), lambda x: np.max(x, axis=1), [("any", S)],
+      (F32, I32, U8, BOOL), aliases=("amax",)),
+    N("min", lambda x: snp.min(x, axis=-1, keepdims=True),
+      lambda x: np.min(x, axis=-1, keepdims=True), [("any", S)], (F32, I32), aliases=("amin",)),
+    N("all", lambda x: snp.all(x, axis=0), lambda x: np.all(x, axis=0), [("any", S)],
+      (BOOL, I32)),
+    N("any", lambda x: snp.any(x), lambda x: np.any(x), [("any", S)], (BOOL, F32)),
+    N("argmax", lambda x: snp.argmax(x, axis=1), lambda x: np.argmax(x, axis=1),
+      [("any", S)], (F32, I32)),
+    N("argmin", lambda x: snp.argmin(x), lambda x: np.argmin(x), [("any", S)], (F32, I32)),
+    N("count_nonzero", lambda x: snp.count_nonzero(x, axis=0),
+      lambda x: np.count_nonzero(x, axis=0), [("small", S)], (I32, BOOL)),
+    N("var", lambda x: snp.var(x, axis=0, correction=1), lambda x: np.var(x, axis=0, ddof=1),
+      [("any", S)], (F32, F64, C64), tol=LOOSE),
+    N("std", lambda x: snp.std(x, keepdims=True), lambda x: np.std(x, keepdims=True),
+      [("any", S)], (F32, F64), tol=LOOSE),
+    N("nansum", lambda x: snp.nansum(x, axis=1), lambda x: np.nansum(x, axis=1),
+      [("nan", S)], FLOAT2, tol=LOOSE),
+    N("nanprod", lambda x: snp.nanprod(x, axis=0), lambda x: np.nanprod(x, axis=0),
+      [("nan", S)], FLOAT2, tol=LOOSE),
+    N("nanmean", lambda x: snp.nanmean(x, axis=1), lambda x: np.nanmean(x, axis=1),
+      [("nan", S)], FLOAT2, tol=LOOSE),
+    N("nanvar", lambda x: snp.nanvar(x, axis=1, ddof=1), lambda x: np.nanvar(x, axis=1, ddof=1),
+      [("nan", S)], FLOAT2, tol=LOOSE),
+    N("nanstd", lambda x: snp.nanstd(x), lambda x: np.nanstd(x), [("nan", S)], FLOAT2,
+      tol=LOOSE),
+    N("nanmax", lambda x: snp.nanmax(x, axis=0), lambda x: np.nanmax(x, axis=0),
+      [("nan", S)], FLOAT2 + (I32,)),
+    N("nanmin", lambda x: snp.nanmin(x, axis=1), lambda x: np.nanmin(x, axis=1),
+      [("nan", S)], FLOAT2),
+    N("ptp", lambda x: snp.ptp(x, axis=1), lambda x: np.ptp(x, axis=1), [("any", S)],
+      (F32, I32)),
+    N("average", lambda x, w: snp.average(x, axis=1, weights=w),
+      lambda x, w: np.average(x, axis=1, weights=w), [("any", S), ("pos", V)], FLOAT2,
+      tol=LOOSE),
+    # ---- creation (no tensor inputs: jit traces a function of no arguments) ----
+    N("arange", lambda: snp.arange(2, 11, 3), lambda: np.arange(2, 11, 3), []),
+    N("arange(float)", lambda: snp.arange(0.5, 3.0, 0.5),
+      lambda: np.arange(0.5, 3.0, 0.5, dtype=np.float32), []),
+    N("zeros", lambda: snp.zeros((2, 3), dtype=snp.int32), lambda: np.zeros((2, 3), np.int32),
+      []),
+    N("ones", lambda: snp.ones(4), lambda: np.ones(4, np.float32), []),
+    N("full", lambda: snp.full((2, 2), 7), lambda: np.full((2, 2), 7, np.int64), []),
+    N("empty", lambda: snp.empty((2, 5), dtype=snp.float64),
+      lambda: np.empty((2, 5), np.float64), [], values=False),
+    N("eye", lambda: snp.eye(3, 4, k=1), lambda: np.eye(3, 4, 1, np.float32), []),
+    N("identity", lambda: snp.identity(3, dtype=snp.int32),
+      lambda: np.identity(3, np.int32), []),
+    N("tri", lambda: snp.tri(3, 4, k=-1), lambda: np.tri(3, 4, -1, np.float32), []),
+    N("linspace", lambda: snp.linspace(0, 1, 7), lambda: np.linspace(0, 1, 7, dtype=np.float32),
+      []),
+    N("linspace(tensor end points)", lambda a: snp.linspace(a[0, 0], a[1, 1], 5,
+                                                             endpoint=False),
+      lambda a: np.linspace(a[0, 0], a[1, 1], 5, endpoint=False).astype(a.dtype),
+      [("any", S)], FLOAT2, tol=LOOSE),
+    N("logspace", lambda: snp.logspace(0, 2, 5), lambda: np.logspace(0, 2, 5).astype(np.float32),
+      [], tol=LOOSE),
+    N("zeros_like", snp.zeros_like, np.zeros_like, [("any", S)], (F32, I32)),
+    N("ones_like", snp.ones_like, np.ones_like, [("any", S)], (F32, BOOL)),
+    N("full_like", lambda x: snp.full_like(x, 2), lambda x: np.full_like(x, 2), [("any", S)],
+      (F32, I32)),
+    N("empty_like", snp.empty_like, np.empty_like, [("any", S)], (F32,), values=False),
+    N("tril", lambda x: snp.tril(x, k=1), lambda x: np.tril(x, 1), [("any", (2, 3, 4))],
+      (F32, I32)),
+    N("triu", lambda x: snp.triu(x), np.triu, [("any", S)], (F32, BOOL)),
+    N("meshgrid", lambda a, b: snp.meshgrid(a, b), lambda a, b: np.meshgrid(a, b),
+      [("any", (3,)), ("any", (4,))], (F32,)),
+    N("meshgrid(ij)", lambda a, b, c: snp.meshgrid(a, b, c, indexing="ij"),
+      lambda a, b, c: np.meshgrid(a, b, c, indexing="ij"),
+      [("any", (3,)), ("any", (4,)), ("any", (2,))], (I32,)),
+    N("asarray", lambda x: snp.asarray(x, dtype=snp.float64), lambda x: x.astype(np.float64),
+      [("any", S)], (F32,)),
+    N("array", lambda x: snp.array(x), lambda x: x, [("any", S)], (I32,)),
+    N("asarray(list)", lambda: snp.asarray([[1, 2], [3, 4]]),
+      lambda: np.array([[1, 2], [3, 4]]), []),
+    N("from_dlpack", lambda: snp.from_dlpack(np.arange(6.0).reshape(2, 3)),
+      lambda: np.arange(6.0).reshape(2, 3), []),
+    N("astype", lambda x: snp.astype(x, snp.int32), lambda x: x.astype(np.int32),
+      [("any", S)], (F32, BOOL, I64)),
+    N("astype(complex->real)", lambda x: snp.astype(x, snp.float32),
+      lambda x: x.real.astype(np.float32), [("any", S)], (C64,)),
+    # ---- manipulation ----
+    N("reshape", lambda x: snp.reshape(x, (2, -1)), lambda x: np.reshape(x, (2, -1)),
+      [("any", S)], (F32, BOOL)),
+    N("ravel", snp.ravel, np.ravel, [("any", S)], aliases=("flatten",)),
+    N("transpose", lambda x: snp.transpose(x, (2, 0, 1)), lambda x: np.transpose(x, (2, 0, 1)),
+      [("any", (2, 3, 4))]),
+    N("permute_dims", lambda x: snp.permute_dims(x, (1, 0, 2)),
+      lambda x: np.permute_dims(x, (1, 0, 2)), [("any", (2, 3, 4))]),
+    N("matrix_transpose", snp.matrix_transpose, np.matrix_transpose, [("any", (2, 3, 4))]),
+    N("swapaxes", lambda x: snp.swapaxes(x, 0, -1), lambda x: np.swapaxes(x, 0, -1),
+      [("any", (2, 3, 4))]),
+    N("moveaxis", lambda x: snp.moveaxis(x, 0, -1), lambda x: np.moveaxis(x, 0, -1),
+      [("any", (2, 3, 4))]),
+    N("expand_dims", lambda x: snp.expand_dims(x, (0, 3)), lambda x: np.expand_dims(x, (0, 3)),
+      [("any", S)]),
+    N("squeeze", lambda x: snp.squeeze(x, 1), lambda x: np.squeeze(x, 1), [("any", (3, 1, 4))]),
+    N("concat", lambda a, b: snp.concat([a, b], axis=0),
+      lambda a, b: np.concatenate([a, b], 0), [("any", S), ("any", (2, 4))], (F32, I32),
+      aliases=("concatenate",)),
+    N("concat(mixed dtypes)", lambda a, b: snp.concat([a, b], axis=1),
+      lambda a, b: np.concatenate([a, b], 1), [("any", S), ("any", S)], (F32,),
+      arg_dtypes=lambda d: [I8, F32]),
+    N("stack", lambda a, b: snp.stack([a, b], axis=-1), lambda a, b: np.stack([a, b], -1),
+      [("any", S), ("any", S)], (F32, BOOL)),
+    N("flip", lambda x: snp.flip(x, axis=(0, 1)), lambda x: np.flip(x, (0, 1)), [("any", S)]),
+    N("fliplr", snp.fliplr, np.fliplr, [("any", S)]),
+    N("flipud", snp.flipud, np.flipud, [("any", S)]),
+    N("rot90", lambda x: snp.rot90(x, 3, axes=(1, 2)), lambda x: np.rot90(x, 3, axes=(1, 2)),
+      [("any", (2, 3, 4))]),
+    N("atleast_1d", lambda: snp.atleast_1d(snp.asarray(3.0)), lambda: np.atleast_1d(
+        np.float32(3.0)), []),
+    N("atleast_2d", snp.atleast_2d, np.atleast_2d, [("any", V)]),
+    N("atleast_3d", snp.atleast_3d, np.atleast_3d, [("any", S)]),
+    N("broadcast_to", lambda x: snp.broadcast_to(x, (2, 3, 4)),
+      lambda x: np.broadcast_to(x, (2, 3, 4)), [("any", V)], (F32, I32)),
+    N("broadcast_arrays", lambda a, b: snp.broadcast_arrays(a, b),
+      lambda a, b: np.broadcast_arrays(a, b), [("any", (3, 1)), ("any", V)]),
+    N("roll", lambda x: snp.roll(x, (1, -2), axis=(0, 1)),
+      lambda x: np.roll(x, (1, -2), axis=(0, 1)), [("any", S)], (F32, I32)),
+    N("roll(flat)", lambda x: snp.roll(x, 5), lambda x: np.roll(x, 5), [("any", S)]),
+    N("repeat", lambda x: snp.repeat(x, 2, axis=1), lambda x: np.repeat(x, 2, axis=1),
+      [("any", S)], (F32, BOOL)),
+    N("repeat(counts)", lambda x: snp.repeat(x, [2, 0, 1], axis=0),
+      lambda x: np.repeat(x, [2, 0, 1], axis=0), [("any", S)]),
+    N("repeat(flat)", lambda x: snp.repeat(x, 3), lambda x: np.repeat(x, 3), [("any", S)]),
+    N("tile", lambda x: snp.tile(x, (2, 1, 3)), lambda x: np.tile(x, (2, 1, 3)), [("any", S)],
+      (F32, I32)),
+    N("unstack", lambda x: snp.unstack(x, axis=1), lambda x: np.unstack(x, axis=1),
+      [("any", S)]),
+    N("split", lambda x: snp.split(x, 2, axis=1), lambda x: np.split(x, 2, axis=1),
+      [("any", S)]),
+    N("array_split", lambda x: snp.array_split(x, [1, 3]), lambda x: np.array_split(x, [1, 3]),
+      [("any", (5, 2))]),
+    N("array_split(sections)", lambda x: snp.array_split(x, 3, axis=1),
+      lambda x: np.array_split(x, 3, axis=1), [("any", S)]),
+    N("hsplit", lambda x: snp.hsplit(x, 2), lambda x: np.hsplit(x, 2), [("any", S)]),
+    N("vsplit", lambda x: snp.vsplit(x, [1]), lambda x: np.vsplit(x, [1]), [("any", S)]),
+    N("hstack", lambda a, b: snp.hstack([a, b]), lambda a, b: np.hstack([a, b]),
+      [("any", S), ("any", S)]),
+    N("vstack", lambda a, b: snp.vstack([a, b]), lambda a, b: np.vstack([a, b]),
+      [("any", S), ("any", V)], aliases=("row_stack",)),
+    N("dstack", lambda a, b: snp.dstack([a, b]), lambda a, b: np.dstack([a, b]),
+      [("any", S), ("any", S)]),
+    N("column_stack", lambda a, b: snp.column_stack([a, b]),
+      lambda a, b: np.column_stack([a, b]), [("any", (3,)), ("any", (3, 2))]),
+    N("pad", lambda x: snp.pad(x, ((1, 2), (0, 3)), constant_values=-1),
+      lambda x: np.pad(x, ((1, 2), (0, 3)), constant_values=-1), [("any", S)], (F32, I32)),
+    *[N(f"pad({m})", lambda x, m=m: snp.pad(x, ((2, 1), (3, 2)), m),
+        lambda x, m=m: np.pad(x, ((2, 1), (3, 2)), m), [("any", S)], (F32,), tol=LOOSE)
+      for m in ("edge", "reflect", "symmetric", "wrap", "maximum", "minimum", "mean")],
+    N("diff", lambda x: snp.diff(x, n=2, axis=1), lambda x: np.diff(x, n=2, axis=1),
+      [("any", S)], (F32, I32, BOOL)),
+    N("diff(prepend)", lambda x: snp.diff(x, prepend=0), lambda x: np.diff(x, prepend=0),
+      [("any", S)], (I32,)),
+    # ---- linear algebra of the main namespace ----
+    N("matmul", snp.matmul, np.matmul, [("any", (2, 3, 4)), ("any", (4, 5))], (F32, I32),
+      tol=LOOSE),
+    N("tensordot", lambda a, b: snp.tensordot(a, b, axes=([1, 2], [0, 1])),
+      lambda a, b: np.tensordot(a, b, axes=([1, 2], [0, 1])),
+      [("any", (2, 3, 4)), ("any", (3, 4, 2))], tol=LOOSE),
+    N("vecdot", snp.vecdot, np.vecdot, [("any", S), ("any", V)], (F32, C64), tol=LOOSE),
+    N("dot", snp.dot, np.dot, [("any", S), ("any", (4, 2))], tol=LOOSE),
+    N("inner", snp.inner, np.inner, [("any", S), ("any", (2, 4))], tol=LOOSE),
+    N("outer", snp.outer, np.outer, [("any", (3,)), ("any", V)]),
+    N("vdot", snp.vdot, np.vdot, [("any", S), ("any", S)], (F32, C64), tol=LOOSE),
+    N("einsum", lambda a, b: snp.einsum("ij,kj->ik", a, b),
+      lambda a, b: np.einsum("ij,kj->ik", a, b), [("any", S), ("any", (2, 4))], tol=LOOSE),
+    # ---- searching: data-dependent shapes raise inside jit ----
+    N("nonzero", snp.nonzero, lambda x: tuple(i.astype(np.int64) for i in np.nonzero(x)),
+      [("small", S)], (I32, BOOL), jit="raises"),
+]
+
+# Functions other helpers own: recorded here when they are in the namespace.
+OPTIONAL = [
+    ("sort", lambda: N("sort", lambda x: snp.sort(x, axis=1), lambda x: np.sort(x, axis=1),
+                       [("any", S)], (F32, I32))),
+    ("argsort", lambda: N("argsort", lambda x: snp.argsort(x, axis=0, stable=True),
+                          lambda x: np.argsort(x, axis=0, stable=True), [("any", S)], (F32,))),
+    ("take", lambda: N("take", lambda x: snp.take(x, snp.asarray([2, 0, 0]), axis=0),
+                       lambda x: np.take(x, [2, 0, 0], axis=0), [("any", S)], (F32,))),
+    ("cumulative_sum", lambda: N("cumulative_sum", lambda x: snp.cumulative_sum(x, axis=1),
+                                 lambda x: np.cumulative_sum(x, axis=1), [("any", S)],
+                                 (F32, I32), tol=LOOSE)),
+    ("cumsum", lambda: N("cumsum", lambda x: snp.cumsum(x, axis=0),
+                         lambda x: np.cumsum(x, axis=0), [("any", S)], (F32,), tol=LOOSE)),
+    ("searchsorted", lambda: N("searchsorted", lambda a, v: snp.searchsorted(snp.sort(a), v),
+                               lambda a, v: np.searchsorted(np.sort(a), v),
+                               [("any", (6,)), ("any", V)], (F32,))),
+    ("unique_values", lambda: N("unique_values", snp.unique_values, np.unique,
+                                [("small", S)], (I32,), jit="raises")),
+    ("unique", lambda: N("unique", snp.unique, np.unique, [("small", S)], (F32,), jit="raises")),
+    ("unique_counts", lambda: N("unique_counts", snp.unique_counts,
+                                lambda x: np.unique(x, return_counts=True), [("small", S)],
+                                (I32,), jit="raises")),
+    ("unique_inverse", lambda: N("unique_inverse", snp.unique_inverse,
+                                 lambda x: _unique_all(x)[::2], [("small", S)], (I32,),
+                                 jit="raises")),
+    ("unique_all", lambda: N("unique_all", snp.unique_all, _unique_all, [("small", S)],
+                             (I32,), jit="raises")),
+    ("argwhere", lambda: N("argwhere", snp.argwhere, np.argwhere, [("small", S)], (I32,),
+                           jit="raises")),
+    ("flatnonzero", lambda: N("flatnonzero", snp.flatnonzero, np.flatnonzero, [("small", S)],
+                              (BOOL,), jit="raises")),
+    ("cummax", lambda: N("cummax", lambda x: snp.cummax(x, axis=1),
+                         lambda x: np.maximum.accumulate(x, axis=1), [("any", S)], (F32, I32))),
+    ("cummin", lambda: N("cummin", lambda x: snp.cummin(x, axis=0),
+                         lambda x: np.minimum.accumulate(x, axis=0), [("any", S)], (F32,))),
+    ("cumprod", lambda: N("cumprod", lambda x: snp.cumprod(x, axis=1),
+                          lambda x: np.cumprod(x, axis=1), [("any", S)], (F32,), tol=LOOSE)),
+    ("cumulative_prod", lambda: N("cumulative_prod",
+                                  lambda x: snp.cumulative_prod(x, axis=1, include_initial=True),
+                                  lambda x: np.cumulative_prod(x, axis=1, include_initial=True),
+                                  [("any", S)], (F32,), tol=LOOSE)),
+    ("take_along_axis", lambda: N("take_along_axis",
+                                  lambda x: snp.take_along_axis(x, snp.asarray(_IDX), axis=1),
+                                  lambda x: np.take_along_axis(x, _IDX, axis=1), [("any", S)],
+                                  (F32,))),
+    ("put_along_axis", lambda: N("put_along_axis",
+                                 lambda x, v: snp.put_along_axis(x, snp.asarray(_IDX1), v, 1),
+                                 _put_along, [("any", S), ("any", (3, 1))], (F32,))),
+    ("top_k", lambda: N("top_k", lambda x: snp.top_k(x, 2), lambda x: _top_k(x, 2),
+                        [("any", S)], (F32,))),
+]
+for _name, _make in OPTIONAL:
+    if hasattr(snp, _name):
+        RECORDS.append(_make())
+
+# Names of stablejit.numpy.__all__ that are not functions of arrays, or are tested elsewhere.
+SKIP = {
+    **{n: "a dtype object, not a function" for n in (
+        "bool", "bool_", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32",
+        "uint64", "float16", "bfloat16", "float32", "float64", "complex64", "complex128")},
+    **{n: "a constant" for n in ("e", "pi", "inf", "nan", "newaxis")},
+    "Tensor": "the array type itself", "ndarray": "alias of Tensor", "dtype": "the dtype type",
+    **{n: "returns Python objects, not tensors: tested in test_array_api_namespace.py" for n in (
+        "can_cast", "finfo", "iinfo", "isdtype", "result_type", "broadcast_shapes")},
+    **{n: "a submodule, tested by its own tests (tests/host/test_linalg*.py, test_fft*.py)"
+       for n in ("linalg", "fft", "random")},
+}
+
+CASES = [(r, d) for r in RECORDS for d in r.dtypes]
+PATHS = ("jit", "eager", "reference")
+
+
+def _low(d) -> bool:
+    return np.dtype(d) in (np.dtype(np.float16), np.dtype(ml_dtypes.bfloat16))
+
+
+def reference(rec: Rec, arrays):
+    """NumPy's answer. Half-precision inputs are computed in float32 and rounded back;
+    integer/bool inputs to float functions give float32 (the default float), not float64."""
+    low = next((a.dtype for a in arrays if _low(a.dtype)), None)
+    args = [a.astype(np.float32) if _low(a.dtype) else a for a in arrays]
+    if rec.native:
+        args = arrays
+    exact_inputs = all(a.dtype.kind in "biu" for a in arrays) and arrays
+    with np.errstate(all="ignore"):
+        out = rec.ref(*args)
+        if exact_inputs and any(np.asarray(o).dtype.kind in "fc" and np.asarray(o).itemsize < 8
+                                for o in (out if isinstance(out, (tuple, list)) else [out])):
+            out = rec.ref(*[a.astype(np.float64) for a in arrays])  # not NumPy's float16
+
+    def fix(o):
+        o = np.asarray(o)
+        if rec.out_dtype is not None:
+            return o.astype(rec.out_dtype)
+        if low is not None and o.dtype == np.float32:
+            return o.astype(low)
+        if exact_inputs and o.dtype.kind == "f":
+            return o.astype(np.float32)
+        if exact_inputs and o.dtype.kind == "c":
+            return o.astype(np.complex64)
+        return o
+    return [fix(o) for o in out] if isinstance(out, (tuple, list)) else fix(out)
+
+
+def run(rec: Rec, arrays, path: str):
+    if path == "reference":
+        with sj.default_backend("reference"):
+            ts = [snp.asarray(a) for a in arrays]
+            return rec.fn(*ts)
+    ts = [snp.asarray(a) for a in arrays]
+    if path == "eager":
+        return rec.fn(*ts)
+    return sj.jit(rec.fn)(*ts)
+
+
+def compare(got, want, rec: Rec, dtype: str, where: str):
+    if isinstance(want, list):
+        assert isinstance(got, (tuple, list)), f"{where}: expected a sequence, got {type(got)}"
+        assert len(got) == len(want), f"{where}: {len(got)} results, expected {len(want)}"
+        for i, (g, w) in enumerate(zip(got, want, strict=True)):
+            compare(g, w, rec, dtype, f"{where}[{i}]")
+        return
+    assert isinstance(got, sj.Tensor), f"{where}: got {type(got).__name__}, not a Tensor"
+    g = np.asarray(got)
+    assert g.dtype == want.dtype, f"{where}: dtype {g.dtype}, NumPy gives {want.dtype}"
+    assert g.shape == want.shape, f"{where}: shape {g.shape}, NumPy gives {want.shape}"
+    if not rec.values:
+        return
+    if want.dtype.kind in "biu":
+        np.testing.assert_array_equal(g, want, err_msg=where)
+        return
+    key = str(want.dtype) if str(want.dtype) in TOL else F32
+    rtol, atol = rec.tol.get(key, TOL[key])
+    np.testing.assert_allclose(g.astype(np.complex128 if g.dtype.kind == "c" else np.float64),
+                               want.astype(np.complex128 if want.dtype.kind == "c"
+                                           else np.float64),
+                               rtol=rtol, atol=atol, equal_nan=True, err_msg=where)
+
+
+_REF_CACHE: dict = {}
+
+
+@pytest.mark.parametrize("path", PATHS)
+@pytest.mark.parametrize("rec,dtype", CASES, ids=[f"{r.name}-{d}" for r, d in CASES])
+def test_record(rec: Rec, dtype: str, path: str):
+    arrays = rec.inputs(dtype)
+    key = (rec.name, dtype)
+    if key not in _REF_CACHE:
+        _REF_CACHE[key] = reference(rec, arrays)
+    want = _REF_CACHE[key]
+    if path == "jit" and rec.jit == "raises":
+        with pytest.raises(MustCompileError):
+            run(rec, arrays, path)
+        return
+    compare(run(rec, arrays, path), want, rec, dtype, f"{rec.name}[{dtype}] via {path}")
+
+
+def test_every_function_has_a_record():
+    covered = set()
+    for r in RECORDS:
+        covered.add(r.name.split("(")[0])
+        covered.update(r.aliases)
+    missing = sorted(n for n in snp.__all__ if n not in covered and n not in SKIP)
+    assert not missing, (f"stablejit.numpy functions without an op record in "
+                         f"tests/host/test_op_records.py (add a record, or a justified SKIP "
+                         f"entry): {missing}")
+    stale = sorted(n for n in SKIP if n in covered)
+    assert not stale, f"SKIP entries that have records: {stale}"
+
+
+def test_aliases_are_the_same_function():
+    for r in RECORDS:
+        primary = getattr(snp, r.name.split("(")[0])
+        for a in r.aliases:
+            assert getattr(snp, a) is primary, f"{a} is not {r.name}"
