@@ -389,6 +389,20 @@ def _dus_expected(x, u, i, j):
     return out
 
 
+def _window_spec(kind, np_fn, kinds):
+    """reduce_window_<kind> over 2x2 windows with stride (1, 2) and no padding."""
+    attrs = {"window_dimensions": (2, 2), "window_strides": (1, 2),
+             "padding": ((0, 0), (0, 0)), "base_dilations": (1, 1), "window_dilations": (1, 1)}
+
+    def expected(x, **a):
+        w = np.lib.stride_tricks.sliding_window_view(x, (2, 2))[::1, ::2]
+        return np_fn(w, axis=(2, 3)).astype(x.dtype)
+
+    return PrimSpec(kinds, lambda d, rng: ([values(d, rng, (3, 5), low=0.8 if kind == "prod"
+                                                    else None, high=1.25 if kind == "prod"
+                                                    else None)], attrs), expected)
+
+
 ORDERED = REAL
 PRIM_TABLE: dict[str, PrimSpec] = {
     # ---- elementwise unary
@@ -541,12 +555,345 @@ PRIM_TABLE: dict[str, PrimSpec] = {
     "argmin": PrimSpec(ORDERED, lambda d, rng: ([values(d, rng, (3, 5))],
                                                 {"axis": 0, "index_dtype": dt.int64}),
                        lambda x, *, axis, index_dtype: np.argmin(x, axis).astype(np.int64)),
+    # ---- sorting, cumulative, windows, fft, autodiff markers
+    "stop_gradient": _un(lambda x: x, INEXACT),
+    "cumsum": PrimSpec(NUMERIC, lambda d, rng: ([values(d, rng, (3, 4), positive=True,
+                                                       high=3)], {"axis": 1}),
+                       lambda x, *, axis: np.cumsum(x, axis).astype(x.dtype)),
+    "cumprod": PrimSpec(FLOAT, lambda d, rng: ([values(d, rng, (2, 4), low=0.8, high=1.25)],
+                                               {"axis": 0, "reverse": True}),
+                        lambda x, *, axis, reverse: np.flip(np.cumprod(np.flip(x, axis), axis),
+                                                            axis)),
+    "cummax": PrimSpec(INT + FLOAT, lambda d, rng: ([values(d, rng, (3, 4))], {"axis": 1}),
+                       lambda x, *, axis: np.maximum.accumulate(x, axis)),
+    "cummin": PrimSpec(INT + FLOAT, lambda d, rng: ([values(d, rng, (3, 4))], {"axis": 0}),
+                       lambda x, *, axis: np.minimum.accumulate(x, axis)),
+    "sort": PrimSpec(INT + FLOAT, lambda d, rng: ([values(d, rng, (3, 5))],
+                                                  {"dimension": 1}),
+                     lambda x, *, dimension: (np.sort(x, dimension),)),
+    "top_k": PrimSpec(INT + FLOAT, lambda d, rng: ([np.arange(10).reshape(2, 5)[:, ::-1]
+                                                    .astype(d.np) * (1 if d.kind == "u" else
+                                                                     -1)], {"k": 2}),
+                      lambda x, *, k: (np.sort(x, -1)[:, ::-1][:, :k],
+                                       np.argsort(-x.astype(np.float64), -1,
+                                                  kind="stable")[:, :k].astype(np.int32))),
+    "reduce_window_sum": _window_spec("sum", np.sum, NUMERIC),
+    "reduce_window_prod": _window_spec("prod", np.prod, FLOAT),
+    "reduce_window_max": _window_spec("max", np.max, INT + FLOAT),
+    "reduce_window_min": _window_spec("min", np.min, INT + FLOAT),
+    "fft": PrimSpec(COMPLEX, lambda d, rng: ([values(d, rng, (2, 8))],
+                                             {"fft_type": "FFT", "fft_length": (8,)}),
+                    lambda x, **a: np.fft.fft(x, axis=-1), extra=[
+        ("rfft", [np.arange(8.0, dtype=np.float32)], {"fft_type": "RFFT",
+                                                       "fft_length": (8,)})]),
     "dot_general": PrimSpec(DTYPES, _dot_make, _dot_expected, extra=[
         ("i8->i32", [np.arange(-6, 6, dtype=np.int8).reshape(1, 3, 4),
                      np.arange(8, dtype=np.int8).reshape(1, 4, 2)],
          {"contracting": ((2,), (1,)), "batch": ((0,), (0,)),
           "preferred_element_type": dt.int32})]),
 }
+
+# ---- linalg, fft, convolution and window primitives ---------------------------------------
+# Expectations are independent loops / NumPy / SciPy. Decompositions get inputs with a unique
+# answer: diagonal (eigh, svd) or triangular (qr) matrices, a SPD matrix (cholesky).
+
+LINALG = (dt.float32, dt.float64, dt.complex64, dt.complex128)
+
+
+def _small_ints(d, rng, shape, lo=-3, hi=4):
+    """Integer-valued entries: sums and products of a few of them are exact in every dtype."""
+    d = dt.dtype(d)
+    if d.kind == "b":
+        return rng.integers(0, 2, shape).astype(bool)
+    lo = 0 if d.kind == "u" else lo
+    v = rng.integers(lo, hi, shape)
+    if d.kind == "c":
+        v = v + 1j * rng.integers(lo, hi, shape)
+    return v.astype(d.np)
+
+
+def _spd(d, rng, n=3, batch=(2,)):
+    b = values(d, rng, (*batch, n, n)).astype(np.complex128 if d.is_complex else np.float64)
+    return (b @ np.conj(np.swapaxes(b, -1, -2)) + n * np.eye(n)).astype(d.np)
+
+
+def _ts_make(d, rng):
+    a = values(d, rng, (2, 3, 3)) * 0.3 + 2.5 * np.eye(3, dtype=d.np)  # upper part ignored
+    return [a.astype(d.np), values(d, rng, (2, 3, 2))], {
+        "left_side": True, "lower": True, "transpose_a": "N", "unit_diagonal": False}
+
+
+def _ts_expected(a, b, *, left_side, lower, transpose_a, unit_diagonal):
+    a = np.tril(a) if lower else np.triu(a)
+    if unit_diagonal:
+        a = a - a * np.eye(a.shape[-1]) + np.eye(a.shape[-1])
+    if transpose_a != "N":
+        a = np.swapaxes(a, -1, -2)
+        a = np.conj(a) if transpose_a == "C" else a
+    if left_side:
+        return np.linalg.solve(a, b)
+    return np.swapaxes(np.linalg.solve(np.swapaxes(a, -1, -2), np.swapaxes(b, -1, -2)), -1, -2)
+
+
+def _lu_expected(a):
+    import scipy.linalg
+
+    m = a.shape[-1]
+    lu, piv = np.empty_like(a), np.empty(a.shape[:-1], np.int32)
+    perm = np.empty(a.shape[:-1], np.int32)
+    for idx in np.ndindex(*a.shape[:-2]):
+        lu[idx], piv[idx] = scipy.linalg.lu_factor(a[idx])
+        p = list(range(m))
+        for i, j in enumerate(piv[idx]):
+            p[i], p[j] = p[j], p[i]
+        perm[idx] = p
+    return lu, piv, perm
+
+
+def _qr_make(shape, full):
+    def make(d, rng):
+        # a real positive diagonal: Householder leaves such a column alone (tau = 0)
+        a = np.triu(values(d, rng, shape), 1) + np.eye(*shape[-2:]) * rng.uniform(1, 3, shape)
+        return [a.astype(d.np)], {"full_matrices": full}
+    return make
+
+
+def _qr_expected(a, *, full_matrices):
+    m, n = a.shape[-2:]
+    k = m if full_matrices else min(m, n)
+    q = np.broadcast_to(np.eye(m, k, dtype=a.dtype), (*a.shape[:-2], m, k))
+    return q, np.triu(a)[..., :k, :]  # upper triangular, positive diagonal: Q = I
+
+
+_EIG_DIAG = np.array([2.0, -1.0, 0.5, 3.0])
+
+
+def _eigh_make(lower):
+    def make(d, rng):
+        out = []
+        for diag in (_EIG_DIAG, _EIG_DIAG[::-1] * 2):
+            noise = values(d, rng, (len(diag), len(diag)))  # the ignored triangle
+            out.append(np.diag(diag) + (np.triu(noise, 1) if lower else np.tril(noise, -1)))
+        return [np.stack(out).astype(d.np)], {"lower": lower}
+    return make
+
+
+def _eigh_expected(a, *, lower):
+    ws, vs = [], []
+    for m in a:
+        diag = np.real(np.diagonal(m))
+        order = np.argsort(diag)
+        ws.append(diag[order])
+        vs.append(np.eye(len(diag))[:, order])
+    return np.stack(ws), np.stack(vs)
+
+
+def _svd_make(shape, full, uv=True):
+    def make(d, rng):
+        a = np.zeros(shape, d.np)
+        k = min(shape[-2:])
+        a[..., range(k), range(k)] = rng.permutation(np.arange(1, k + 1)) * 1.5
+        return [a], {"full_matrices": full, "compute_uv": uv}
+    return make
+
+
+def _svd_expected(a, *, full_matrices, compute_uv):
+    m, n = a.shape[-2:]
+    k = min(m, n)
+    ss, us, vts = [], [], []
+    for x in a.reshape(-1, m, n):
+        d = np.real(np.diagonal(x))
+        order = np.argsort(-d)
+        ss.append(d[order])
+        us.append(np.eye(m)[:, order] if not full_matrices else
+                  np.eye(m)[:, list(order) + list(range(k, m))])
+        vts.append(np.eye(n)[order] if not full_matrices else
+                   np.eye(n)[list(order) + list(range(k, n))])
+    batch = a.shape[:-2]
+    s = np.stack(ss).reshape(*batch, k)
+    if not compute_uv:
+        return (s,)
+    return (s, np.stack(us).reshape(*batch, m, -1), np.stack(vts).reshape(*batch, -1, n))
+
+
+def _fft_expected(x, *, fft_type, fft_length):
+    axes = tuple(range(x.ndim - len(fft_length), x.ndim))
+    if fft_type == "FFT":
+        return np.fft.fftn(x, axes=axes)
+    if fft_type == "IFFT":
+        return np.fft.ifftn(x, axes=axes)
+    if fft_type == "RFFT":
+        return np.fft.rfftn(x, axes=axes)
+    return np.fft.irfftn(x, s=fft_length, axes=axes)
+
+
+def _fft_case(label, dtype, shape, fft_type, fft_length):
+    x = values(dtype, np.random.default_rng(len(label)), shape)
+    return (label, [x], {"fft_type": fft_type, "fft_length": fft_length})
+
+
+def _conv_attrs(**kw):
+    a = {"window_strides": (1, 1), "padding": ((0, 0), (0, 0)), "lhs_dilation": (1, 1),
+         "rhs_dilation": (1, 1), "feature_group_count": 1, "batch_group_count": 1,
+         "dimension_numbers": ((0, 1, 2, 3), (0, 1, 2, 3), (0, 1, 2, 3))}
+    a.update(kw)
+    return a
+
+
+def _conv_expected(lhs, rhs, *, window_strides, padding, lhs_dilation, rhs_dilation,
+                   feature_group_count, batch_group_count, dimension_numbers):
+    """A loop over kernel taps of NCHW x OIHW (batch_group_count 1, non-negative padding)."""
+    assert batch_group_count == 1
+    ls, rs, os = dimension_numbers
+    x, w = np.transpose(lhs, ls), np.transpose(rhs, rs)
+    n, c, h, wd = x.shape
+    o, ci, kh, kw = w.shape
+    xd = np.zeros((n, c, (h - 1) * lhs_dilation[0] + 1, (wd - 1) * lhs_dilation[1] + 1),
+                  x.dtype)
+    xd[:, :, ::lhs_dilation[0], ::lhs_dilation[1]] = x
+    xp = np.pad(xd, ((0, 0), (0, 0), *padding))
+    (s0, s1), (d0, d1) = window_strides, rhs_dilation
+    oh = (xp.shape[2] - (kh - 1) * d0 - 1) // s0 + 1
+    ow = (xp.shape[3] - (kw - 1) * d1 - 1) // s1 + 1
+    g = feature_group_count
+    out = np.zeros((n, o, oh, ow), np.result_type(x.dtype, np.float64 if x.dtype.kind == "f"
+                                                   else x.dtype))
+    for i in range(kh):
+        for j in range(kw):
+            patch = xp[:, :, i * d0:i * d0 + s0 * (oh - 1) + 1:s0,
+                       j * d1:j * d1 + s1 * (ow - 1) + 1:s1]
+            for k in range(g):
+                pg = patch[:, k * ci:(k + 1) * ci]
+                wg = w[k * (o // g):(k + 1) * (o // g), :, i, j]
+                out[:, k * (o // g):(k + 1) * (o // g)] += np.einsum("nchw,oc->nohw", pg, wg)
+    return np.transpose(out, np.argsort(os)).astype(lhs.dtype)
+
+
+def _conv_make(d, rng):
+    return [_small_ints(d, rng, (2, 2, 5, 4), -2, 3), _small_ints(d, rng, (3, 2, 2, 3), -2, 3)], \
+        _conv_attrs(window_strides=(2, 1), padding=((1, 0), (1, 1)))
+
+
+def _window_expected(kind):
+    def f(x, *, window_dimensions, window_strides, padding, base_dilations, window_dilations):
+        if kind in ("max", "min"):
+            if x.dtype.kind == "f":
+                init = -np.inf if kind == "max" else np.inf
+            elif x.dtype == np.bool_:
+                init = kind == "min"
+            else:
+                info = np.iinfo(x.dtype)
+                init = info.min if kind == "max" else info.max
+        else:
+            init = (x.dtype == np.bool_) if kind == "prod" else 0
+            init = 1 if kind == "prod" else init
+        base = [(n - 1) * b + 1 for n, b in zip(x.shape, base_dilations, strict=True)]
+        out_shape = [(bs + lo + hi - (w - 1) * wd - 1) // s + 1 for bs, (lo, hi), w, wd, s in
+                     zip(base, padding, window_dimensions, window_dilations, window_strides,
+                         strict=True)]
+        out = np.empty(out_shape, x.dtype)
+        for o in np.ndindex(*out_shape):
+            vals = []
+            for t in np.ndindex(*window_dimensions):
+                pos = [oi * s + ti * wd - lo for oi, s, ti, wd, (lo, _) in
+                       zip(o, window_strides, t, window_dilations, padding, strict=True)]
+                ok = all(0 <= p < b and p % bd == 0 for p, b, bd in
+                         zip(pos, base, base_dilations, strict=True))
+                vals.append(x[tuple(p // bd for p, bd in zip(pos, base_dilations,
+                                                             strict=True))] if ok else init)
+            vals = np.array(vals, x.dtype)
+            if x.dtype == np.bool_ and kind in ("sum", "prod"):
+                out[o] = vals.any() if kind == "sum" else vals.all()
+            else:
+                out[o] = {"sum": np.sum, "prod": np.prod, "max": np.max, "min": np.min}[kind](
+                    vals)
+        return out
+    return f
+
+
+_WIN = {"window_dimensions": (2, 2), "window_strides": (1, 2), "padding": ((1, 0), (0, 1)),
+        "base_dilations": (1, 1), "window_dilations": (1, 1)}
+_WIN_DILATED = [("f32-dilated", [np.arange(20.0, dtype=np.float32).reshape(4, 5) - 7],
+                 {"window_dimensions": (2, 3), "window_strides": (2, 1),
+                  "padding": ((0, 1), (1, 1)), "base_dilations": (2, 1),
+                  "window_dilations": (1, 2)})]
+
+
+def _window_spec(kind, kinds):
+    return PrimSpec(kinds, lambda d, rng: ([_small_ints(d, rng, (4, 5), -2, 3)], dict(_WIN)),
+                    _window_expected(kind), extra=_WIN_DILATED)
+
+
+def _sas_make(select):
+    def make(d, rng):
+        x = rng.permutation(24).reshape(4, 6).astype(d.np)  # no ties inside a window
+        src = _small_ints(d, rng, (2, 3), 1, 4)
+        return [src, x, np.asarray(1, d.np)], {
+            "select": select, "window_dimensions": (2, 2), "window_strides": (2, 2),
+            "padding": ((0, 0), (0, 0))}
+    return make
+
+
+def _sas_expected(source, x, init, *, select, window_dimensions, window_strides, padding):
+    out = np.full(x.shape, init, x.dtype)
+    for o in np.ndindex(*source.shape):
+        best = None
+        for t in np.ndindex(*window_dimensions):
+            pos = tuple(oi * s + ti for oi, s, ti in zip(o, window_strides, t, strict=True))
+            if best is None or (x[pos] > x[best] if select == "ge" else x[pos] < x[best]):
+                best = pos
+        out[best] += source[o]
+    return out
+
+
+PRIM_TABLE.update({
+    # ---- linalg
+    "cholesky": PrimSpec(LINALG, lambda d, rng: ([_spd(d, rng)], {}), np.linalg.cholesky),
+    "triangular_solve": PrimSpec(LINALG, _ts_make, _ts_expected, extra=[
+        ("f64-right-upper-T-unit", [np.triu(np.arange(1.0, 10.0).reshape(3, 3)) + np.eye(3),
+                                    np.arange(6.0).reshape(2, 3) - 2],
+         {"left_side": False, "lower": False, "transpose_a": "T", "unit_diagonal": True}),
+        ("c64-conj", [(np.tril(np.arange(1.0, 10.0).reshape(3, 3)) * (1 + 0.5j)).astype(
+            np.complex64), (np.arange(6.0).reshape(3, 2) + 1j).astype(np.complex64)],
+         {"left_side": True, "lower": True, "transpose_a": "C", "unit_diagonal": False})]),
+    "lu": PrimSpec(LINALG, lambda d, rng: ([values(d, rng, (2, 4, 4))], {}), _lu_expected),
+    "qr": PrimSpec(LINALG, _qr_make((2, 4, 3), False), _qr_expected, extra=[
+        ("f32-full", _qr_make((4, 3), True)(dt.float32, np.random.default_rng(0))[0],
+         {"full_matrices": True}),
+        ("c128-wide", _qr_make((2, 4), False)(dt.complex128, np.random.default_rng(0))[0],
+         {"full_matrices": False})]),
+    "eigh": PrimSpec(LINALG, _eigh_make(True), _eigh_expected, extra=[
+        ("f64-upper", *_eigh_make(False)(dt.float64, np.random.default_rng(0)))]),
+    "svd": PrimSpec(LINALG, _svd_make((2, 3, 3), True), _svd_expected, extra=[
+        ("f32-tall-reduced", *_svd_make((4, 2), False)(dt.float32, np.random.default_rng(0))),
+        ("c64-wide-reduced", *_svd_make((2, 3), False)(dt.complex64, np.random.default_rng(0))),
+        ("f64-values-only", *_svd_make((3, 3), False, False)(dt.float64,
+                                                            np.random.default_rng(0)))]),
+    # ---- fft
+    "fft": PrimSpec((), None, _fft_expected, extra=[
+        _fft_case("c64-fft", dt.complex64, (3, 8), "FFT", (8,)),
+        _fft_case("c128-fft2", dt.complex128, (2, 4, 6), "FFT", (4, 6)),
+        _fft_case("c64-ifft", dt.complex64, (5, 6), "IFFT", (5, 6)),
+        _fft_case("f32-rfft", dt.float32, (2, 10), "RFFT", (10,)),
+        _fft_case("f64-rfft3", dt.float64, (2, 3, 4), "RFFT", (2, 3, 4)),
+        _fft_case("c64-irfft", dt.complex64, (2, 6), "IRFFT", (10,)),
+        _fft_case("c128-irfft-odd", dt.complex128, (3, 4), "IRFFT", (3, 7))]),
+    # ---- convolution
+    "convolution": PrimSpec(NUMERIC, _conv_make, _conv_expected, extra=[
+        ("f32-nhwc-groups-dilated", [
+            _small_ints(dt.float32, np.random.default_rng(1), (2, 5, 6, 4)),
+            _small_ints(dt.float32, np.random.default_rng(2), (2, 3, 2, 4))],
+         _conv_attrs(window_strides=(1, 2), padding=((1, 1), (0, 2)), lhs_dilation=(1, 2),
+                     rhs_dilation=(2, 1), feature_group_count=2,
+                     dimension_numbers=((0, 3, 1, 2), (3, 2, 0, 1), (0, 3, 1, 2))))]),
+    # ---- windows
+    "reduce_window_sum": _window_spec("sum", DTYPES),
+    "reduce_window_prod": _window_spec("prod", DTYPES),
+    "reduce_window_max": _window_spec("max", REAL),
+    "reduce_window_min": _window_spec("min", REAL),
+    "select_and_scatter_add": PrimSpec(INT + FLOAT, _sas_make("ge"), _sas_expected, extra=[
+        ("f32-min", *_sas_make("le")(dt.float32, np.random.default_rng(0)))]),
+})
 
 
 def result_dtype_of(case: PrimCase, prim) -> list:
