@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import dtypes as dt
 from ..emitter import i64_array
 from ..errors import ShapeError
 from ..ir import TensorType
@@ -119,7 +120,8 @@ def _reference(lhs, rhs, *, window_strides, padding, lhs_dilation, rhs_dilation,
     ks = "".join(chr(ord("A") + k) for k in range(nsp))  # kernel tap letters
     vv = v.reshape((b, n // b, g, c // g) + v.shape[2:])
     ww = w.reshape((b, g, o // (b * g), i) + w.shape[2:])
-    acc = np.result_type(lhs.dtype, np.float64 if lhs.dtype.kind == "f" else lhs.dtype)
+    wide = dt.dtype(lhs.dtype).kind == "f"  # bfloat16 is kind "V" to NumPy
+    acc = np.float64 if wide else lhs.dtype
     out = np.einsum(f"yngc{sp}{ks},ygoc{ks}->nygo{sp}", vv.astype(acc), ww.astype(acc))
     out = out.reshape((n // b, o) + out.shape[4:])
     return np.transpose(out, np.argsort(os)).astype(lhs.dtype)
