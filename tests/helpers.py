@@ -819,7 +819,7 @@ _WIN_DILATED = [("f32-dilated", [np.arange(20.0, dtype=np.float32).reshape(4, 5)
                   "window_dilations": (1, 2)})]
 
 
-def _window_spec(kind, kinds):
+def _rw_spec(kind, kinds):
     return PrimSpec(kinds, lambda d, rng: ([_small_ints(d, rng, (4, 5), -2, 3)], dict(_WIN)),
                     _window_expected(kind), extra=_WIN_DILATED)
 
@@ -886,11 +886,12 @@ PRIM_TABLE.update({
          _conv_attrs(window_strides=(1, 2), padding=((1, 1), (0, 2)), lhs_dilation=(1, 2),
                      rhs_dilation=(2, 1), feature_group_count=2,
                      dimension_numbers=((0, 3, 1, 2), (3, 2, 0, 1), (0, 3, 1, 2))))]),
-    # ---- windows
-    "reduce_window_sum": _window_spec("sum", DTYPES),
-    "reduce_window_prod": _window_spec("prod", DTYPES),
-    "reduce_window_max": _window_spec("max", REAL),
-    "reduce_window_min": _window_spec("min", REAL),
+    # ---- windows (these and "fft" replace the basic entries above: every dtype, padding,
+    # base and window dilations, all four FFT types, 2-D and 3-D transforms)
+    "reduce_window_sum": _rw_spec("sum", DTYPES),
+    "reduce_window_prod": _rw_spec("prod", DTYPES),
+    "reduce_window_max": _rw_spec("max", REAL),
+    "reduce_window_min": _rw_spec("min", REAL),
     "select_and_scatter_add": PrimSpec(INT + FLOAT, _sas_make("ge"), _sas_expected, extra=[
         ("f32-min", *_sas_make("le")(dt.float32, np.random.default_rng(0)))]),
 })
