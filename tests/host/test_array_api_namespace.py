@@ -1,0 +1,317 @@
+"""The namespace as a whole, per the Python array API standard (2023.12): version and
+inspection API, data type functions, the promotion table (with NumPy 2's rules for
+mixed kinds, see frontend/promotion.py), Python scalar weak typing, the Tensor's
+array-API attributes, and the errors users get (AxisError, ValueError, TypeError that
+name the operand and the user's line)."""
+
+import itertools
+import os
+
+import numpy as np
+import pytest
+import stablejit as sj
+import stablejit.numpy as snp
+from stablejit.compiler import dtypes as dt
+
+STANDARD = ["bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
+            "float32", "float64", "complex64", "complex128"]
+HERE = os.path.basename(__file__)
+
+
+# ---- version, inspection ---------------------------------------------------------------
+
+def test_version_and_namespace():
+    assert snp.__array_api_version__ == "2023.12"
+    x = snp.asarray([1.0, 2.0])
+    assert x.__array_namespace__() is snp
+    assert x.__array_namespace__(api_version="2023.12") is snp
+
+
+def test_namespace_info():
+    info = snp.__array_namespace_info__()
+    caps = info.capabilities()
+    assert set(caps) == {"boolean indexing", "data-dependent shapes"}
+    devices = info.devices()
+    assert info.default_device() in devices
+    assert "reference" in devices
+    assert info.default_dtypes() == {"real floating": snp.float32,
+                                     "complex floating": snp.complex64,
+                                     "integral": snp.int64, "indexing": snp.int64}
+    assert list(info.dtypes()) == STANDARD
+    assert list(info.dtypes(kind="signed integer")) == ["int8", "int16", "int32", "int64"]
+    assert list(info.dtypes(kind=("bool", "complex floating"))) == ["bool", "complex64",
+                                                                      "complex128"]
+    assert list(info.dtypes(kind="real floating", device="reference")) == ["float32", "float64"]
+    with pytest.raises(ValueError, match="unknown dtype kind"):
+        info.dtypes(kind="floats")
+    for d in devices:  # every listed device can hold data, and says so
+        x = snp.asarray([1, 2, 3], device=d)
+        assert x.tolist() == [1, 2, 3]
+        y = x.to_device(d)
+        assert y is x
+    with sj.default_backend("reference"):
+        assert info.default_device() == "reference"
+
+
+def test_capabilities_tell_the_truth():
+    x = snp.asarray(np.array([3.0, -1.0, 2.0], np.float32))
+    np.testing.assert_array_equal(np.asarray(x[x > 0]), [3.0, 2.0])  # boolean indexing
+    assert snp.nonzero(x > 0)[0].tolist() == [0, 2]  # data-dependent shape
+    with pytest.raises(sj.MustCompileError):  # ... but not inside jit, as documented
+        sj.jit(lambda x: x[x > 0])(x)
+
+
+# ---- data type functions ------------------------------------------------------------------
+
+@pytest.mark.parametrize("name", ["float16", "bfloat16", "float32", "float64", "complex64",
+                                  "complex128"])
+def test_finfo(name):
+    d = dt.dtype(name)
+    f = snp.finfo(d)
+    ref = dt.finfo(dt.real_dtype(d))
+    assert f.bits == dt.real_dtype(d).bits
+    assert f.eps == float(ref.eps) and f.max == float(ref.max) and f.min == float(ref.min)
+    assert f.smallest_normal == float(ref.smallest_normal)
+    assert f.dtype is dt.real_dtype(d)
+    assert snp.finfo(snp.zeros(2, dtype=d)).eps == f.eps  # a tensor works too
+
+
+@pytest.mark.parametrize("name", ["int8", "int16", "int32", "int64", "uint8", "uint16",
+                                  "uint32", "uint64"])
+def test_iinfo(name):
+    i = snp.iinfo(name)
+    ref = np.iinfo(name)
+    assert (i.bits, i.min, i.max) == (ref.bits, int(ref.min), int(ref.max))
+    assert i.dtype is dt.dtype(name)
+
+
+def test_info_of_the_wrong_kind_is_a_type_error():
+    with pytest.raises(TypeError, match="iinfo"):
+        snp.finfo(snp.int32)
+    with pytest.raises(TypeError, match="finfo"):
+        snp.iinfo(snp.float32)
+
+
+KINDS = {"bool": {"bool"}, "signed integer": {"int8", "int16", "int32", "int64"},
+         "unsigned integer": {"uint8", "uint16", "uint32", "uint64"},
+         "real floating": {"float32", "float64"},
+         "complex floating": {"complex64", "complex128"}}
+KINDS["integral"] = KINDS["signed integer"] | KINDS["unsigned integer"]
+KINDS["numeric"] = KINDS["integral"] | KINDS["real floating"] | KINDS["complex floating"]
+
+
+def test_isdtype():
+    for name in STANDARD:
+        d = getattr(snp, name)
+        for kind, members in KINDS.items():
+            assert snp.isdtype(d, kind) == (name in members), (name, kind)
+        assert snp.isdtype(d, d)
+    assert snp.isdtype(snp.float32, ("bool", "real floating"))
+    assert not snp.isdtype(snp.int8, ("bool", snp.float32))
+    assert snp.isdtype(snp.bfloat16, "real floating")
+    with pytest.raises(ValueError, match="unknown kind"):
+        snp.isdtype(snp.int8, "integer")
+    with pytest.raises(TypeError, match="x.dtype"):
+        snp.isdtype(snp.zeros(2), "numeric")
+
+
+def test_can_cast_matches_numpy_safe_casting():
+    for a, b in itertools.product(STANDARD, STANDARD):
+        assert snp.can_cast(getattr(snp, a), getattr(snp, b)) == np.can_cast(a, b, "safe"), (a, b)
+    assert snp.can_cast(snp.zeros(2, dtype=snp.int8), snp.int16)
+
+
+# ---- promotion --------------------------------------------------------------------------
+
+# The standard's table within each kind (and int/uint mixing), written out; pairs the
+# standard leaves open (int64 with uint64, integers with floats) follow NumPy 2.
+STANDARD_TABLE = {
+    ("int8", "int16"): "int16", ("int8", "int32"): "int32", ("int8", "int64"): "int64",
+    ("int16", "int32"): "int32", ("int16", "int64"): "int64", ("int32", "int64"): "int64",
+    ("uint8", "uint16"): "uint16", ("uint8", "uint32"): "uint32", ("uint8", "uint64"): "uint64",
+    ("uint16", "uint32"): "uint32", ("uint16", "uint64"): "uint64",
+    ("uint32", "uint64"): "uint64",
+    ("int8", "uint8"): "int16", ("int8", "uint16"): "int32", ("int8", "uint32"): "int64",
+    ("int16", "uint8"): "int16", ("int16", "uint16"): "int32", ("int16", "uint32"): "int64",
+    ("int32", "uint8"): "int32", ("int32", "uint16"): "int32", ("int32", "uint32"): "int64",
+    ("int64", "uint8"): "int64", ("int64", "uint16"): "int64", ("int64", "uint32"): "int64",
+    ("float32", "float64"): "float64", ("complex64", "complex128"): "complex128",
+    ("float32", "complex64"): "complex64", ("float32", "complex128"): "complex128",
+    ("float64", "complex64"): "complex128", ("float64", "complex128"): "complex128",
+}
+
+
+def test_promotion_table_of_the_standard():
+    for (a, b), want in STANDARD_TABLE.items():
+        for x, y in ((a, b), (b, a)):
+            assert snp.result_type(getattr(snp, x), getattr(snp, y)).name == want, (x, y)
+    for name in STANDARD:
+        assert snp.result_type(getattr(snp, name), getattr(snp, name)).name == name
+
+
+def test_mixed_kinds_follow_numpy2():
+    for a, b in itertools.product(STANDARD, STANDARD):
+        assert snp.result_type(getattr(snp, a), getattr(snp, b)).name == \
+            np.promote_types(a, b).name, (a, b)
+    assert snp.result_type(snp.int32, snp.float32) is snp.float64
+    assert snp.result_type(snp.uint64, snp.int64) is snp.float64
+
+
+def test_half_precision_promotion():
+    assert snp.result_type(snp.bfloat16, snp.float16) is snp.float32
+    assert snp.result_type(snp.bfloat16, snp.int8) is snp.bfloat16
+    assert snp.result_type(snp.bfloat16, snp.float32) is snp.float32
+    assert snp.result_type(snp.float16, snp.uint8) is snp.float16
+
+
+def test_operations_use_the_promotion_table():
+    # the dtype operations actually produce (reference backend: no compiles)
+    with sj.default_backend("reference"):
+        for a, b in itertools.product(STANDARD, STANDARD):
+            x, y = snp.ones(2, dtype=a), snp.ones(2, dtype=b)
+            want = snp.result_type(x, y)
+            assert snp.multiply(x, y).dtype is want, (a, b)
+            assert snp.equal(x, y).dtype is snp.bool
+            if "bool" not in (a, b):
+                assert (x - y).dtype is want, (a, b)
+    x, y = snp.ones(3, dtype="int8"), snp.ones(3, dtype="uint8")  # and eagerly on XLA
+    assert (x + y).dtype is snp.int16
+    assert sj.jit(lambda a, b: a * b)(x, y).dtype is snp.int16
+
+
+def test_python_scalars_are_weak():
+    cases = [("float16", 1.5, "float16"), ("bfloat16", 2, "bfloat16"), ("int8", 3, "int8"),
+             ("uint8", 3, "uint8"), ("int32", 1.5, "float32"), ("float32", 1j, "complex64"),
+             ("float64", 1j, "complex128"), ("bool", 1, "int64"), ("bool", True, "bool"),
+             ("float64", 2, "float64"), ("complex64", 0.5, "complex64")]
+    for name, scalar, want in cases:
+        x = snp.ones(2, dtype=name)
+        assert (x + scalar).dtype.name == want, (name, scalar)
+        assert (scalar * x).dtype.name == want, (name, scalar)
+        assert snp.result_type(x, scalar).name == want, (name, scalar)
+
+
+# ---- astype, asarray copy semantics ---------------------------------------------------
+
+def test_astype_and_copy():
+    x = snp.asarray(np.array([1.5, -2.5, 0.0], np.float32))
+    assert snp.astype(x, snp.float32, copy=False) is x
+    y = snp.astype(x, snp.float32)  # copy=True: a new tensor with the same values
+    assert y is not x and y.tolist() == x.tolist()
+    assert snp.astype(x, snp.int32).tolist() == [1, -2, 0]
+    assert snp.astype(x, snp.bool).tolist() == [True, True, False]
+    r = snp.astype(x, snp.float64, device="reference")
+    assert r.dtype is snp.float64 and r.backend is sj.REFERENCE
+
+
+def test_asarray_copy_semantics():
+    a = np.arange(4, dtype=np.int32)
+    with pytest.raises(ValueError, match="copy=False"):
+        snp.asarray(a, copy=False)
+    x = snp.asarray(a)
+    assert snp.asarray(x) is x and snp.asarray(x, copy=False) is x
+    y = snp.asarray(x, copy=True)
+    assert y is not x and y.tolist() == [0, 1, 2, 3]
+    with pytest.raises(ValueError, match="dtype or device"):
+        snp.asarray(x, dtype=snp.float32, copy=False)
+    a[0] = 99  # the tensor never aliases host memory it was made from
+    assert x.tolist() == [0, 1, 2, 3]
+
+
+def test_dlpack_round_trip():
+    x = snp.asarray(np.arange(6, dtype=np.float32).reshape(2, 3))
+    assert x.__dlpack_device__() == (1, 0)
+    np.testing.assert_array_equal(np.from_dlpack(x), np.asarray(x))
+    y = snp.from_dlpack(np.arange(3, dtype=np.int16))
+    assert y.dtype is snp.int16 and y.tolist() == [0, 1, 2]
+    z = snp.from_dlpack(x)
+    assert z.tolist() == x.tolist()
+    with pytest.raises(ValueError, match="copy=False"):
+        snp.from_dlpack(np.arange(3), copy=False)
+
+
+# ---- the Tensor's array-API attributes and operators ------------------------------------
+
+def test_tensor_attributes_and_operators():
+    a = np.arange(1, 7, dtype=np.int32).reshape(2, 3)
+    x = snp.asarray(a)
+    assert (x.shape, x.ndim, x.size, x.dtype) == ((2, 3), 2, 6, snp.int32)
+    assert x.device == snp.__array_namespace_info__().default_device()
+    np.testing.assert_array_equal(np.asarray(x.mT), a.T)
+    np.testing.assert_array_equal(np.asarray(x.T), a.T)
+    np.testing.assert_array_equal(np.asarray(+x), a)
+    np.testing.assert_array_equal(np.asarray(-x), -a)
+    np.testing.assert_array_equal(np.asarray(abs(-x)), a)
+    np.testing.assert_array_equal(np.asarray(~x), ~a)
+    np.testing.assert_array_equal(np.asarray(x @ x.mT), a @ a.T)
+    np.testing.assert_array_equal(np.asarray(2 ** x), 2 ** a)
+    np.testing.assert_array_equal(np.asarray(7 // x), 7 // a)
+    np.testing.assert_array_equal(np.asarray(7 % x), 7 % a)
+    np.testing.assert_array_equal(np.asarray(1 << x), 1 << a)
+    np.testing.assert_array_equal(np.asarray(x >= 3), a >= 3)
+    s = snp.asarray(3)
+    assert int(s) == 3 and float(s) == 3.0 and complex(s) == 3 and bool(s)
+    assert [10, 20, 30, 40][s] == 40  # __index__
+    assert x.to_device("reference").backend is sj.REFERENCE
+
+
+# ---- errors name the operand and the user's line ---------------------------------------
+
+def _check_message(excinfo, *words):
+    msg = str(excinfo.value)
+    for w in words:
+        assert w in msg, f"{w!r} not in {msg!r}"
+    assert HERE in msg, f"the message does not name the user's line: {msg!r}"
+
+
+@pytest.mark.parametrize("path", ["eager", "jit", "reference"])
+def test_errors_numpy_would_raise(path):
+    def run(f, *args):
+        if path == "jit":
+            return sj.jit(f)(*args)
+        if path == "reference":
+            with sj.default_backend("reference"):
+                return f(*[snp.asarray(np.asarray(a)) for a in args])
+        return f(*args)
+
+    x = snp.ones((2, 3))
+    with pytest.raises(np.exceptions.AxisError) as e:
+        run(lambda x: snp.sum(x, axis=2), x)
+    _check_message(e, "axis 2", "dimension 2")
+    with pytest.raises(np.exceptions.AxisError) as e:
+        run(lambda x: snp.roll(x, 1, axis=-3), x)
+    _check_message(e, "axis -3")
+    with pytest.raises(ValueError) as e:
+        run(lambda x, y: x + y, x, snp.ones((4,)))
+    _check_message(e, "(2, 3)", "(4,)")
+    with pytest.raises(TypeError) as e:
+        run(lambda x: snp.bitwise_and(x, x), x)
+    _check_message(e, "bitwise_and", "float32")
+    with pytest.raises(TypeError) as e:
+        run(lambda x: x << 1, x)
+    _check_message(e, "left_shift", "float32")
+    with pytest.raises(TypeError) as e:
+        run(lambda x: snp.gcd(x, x), x)
+    _check_message(e, "gcd", "float32")
+    with pytest.raises(TypeError) as e:
+        run(lambda x: snp.hypot(x, snp.astype(x, snp.complex64)), x)
+    _check_message(e, "hypot", "complex64")
+    with pytest.raises(ValueError) as e:
+        run(lambda x: snp.reshape(x, (4, 2)), x)
+    _check_message(e, "(2, 3)", "(4, 2)")
+    with pytest.raises(ValueError) as e:
+        run(lambda x: snp.split(x, 2, axis=1), x)
+    _check_message(e, "3", "array_split")
+    with pytest.raises(ValueError) as e:
+        run(lambda x: snp.pad(x, 4, "reflect"), x)
+    _check_message(e, "reflect")
+    with pytest.raises(ValueError) as e:
+        run(lambda x: snp.stack([x, snp.ones((3, 2))]), x)
+    _check_message(e, "(3, 2)", "(2, 3)")
+
+
+def test_data_dependent_arguments_inside_jit_are_clear_errors():
+    x = snp.ones((2, 3))
+    with pytest.raises(sj.MustCompileError) as e:
+        sj.jit(lambda x, r: snp.repeat(x, r))(x, snp.asarray([1, 2, 3, 1, 1, 1]))
+    _check_message(e, "repeat", "static")
