@@ -502,6 +502,7 @@ class custom_vjp:
     def __init__(self, fun: Callable):
         self.fun = fun
         self.fwd = self.bwd = None
+        self._tracing_rule = False
         functools.update_wrapper(self, fun)
 
     def defvjp(self, fwd: Callable, bwd: Callable) -> custom_vjp:
@@ -512,8 +513,16 @@ class custom_vjp:
         leaves, in_tree = tree.flatten(tuple(args))
         leaves = [_as_tensor(x) for x in leaves]
         backend = _live_trace(leaves)
-        if backend is None:
+        if backend is None or self._tracing_rule:
+            # outside traces, or f called inside its own fwd/bwd: the plain function
             return self.fun(*args)
+        self._tracing_rule = True
+        try:
+            return self._bind(args, leaves, in_tree, backend)
+        finally:
+            self._tracing_rule = False
+
+    def _bind(self, args, leaves, in_tree, backend):
         if self.fwd is None:
             raise TypeError(at_user_line(
                 f"custom_vjp function {self.__name__} has no rule: call .defvjp(fwd, bwd)"))
@@ -589,6 +598,7 @@ class custom_jvp:
     def __init__(self, fun: Callable):
         self.fun = fun
         self.jvp = None
+        self._tracing_rule = False
         functools.update_wrapper(self, fun)
 
     def defjvp(self, jvp: Callable) -> Callable:
@@ -599,8 +609,16 @@ class custom_jvp:
         leaves, in_tree = tree.flatten(tuple(args))
         leaves = [_as_tensor(x) for x in leaves]
         backend = _live_trace(leaves)
-        if backend is None:
+        if backend is None or self._tracing_rule:
+            # outside traces, or f called inside its own rule: the plain function
             return self.fun(*args)
+        self._tracing_rule = True
+        try:
+            return self._bind(args, leaves, in_tree, backend)
+        finally:
+            self._tracing_rule = False
+
+    def _bind(self, args, leaves, in_tree, backend):
         if self.jvp is None:
             raise TypeError(at_user_line(
                 f"custom_jvp function {self.__name__} has no rule: use @f.defjvp"))

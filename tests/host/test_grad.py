@@ -364,3 +364,163 @@ def test_every_differentiable_primitive_has_an_entry():
     missing = sorted(p.name for p in P.values()
                      if p.vjp is not NOT_DIFFERENTIABLE and p.name not in covered)
     assert not missing, f"differentiable primitives with no gradient test entry: {missing}"
+
+
+# ---- the user API: composition, pytrees, options, errors -----------------------------------
+
+def _f(x):
+    return snp.sum(snp.sin(x) * x * x)
+
+
+def _jf(x):
+    return jnp.sum(jnp.sin(x) * x * x)
+
+
+X = np.linspace(-1.0, 2.0, 5).astype(np.float32)
+
+
+@pytest.mark.parametrize("path", ["eager", "jit", "reference"])
+def test_grad_composes(path):
+    want1 = np.asarray(jax.grad(_jf)(X))
+    want2 = np.asarray(jax.grad(lambda x: jnp.sum(jax.grad(_jf)(x) ** 2))(X))
+    wrap = stablejit.jit if path == "jit" else (lambda f: f)
+    ctx = stablejit.default_backend("reference") if path == "reference" else _null()
+    with ctx:
+        x = snp.asarray(X)
+        np.testing.assert_allclose(wrap(stablejit.grad(_f))(x), want1, rtol=1e-5, atol=1e-6)
+        np.testing.assert_allclose(stablejit.grad(stablejit.jit(_f))(x), want1, rtol=1e-5,
+                                   atol=1e-6)
+        gg = stablejit.grad(lambda x: snp.sum(stablejit.grad(_f)(x) ** 2))
+        np.testing.assert_allclose(wrap(gg)(x), want2, rtol=1e-4, atol=1e-5)
+
+
+class _null:
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False
+
+
+def _mlp_loss(params, x, y):
+    h = snp.tanh(x @ params["w1"] + params["b"][0])
+    return snp.mean((h @ params["w2"] - y) ** 2)
+
+
+def _jmlp_loss(params, x, y):
+    h = jnp.tanh(x @ params["w1"] + params["b"][0])
+    return jnp.mean((h @ params["w2"] - y) ** 2)
+
+
+def test_pytrees_argnums_and_aux():
+    rng = np.random.default_rng(0)
+    params = {"w1": rng.standard_normal((3, 4)).astype(np.float32),
+              "w2": rng.standard_normal((4, 2)).astype(np.float32),
+              "b": [rng.standard_normal(4).astype(np.float32)]}
+    x = rng.standard_normal((5, 3)).astype(np.float32)
+    y = rng.standard_normal((5, 2)).astype(np.float32)
+    want_v, (want_p, want_x) = jax.value_and_grad(_jmlp_loss, argnums=(0, 1))(params, x, y)
+    v, (gp, gx) = stablejit.value_and_grad(_mlp_loss, argnums=(0, 1))(params, x, y)
+    np.testing.assert_allclose(v, want_v, rtol=1e-5)
+    assert set(gp) == {"w1", "w2", "b"} and isinstance(gp["b"], list)
+    for k in ("w1", "w2"):
+        np.testing.assert_allclose(gp[k], want_p[k], rtol=1e-4, atol=1e-6)
+    np.testing.assert_allclose(gp["b"][0], want_p["b"][0], rtol=1e-4, atol=1e-6)
+    np.testing.assert_allclose(gx, want_x, rtol=1e-4, atol=1e-6)
+    # has_aux, and the same under jit
+    g, aux = stablejit.jit(stablejit.grad(lambda p: (_mlp_loss(p, x, y), p["w1"] * 2),
+                                          has_aux=True))(params)
+    np.testing.assert_allclose(aux, params["w1"] * 2)
+    np.testing.assert_allclose(g["w2"], want_p["w2"], rtol=1e-4, atol=1e-6)
+
+
+def test_errors_name_the_problem():
+    with pytest.raises(TypeError, match=r"argument 1 .*int32"):
+        stablejit.grad(lambda x, n: snp.sum(x) * n, argnums=1)(X, np.int32(3))
+    with pytest.raises(TypeError, match="scalar output"):
+        stablejit.grad(lambda x: x * 2)(X)
+    with pytest.raises(TypeError, match="has_aux"):
+        stablejit.grad(lambda x: (snp.sum(x), x))(X)
+    # integer inputs not differentiated are fine
+    g = stablejit.grad(lambda x, n: snp.sum(x * n))(X, np.int32(3))
+    np.testing.assert_allclose(g, np.full_like(X, 3))
+
+
+def test_vjp_jvp_and_jacobians_match_jax():
+    def f(x, y):
+        return snp.sin(x) * y[:, None], snp.sum(x * x)
+
+    def jf(x, y):
+        return jnp.sin(x) * y[:, None], jnp.sum(x * x)
+
+    rng = np.random.default_rng(3)
+    x = rng.standard_normal((3, 2)).astype(np.float32)
+    y = rng.standard_normal(3).astype(np.float32)
+    ct = (rng.standard_normal((3, 2)).astype(np.float32), np.float32(0.7))
+    out, fn = stablejit.vjp(f, x, y)
+    jout, jfn = jax.vjp(jf, x, y)
+    for a, b in zip(fn(ct), jfn(ct)):
+        np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(out[1], jout[1], rtol=1e-6)
+    tx, ty = np.ones_like(x), np.arange(3, dtype=np.float32)
+    (o1, o2), (t1, t2) = stablejit.jvp(f, (x, y), (tx, ty))
+    _, (jt1, jt2) = jax.jvp(jf, (x, y), (tx, ty))
+    np.testing.assert_allclose(t1, jt1, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(t2, jt2, rtol=1e-5, atol=1e-6)
+
+    def g(x):
+        return snp.tanh(x) * snp.sum(x ** 3)
+
+    def jg(x):
+        return jnp.tanh(x) * jnp.sum(x ** 3)
+
+    v = rng.standard_normal(4).astype(np.float32)
+    for sj_t, jax_t in ((stablejit.jacrev, jax.jacrev), (stablejit.jacfwd, jax.jacfwd)):
+        np.testing.assert_allclose(sj_t(g)(v), jax_t(jg)(v), rtol=1e-4, atol=1e-5)
+        np.testing.assert_allclose(stablejit.jit(sj_t(g))(v), jax_t(jg)(v), rtol=1e-4,
+                                   atol=1e-5)
+    h = stablejit.hessian(lambda x: snp.sum(snp.sin(x) * x[::-1]))(v)
+    np.testing.assert_allclose(h, jax.hessian(lambda x: jnp.sum(jnp.sin(x) * x[::-1]))(v),
+                               rtol=1e-4, atol=1e-5)
+    jp = stablejit.jacrev(lambda p: {"a": p["u"] * 2.0})({"u": v})
+    assert jp["a"]["u"].shape == (4, 4)
+
+
+def test_stop_gradient_and_custom_rules():
+    g = stablejit.grad(lambda x: snp.sum(x * stablejit.stop_gradient(x)))(X)
+    np.testing.assert_allclose(g, X)
+
+    @stablejit.custom_vjp
+    def clip_grad(x):
+        return x
+
+    clip_grad.defvjp(lambda x: (x, None), lambda _, ct: (snp.clip(ct, -0.5, 0.5),))
+    g = stablejit.jit(stablejit.grad(lambda x: snp.sum(clip_grad(x) * 3.0)))(X)
+    np.testing.assert_allclose(g, np.full_like(X, 0.5))
+    assert np.allclose(clip_grad(snp.asarray(X)), X)  # outside a trace: just the function
+
+    @stablejit.custom_jvp
+    def softplus(x):
+        return snp.log1p(snp.exp(x))
+
+    @softplus.defjvp
+    def _(primals, tangents):
+        (x,), (t,) = primals, tangents
+        return softplus(x), t * snp.sigmoid(x)
+
+    for d in (stablejit.grad(lambda x: snp.sum(softplus(x))),
+              stablejit.jit(stablejit.grad(lambda x: snp.sum(softplus(x))))):
+        np.testing.assert_allclose(d(X), 1 / (1 + np.exp(-X)), rtol=1e-5)
+    _, t = stablejit.jvp(softplus, (X,), (np.ones_like(X),))
+    np.testing.assert_allclose(t, 1 / (1 + np.exp(-X)), rtol=1e-5)
+
+
+def test_grad_outside_jit_reuses_compiled_program():
+    from stablejit import autodiff
+
+    f = stablejit.grad(lambda x: snp.sum(snp.exp(x) * 1.5))
+    f(X)
+    n = len(autodiff._EXECUTABLES)
+    for _ in range(3):
+        np.testing.assert_allclose(f(X), 1.5 * np.exp(X), rtol=1e-6)
+    assert len(autodiff._EXECUTABLES) == n
