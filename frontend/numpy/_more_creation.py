@@ -108,13 +108,13 @@ def _tri_mask(x: Tensor, k: int, lower: bool) -> Tensor:
     return broadcast_to(mask, x.shape)
 
 
-def tril(x, /, *, k: int = 0) -> Tensor:
+def tril(x, /, k: int = 0) -> Tensor:
     """The lower triangle of the last two axes (below and on the k-th diagonal)."""
     x = as_tensor(x)
     return where(_tri_mask(x, k, True), x, _zero(x))
 
 
-def triu(x, /, *, k: int = 0) -> Tensor:
+def triu(x, /, k: int = 0) -> Tensor:
     """The upper triangle of the last two axes (above and on the k-th diagonal)."""
     x = as_tensor(x)
     return where(_tri_mask(x, k, False), x, _zero(x))
@@ -124,8 +124,8 @@ def _zero(x: Tensor) -> Tensor:
     return x._backend.scalar(0, x.dtype)
 
 
-def linspace(start, stop, /, num: int, *, dtype=None, device=None, endpoint: bool = True
-             ) -> Tensor:
+def linspace(start, stop, /, num: int = 50, *, dtype=None, device=None,
+             endpoint: bool = True) -> Tensor:
     """`num` evenly spaced values from start to stop (inclusive unless endpoint=False).
     start and stop may be complex, or tensors (also traced ones inside jit)."""
     num = int(num)
