@@ -14,6 +14,12 @@ Derivative-rule contract (Primitive.vjp):
 Forward mode (Primitive.jvp), when given:
     jvp(ops, tangents, primals, outs, **attrs) -> tuple[Value | None, ...]
     One tangent per result; `tangents` entries are None for zero tangents.
+    Without a jvp rule, compiler/autodiff.py derives forward mode by transposing the vjp
+    rule, so a vjp rule is enough.
+Ops with regions also get `regions=` (their region Functions) in both rules; a rule
+can differentiate a body with compiler.autodiff.vjp_function / jvp_function or build
+into `ops.builder` with vjp_into / jvp_into / inline. The transforms are driven by
+compiler/autodiff.py.
 """
 
 from __future__ import annotations
