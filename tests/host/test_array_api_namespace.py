@@ -315,3 +315,50 @@ def test_data_dependent_arguments_inside_jit_are_clear_errors():
     with pytest.raises(sj.MustCompileError) as e:
         sj.jit(lambda x, r: snp.repeat(x, r))(x, snp.asarray([1, 2, 3, 1, 1, 1]))
     _check_message(e, "repeat", "static")
+
+
+# ---- property test: broadcasting and promotion of binary functions ---------------------
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+from hypothesis.extra import numpy as hnp  # noqa: E402
+
+BINARY = ["add", "multiply", "maximum", "minimum", "equal", "less", "bitwise_or",
+          "logaddexp", "hypot", "copysign", "arctan2"]
+NUMERIC = [d for d in STANDARD if d != "bool"]
+
+
+@settings(max_examples=60, deadline=None)
+@given(shapes=hnp.mutually_broadcastable_shapes(num_shapes=2, max_dims=3, max_side=3),
+       a=st.sampled_from(STANDARD), b=st.sampled_from(STANDARD), name=st.sampled_from(BINARY),
+       seed=st.integers(0, 2**16))
+def test_binary_broadcasting_and_promotion_match_numpy(shapes, a, b, name, seed):
+    """Shapes broadcast as in NumPy; dtypes follow the promotion table; values match
+    NumPy (reference backend: no compiles, so many examples are cheap)."""
+    rng = np.random.default_rng(seed)
+    xs = [(rng.uniform(-3, 3, s) * (1 + 1j if np.dtype(d).kind == "c" else 1)).astype(d)
+          if np.dtype(d).kind != "b" else rng.random(s) < 0.5
+          for s, d in zip(shapes.input_shapes, (a, b), strict=True)]
+    kinds = {np.dtype(a).kind, np.dtype(b).kind}
+    f = getattr(snp, name)
+    try:
+        with np.errstate(all="ignore"):
+            want = getattr(np, name)(*xs)
+    except TypeError:  # NumPy refuses (bitwise on floats, order on complex): so must we
+        with sj.default_backend("reference"), pytest.raises(TypeError):
+            f(*[snp.asarray(x) for x in xs])
+        return
+    with sj.default_backend("reference"):
+        try:
+            got = f(*[snp.asarray(x) for x in xs])
+        except TypeError as e:
+            # real-only functions on complex, which NumPy answers with a complex result
+            assert "c" in kinds or name in ("logaddexp", "hypot", "copysign", "arctan2"), e
+            return
+    assert got.shape == want.shape == shapes.result_shape
+    if want.dtype.kind in "fc" and kinds <= set("biu"):
+        assert got.dtype.kind == want.dtype.kind  # integers in float math: float32
+    elif want.dtype.kind != "b":
+        assert got.dtype.name == want.dtype.name, (name, a, b)
+    np.testing.assert_allclose(np.asarray(got).astype(want.dtype), want, rtol=1e-5, atol=1e-6,
+                               equal_nan=True)
