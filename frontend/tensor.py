@@ -50,7 +50,10 @@ class Tensor:
 
     @property
     def device(self):
-        return self._backend.device_of(self)
+        """The PJRT device holding the data; "reference" on the reference backend (what
+        `asarray(..., device=)` and `to_device` accept); None while traced."""
+        d = self._backend.device_of(self)
+        return "reference" if d is None and self._backend.name == "reference" else d
 
     def __len__(self) -> int:
         if not self.type.shape:

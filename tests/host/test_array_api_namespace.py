@@ -252,7 +252,10 @@ def test_tensor_attributes_and_operators():
     s = snp.asarray(3)
     assert int(s) == 3 and float(s) == 3.0 and complex(s) == 3 and bool(s)
     assert [10, 20, 30, 40][s] == 40  # __index__
-    assert x.to_device("reference").backend is sj.REFERENCE
+    r = x.to_device("reference")
+    assert r.backend is sj.REFERENCE and r.device == "reference"
+    assert snp.asarray([1, 2], device=r.device).backend is sj.REFERENCE
+    assert r.to_device(x.device).device == x.device
 
 
 # ---- errors name the operand and the user's line ---------------------------------------
