@@ -56,5 +56,6 @@ def default_platform() -> str:
                 break
         else:
             raise rt_client.PlatformError(
-                f"STABLEJIT_PLATFORM={env!r}: none of these platforms is available")
+                f"STABLEJIT_PLATFORM={env!r}: none of these platforms is available"
+                if env else f"none of the platforms {names} is available")
     return _chosen

@@ -57,12 +57,19 @@ def _jax_has_client(platform: str) -> bool:
 
 
 def options(platform: str) -> dict:
-    """The options set with configure(), and STABLEJIT_DEVICE_ID (a script's default
-    device id) where configure() did not set one."""
+    """The options set with configure(), else those of the environment (for scripts):
+    STABLEJIT_DEVICE_ID, STABLEJIT_PREALLOCATE (0/1, GPUs), STABLEJIT_MEMORY_FRACTION."""
     out = dict(_options[_check(platform)])
-    env = os.environ.get("STABLEJIT_DEVICE_ID")
-    if env and "default_device_id" not in out:
-        out["default_device_id"] = int(env)
+    for name, var, conv in (("default_device_id", "STABLEJIT_DEVICE_ID", int),
+                            ("preallocate", "STABLEJIT_PREALLOCATE",
+                             lambda v: v.strip().lower() not in ("0", "false", "no", "off")),
+                            ("memory_fraction", "STABLEJIT_MEMORY_FRACTION", float)):
+        env = os.environ.get(var)
+        if env and name not in out:
+            try:
+                out[name] = conv(env)
+            except ValueError:
+                raise ValueError(f"{var}={env!r} is not a valid {name}") from None
     return out
 
 
@@ -79,7 +86,7 @@ def get_client(platform: str = "host"):
 
 
 def _create(platform: str):
-    opts = _options[platform]
+    opts = options(platform)
     if platform in ("cuda", "rocm"):  # the GPU allocator reads these at client creation
         if "preallocate" in opts:
             os.environ["XLA_PYTHON_CLIENT_PREALLOCATE"] = "true" if opts["preallocate"] else "false"

@@ -74,6 +74,18 @@ def test_default_device_id_option_and_env_in_a_script():
         """, env={"XLA_FLAGS": "--xla_force_host_platform_device_count=4",
                   "STABLEJIT_DEVICE_ID": "3"})
     assert out.split() == ["3"]
+    out = run("""
+        from stablejit.runtime import client
+        print(client.options("cuda"))
+        try:
+            client.options("host")
+        except ValueError as e:
+            print(e)
+        """, env={"STABLEJIT_PREALLOCATE": "false", "STABLEJIT_MEMORY_FRACTION": "0.25",
+                  "STABLEJIT_DEVICE_ID": "one"})
+    lines = out.splitlines()
+    assert "'preallocate': False" in lines[0] and "'memory_fraction': 0.25" in lines[0]
+    assert lines[1] == "STABLEJIT_DEVICE_ID='one' is not a valid default_device_id"
 
 
 def test_platform_env_var_and_clear_errors():
