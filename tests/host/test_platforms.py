@@ -75,14 +75,15 @@ def test_default_device_id_option_and_env_in_a_script():
                   "STABLEJIT_DEVICE_ID": "3"})
     assert out.split() == ["3"]
     out = run("""
+        import os
         from stablejit.runtime import client
         print(client.options("cuda"))
+        os.environ["STABLEJIT_DEVICE_ID"] = "one"
         try:
             client.options("host")
         except ValueError as e:
             print(e)
-        """, env={"STABLEJIT_PREALLOCATE": "false", "STABLEJIT_MEMORY_FRACTION": "0.25",
-                  "STABLEJIT_DEVICE_ID": "one"})
+        """, env={"STABLEJIT_PREALLOCATE": "false", "STABLEJIT_MEMORY_FRACTION": "0.25"})
     lines = out.splitlines()
     assert "'preallocate': False" in lines[0] and "'memory_fraction': 0.25" in lines[0]
     assert lines[1] == "STABLEJIT_DEVICE_ID='one' is not a valid default_device_id"
