@@ -92,6 +92,7 @@ class DiskCache:
         self._reported: set = set()
         self._lock = threading.Lock()
         self._usable: bool | None = None
+        self._approx: int | None = None  # estimated total size, refreshed by evict()
         self.hits = self.misses = self.writes = self.rejected = 0
 
     # ---- trust --------------------------------------------------------------------
@@ -198,7 +199,11 @@ class DiskCache:
             return False
         self.writes += 1
         if self.max_bytes > 0:
-            self.evict(self.max_bytes)
+            # A full scan costs a stat per entry: do it when our running estimate says the
+            # limit is near, and every 64 writes (other processes write here too).
+            self._approx = (self._approx or 0) + len(blob)
+            if self._approx > self.max_bytes * 0.9 or self.writes % 64 == 1:
+                self.evict(self.max_bytes)
         return True
 
     # ---- inspection and housekeeping ----------------------------------------------
@@ -263,6 +268,7 @@ class DiskCache:
             if _unlink(p):
                 removed += 1
             total -= size
+        self._approx = total
         return removed
 
     def clear(self) -> int:
