@@ -46,8 +46,8 @@ from .errors import (
 )
 from .jit import Compiled, Jitted, Lowered, RecompileWarning, jit
 from .platforms import default_platform, set_default_platform
-from .stream import Stream, StreamError, stream, stream_is_cached
 from .runtime.client import configure as configure_client
+from .stream import Stream, StreamError, stream, stream_is_cached
 from .tensor import Tensor
 from .tree import register_dataclass, register_pytree_node, tree_map
 
