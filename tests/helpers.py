@@ -38,7 +38,9 @@ import ml_dtypes
 import numpy as np
 import stablejit
 from stablejit.compiler import dtypes as dt
-from stablejit.compiler.ir import Attrs, Literal
+from stablejit.compiler.builder import Builder
+from stablejit.compiler.ir import Attrs, Function, Literal, TensorType
+from stablejit.compiler.ops import Ops
 from stablejit.dispatch import bind
 from stablejit.tensor import Tensor
 
@@ -180,36 +182,38 @@ def check_three_ways(fn, np_fn, *args, rtol=None, atol=None, dtype=None,
 
 # ---- one primitive, three ways ---------------------------------------------------------
 
-def run_primitive(prim, operands, attrs, path: str) -> tuple[np.ndarray, ...]:
+def run_primitive(prim, operands, attrs, path: str, regions=()) -> tuple[np.ndarray, ...]:
     """Apply one primitive to NumPy operands via `path`: "jit" (a compiled one-op
-    program), "eager" (the XLA backend) or "reference"."""
+    program), "eager" (the XLA backend) or "reference". `regions`: the op's region
+    Functions (control flow, custom derivative calls)."""
     attrs = Attrs(attrs)
+    regions = tuple(regions)
     tensors = [to_backend(np.asarray(o), path) for o in operands]
     if path == "jit":
-        fn = stablejit.jit(lambda *xs: bind(prim, xs, attrs))
+        fn = stablejit.jit(lambda *xs: bind(prim, xs, attrs, regions=regions))
         if not tensors:  # zero-operand primitives (iota, constant) run on the default backend
             with stablejit.default_backend(xla_backend()):
                 out = fn()
         else:
             out = fn(*tensors)
     elif path == "eager":
-        out = bind(prim, tensors, attrs, backend=xla_backend())
+        out = bind(prim, tensors, attrs, backend=xla_backend(), regions=regions)
     else:
-        out = bind(prim, tensors, attrs, backend=stablejit.REFERENCE)
+        out = bind(prim, tensors, attrs, backend=stablejit.REFERENCE, regions=regions)
     return tuple(t.numpy() for t in out)
 
 
 def run_primitive_jit_batch(prim, cases) -> list[tuple[np.ndarray, ...]]:
-    """Like run_primitive(..., "jit") for many (operands, attrs) cases of one primitive at
-    once: one compiled program holding one independent op per case (one XLA compile
-    instead of one per case). Returns one tuple of results per case."""
-    cases = [(list(ops), Attrs(attrs)) for ops, attrs in cases]
+    """Like run_primitive(..., "jit") for many (operands, attrs[, regions]) cases of one
+    primitive at once: one compiled program holding one independent op per case (one XLA
+    compile instead of one per case). Returns one tuple of results per case."""
+    cases = [(list(ops), Attrs(attrs), tuple(*regions)) for ops, attrs, *regions in cases]
 
     def program(operand_lists):
-        return [bind(prim, tuple(xs), attrs) for xs, (_, attrs) in zip(operand_lists, cases,
-                                                                        strict=True)]
+        return [bind(prim, tuple(xs), attrs, regions=regions)
+                for xs, (_, attrs, regions) in zip(operand_lists, cases, strict=True)]
 
-    args = [[to_backend(np.asarray(o), "jit") for o in ops] for ops, _ in cases]
+    args = [[to_backend(np.asarray(o), "jit") for o in ops] for ops, _, _ in cases]
     with stablejit.default_backend(xla_backend()):
         out = stablejit.jit(program)(args)
     return [tuple(t.numpy() for t in res) for res in out]
@@ -223,25 +227,29 @@ class PrimCase:
     operands: list
     attrs: dict
     expected: object  # callable(*operands, **attrs) -> ndarray or tuple
+    regions: tuple = ()  # IR Functions of ops with bodies (cond, while, scan, custom calls)
 
 
 @dataclass
 class PrimSpec:
-    """How to build example operands for one primitive, per dtype."""
+    """How to build example operands for one primitive, per dtype. `make` returns
+    (operands, attrs) or, for ops with regions, (operands, attrs, region Functions) (build
+    them with `region`); an `extra` entry is (label, operands, attrs[, regions]). The
+    expectation never sees the regions: it computes the answer on its own."""
 
     dtypes: tuple
-    make: object  # (dtype, rng) -> (operands, attrs)
+    make: object  # (dtype, rng) -> (operands, attrs[, regions])
     expected: object  # (*operands, **attrs) -> ndarray, NumPy semantics per StableHLO
     upcast: bool = True  # compute the expectation for f16/bf16 in float32
-    extra: list = field(default_factory=list)  # additional (label, operands, attrs)
+    extra: list = field(default_factory=list)  # additional (label, operands, attrs[, regions])
 
     def cases(self, seed: int = 0):
         for d in self.dtypes:
             rng = np.random.default_rng(seed)
-            ops, attrs = self.make(d, rng)
-            yield PrimCase(d.short, ops, attrs, self._expect)
-        for label, ops, attrs in self.extra:
-            yield PrimCase(label, ops, attrs, self._expect)
+            ops, attrs, *regions = self.make(d, rng)
+            yield PrimCase(d.short, ops, attrs, self._expect, tuple(*regions))
+        for label, ops, attrs, *regions in self.extra:
+            yield PrimCase(label, ops, attrs, self._expect, tuple(*regions))
 
     def _expect(self, *ops, **attrs):
         if self.upcast:
@@ -593,6 +601,331 @@ PRIM_TABLE: dict[str, PrimSpec] = {
           "preferred_element_type": dt.int32})]),
 }
 
+# ---- ops with regions; gather and scatter ---------------------------------------------------
+# Region bodies are IR Functions built with the compiler's Ops vocabulary (`region`); each
+# expectation computes the answer on its own with NumPy and Python loops, never by running
+# the regions. A primitive whose cases need different expectations joins several PrimSpecs.
+
+
+def region(name: str, param_types, body) -> Function:
+    """An IR Function for an op's region: body(ops, *params) returns its result Values."""
+    b = Builder(name)
+    params = [b.param(t) for t in param_types]
+    return b.build(list(body(Ops(b), *params)))
+
+
+def _tt(a) -> TensorType:
+    a = np.asarray(a)
+    return TensorType(a.shape, dt.dtype(a.dtype))
+
+
+class JoinedSpec:
+    """Several PrimSpecs of one primitive, each with its own expectation; case labels are
+    prefixed with the part's name."""
+
+    def __init__(self, **parts: PrimSpec):
+        self.parts = parts
+
+    def cases(self, seed: int = 0):
+        for part, spec in self.parts.items():
+            for case in spec.cases(seed):
+                case.label = f"{part}-{case.label}"
+                yield case
+
+
+def _cond_if_make(pred):
+    """bool[] predicate, branches [false, true] over two operands with two results (the
+    true branch returns one of its parameters unchanged)."""
+    def make(d, rng):
+        x, y = values(d, rng), values(d, rng)
+        t = _tt(x)
+        on_false = region("on_false", [t, t], lambda o, x, y: [o.sub(x, y), o.neg(x)])
+        on_true = region("on_true", [t, t], lambda o, x, y: [o.mul(x, y), x])
+        return [np.asarray(pred), x, y], {}, (on_false, on_true)
+    return make
+
+
+def _cond_case_make(index):
+    """i32[] index over three branches, results of two dtypes; out of range runs the last."""
+    def make(d, rng):
+        x, y = values(dt.int32, rng), values(dt.float32, rng, (3,))
+        ts = [_tt(x), _tt(y)]
+        branches = (
+            region("b0", ts, lambda o, x, y: [o.mul(x, o.full_like(x, 2)), y]),
+            region("b1", ts, lambda o, x, y: [o.neg(x), o.add(y, o.ones_like(y))]),
+            region("b2", ts, lambda o, x, y: [o.sub(x, o.full_like(x, 3)), o.mul(y, y)]))
+        return [np.asarray(index, np.int32), x, y], {}, branches
+    return make
+
+
+def _cond_case_expected(index, x, y):
+    i = int(index) if 0 <= int(index) < 3 else 2
+    return [(x * 2, y), (-x, y + 1), (x - 3, y * y)][i]
+
+
+def _cond_const_make(pred):
+    """No operands besides the predicate: each branch makes a constant."""
+    branches = tuple(region(f"c{v}", [], lambda o, v=v: [o.const(v, dt.float32, (2,))])
+                     for v in (1.5, -2.5))
+    return [np.asarray(pred)], {}, branches
+
+
+def _while_affine_make(limit=4, start=0):
+    """consts (limit, scale), carry (i, acc): while i < limit: i += 1; acc = acc*scale + 1."""
+    def make(d, rng):
+        scale, acc = values(d, rng, (3,)), values(d, rng, (3,))
+        i32 = TensorType((), dt.int32)
+        ts = [i32, _tt(scale), i32, _tt(acc)]
+        cond_fn = region("below", ts, lambda o, n, s, i, a: [o.lt(i, n)])
+        body = region("step", ts, lambda o, n, s, i, a: [
+            o.add(i, o.const(1, dt.int32)), o.add(o.mul(a, s), o.ones_like(a))])
+        return [np.asarray(limit, np.int32), scale, np.asarray(start, np.int32), acc], \
+            {"num_consts": 2}, (cond_fn, body)
+    return make
+
+
+def _while_affine_expected(limit, scale, i, acc, *, num_consts):
+    i = int(i)
+    while i < limit:
+        i, acc = i + 1, acc * scale + 1
+    return np.asarray(i), acc
+
+
+def _collatz_make(d, rng):
+    """No consts; carry (n, steps): integer division, remainder and select in the body."""
+    ts = [TensorType((), d), TensorType((), dt.int32)]
+
+    def body(o, n, steps):
+        two = o.const(2, d)
+        even = o.eq(o.bind(o._p("remainder"), n, two), o.const(0, d))
+        up = o.add(o.mul(n, o.const(3, d)), o.const(1, d))
+        return [o.select(even, o.div(n, two), up), o.add(steps, o.const(1, dt.int32))]
+
+    return [np.asarray(27, d.np), np.asarray(0, np.int32)], {"num_consts": 0}, (
+        region("not_one", ts, lambda o, n, s: [o.ne(n, o.const(1, d))]),
+        region("collatz", ts, body))
+
+
+def _collatz_expected(n, steps, *, num_consts):
+    n, steps = int(n), int(steps)
+    while n != 1:
+        n, steps = (n // 2 if n % 2 == 0 else 3 * n + 1), steps + 1
+    return np.asarray(n), np.asarray(steps)
+
+
+def _scan_affine_make(length=4, reverse=False):
+    """const w, carry c, xs x: c = c*w + x[i]; ys (c, sum of x[i])."""
+    def make(d, rng):
+        w, c, x = values(d, rng, (3,)), values(d, rng, (3,)), values(d, rng, (length, 3))
+        ts = [_tt(w), _tt(c), TensorType((3,), d)]
+
+        def body(o, w, c, xi):
+            c = o.add(o.mul(c, w), xi)
+            return [c, c, o.reduce_sum(xi, (0,))]
+
+        return [w, c, x], {"num_consts": 1, "num_carry": 1, "length": length,
+                           "reverse": reverse}, (region("affine", ts, body),)
+    return make
+
+
+def _scan_affine_expected(w, c, x, *, num_consts, num_carry, length, reverse):
+    ys, sums = np.zeros((length, 3), c.dtype), np.zeros(length, c.dtype)
+    for i in (range(length - 1, -1, -1) if reverse else range(length)):
+        c = c * w + x[i]
+        ys[i], sums[i] = c, x[i].sum()
+    return c, ys, sums
+
+
+def _scan_map_make(d, rng):
+    """No consts or carry, two scanned operands of different dtypes."""
+    a, b = values(dt.int32, rng, (5, 2)), values(dt.float32, rng, (5,))
+    ts = [TensorType((2,), dt.int32), TensorType((), dt.float32)]
+    body = region("map", ts, lambda o, a, b: [o.mul(a, a), o.add(b, o.ones_like(b))])
+    return [a, b], {"num_consts": 0, "num_carry": 0, "length": 5, "reverse": False}, (body,)
+
+
+def _scan_counter_make(reverse):
+    """Nothing scanned: a counter carry, ys its squares."""
+    def make(d, rng):
+        ts = [TensorType((), d)]
+        body = region("count", ts, lambda o, c: [o.add(c, o.const(1, d)), o.mul(c, c)])
+        return [np.asarray(2, d.np)], {"num_consts": 0, "num_carry": 1, "length": 3,
+                                       "reverse": reverse}, (body,)
+    return make
+
+
+def _scan_counter_expected(c, *, num_consts, num_carry, length, reverse):
+    ys = [(c + k) ** 2 for k in range(length)]
+    return c + length, np.stack(ys[::-1] if reverse else ys)
+
+
+def _custom_jvp_make(d, rng):
+    """f(x) = sin(x) * c with c captured; the rule gives cos(x) * t * c."""
+    x, c = values(d, rng), values(d, rng)
+    t = _tt(x)
+    fun = region("f", [t, t], lambda o, x, c: [o.mul(o.unary("sin", x), c)])
+    rule = region("f_jvp", [t, t, t], lambda o, x, tx, c: [
+        o.mul(o.unary("sin", x), c), o.mul(o.mul(o.unary("cos", x), tx), c)])
+    return [x, c], {"out_types": (t,), "n_args": 1}, (fun, rule)
+
+
+def _custom_jvp_pair_make(d, rng):
+    """Two arguments, two outputs, nothing captured."""
+    x, y = values(d, rng), values(d, rng)
+    t = _tt(x)
+    fun = region("g", [t, t], lambda o, x, y: [o.mul(x, y), o.add(x, y)])
+    rule = region("g_jvp", [t] * 4, lambda o, x, y, tx, ty: [
+        o.mul(x, y), o.add(x, y), o.add(o.mul(tx, y), o.mul(x, ty)), o.add(tx, ty)])
+    return [x, y], {"out_types": (t, t), "n_args": 2}, (fun, rule)
+
+
+def _custom_vjp_make(d, rng):
+    """f(x, y) = x * y; fwd keeps x and y, bwd gives (ct * y, ct * x)."""
+    x, y = values(d, rng), values(d, rng)
+    t = _tt(x)
+    fun = region("f", [t, t], lambda o, x, y: [o.mul(x, y)])
+    fwd = region("f_fwd", [t, t], lambda o, x, y: [o.mul(x, y), x, y])
+    bwd = region("f_bwd", [t, t, t], lambda o, x, y, ct: [o.mul(ct, y), o.mul(ct, x)])
+    return [x, y], {"out_types": (t,), "n_args": 2}, (fun, fwd, bwd)
+
+
+def _custom_vjp_captured_make(d, rng):
+    """f(x) = (exp(x) * c, x) with c captured; one residual."""
+    x, c = values(d, rng), values(d, rng)
+    t = _tt(x)
+    fun = region("h", [t, t], lambda o, x, c: [o.mul(o.unary("exp", x), c), x])
+    fwd = region("h_fwd", [t, t], lambda o, x, c: [
+        o.mul(o.unary("exp", x), c), x, o.unary("exp", x)])
+    bwd = region("h_bwd", [t] * 4, lambda o, r, ct0, ct1, c: [
+        o.add(o.mul(o.mul(ct0, r), c), ct1)])
+    return [x, c], {"out_types": (t, t), "n_args": 1}, (fun, fwd, bwd)
+
+
+_GATHER_ROWS = {"offset_dims": (2,), "collapsed_slice_dims": (0,), "start_index_map": (0,),
+                "index_vector_dim": 2, "slice_sizes": (1, 3)}
+
+
+def _gather_rows_expected(x, idx, **attrs):  # x[idx], starts clamped into the operand
+    return x[np.clip(idx, 0, x.shape[0] - 1)]
+
+
+def _gather_points_expected(x, idx, **attrs):
+    return x[np.clip(idx[:, 0], 0, x.shape[0] - 1), np.clip(idx[:, 1], 0, x.shape[1] - 1)]
+
+
+def _gather_columns_expected(x, idx, **attrs):
+    return x[:, np.clip(idx, 0, x.shape[1] - 1)]
+
+
+def _gather_windows_expected(x, idx, *, slice_sizes, **attrs):
+    k = slice_sizes[0]
+    return np.stack([x[s:s + k] for s in np.clip(idx[:, 0], 0, len(x) - k)])
+
+
+_SCATTER_ROWS = {"update_window_dims": (1,), "inserted_window_dims": (0,),
+                 "scatter_dims_to_operand_dims": (0,), "index_vector_dim": 1}
+_COMBINE = {"set": lambda old, new: new, "add": np.add, "mul": np.multiply,
+            "min": np.minimum, "max": np.maximum}
+
+
+def _scatter_rows_case(label, d, rows, kind, seed=0):
+    rng = np.random.default_rng(seed)
+    x, upd = values(d, rng, (5, 3)), values(d, rng, (len(rows), 3))
+    return label, [x, np.asarray(rows, np.int32)[:, None], upd], {**_SCATTER_ROWS,
+                                                                  "kind": kind}
+
+
+def _scatter_rows_expected(x, idx, upd, *, kind, **attrs):
+    out = x.copy()
+    for r, u in zip(idx[:, 0], upd, strict=True):
+        if 0 <= r < x.shape[0]:  # a window that leaves the operand is dropped
+            out[r] = _COMBINE[kind](out[r], u)
+    return out
+
+
+def _scatter_points_expected(x, idx, upd, *, kind, **attrs):
+    out = x.copy()
+    for (i, j), u in zip(idx, upd, strict=True):
+        if 0 <= i < x.shape[0] and 0 <= j < x.shape[1]:
+            out[i, j] = _COMBINE[kind](out[i, j], u)
+    return out
+
+
+PRIM_TABLE.update({
+    # ---- control flow
+    "cond": JoinedSpec(
+        pred=PrimSpec((dt.int8, dt.uint32, dt.float16, dt.float32, dt.complex64),
+                     _cond_if_make(True), lambda p, x, y: (x * y, x) if p else (x - y, -x),
+                     extra=[("f32-false", *_cond_if_make(False)(dt.float32,
+                                                                np.random.default_rng(0)))]),
+        case=PrimSpec((), None, _cond_case_expected, extra=[
+            (f"index{i}", *_cond_case_make(i)(None, np.random.default_rng(0)))
+            for i in (0, 1, 2, 3, -1)]),
+        const=PrimSpec((), None, lambda p: np.full(2, -2.5 if p else 1.5, np.float32),
+                       extra=[(f"{p}", *_cond_const_make(p)) for p in (False, True)])),
+    "while": JoinedSpec(
+        affine=PrimSpec((dt.int32, dt.float32, dt.complex64), _while_affine_make(),
+                        _while_affine_expected, extra=[
+            ("f64-zero-trips", *_while_affine_make(-2)(dt.float64, np.random.default_rng(0))),
+            ("f64-started-past", *_while_affine_make(3, 5)(dt.float64,
+                                                          np.random.default_rng(0)))]),
+        collatz=PrimSpec((dt.int64, dt.uint32), _collatz_make, _collatz_expected)),
+    "scan": JoinedSpec(
+        affine=PrimSpec((dt.int32, dt.float32, dt.float64), _scan_affine_make(),
+                        _scan_affine_expected, extra=[
+            ("f32-reverse", *_scan_affine_make(reverse=True)(dt.float32,
+                                                             np.random.default_rng(0))),
+            ("f32-length0", *_scan_affine_make(0)(dt.float32, np.random.default_rng(0)))]),
+        map=PrimSpec((dt.int32,), _scan_map_make, lambda a, b, **attrs: (a * a, b + 1)),
+        counter=PrimSpec((dt.int32,), _scan_counter_make(False), _scan_counter_expected,
+                         extra=[("i64-reverse", *_scan_counter_make(True)(
+                             dt.int64, np.random.default_rng(0)))])),
+    # ---- calls with user-written derivative rules (emission and reference run `fun`)
+    "custom_jvp_call": JoinedSpec(
+        unary=PrimSpec((dt.float32, dt.float64), _custom_jvp_make,
+                       lambda x, c, **attrs: np.sin(x) * c),
+        pair=PrimSpec((dt.float32,), _custom_jvp_pair_make,
+                      lambda x, y, **attrs: (x * y, x + y))),
+    "custom_vjp_call": JoinedSpec(
+        product=PrimSpec((dt.float32, dt.float64), _custom_vjp_make,
+                         lambda x, y, **attrs: x * y),
+        captured=PrimSpec((dt.float32,), _custom_vjp_captured_make,
+                          lambda x, c, **attrs: (np.exp(x) * c, x))),
+    # ---- gather (starts clamped) and scatter (windows that leave the operand dropped)
+    "gather": JoinedSpec(
+        rows=PrimSpec(DTYPES, lambda d, rng: (
+            [values(d, rng, (5, 3)), np.array([[0, 4], [2, 7]], np.int32)], _GATHER_ROWS),
+            _gather_rows_expected, upcast=False),
+        points=PrimSpec((dt.float32,), lambda d, rng: (
+            [values(d, rng, (4, 5)), np.array([[1, 2], [3, 0], [-1, 9]], np.int64)],
+            {"offset_dims": (), "collapsed_slice_dims": (0, 1), "start_index_map": (0, 1),
+             "index_vector_dim": 1, "slice_sizes": (1, 1)}), _gather_points_expected),
+        columns=PrimSpec((dt.int32,), lambda d, rng: (
+            [values(d, rng, (4, 5)), np.array([3, 0, 4, 6], np.int32)],
+            {"offset_dims": (0,), "collapsed_slice_dims": (1,), "start_index_map": (1,),
+             "index_vector_dim": 1, "slice_sizes": (4, 1)}), _gather_columns_expected),
+        windows=PrimSpec((dt.float64,), lambda d, rng: (
+            [values(d, rng, (6,)), np.array([[4], [-3], [1]], np.int32)],
+            {"offset_dims": (1,), "collapsed_slice_dims": (), "start_index_map": (0,),
+             "index_vector_dim": 1, "slice_sizes": (3,)}), _gather_windows_expected)),
+    "scatter": JoinedSpec(
+        rows=PrimSpec(NUMERIC, lambda d, rng: _scatter_rows_case("", d, [1, 3, 1], "add")[1:],
+                      _scatter_rows_expected, extra=[
+            _scatter_rows_case("bool-set", dt.bool_, [4, 0], "set"),
+            _scatter_rows_case("c128-set", dt.complex128, [2, 0, 4], "set"),
+            _scatter_rows_case("f32-mul", dt.float32, [0, 0, 3], "mul"),
+            _scatter_rows_case("i16-min", dt.int16, [2, 4, 2], "min"),
+            _scatter_rows_case("f64-max", dt.float64, [3, 1, 3], "max"),
+            _scatter_rows_case("f32-dropped", dt.float32, [0, 7, -1, 2], "add")]),
+        points=PrimSpec((dt.int32,), lambda d, rng: (
+            [values(d, rng, (3, 4)), np.array([[0, 1], [2, 3], [0, 1], [3, 0]], np.int32),
+             values(d, rng, (4,))],
+            {"update_window_dims": (), "inserted_window_dims": (0, 1),
+             "scatter_dims_to_operand_dims": (0, 1), "index_vector_dim": 1, "kind": "add"}),
+            _scatter_points_expected)),
+})
+
+
 # ---- linalg, fft, convolution and window primitives ---------------------------------------
 # Expectations are independent loops / NumPy / SciPy. Decompositions get inputs with a unique
 # answer: diagonal (eigh, svd) or triangular (qr) matrices, a SPD matrix (cholesky).
@@ -899,11 +1232,9 @@ PRIM_TABLE.update({
 
 def result_dtype_of(case: PrimCase, prim) -> list:
     """The result dtypes the primitive's shape rule gives for a case."""
-    from stablejit.compiler.ir import TensorType
-
     types = tuple(TensorType(np.shape(o), dt.dtype(np.asarray(o).dtype))
                   for o in case.operands)
-    return [t.dtype for t in prim.infer(types, Attrs(case.attrs))]
+    return [t.dtype for t in prim.infer(types, Attrs(case.attrs), case.regions)]
 
 
 @functools.cache

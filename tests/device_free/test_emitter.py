@@ -16,12 +16,12 @@ from stablejit.compiler.primitives import ALL
 from tests.helpers import DTYPES, PRIM_TABLE, parse_and_verify
 
 
-def one_op_module(name, operands, attrs, loc=None):
+def one_op_module(name, operands, attrs, loc=None, regions=()):
     b = Builder(name)
     params = [b.param(TensorType(np.shape(o), dt.dtype(np.asarray(o).dtype)))
               for o in operands]
     kw = {"loc": loc} if loc is not None else {}
-    results = b.bind(ALL[name], params, attrs, **kw)
+    results = b.bind(ALL[name], params, attrs, regions=regions, **kw)
     fn = b.build(results)
     return fn, emit_module(fn)
 
@@ -31,7 +31,7 @@ CASES = [(name, case) for name, spec in PRIM_TABLE.items() for case in spec.case
 
 @pytest.mark.parametrize("name,case", CASES, ids=[f"{n}-{c.label}" for n, c in CASES])
 def test_every_primitive_emits_a_module_that_parses_and_verifies(name, case):
-    fn, text = one_op_module(name, case.operands, case.attrs)
+    fn, text = one_op_module(name, case.operands, case.attrs, regions=case.regions)
     parse_and_verify(text)
     assert "func.func public @main" in text
     for t in fn.param_types + fn.result_types:

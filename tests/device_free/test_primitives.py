@@ -68,8 +68,9 @@ def test_reference_rule_matches_numpy(name, case):
     prim = ALL[name]
     params = [Value(T(np.shape(o), np.asarray(o).dtype)) for o in case.operands]
     attrs = Attrs(case.attrs)
-    out_types = prim.infer(tuple(v.type for v in params), attrs)
-    op = Op(prim, tuple(params), attrs, tuple(Value(t) for t in out_types))
+    out_types = prim.infer(tuple(v.type for v in params), attrs, case.regions)
+    op = Op(prim, tuple(params), attrs, tuple(Value(t) for t in out_types),
+            regions=case.regions)
     got = run_op(op, [np.asarray(o) for o in case.operands])
     expected = case.expected(*case.operands, **case.attrs)
     expected = expected if isinstance(expected, tuple) else (expected,)

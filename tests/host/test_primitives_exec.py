@@ -30,19 +30,20 @@ def _jit_table(name):
     """The jit path for all of a primitive's table cases: one compiled program per
     primitive (each case is still one independent op in it)."""
     cases = list(PRIM_TABLE[name].cases())
-    outs = run_primitive_jit_batch(ALL[name], [(c.operands, c.attrs) for c in cases])
+    outs = run_primitive_jit_batch(ALL[name], [(c.operands, c.attrs, c.regions)
+                                               for c in cases])
     return {c.label: o for c, o in zip(cases, outs, strict=True)}
 
 
 def check_prim(name, operands, attrs, expected, *, signed_zeros=False, rtol=None, atol=None,
-               label=None):
+               label=None, regions=()):
     prim = ALL[name]
     operands = [np.asarray(o) for o in operands]
     for path in PATHS:
         if path == "jit" and label is not None:
             outs = _jit_table(name)[label]
         else:
-            outs = run_primitive(prim, operands, attrs, path)
+            outs = run_primitive(prim, operands, attrs, path, regions)
         exp = expected if isinstance(expected, tuple) else (expected,)
         assert len(outs) == len(exp)
         for got, want in zip(outs, exp, strict=True):
@@ -64,7 +65,8 @@ def test_primitive_three_ways_matches_numpy(name, case):
     # transcendental complex functions: XLA's algorithms differ from NumPy's by a few ulps
     rtol = 1e-4 if name in ("tan", "tanh", "atanh", "asin", "acos", "power") and \
         case.label == "c64" else None
-    check_prim(name, case.operands, case.attrs, expected, rtol=rtol, label=case.label)
+    check_prim(name, case.operands, case.attrs, expected, rtol=rtol, label=case.label,
+               regions=case.regions)
 
 
 # ---- edge values -------------------------------------------------------------------------
