@@ -149,6 +149,8 @@ class Jitted:
         self._simple = not (self.static_argnums or self.static_argnames or self.donate_argnums
                             or backend is not None)
         self.traces = 0  # how many times fn was traced (one per new signature)
+        # library-internal jits (random samplers) compile once per shape by design
+        self.warn_recompiles = True
         functools.update_wrapper(self, fn)
         _ALL_JITTED.add(self)
 
@@ -361,7 +363,7 @@ def _report_trace(jitted, key, logging_on: bool, seconds: float) -> None:
         log.warning("stablejit: traced %s (trace #%d) for %s at %s in %.1f ms: %s",
                     jitted.__name__, jitted.traces, _describe_sig(key), user_location(),
                     1e3 * seconds, why)
-    if jitted.traces in _RECOMPILE_WARN_AT:
+    if jitted.traces in _RECOMPILE_WARN_AT and jitted.warn_recompiles:
         _warn_at_user(
             f"stablejit: {jitted.__name__} has been traced and compiled {jitted.traces} times; "
             f"the latest because {why}. Each new shape, dtype or static value compiles "

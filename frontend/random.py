@@ -473,3 +473,9 @@ def _permutation_impl(k, x, axis, independent):
 
 
 _permutation = jit(_permutation_impl, static_argnums=(2, 3))
+
+
+# Samplers compile once per requested shape by design: no recompilation warnings.
+for _sampler in (_split, _bits, _uniform, _normal, _truncated, _randint, _bernoulli, _gumbel,
+                 _categorical, _permutation):
+    _sampler.warn_recompiles = False
