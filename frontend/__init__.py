@@ -32,9 +32,9 @@ from .autodiff import (
     vjp,
 )
 from .backends import REFERENCE, ReferenceBackend, XlaBackend
-from .control_flow import cond, fori_loop, scan, switch, while_loop
 from .compiler import dtypes
 from .compiler.errors import ShapeError
+from .control_flow import cond, fori_loop, scan, switch, while_loop
 from .errors import (
     DeletedTensorError,
     DeviceMismatchError,

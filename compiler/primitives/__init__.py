@@ -7,21 +7,21 @@ completeness test (tests/device_free/test_primitives.py) checks its rules.
 from __future__ import annotations
 
 from . import (
+    control_flow,
     convolution,
     custom_ad,
     elementwise,
     fft,
     indexing,
     linalg,
-    control_flow,
     reductions,
     shape_ops,
     sorting,
     windows,
 )
 
-FAMILIES = (elementwise, shape_ops, reductions, windows, convolution, fft, linalg, indexing, sorting,
-            custom_ad, control_flow)
+FAMILIES = (elementwise, shape_ops, reductions, windows, convolution, fft, linalg, indexing,
+            sorting, custom_ad, control_flow)
 
 ALL = {}
 for _family in FAMILIES:

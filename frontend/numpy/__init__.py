@@ -23,6 +23,7 @@ from ..compiler.dtypes import (
                                uint64,
 )
 from ..tensor import Tensor
+from . import fft, linalg  # noqa: E402 - the array API extensions
 from ._core import broadcast_arrays, broadcast_shapes, broadcast_to
 from ._creation import (
                                arange,
@@ -38,6 +39,9 @@ from ._creation import (
                                zeros,
                                zeros_like,
 )
+
+# array API breadth (issue 3)
+from ._dtypes import astype, can_cast, finfo, iinfo, isdtype, result_type
 from ._elementwise import (
                                abs,
                                absolute,
@@ -112,11 +116,7 @@ from ._elementwise import (
                                trunc,
                                where,
 )
-from ._searching import (argwhere, flatnonzero, nonzero, put_along_axis, searchsorted, take,
-                         take_along_axis)
-from ._sets import unique, unique_all, unique_counts, unique_inverse, unique_values
-from ._sorting import (argsort, cummax, cummin, cumprod, cumsum, cumulative_prod,
-                       cumulative_sum, sort, top_k)
+from ._info import __array_namespace_info__
 from ._linalg import dot, einsum, inner, matmul, outer, tensordot, vdot, vecdot
 from ._manipulation import (
                                atleast_1d,
@@ -136,6 +136,75 @@ from ._manipulation import (
                                swapaxes,
                                transpose,
 )
+from ._math import (
+                               acos,
+                               acosh,
+                               allclose,
+                               angle,
+                               arccos,
+                               arccosh,
+                               arcsin,
+                               arcsinh,
+                               arctan,
+                               arctanh,
+                               array_equal,
+                               array_equiv,
+                               asin,
+                               asinh,
+                               atan,
+                               atanh,
+                               copysign,
+                               cosh,
+                               deg2rad,
+                               degrees,
+                               divmod,
+                               fabs,
+                               float_power,
+                               fmax,
+                               fmin,
+                               gcd,
+                               heaviside,
+                               hypot,
+                               isclose,
+                               iscomplex,
+                               isneginf,
+                               isposinf,
+                               isreal,
+                               lcm,
+                               ldexp,
+                               logaddexp,
+                               logaddexp2,
+                               modf,
+                               nan_to_num,
+                               nextafter,
+                               rad2deg,
+                               radians,
+                               signbit,
+                               sinc,
+                               sinh,
+)
+from ._more_creation import array, asarray, from_dlpack, linspace, logspace, meshgrid, tril, triu
+from ._more_manipulation import (
+                               array_split,
+                               atleast_3d,
+                               column_stack,
+                               diff,
+                               dstack,
+                               fliplr,
+                               flipud,
+                               hsplit,
+                               hstack,
+                               pad,
+                               repeat,
+                               roll,
+                               rot90,
+                               row_stack,
+                               split,
+                               tile,
+                               unstack,
+                               vsplit,
+                               vstack,
+)
 from ._reductions import (
                                all,
                                amax,
@@ -152,24 +221,28 @@ from ._reductions import (
                                sum,
                                var,
 )
-
-# array API breadth (issue 3)
-from ._dtypes import astype, can_cast, finfo, iinfo, isdtype, result_type
-from ._info import __array_namespace_info__
-from ._math import (acos, acosh, allclose, angle, arccos, arccosh, arcsin, arcsinh, arctan,
-                    arctanh, array_equal, array_equiv, asin, asinh, atan, atanh, copysign,
-                    cosh, deg2rad, degrees, divmod, fabs, float_power, fmax, fmin, gcd,
-                    heaviside, hypot, iscomplex, isclose, isneginf, isposinf, isreal, lcm,
-                    ldexp, logaddexp, logaddexp2, modf, nan_to_num, nextafter, rad2deg,
-                    radians, signbit, sinc, sinh)
-from ._more_creation import array, asarray, from_dlpack, linspace, logspace, meshgrid, tril, triu
-from ._more_manipulation import (array_split, atleast_3d, column_stack, diff, dstack, fliplr,
-                                 flipud, hsplit, hstack, pad, repeat, roll, rot90, row_stack,
-                                 split, tile, unstack, vsplit, vstack)
-from ._statistics import (average, nanmax, nanmean, nanmin, nanprod, nanstd, nansum, nanvar,
-                          ptp)
-
-from . import fft, linalg  # noqa: E402 - the array API extensions
+from ._searching import (
+                               argwhere,
+                               flatnonzero,
+                               nonzero,
+                               put_along_axis,
+                               searchsorted,
+                               take,
+                               take_along_axis,
+)
+from ._sets import unique, unique_all, unique_counts, unique_inverse, unique_values
+from ._sorting import (
+                               argsort,
+                               cummax,
+                               cummin,
+                               cumprod,
+                               cumsum,
+                               cumulative_prod,
+                               cumulative_sum,
+                               sort,
+                               top_k,
+)
+from ._statistics import average, nanmax, nanmean, nanmin, nanprod, nanstd, nansum, nanvar, ptp
 
 bool = bool_  # noqa: A001 - the array API spells it `bool`
 e = 2.718281828459045
