@@ -25,22 +25,24 @@ def register_dataclass(cls: type) -> type:
 
 
 class TreeDef:
-    """The structure of a pytree, without its leaves. Hashable and comparable."""
+    """The structure of a pytree, without its leaves. Interned: equal structures are the
+    same object, so hashing and comparing (jit's cache key) cost nothing per node."""
 
-    __slots__ = ("kind", "aux", "children", "num_leaves", "_hash")
+    __slots__ = ("kind", "aux", "children", "num_leaves", "__weakref__")
+    _interned: dict = {}
 
-    def __init__(self, kind, aux, children: tuple):
-        self.kind, self.aux, self.children = kind, aux, children
-        self.num_leaves = 1 if kind is None else sum(c.num_leaves for c in children)
-        self._hash = hash((kind, aux, children))
+    def __new__(cls, kind, aux, children: tuple):
+        key = (kind, aux, children)
+        t = cls._interned.get(key)
+        if t is None:
+            t = object.__new__(cls)
+            t.kind, t.aux, t.children = kind, aux, children
+            t.num_leaves = 1 if kind is None else sum(c.num_leaves for c in children)
+            cls._interned[key] = t
+        return t
 
-    def __eq__(self, other) -> bool:
-        return (isinstance(other, TreeDef) and self._hash == other._hash
-                and (self.kind, self.aux, self.children) == (other.kind, other.aux,
-                                                             other.children))
-
-    def __hash__(self) -> int:
-        return self._hash
+    def __reduce__(self):
+        return (TreeDef, (self.kind, self.aux, self.children))
 
     def __repr__(self) -> str:
         if self.kind is None:
@@ -65,17 +67,17 @@ def flatten(tree: Any, leaves: list | None = None) -> tuple[list, TreeDef]:
 def _flatten(x, leaves: list) -> TreeDef:
     t = type(x)
     if t is tuple or t is list:
-        return TreeDef(t, None, tuple(_flatten(c, leaves) for c in x))
+        return TreeDef(t, None, tuple([_flatten(c, leaves) for c in x]))
     if t is dict:
         keys = sorted(x)
-        return TreeDef(dict, tuple(keys), tuple(_flatten(x[k], leaves) for k in keys))
+        return TreeDef(dict, tuple(keys), tuple([_flatten(x[k], leaves) for k in keys]))
     if x is None:
         return _NONE
     if t in _registry:
         children, aux = _registry[t][0](x)
-        return TreeDef(t, aux, tuple(_flatten(c, leaves) for c in children))
+        return TreeDef(t, aux, tuple([_flatten(c, leaves) for c in children]))
     if _is_namedtuple(x):
-        return TreeDef(t, None, tuple(_flatten(c, leaves) for c in x))
+        return TreeDef(t, None, tuple([_flatten(c, leaves) for c in x]))
     leaves.append(x)
     return LEAF
 
