@@ -926,6 +926,27 @@ PRIM_TABLE.update({
 })
 
 
+def _sort_keyed_expected(*xs, dimension, num_keys, descending):
+    """1-D: a stable Python sort on the key tuples, NaN after every number, -0.0 == 0.0."""
+    def key(i):
+        return [(bool(np.isnan(x[i])), 0.0 if np.isnan(x[i]) else float(x[i]))
+                for x in xs[:num_keys]]
+    order = sorted(range(len(xs[0])), key=key, reverse=descending)  # reverse keeps ties
+    return tuple(x[order] for x in xs)
+
+
+_SORT_KEYS = np.array([3, 1, np.nan, 1, -0.0, 0.0, -np.inf, np.nan, 1], np.float32)
+PRIM_TABLE["sort"] = JoinedSpec(values=PRIM_TABLE["sort"], keyed=PrimSpec(
+    (), None, _sort_keyed_expected, upcast=False, extra=[
+        (f"f32-payload-{'desc' if desc else 'asc'}",
+         [_SORT_KEYS, np.arange(9, dtype=np.int32)],
+         {"dimension": 0, "num_keys": 1, "descending": desc}) for desc in (False, True)] + [
+        ("i32-f64-two-keys", [np.array([2, 1, 2, 1, 2, 1], np.int32),
+                              np.array([0.5, 3, -1, 3, 0.5, np.nan]),
+                              np.arange(6, dtype=np.uint8)],
+         {"dimension": 0, "num_keys": 2, "descending": False})]))
+
+
 # ---- linalg, fft, convolution and window primitives ---------------------------------------
 # Expectations are independent loops / NumPy / SciPy. Decompositions get inputs with a unique
 # answer: diagonal (eigh, svd) or triangular (qr) matrices, a SPD matrix (cholesky).
