@@ -487,7 +487,30 @@ def _merge_caps(*cap_lists) -> list:
     return out
 
 
-class custom_vjp:
+class _CustomRule:
+    """Shared calling convention of custom_vjp and custom_jvp: outside any trace (or when
+    f is called from inside its own rule) f runs plainly; inside a trace the subclass's
+    _bind records f together with its rule."""
+
+    def __init__(self, fun: Callable):
+        self.fun = fun
+        self._tracing_rule = False
+        functools.update_wrapper(self, fun)
+
+    def __call__(self, *args):
+        leaves, in_tree = tree.flatten(tuple(args))
+        leaves = [_as_tensor(x) for x in leaves]
+        backend = _live_trace(leaves)
+        if backend is None or self._tracing_rule:
+            return self.fun(*args)
+        self._tracing_rule = True
+        try:
+            return self._bind(args, leaves, in_tree, backend)
+        finally:
+            self._tracing_rule = False
+
+
+class custom_vjp(_CustomRule):
     """A function with a user-written reverse-mode rule:
 
         @stablejit.custom_vjp
@@ -500,27 +523,12 @@ class custom_vjp:
     """
 
     def __init__(self, fun: Callable):
-        self.fun = fun
+        super().__init__(fun)
         self.fwd = self.bwd = None
-        self._tracing_rule = False
-        functools.update_wrapper(self, fun)
 
     def defvjp(self, fwd: Callable, bwd: Callable) -> custom_vjp:
         self.fwd, self.bwd = fwd, bwd
         return self
-
-    def __call__(self, *args):
-        leaves, in_tree = tree.flatten(tuple(args))
-        leaves = [_as_tensor(x) for x in leaves]
-        backend = _live_trace(leaves)
-        if backend is None or self._tracing_rule:
-            # outside traces, or f called inside its own fwd/bwd: the plain function
-            return self.fun(*args)
-        self._tracing_rule = True
-        try:
-            return self._bind(args, leaves, in_tree, backend)
-        finally:
-            self._tracing_rule = False
 
     def _bind(self, args, leaves, in_tree, backend):
         if self.fwd is None:
@@ -582,7 +590,7 @@ def _zeros(t: Tensor, trace: Trace) -> Tensor:
         return zeros(t.shape, t.dtype)
 
 
-class custom_jvp:
+class custom_jvp(_CustomRule):
     """A function with a user-written forward-mode rule:
 
         @stablejit.custom_jvp
@@ -596,27 +604,12 @@ class custom_jvp:
     """
 
     def __init__(self, fun: Callable):
-        self.fun = fun
+        super().__init__(fun)
         self.jvp = None
-        self._tracing_rule = False
-        functools.update_wrapper(self, fun)
 
     def defjvp(self, jvp: Callable) -> Callable:
         self.jvp = jvp
         return jvp
-
-    def __call__(self, *args):
-        leaves, in_tree = tree.flatten(tuple(args))
-        leaves = [_as_tensor(x) for x in leaves]
-        backend = _live_trace(leaves)
-        if backend is None or self._tracing_rule:
-            # outside traces, or f called inside its own rule: the plain function
-            return self.fun(*args)
-        self._tracing_rule = True
-        try:
-            return self._bind(args, leaves, in_tree, backend)
-        finally:
-            self._tracing_rule = False
 
     def _bind(self, args, leaves, in_tree, backend):
         if self.jvp is None:

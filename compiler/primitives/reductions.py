@@ -49,6 +49,17 @@ _KINDS = {"sum": "biufc", "prod": "biufc", "max": "biuf", "min": "biuf", "and": 
           "or": "biu"}
 
 
+def reducer(ctx, kind: str, dtype: dt.DType) -> tuple[str, str]:
+    """The initial value and the scalar body region of a `kind` reduction (shared by
+    stablehlo.reduce and stablehlo.reduce_window emission)."""
+    s = scalar_type(dtype)
+    body = _BODY[kind]
+    if dtype.kind == "b":
+        body = {"sum": "stablehlo.or", "prod": "stablehlo.and"}.get(kind, body)
+    init = ctx.constant(_identity(kind, dtype), dtype)
+    return init, ctx.region([s, s], lambda a, b: ctx.op(body, [a, b], [s]))
+
+
 def reduction(kind: str) -> Primitive:
     name = f"reduce_{kind}"
 
@@ -57,13 +68,7 @@ def reduction(kind: str) -> Primitive:
         return TensorType(_reduced_shape(name, x, axes), x.dtype)
 
     def emit(ctx, x):
-        t = ctx.in_types[0]
-        s = scalar_type(t.dtype)
-        body = _BODY[kind]
-        if t.dtype.kind == "b":
-            body = {"sum": "stablehlo.or", "prod": "stablehlo.and"}.get(kind, body)
-        init = ctx.constant(_identity(kind, t.dtype), t.dtype)
-        region = ctx.region([s, s], lambda a, b: ctx.op(body, [a, b], [s]))
+        init, region = reducer(ctx, kind, ctx.in_types[0].dtype)
         return ctx.op("stablehlo.reduce", [x, init], ctx.out_types,
                       f"dimensions = array<i64{': ' if ctx.attrs['axes'] else ''}"
                       f"{', '.join(map(str, ctx.attrs['axes']))}>", regions=[region])

@@ -16,7 +16,7 @@ from ..errors import ShapeError
 from ..ir import TensorType, scalar_type
 from ..primitive import Primitive
 from .elementwise import check_kind
-from .reductions import _BODY, _identity
+from .reductions import _identity, reducer
 
 
 def _dilate(n: int, d: int) -> int:
@@ -93,13 +93,7 @@ def _reduce_window(kind: str) -> Primitive:
                                        padding, base_dilations, window_dilations), x.dtype)
 
     def emit(ctx, x):
-        t = ctx.in_types[0]
-        s = scalar_type(t.dtype)
-        body = _BODY[kind]
-        if t.dtype.kind == "b":
-            body = {"sum": "stablehlo.or", "prod": "stablehlo.and"}.get(kind, body)
-        init = ctx.constant(_identity(kind, t.dtype), t.dtype)
-        region = ctx.region([s, s], lambda a, b: ctx.op(body, [a, b], [s]))
+        init, region = reducer(ctx, kind, ctx.in_types[0].dtype)
         a = ctx.attrs
         return ctx.op("stablehlo.reduce_window", [x, init], ctx.out_types,
                       f"{_window_attrs(a)}, base_dilations = {i64_array(a['base_dilations'])}, "
