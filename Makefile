@@ -22,7 +22,7 @@ lint: install
 	$(VENV)/bin/ruff check .
 
 test: install lint
-	$(PY) -m pytest tests -q -n 2
+	$(PY) -m pytest tests -n 2
 
 bench: install
 	$(PY) benchmarks/run.py
