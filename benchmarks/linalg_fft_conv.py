@@ -9,12 +9,14 @@ side) of float32 n x n matrices; a 3x3 convolution layer with bias and relu (bat
 and a float32 RFFT of 2**20 points. Both jitted sides compile the same computation; the
 NumPy column runs the same operation eagerly (no NumPy convolution).
 
-Each case times `--rounds` batches of calls, alternating stablejit, jax and NumPy batch by
-batch (so a busy machine slows all three alike), and prints the medians. A call waits for
+Each case times `--rounds` batches of calls, alternating stablejit and jax batch by batch
+in a rotating order (so a busy machine slows both alike), then NumPy's batches on their own
+(NumPy links its own OpenBLAS, whose spinning threads would slow the LAPACK calls of the
+other two), and prints the medians. A call waits for
 its result. The ratio is stablejit / peer: lower is better; the target is 1.2x of jax.
 
-On a machine busy with other work, multithreaded OpenBLAS (which LAPACK calls of all three
-sides run on) spin-waits for descheduled threads and single calls vary 100-fold;
+On a machine busy with other work, multithreaded OpenBLAS (which the LAPACK calls run on)
+spin-waits for descheduled threads and single calls can vary 100-fold;
 --blas-threads N sets OPENBLAS_NUM_THREADS/OMP_NUM_THREADS/MKL_NUM_THREADS before anything
 loads, for all three sides alike.
 """
@@ -64,9 +66,10 @@ def compare(calls: dict, rounds: int) -> dict:
     one = {k: per_call(f, inner=1, repeat=3, warmup=0) for k, f in calls.items()}
     inner = {k: max(1, int(0.15 / max(t, 1e-7))) for k, t in one.items()}
     times = {k: [] for k in calls}
-    for _ in range(rounds):
-        for k, f in calls.items():
-            times[k].append(per_call(f, inner=inner[k], repeat=1, warmup=0))
+    names = list(calls)
+    for r in range(rounds):  # rotate who goes first: BLAS threads spin on after a call
+        for k in names[r % len(names):] + names[:r % len(names)]:
+            times[k].append(per_call(calls[k], inner=inner[k], repeat=1, warmup=0))
     return {k: float(np.median(v)) for k, v in times.items()}
 
 
@@ -140,12 +143,10 @@ def main(argv=None) -> None:
     for name, ours, theirs, numpy_fn in cases():
         if only and not any(name.startswith(p) for p in only):
             continue
-        calls = {"stablejit": ours, "jax": theirs}
-        if numpy_fn is not None:
-            calls["numpy"] = numpy_fn
-        t = compare(calls, args.rounds)
+        t = compare({"stablejit": ours, "jax": theirs}, args.rounds)
         jax_rows.append((name, t["stablejit"], "jax", t["jax"], TARGET))
-        if "numpy" in t:
+        if numpy_fn is not None:  # apart: NumPy's own OpenBLAS threads would fight jaxlib's
+            t.update(compare({"numpy": numpy_fn}, args.rounds))
             np_rows.append((name, t["stablejit"], "numpy", t["numpy"], None))
         print(f"  measured {name} ({time.perf_counter() - t0:.0f} s)", flush=True)
     blas = os.environ.get("OPENBLAS_NUM_THREADS", "default")
