@@ -15,6 +15,7 @@ $(VENV)/.installed: pyproject.toml
 install: $(VENV)/.installed
 
 demo: install
+	$(PY) examples/digits_mlp.py
 	$(PY) examples/fusion.py
 	$(PY) examples/matmul_backends.py
 
@@ -26,3 +27,7 @@ test: install lint
 
 bench: install
 	$(PY) benchmarks/run.py
+	$(PY) benchmarks/train_step.py
+	$(PY) -m benchmarks.indexing_sort
+	$(PY) benchmarks/linalg_fft_conv.py
+	$(PY) benchmarks/cache.py
