@@ -211,7 +211,7 @@ def cond(pred, true_fn, false_fn, *operands):
 
 def switch(index, branches, *operands):
     """`branches[index](*operands)`, with index clamped to [0, len(branches) - 1] as in
-    `jax.lax.switch`. All branches must return the same structure, shapes and dtypes."""
+    JAX's `lax.switch`. All branches must return the same structure, shapes and dtypes."""
     from . import numpy as snp
 
     branches = list(branches)
@@ -386,7 +386,7 @@ def fori_loop(lower, upper, body_fun, init_val):
 
 def scan(f, init, xs=None, length=None, reverse=False):
     """Scan `f(carry, x) -> (carry, y)` over the leading axis of `xs`; returns
-    (final carry, ys stacked on a new leading axis), like `jax.lax.scan`.
+    (final carry, ys stacked on a new leading axis), like JAX's `lax.scan`.
 
     xs may be None (then `length` says how many steps). With reverse=True the steps
     run from the last slice to the first (ys keep their positions)."""

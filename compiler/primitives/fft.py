@@ -6,7 +6,7 @@
     fft_length  the transform sizes of the trailing axes (1 to 3 of them)
 
 Derivatives follow JAX's convention for complex values (the transpose of the linear
-map, not its adjoint), so gradients agree with jax.grad.
+map, not its adjoint), so gradients agree with JAX's grad.
 """
 
 from __future__ import annotations

@@ -3,7 +3,7 @@ cumsum/cumprod (NumPy), cummax/cummin.
 
 Order is NumPy's: NaNs sort last, -0.0 equals 0.0, and sorts are stable by default.
 `descending=True` gives the reverse order with ties kept in their original order (as
-jax.numpy), so NaNs come first.
+JAX's numpy), so NaNs come first.
 
 top_k lives here, as stablejit.numpy.top_k(x, k) -> (values, indices): the k largest
 along the last axis, largest first, ties to the lower index (XLA's TopK; NaN counts as
@@ -173,7 +173,7 @@ def cumprod(x, axis=None, dtype=None, *, reverse: bool = False) -> Tensor:
 
 
 def cummax(x, axis=None, *, reverse: bool = False) -> Tensor:
-    """Running maximum (jax.lax.cummax); NaN propagates."""
+    """Running maximum (as JAX's lax.cummax); NaN propagates."""
     x = as_tensor(x)
     _check_sortable(x, "cummax")
     return _scan("max", x, axis, reverse=reverse, promote=False)
