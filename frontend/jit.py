@@ -266,7 +266,6 @@ class Jitted:
                         leaf = asarray(leaf)
                 values.append(trace.value_of(leaf))
             fn = trace.builder.build(values)
-            fn.params = fn.params  # args first, then captured tensors (in capture order)
         finally:
             trace.finish()
         return fn, out_tree, [t for t, _ in trace.captured]
