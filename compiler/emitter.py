@@ -133,19 +133,6 @@ class EmitContext:
         inner = "\n".join(lines)
         return f"{{\n{e.indent}^bb0({head}):\n{inner}\n{e.indent}}}"
 
-    def function_region(self, fn: Function, terminator: str = "stablehlo.return") -> str:
-        """A region whose block arguments are `fn`'s params and whose body is `fn`."""
-        e = self.emitter
-        args = [e.fresh("%a") for _ in fn.params]
-        for a, p in zip(args, fn.params):
-            e.type_of[a] = p.type
-        with e.block() as lines:
-            results = e.emit_ops(fn, args)
-            self.op(terminator, results, [])
-        head = ", ".join(f"{a}: {p.type.mlir()}" for a, p in zip(args, fn.params))
-        inner = "\n".join(lines)
-        return f"{{\n{e.indent}^bb0({head}):\n{inner}\n{e.indent}}}"
-
 
 class Emitter:
     def __init__(self, platform: str = "host"):

@@ -14,7 +14,7 @@ import numpy as np
 
 from .compiler import dtypes as dt
 from .compiler.builder import Builder
-from .compiler.ir import Attrs, Literal, TensorType
+from .compiler.ir import Attrs, TensorType
 from .errors import DeviceMismatchError, at_user_line
 from .runtime import buffers
 from .runtime import client as rt_client
@@ -172,9 +172,6 @@ class XlaBackend(Backend):
                 f"explicitly with stablejit.backend_transfer(t, "
                 f"stablejit.XlaBackend.for_platform({self.platform!r}, {self.device.id}))"))
         return Tensor(buffers.to_device(t.numpy(), self.device), self, t.type, t.weak)
-
-    def constant_tensor(self, literal: Literal) -> Tensor:
-        return self.from_numpy(literal.array)
 
     def __repr__(self) -> str:
         return f"<backend {self.name}>"

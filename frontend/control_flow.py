@@ -67,10 +67,6 @@ class _Traced:
         self.fn, self.out_tree, self.out_weak = fn, out_tree, out_weak
         self.captured, self.builder = captured, builder
 
-    @property
-    def n_inputs(self) -> int:
-        return len(self.fn.params) - len(self.captured)
-
 
 def _as_tensor(x) -> Tensor:
     from .numpy import asarray

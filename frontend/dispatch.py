@@ -120,8 +120,9 @@ def bind(prim, tensors=(), attrs: Attrs = EMPTY_ATTRS, backend=None, regions=())
 
 
 def _bring(backend, t):
+    # a live trace always wins _pick, so a traced operand here is from an ended trace
     if isinstance(t._backend, Trace):
-        raise escaped_error() if not t._backend.alive else AssertionError("trace not picked")
+        raise escaped_error()
     return backend.adopt(t)
 
 

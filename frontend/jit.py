@@ -297,14 +297,12 @@ class Jitted:
         args_td = treedef.children[0]
         static_pos = set(self.static_argnums)
         out, leaf = set(), 0
-        dyn_index = 0
         positions = [i for i in range(len(args_td.children) + len(static_pos))
                      if i not in static_pos]
         for child, pos in zip(args_td.children, positions):
             if pos in self.donate_argnums:
                 out.update(range(leaf, leaf + child.num_leaves))
             leaf += child.num_leaves
-            dyn_index += 1
         return out
 
     def _aliases(self, fn: Function, donate: set[int]) -> list:

@@ -20,8 +20,19 @@ from . import (
     windows,
 )
 
-FAMILIES = (elementwise, shape_ops, reductions, windows, convolution, fft, linalg, indexing,
-            sorting, custom_ad, control_flow)
+FAMILIES = (
+    elementwise,
+    shape_ops,
+    reductions,
+    windows,
+    convolution,
+    fft,
+    linalg,
+    indexing,
+    sorting,
+    custom_ad,
+    control_flow,
+)
 
 ALL = {}
 for _family in FAMILIES:

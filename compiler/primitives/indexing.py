@@ -149,14 +149,20 @@ def _gather_ref(x, indices, *, offset_dims, collapsed_slice_dims, start_index_ma
 def clamp_starts(ops, indices, operand_shape, start_index_map, index_vector_dim,
                  slice_sizes):
     """The start indices as gather uses them (clamped into the operand)."""
-    t = indices.type
-    hi = [operand_shape[d] - slice_sizes[d] for d in start_index_map]
-    if index_vector_dim == t.ndim:
-        top = ops.const(hi[0], t.dtype, t.shape)
-    else:
-        top = ops.broadcast(ops.bind(ops._p("constant"), value=_lit(hi, t.dtype)), t.shape,
-                            (index_vector_dim,))
+    top = _largest_starts(ops, indices, operand_shape, start_index_map, index_vector_dim,
+                          slice_sizes)
     return ops.bind(ops._p("clamp"), ops.zeros_like(indices), indices, top)
+
+
+def _largest_starts(ops, indices, operand_shape, index_map, index_vector_dim, sizes):
+    """Per index, the largest start that keeps its window inside the operand, shaped like
+    `indices` (so it can clamp them or test them)."""
+    t = indices.type
+    hi = [operand_shape[d] - sizes[d] for d in index_map]
+    if index_vector_dim == t.ndim:
+        return ops.const(hi[0], t.dtype, t.shape)
+    return ops.broadcast(ops.bind(ops._p("constant"), value=_lit(hi, t.dtype)), t.shape,
+                         (index_vector_dim,))
 
 
 def _lit(values, dtype):
@@ -364,12 +370,7 @@ def _window_in_bounds(ops, indices, operand_shape, index_map, index_vector_dim, 
                       updates_type, update_window_dims):
     """A bool tensor of the updates' shape: whose window lies inside the operand."""
     t = indices.type
-    hi = [operand_shape[d] - sizes[d] for d in index_map]
-    if index_vector_dim == t.ndim:
-        top = ops.const(hi[0], t.dtype, t.shape)
-    else:
-        top = ops.broadcast(ops.bind(ops._p("constant"), value=_lit(hi, t.dtype)), t.shape,
-                            (index_vector_dim,))
+    top = _largest_starts(ops, indices, operand_shape, index_map, index_vector_dim, sizes)
     ok = ops.and_(ops.ge(indices, ops.zeros_like(indices)), ops.le(indices, top))
     if index_vector_dim < t.ndim:
         ok = ops.bind(ops._p("reduce_and"), ok, axes=(index_vector_dim,))

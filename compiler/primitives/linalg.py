@@ -165,10 +165,6 @@ def _diag_embed(ops, v, t: TensorType):
     return ops.mul(ops.broadcast(v, t.shape, (*range(t.ndim - 2), t.ndim - 1)), _eye_v(ops, t))
 
 
-def _real_part(ops, x):
-    return ops.unary("real", x) if x.type.dtype.is_complex else x
-
-
 def _tsolve(ops, a, b, *, left_side=True, lower=True, transpose_a="N", unit_diagonal=False):
     return ops.bind(triangular_solve, a, b, left_side=left_side, lower=lower,
                     transpose_a=transpose_a, unit_diagonal=unit_diagonal)
@@ -507,7 +503,7 @@ def _eigh_rule(a, *, lower):
 def _eigh_emit(ctx, a):
     _host_only(ctx, "eigh")
     t = ctx.in_types[0]
-    w_t, v_t = ctx.out_types
+    w_t = ctx.out_types[0]
     info_t = TensorType(t.shape[:-2], dt.int32)
     base = "heevd" if t.dtype.is_complex else "syevd"
     v, w, info = _ffi(ctx, _lapack_name(base, t.dtype), [a], [t], [t, w_t, info_t],

@@ -8,7 +8,6 @@ from collections.abc import Sequence
 import numpy as np
 
 from ..compiler import dtypes as dt
-from ..compiler.ir import TensorType
 from ..compiler.primitives import ALL as P
 from ..dispatch import bind1, current_backend
 from ..errors import at_user_line
@@ -77,8 +76,6 @@ def asarray(x, dtype=None, *, device=None, copy=None) -> Tensor:
         dt.dtype(a.dtype)  # raises a clear error for unsupported NumPy dtypes
     return backend.from_numpy(a)
 
-
-array = asarray
 
 
 def as_tensor(x, like: Tensor | None = None) -> Tensor:
@@ -211,10 +208,6 @@ def normalize_axes(axis, ndim: int) -> tuple[int, ...]:
 def full_like_tensor(value, x: Tensor) -> Tensor:
     s = x._backend.scalar(value, x.dtype)
     return broadcast_to(s, x.shape)
-
-
-def tensor_type(shape, dtype) -> TensorType:
-    return TensorType(shape, dt.dtype(dtype))
 
 
 def stack(arrays, axis: int = 0) -> Tensor:

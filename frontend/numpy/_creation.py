@@ -107,13 +107,6 @@ def arange(start, stop=None, step=1, dtype=None, *, device=None) -> Tensor:
     return astype(out, d)
 
 
-def linspace(start, stop, num: int = 50, *, endpoint: bool = True, dtype=None,
-             device=None) -> Tensor:
-    d = dt.dtype(dtype) if dtype is not None else DEFAULT_FLOAT
-    return _backend(device).from_numpy(
-        np.linspace(start, stop, num, endpoint=endpoint).astype(d.np))
-
-
 def eye(n_rows: int, n_cols: int | None = None, k: int = 0, dtype=None, *, device=None
         ) -> Tensor:
     d = dt.dtype(dtype) if dtype is not None else DEFAULT_FLOAT

@@ -171,22 +171,23 @@ def fabs(x) -> Tensor:
     return abs(_real_float("fabs", x))
 
 
-def fmax(x1, x2) -> Tensor:
-    """Elementwise maximum that ignores NaNs (NaN only where both are NaN)."""
+def _ignoring_nan(name: str, op, x1, x2) -> Tensor:
+    """op (maximum/minimum) that ignores NaNs: NaN only where both operands are NaN."""
     (a, b), dtype = prepare(x1, x2)
-    _check_kinds("fmax", dtype, "biuf", "real")
+    _check_kinds(name, dtype, "biuf", "real")
     if dtype.kind != "f":
-        return maximum(a, b)
-    return where(isnan(a), b, where(isnan(b), a, maximum(a, b)))
+        return op(a, b)
+    return where(isnan(a), b, where(isnan(b), a, op(a, b)))
+
+
+def fmax(x1, x2) -> Tensor:
+    """Elementwise maximum that ignores NaNs."""
+    return _ignoring_nan("fmax", maximum, x1, x2)
 
 
 def fmin(x1, x2) -> Tensor:
-    """Elementwise minimum that ignores NaNs (NaN only where both are NaN)."""
-    (a, b), dtype = prepare(x1, x2)
-    _check_kinds("fmin", dtype, "biuf", "real")
-    if dtype.kind != "f":
-        return minimum(a, b)
-    return where(isnan(a), b, where(isnan(b), a, minimum(a, b)))
+    """Elementwise minimum that ignores NaNs."""
+    return _ignoring_nan("fmin", minimum, x1, x2)
 
 
 def ldexp(x1, x2) -> Tensor:

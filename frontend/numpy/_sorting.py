@@ -144,23 +144,22 @@ def _scan(kind: str, x, axis, dtype=None, include_initial=False, reverse=False,
     return out
 
 
-def cumulative_sum(x, /, *, axis=None, dtype=None, include_initial: bool = False) -> Tensor:
-    """Array API cumulative_sum: axis may be omitted only for 1-d input."""
+def _cumulative(kind: str, x, axis, dtype, include_initial: bool) -> Tensor:
+    """The array API's cumulative_sum/prod: axis may be omitted only for 1-d input."""
     x = as_tensor(x)
     if axis is None and x.ndim > 1:
-        raise ValueError(at_user_line("cumulative_sum needs axis= for a tensor of more than "
-                                      "one dimension"))
-    return _scan("sum", x, 0 if axis is None and x.ndim == 1 else axis, dtype,
-                 include_initial)
+        raise ValueError(at_user_line(
+            f"cumulative_{kind} needs axis= for a tensor of more than one dimension "
+            f"(shape {x.shape})"))
+    return _scan(kind, x, 0 if axis is None and x.ndim == 1 else axis, dtype, include_initial)
+
+
+def cumulative_sum(x, /, *, axis=None, dtype=None, include_initial: bool = False) -> Tensor:
+    return _cumulative("sum", x, axis, dtype, include_initial)
 
 
 def cumulative_prod(x, /, *, axis=None, dtype=None, include_initial: bool = False) -> Tensor:
-    x = as_tensor(x)
-    if axis is None and x.ndim > 1:
-        raise ValueError(at_user_line("cumulative_prod needs axis= for a tensor of more "
-                                      "than one dimension"))
-    return _scan("prod", x, 0 if axis is None and x.ndim == 1 else axis, dtype,
-                 include_initial)
+    return _cumulative("prod", x, axis, dtype, include_initial)
 
 
 def cumsum(x, axis=None, dtype=None, *, reverse: bool = False) -> Tensor:
