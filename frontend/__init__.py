@@ -17,7 +17,6 @@ from .api import (
     default_backend,
     resolve_backend,
     set_default_backend,
-    to_batched,
 )
 from .autodiff import (
     custom_jvp,
@@ -32,8 +31,10 @@ from .autodiff import (
     vjp,
 )
 from .backends import REFERENCE, ReferenceBackend, XlaBackend
+from .batches import to_batched
 from .compiler import dtypes
 from .compiler.errors import ShapeError
+from .context import set_default_platform
 from .control_flow import cond, fori_loop, scan, switch, while_loop
 from .errors import (
     DeletedTensorError,
@@ -45,7 +46,8 @@ from .errors import (
     TracerConversionError,
 )
 from .jit import Compiled, Jitted, Lowered, RecompileWarning, jit
-from .platforms import default_platform, set_default_platform
+from .platforms import default_platform
+from .runtime import client as rt_client
 from .runtime.client import configure as configure_client
 from .stream import Stream, StreamError, stream, stream_is_cached
 from .tensor import Tensor
@@ -56,9 +58,7 @@ __version__ = "0.1.0"
 
 def devices(platform: str | None = None) -> list:
     """The devices of a platform (default: the default platform)."""
-    from .runtime import client
-
-    return client.devices(platform or default_platform())
+    return rt_client.devices(platform or default_platform())
 
 
 __all__ = [

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import contextlib
 
-from . import dispatch
+from . import context
 from .backends import REFERENCE, XlaBackend
+from .platforms import default_platform
 from .runtime import buffers
 from .tensor import Tensor
 
@@ -14,7 +15,7 @@ def resolve_backend(spec):
     """A backend from a spec: a backend object, "reference", "xla", "xla:cuda",
     "xla:host:1", a PJRT device, or a Tensor (its backend)."""
     if spec is None:
-        return dispatch.current_backend()
+        return context.current_backend()
     if isinstance(spec, Tensor):
         return spec._backend
     if isinstance(spec, str):
@@ -22,8 +23,6 @@ def resolve_backend(spec):
         if parts[0] == "reference" and len(parts) == 1:
             return REFERENCE
         if parts[0] == "xla" and len(parts) <= 3:
-            from .platforms import default_platform
-
             platform = parts[1] if len(parts) > 1 else default_platform()
             device_id = int(parts[2]) if len(parts) > 2 else None
             return XlaBackend.for_platform(platform, device_id)
@@ -68,58 +67,12 @@ def deallocate(t: Tensor) -> None:
 
 
 def set_default_backend(backend) -> None:
-    dispatch.set_global_default(resolve_backend(backend))
+    context.set_global_default(resolve_backend(backend))
 
 
 @contextlib.contextmanager
 def default_backend(backend):
     """`with stablejit.default_backend("reference"): ...` — new tensors (and ops
     without tensor operands) in the block use this backend."""
-    with dispatch.using_backend(resolve_backend(backend)) as b:
+    with context.using_backend(resolve_backend(backend)) as b:
         yield b
-
-
-class Batches:
-    """`to_batched`'s result: iterate to get the batches one at a time."""
-
-    def __init__(self, t: Tensor, batch_size: int, leftover: str):
-        from . import numpy as snp
-
-        if leftover not in ("repeat", "discard"):
-            raise ValueError(f"leftover must be 'repeat' or 'discard', not {leftover!r}")
-        if not isinstance(batch_size, int) or batch_size < 1:
-            raise ValueError(f"batch_size must be a positive int, not {batch_size!r}")
-        t = t if isinstance(t, Tensor) else snp.asarray(t)
-        if t.ndim == 0:
-            raise ValueError("to_batched needs a tensor with at least one axis to split")
-        n = t.shape[0]
-        full, rest = divmod(n, batch_size)
-        if leftover == "repeat" and rest:
-            if batch_size - rest > n:
-                raise ValueError(f"cannot fill the last batch of {batch_size} by repeating "
-                                 f"a tensor of only {n} rows")
-            t = snp.concatenate([t, t[:batch_size - rest]])
-            full += 1
-        elif rest:
-            t = t[:full * batch_size]
-        self.count = full
-        self.batch_size = batch_size
-        # one reshape, then each batch is a dynamic slice (compiled once, not per index)
-        self._stacked = snp.reshape(t, (full, batch_size) + tuple(t.shape[1:]))
-
-    def __len__(self) -> int:
-        return self.count
-
-    def __iter__(self):
-        from . import numpy as snp
-
-        for i in range(self.count):
-            yield self._stacked[snp.asarray(i, dtype="int32")]
-
-
-def to_batched(t: Tensor, batch_size: int, *, leftover: str = "repeat") -> Batches:
-    """Split t along its first axis into batches of `batch_size` rows (as Nx.to_batched).
-
-    When the rows do not divide evenly, leftover="repeat" completes the last batch with
-    rows from the start of t; leftover="discard" drops the incomplete batch."""
-    return Batches(t, batch_size, leftover)

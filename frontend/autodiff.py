@@ -21,16 +21,15 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
+from . import numpy as snp
 from . import tree
-from .backends import REFERENCE, XlaBackend
-from .compiler import passes
 from .compiler.autodiff import Linearized, inline, jvp_into
 from .compiler.builder import Builder
-from .compiler.interpreter import interpret
 from .compiler.ir import Attrs, Function, Value
 from .compiler.ops import Ops
 from .compiler.primitives import custom_ad
-from .dispatch import _pick, bind, bind1, current_backend, using_backend
+from .context import current_backend, using_backend
+from .dispatch import bind, bind1, pick
 from .errors import at_user_line
 from .tensor import Tensor
 from .tracing import Trace
@@ -39,11 +38,7 @@ from .tracing import Trace
 
 
 def _as_tensor(x) -> Tensor:
-    if isinstance(x, Tensor):
-        return x
-    from .numpy import asarray
-
-    return asarray(x)
+    return x if isinstance(x, Tensor) else snp.asarray(x)
 
 
 def trace_function(f: Callable, leaves: Sequence[Tensor], in_tree, name: str = "f"):
@@ -68,17 +63,13 @@ def _name(f) -> str:
     return "".join(c if c.isalnum() or c == "_" else "_" for c in n) or "f"
 
 
-_EXECUTABLES: dict = {}
-_MAX_EXECUTABLES = 512
-
-
 def run_built(name: str, build: Callable[[Builder, list[Value]], list[Value]],
               inputs: Sequence[Tensor]) -> list[Tensor]:
     """Build IR with `build(builder, input values) -> result values` and get the results:
     inside a live trace the ops go into that trace; otherwise the built Function runs
     (compiled once per structural key and device, or interpreted on the reference
     backend)."""
-    backend = _pick(inputs) if inputs else None
+    backend = pick(inputs) if inputs else None
     if not isinstance(backend, Trace) and isinstance(current_backend(), Trace):
         backend = current_backend()
     if isinstance(backend, Trace):
@@ -89,25 +80,7 @@ def run_built(name: str, build: Callable[[Builder, list[Value]], list[Value]],
         backend = current_backend()
     b = Builder(name)
     params = [b.param(t.type) for t in inputs]
-    fn = b.build(build(b, params))
-    return execute(fn, inputs, backend)
-
-
-def execute(fn: Function, inputs: Sequence[Tensor], backend) -> list[Tensor]:
-    if not isinstance(backend, XlaBackend):
-        outs = interpret(passes.optimize(fn), [t.numpy() for t in inputs])
-        return [REFERENCE.from_numpy(o) for o in outs]
-    from .compilation import compile_function
-
-    key = (fn.key(), backend.device)
-    exe = _EXECUTABLES.get(key)
-    if exe is None:
-        exe = compile_function(fn, backend.device, name=fn.name)
-        if len(_EXECUTABLES) >= _MAX_EXECUTABLES:
-            _EXECUTABLES.pop(next(iter(_EXECUTABLES)))
-        _EXECUTABLES[key] = exe
-    bufs = [t._live() if t._backend is backend else backend.adopt(t)._data for t in inputs]
-    return [Tensor(buf, backend, t) for buf, t in zip(exe.run(bufs), fn.result_types)]
+    return backend.run(b.build(build(b, params)), inputs)
 
 
 def call_function(fn: Function, inputs: Sequence[Tensor]) -> list[Tensor]:
@@ -453,7 +426,7 @@ def stop_gradient(x):
 
 def _live_trace(leaves):
     """The trace these tensors (or the current computation) belong to, or None."""
-    b = _pick(leaves) if leaves else None
+    b = pick(leaves) if leaves else None
     if isinstance(b, Trace):
         return b
     b = current_backend()
@@ -584,10 +557,8 @@ class custom_vjp(_CustomRule):
 
 
 def _zeros(t: Tensor, trace: Trace) -> Tensor:
-    from .numpy import zeros
-
     with using_backend(trace):
-        return zeros(t.shape, t.dtype)
+        return snp.zeros(t.shape, t.dtype)
 
 
 class custom_jvp(_CustomRule):

@@ -1,9 +1,16 @@
 """The concrete backends: eager XLA on a device, and the NumPy reference.
 
-A backend takes one primitive with its operand tensors and returns result tensors.
-The XLA backend compiles each (primitive, attributes, operand types) once per device
-and runs it; the reference backend applies the primitive's NumPy rule. Tracing is a
-third backend (tracing.py) that records the op instead.
+Every backend has the same two entry points (tracing.py's Trace is the third backend,
+which records instead of computing):
+
+    apply(prim, tensors, attrs, regions=())  one op           -> tuple of Tensors
+    run(fn, tensors)                         an IR Function   -> list of Tensors
+
+`run` is `execute(program(fn), tensors)`: `program` prepares a Function once (XLA:
+compiled behind the one executable cache; reference: optimised IR to interpret) and
+`execute` runs it, so callers that run one Function many times (jit) keep the program.
+`apply` is `run` of a one-op Function, whose program is kept per (primitive,
+attributes, operand types, region structure): an eager op compiles once per signature.
 """
 
 from __future__ import annotations
@@ -12,19 +19,60 @@ import threading
 
 import numpy as np
 
+from . import compilation
 from .compiler import dtypes as dt
+from .compiler import passes
 from .compiler.builder import Builder
-from .compiler.ir import Attrs, TensorType
+from .compiler.interpreter import interpret
+from .compiler.ir import Attrs, Function, TensorType
 from .errors import DeviceMismatchError, at_user_line
 from .runtime import buffers
 from .runtime import client as rt_client
-from .runtime.cache import SingleFlightCache
 from .tensor import Tensor
+
+# Per backend, the programs of eager ops by signature. Each holds its executable through
+# the bounded executable cache, so a long-lived table costs little; the bound keeps a
+# program that makes ever-new shapes from growing it without end.
+_OP_TABLE_SIZE = 8192
+
+
+def _one_op(prim, attrs: Attrs, in_types, regions) -> Function:
+    b = Builder(prim.name)
+    params = [b.param(t) for t in in_types]
+    return b.build(b.bind(prim, params, attrs, regions=regions))
+
+
+def _op_key(prim, attrs, tensors, regions):
+    key = (prim, attrs, *[t.type for t in tensors])
+    return key + tuple(f.key() for f in regions) if regions else key
 
 
 class Backend:
     concrete = True
     name = "backend"
+
+    def __init__(self):
+        self._ops: dict = {}
+        self._ops_lock = threading.Lock()
+
+    def apply(self, prim, tensors, attrs: Attrs, regions=()):
+        key = _op_key(prim, attrs, tensors, regions)
+        prog = self._ops.get(key)
+        if prog is None:
+            prog = self._op_program(key, prim, attrs, [t.type for t in tensors], regions)
+        return self.execute(prog, tensors)
+
+    def _op_program(self, key, prim, attrs, in_types, regions):
+        fn = _one_op(prim, attrs, in_types, regions)  # runs the shape rule: may raise
+        prog = self.program(fn, name=prim.name, optimize=bool(regions))
+        with self._ops_lock:
+            if len(self._ops) >= _OP_TABLE_SIZE:
+                self._ops.pop(next(iter(self._ops)))
+            self._ops[key] = prog
+        return prog
+
+    def run(self, fn: Function, tensors, **options) -> list[Tensor]:
+        return self.execute(self.program(fn, **options), tensors)
 
     def check_concrete(self, t: Tensor, what: str) -> None:
         pass
@@ -39,19 +87,27 @@ class Backend:
         return self.from_numpy(np.asarray(value, dtype=dtype.np), weak=weak)
 
 
+class ReferenceProgram:
+    """A Function prepared for the reference backend: its optimised IR."""
+
+    __slots__ = ("fn", "result_types")
+
+    def __init__(self, fn: Function):
+        self.fn = fn
+        self.result_types = fn.result_types
+
+
 class ReferenceBackend(Backend):
     """NumPy arrays, computed by each primitive's reference rule: the test oracle."""
 
     name = "reference"
 
-    def apply(self, prim, tensors, attrs: Attrs):
-        in_types = tuple(t.type for t in tensors)
-        out_types = prim.infer(in_types, attrs)
-        kwargs = dict(attrs)
-        out = prim.reference(*[t._live() for t in tensors], **kwargs)
-        outs = out if prim.multiple_results else (out,)
-        return tuple(Tensor(np.asarray(o, dtype=ot.dtype.np).reshape(ot.shape), self, ot)
-                     for o, ot in zip(outs, out_types))
+    def program(self, fn: Function, *, optimize: bool = True, **_) -> ReferenceProgram:
+        return ReferenceProgram(passes.optimize(fn) if optimize else fn)
+
+    def execute(self, prog: ReferenceProgram, tensors) -> list[Tensor]:
+        outs = interpret(prog.fn, [t.numpy() for t in tensors])
+        return [Tensor(o, self, t) for o, t in zip(outs, prog.result_types, strict=True)]
 
     def from_numpy(self, array: np.ndarray, weak: bool = False) -> Tensor:
         a = np.asarray(array)
@@ -74,16 +130,16 @@ REFERENCE = ReferenceBackend()
 
 
 class XlaBackend(Backend):
-    """Tensors in device buffers; each primitive compiled once per signature and cached."""
+    """Tensors in device buffers; programs compiled by XLA for one device."""
 
     _instances: dict = {}
     _instances_lock = threading.Lock()
 
     def __init__(self, device):
+        super().__init__()
         self.device = device
         self.platform = rt_client.platform_of(device)
         self.name = f"xla:{self.platform}:{device.id}"
-        self.ops = SingleFlightCache()
         self._scalars: dict = {}
 
     @classmethod
@@ -106,33 +162,35 @@ class XlaBackend(Backend):
             device = devs[device_id]
         return cls.for_device(device)
 
-    def apply(self, prim, tensors, attrs: Attrs):
-        # hot path of eager execution: one dict lookup, one PJRT call
-        in_types = [t.type for t in tensors]
-        key = (prim, attrs, *in_types)
-        entry = self.ops._done.get(key)
-        if entry is None:
-            entry = self.ops.get_or_create(key, lambda: self._compile_op(prim, attrs, in_types))
-        out_types, execute = entry
+    # ---- running ---------------------------------------------------------------------
+    def apply(self, prim, tensors, attrs: Attrs, regions=()):
+        # the hot path of eager execution: one dict lookup, one PJRT call
+        if regions:
+            key = _op_key(prim, attrs, tensors, regions)
+        else:
+            key = (prim, attrs, *[t.type for t in tensors])
+        prog = self._ops.get(key)
+        if prog is None:
+            prog = self._op_program(key, prim, attrs, [t.type for t in tensors], regions)
         bufs = [t._data for t in tensors]
-        for i, b in enumerate(bufs):
-            if b is None:
-                tensors[i]._live()  # raises the "deleted" error
-        outs = execute(bufs).disassemble_into_single_device_arrays()
+        if None in bufs:
+            bufs = [t._live() for t in tensors]  # raises the "deleted" error
+        outs = prog.run(bufs)
         if len(outs) == 1:
-            return [Tensor(outs[0][0], self, out_types[0])]
-        return [Tensor(b[0], self, ot) for b, ot in zip(outs, out_types)]
+            return (Tensor(outs[0], self, prog.result_types[0]),)
+        return tuple(Tensor(b, self, t) for b, t in zip(outs, prog.result_types, strict=True))
 
-    def _compile_op(self, prim, attrs, in_types):
-        from .compilation import compile_function
+    def program(self, fn: Function, *, name: str | None = None, optimize: bool = True,
+                donated: tuple = (), disk=None) -> compilation.Program:
+        return compilation.program(fn, self.device, name=name, optimize=optimize,
+                                   donated=donated, disk=disk)
 
-        b = Builder(prim.name)
-        params = [b.param(t) for t in in_types]
-        results = b.bind(prim, params, attrs)
-        fn = b.build(results)
-        exe = compile_function(fn, self.device, name=prim.name, optimize=False)
-        return fn.result_types, exe.loaded.execute_sharded
+    def execute(self, prog: compilation.Program, tensors) -> list[Tensor]:
+        bufs = [t._live() if t._backend is self else self.adopt(t)._data for t in tensors]
+        return [Tensor(b, self, t)
+                for b, t in zip(prog.run(bufs), prog.result_types, strict=True)]
 
+    # ---- data ------------------------------------------------------------------------
     def from_numpy(self, array: np.ndarray, weak: bool = False) -> Tensor:
         a = np.asarray(array)
         d = dt.dtype(a.dtype)
@@ -175,4 +233,3 @@ class XlaBackend(Backend):
 
     def __repr__(self) -> str:
         return f"<backend {self.name}>"
-

@@ -16,11 +16,17 @@ import os
 import sys
 import time
 
+from . import config
+from .errors import StablejitError
+from .explain import Inspection, load_target, write_dot
+from .platforms import default_platform
+from .runtime import client, disk_cache
+from .runtime.client import PlatformError
+
 STAGES = ("ir", "stablehlo", "hlo", "all")
 
 
 def _inspection(ns):
-    from .explain import Inspection, load_target
 
     fn, _ = load_target(ns.target)
     return Inspection(fn, ns.args or [], platform=ns.platform, device_id=ns.device_id)
@@ -56,7 +62,6 @@ def cmd_dump(ns) -> int:
             print(f"  {f}")
         return 0
     if ns.format == "dot":
-        from .explain import write_dot
 
         text = insp.dot()
         if not ns.out:
@@ -93,15 +98,13 @@ def cmd_explain(ns) -> int:
 
 
 def cmd_devices(ns) -> int:
-    from .platforms import default_platform
-    from .runtime import client
 
     try:
         chosen = default_platform()
     except client.PlatformError as e:
         chosen = None
         print(f"no default platform: {e}")
-    env = os.environ.get("STABLEJIT_PLATFORM")
+    env = config.platform_setting()
     print(f"default platform: {chosen}" + (f" (STABLEJIT_PLATFORM={env})" if env else
                                            " (first available of tpu, cuda, rocm, host)"))
     for p in client.PLATFORMS:
@@ -123,9 +126,9 @@ def cmd_devices(ns) -> int:
 
 
 def cmd_cache(ns) -> int:
-    from .runtime import disk_cache
 
-    store = disk_cache.DiskCache(ns.dir) if ns.dir else disk_cache.default_cache()
+    store = (disk_cache.DiskCache(ns.dir) if ns.dir else
+             disk_cache.default_cache(config.cache_dir(), config.cache_max_bytes()))
     if store is None:
         print("the persistent compilation cache is disabled (STABLEJIT_CACHE_DIR is empty "
               "or STABLEJIT_CACHE=0)")
@@ -185,8 +188,6 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv=None) -> int:
     os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "1")  # before XLA starts: no INFO lines
     ns = build_parser().parse_args(argv)
-    from .errors import StablejitError
-    from .runtime.client import PlatformError
 
     try:
         return ns.run(ns)

@@ -1,43 +1,38 @@
-"""The one path from an IR Function to a loaded executable, shared by jit and the
-eager backend: passes, emission, the caches, STABLEJIT_DUMP_TO dumps and
-STABLEJIT_LOG_COMPILES logging.
+"""The one path from an IR Function to a loaded executable, and the one in-memory
+executable cache in front of the disk cache. jit, eager ops, control flow, autodiff and
+streams all get their executables here (through XlaBackend.program).
 
-    IR --passes--> IR --emit--> StableHLO --memory cache--> disk cache --> XLA compile
+    IR --passes--> IR --emit--> StableHLO --disk cache--> XLA compile
+     \\__ structural key + device: the executable cache (bounded, LRU, single-flight)
 
-The memory cache is process-wide and keyed by the StableHLO text and the device, so
-two traces that emit the same program share one executable. The disk cache
-(runtime/disk_cache.py) is keyed by the text and everything else that decides what
-XLA produces; a run that asks XLA for a dump (XLA_FLAGS=--xla_dump_to=...) always
-compiles, so the dump is never silently skipped.
+The executable cache is keyed by the IR's structural key (names and source locations
+left out) and the device, so eight jit objects of one program, or a function retraced
+to the same IR, compile once. It is bounded by entries and bytes
+(STABLEJIT_EXECUTABLE_CACHE_ENTRIES / _BYTES); an evicted Program drops its executable
+and gets it back, from the disk cache or by compiling, the next time it runs. The disk
+cache (runtime/disk_cache.py) is keyed by the StableHLO text and everything else that
+decides what XLA produces; a run that asks XLA for a dump always compiles, so the dump
+is never silently skipped.
 """
 
 from __future__ import annotations
 
-import hashlib
 import logging
-import os
-import threading
 import time
-from collections import OrderedDict
 
+from . import config
 from .compiler import passes
 from .compiler.emitter import emit_module
 from .compiler.ir import Function
 from .runtime import disk_cache, dump
+from .runtime.cache import SingleFlightCache
 from .runtime.client import platform_of
-from .runtime.executable import Executable
+from .runtime.executable import Executable, compile_options
 
 log = logging.getLogger("stablejit")
 
-MEMORY_CACHE_SIZE = 2048
-_memory: OrderedDict = OrderedDict()
-_memory_lock = threading.Lock()
 stats = {"memory": 0, "disk": 0, "compiled": 0}  # outcomes in this process
 _options_cache: dict = {}
-
-
-def log_compiles() -> bool:
-    return bool(os.environ.get("STABLEJIT_LOG_COMPILES", "").strip() not in ("", "0"))
 
 
 def lower(fn: Function, *, optimize: bool = True, donated=(),
@@ -45,53 +40,129 @@ def lower(fn: Function, *, optimize: bool = True, donated=(),
     """Run the passes (verifying when STABLEJIT_VERIFY=1) and emit StableHLO text for
     `platform` (some emission rules depend on it)."""
     if optimize:
-        fn = passes.optimize(fn, check=os.environ.get("STABLEJIT_VERIFY") == "1")
+        fn = passes.optimize(fn, check=config.verify())
     return fn, emit_module(fn, module_name=fn.name, donated=donated, platform=platform)
 
 
-def compile_function(fn: Function, device, *, name: str | None = None, optimize: bool = True,
-                     donated=(), cache=None) -> Executable:
-    """Lower `fn` and get its executable for `device` from the first cache that has it,
-    compiling on a miss. `cache` is jit's cache= option (see disk_cache.resolve)."""
-    name = name or fn.name
+class Program:
+    """An IR Function compiled for one device: what every caller holds. `run` executes
+    it; when the executable cache has evicted it, `run` loads it again first."""
+
+    __slots__ = ("fn", "device", "name", "optimize", "donated", "disk", "key",
+                 "result_types", "exe", "_execute")
+
+    def __init__(self, fn: Function, device, *, name: str, optimize: bool, donated: tuple,
+                 disk):
+        self.fn, self.device, self.name = fn, device, name
+        self.optimize, self.donated, self.disk = optimize, donated, disk
+        self.key = (fn.key(), device, optimize, donated)
+        self.result_types = fn.result_types
+        self.exe: Executable | None = None
+        self._execute = None
+
+    @property
+    def executable(self) -> Executable:
+        if self.exe is None:
+            self._revive()
+        return self.exe
+
+    @property
+    def stablehlo(self) -> str:
+        return self.executable.stablehlo
+
+    def run(self, buffers) -> list:
+        """Execute on device buffers; the output buffers come back at once (async)."""
+        execute = self._execute
+        if execute is None:
+            self._revive()
+            execute = self._execute
+        res = execute(buffers)
+        return [b[0] for b in res.disassemble_into_single_device_arrays()]
+
+    def _load(self) -> Program:
+        self.exe = _compile_program(self)
+        self._execute = self.exe.loaded.execute_sharded
+        return self
+
+    def _drop(self) -> None:
+        self.exe = self._execute = None
+
+    def _revive(self) -> None:
+        live = _EXECUTABLES.get_or_create(self.key, self._load)
+        if live is not self:  # another holder brought the program back first: share it
+            self.exe, self._execute = live.exe, live._execute
+
+    @property
+    def nbytes(self) -> int:
+        """What the cache counts for this program: its code and its StableHLO text."""
+        exe = self.exe
+        if exe is None:
+            return 0
+        try:
+            code = exe.loaded.get_compiled_memory_stats().generated_code_size_in_bytes
+        except Exception:  # not every plugin reports memory stats
+            code = 0
+        return code + len(exe.stablehlo)
+
+
+_EXECUTABLES = SingleFlightCache(max_entries=config.executable_cache_entries(),
+                                 max_bytes=config.executable_cache_bytes(),
+                                 size=lambda p: p.nbytes, on_evict=Program._drop)
+
+
+def program(fn: Function, device, *, name: str | None = None, optimize: bool = True,
+            donated: tuple = (), disk=None) -> Program:
+    """The Program for `fn` on `device`, compiled (or loaded from disk) on first use.
+    `donated[i]` is the output index that may reuse param i's buffer (or None); `disk`
+    is jit's cache= option (see disk_cache.resolve)."""
+    key = (fn.key(), device, optimize, tuple(donated))
+    prog = _EXECUTABLES.get(key)
+    if prog is not None:
+        stats["memory"] += 1
+        if config.log_compiles():
+            log.warning("stablejit: memory hit %s for %s", name or fn.name, _where(device))
+        return prog
+    return _EXECUTABLES.get_or_create(key, lambda: Program(
+        fn, device, name=name or fn.name, optimize=optimize, donated=tuple(donated),
+        disk=disk)._load())
+
+
+def _compile_program(prog: Program) -> Executable:
+    fn, device = prog.fn, prog.device
     t0 = time.perf_counter()
-    opt, text = lower(fn, optimize=optimize, donated=donated, platform=platform_of(device))
+    opt, text = lower(fn, optimize=prog.optimize, donated=prog.donated,
+                      platform=platform_of(device))
     t_lower = time.perf_counter() - t0
-    exe, outcome, seconds = compile_text(text, device, name=name, cache=cache)
-    if log_compiles():
-        log.warning("stablejit: %s %s for %s in %.1f ms (passes+emit %.1f ms)", outcome, name,
-                    _where(device), 1e3 * seconds, 1e3 * t_lower)
-    directory = dump.dump_dir()
+    exe, outcome, seconds = compile_text(text, device, name=prog.name, cache=prog.disk)
+    if config.log_compiles():
+        log.warning("stablejit: %s %s for %s in %.1f ms (passes+emit %.1f ms)", outcome,
+                    prog.name, _where(device), 1e3 * seconds, 1e3 * t_lower)
+    directory = config.dump_to()
     if directory:
-        dump.write_dump(directory, name, {
+        dump.write_dump(directory, prog.name, {
             "ir-before.txt": str(fn), "ir.txt": str(opt), "stablehlo.mlir": text,
             "hlo.txt": exe.optimized_hlo(),
             "json": dump.metadata_json({
-                "name": name, "platform": platform_of(device), "device": str(device),
+                "name": prog.name, "platform": platform_of(device), "device": str(device),
                 "cache": outcome, "seconds": seconds, "ops_before": len(fn.ops),
                 "ops_after": len(opt.ops), "structural_hash": fn.structural_hash(),
-                "xla_flags": os.environ.get("XLA_FLAGS", "")})})
+                "xla_flags": config.xla_flags()})})
     return exe
 
 
 def compile_text(text: str, device, *, name: str = "fn", cache=None
                  ) -> tuple[Executable, str, float]:
-    """(executable, outcome, seconds); outcome is 'memory hit', 'disk hit' or 'compiled'."""
+    """(executable, outcome, seconds) for StableHLO text; outcome is 'disk hit' or
+    'compiled'. Callers keep the executable (Program does, through the executable
+    cache)."""
     t0 = time.perf_counter()
-    mkey = (hashlib.sha256(text.encode()).digest(), device)
-    with _memory_lock:
-        exe = _memory.get(mkey)
-        if exe is not None:
-            _memory.move_to_end(mkey)
-    if exe is not None:
-        stats["memory"] += 1
-        return exe, "memory hit", time.perf_counter() - t0
-    store = disk_cache.resolve(cache)
+    store = disk_cache.resolve(cache, config.cache_dir(), config.cache_max_bytes())
     key = None
     exe = None
+    flags = config.xla_flags()
     if store is not None:
         key = disk_key(text, device)
-        if not disk_cache.xla_dump_requested():
+        if not disk_cache.xla_dump_requested(flags):
             data = store.get(key)
             if data is not None:
                 try:
@@ -114,37 +185,35 @@ def compile_text(text: str, device, *, name: str = "fn", cache=None
                                          "device_kind": device.device_kind,
                                          "compile_seconds": round(exe.compile_seconds, 4)})
     stats["compiled" if outcome == "compiled" else "disk"] += 1
-    with _memory_lock:
-        _memory[mkey] = exe
-        while len(_memory) > MEMORY_CACHE_SIZE:
-            _memory.popitem(last=False)
     return exe, outcome, time.perf_counter() - t0
 
 
 def disk_key(text: str, device) -> str:
     """The persistent-cache key of a program for a device."""
-    import jaxlib
+    import jaxlib  # its version only; jaxlib is loaded already by the runtime
 
     client = device.client
     return disk_cache.make_key(
         text, platform=platform_of(device), platform_version=str(client.platform_version),
         device_kind=str(device.device_kind), device_id=device.id,
-        jaxlib_version=jaxlib.__version__,
-        compile_options=_options_bytes(device), xla_flags=disk_cache.significant_xla_flags())
+        jaxlib_version=jaxlib.__version__, compile_options=_options_bytes(device),
+        xla_flags=disk_cache.significant_xla_flags(config.xla_flags()))
 
 
 def _options_bytes(device) -> bytes:
     b = _options_cache.get(device)
     if b is None:
-        from .runtime.executable import compile_options
-
         b = _options_cache[device] = compile_options(device).SerializeAsString()
     return b
 
 
 def clear_memory_cache() -> None:
-    with _memory_lock:
-        _memory.clear()
+    """Drop every cached executable (Programs held elsewhere reload on their next run)."""
+    _EXECUTABLES.clear()
+
+
+def executable_cache() -> SingleFlightCache:
+    return _EXECUTABLES
 
 
 def _where(device) -> str:

@@ -22,16 +22,16 @@ import numbers
 
 import numpy as np
 
+from . import numpy as snp
 from . import tree
 from .compiler import dtypes as dt
 from .compiler.errors import ShapeError
-from .compiler.interpreter import _as_callable
 from .compiler.ir import Attrs, Function, TensorType, Value
 from .compiler.primitives import control_flow as cf
 from .compiler.primitives import elementwise as ew
-from .dispatch import bind, using_backend
+from .context import using_backend
+from .dispatch import bind
 from .errors import at_user_line
-from .runtime.cache import SingleFlightCache
 from .tensor import Tensor
 from .tracing import Trace, escaped_error
 
@@ -69,11 +69,7 @@ class _Traced:
 
 
 def _as_tensor(x) -> Tensor:
-    from .numpy import asarray
-
-    if isinstance(x, Tensor):
-        return x
-    return asarray(x)
+    return x if isinstance(x, Tensor) else snp.asarray(x)
 
 
 def _trace(fun, in_tree, specs, name: str, split_output=None, spread=True) -> _Traced:
@@ -208,8 +204,6 @@ def cond(pred, true_fn, false_fn, *operands):
 def switch(index, branches, *operands):
     """`branches[index](*operands)`, with index clamped to [0, len(branches) - 1] as in
     JAX's `lax.switch`. All branches must return the same structure, shapes and dtypes."""
-    from . import numpy as snp
-
     branches = list(branches)
     if not branches:
         raise ValueError(at_user_line("switch: needs at least one branch"))
@@ -331,8 +325,6 @@ def while_loop(cond_fun, body_fun, init_val):
 
 
 def _promote(tensors, specs):
-    from . import numpy as snp
-
     return [t if t.type == ty else snp.astype(t, ty.dtype) for t, (ty, _) in zip(tensors, specs)]
 
 
@@ -352,8 +344,6 @@ def fori_loop(lower, upper, body_fun, init_val):
 
     With Python int bounds it is a scan of upper - lower steps, so reverse-mode
     gradients work (as in JAX); with traced bounds it is a while_loop."""
-    from . import numpy as snp
-
     if _static_int(lower) and _static_int(upper):
         lower, upper = int(lower), int(upper)
 
@@ -444,43 +434,3 @@ def scan(f, init, xs=None, length=None, reverse=False):
     outs = bind(cf.scan, (*consts, *carry, *xts), attrs, regions=(body_f,))
     c_out = _reweak(outs[:nk], specs)
     return tree.unflatten(c_tree, c_out), tree.unflatten(y_tree, list(outs[nk:]))
-
-
-# ---- running region ops on concrete backends -----------------------------------------------
-
-_compiled = SingleFlightCache()
-
-
-def apply_concrete(backend, prim, tensors, attrs, regions):
-    """Run one op with regions on the eager XLA backend (compiled once per structure of
-    its bodies and operand types) or the reference backend (its NumPy rule, with the
-    bodies interpreted)."""
-    from .backends import REFERENCE
-
-    in_types = tuple(t.type for t in tensors)
-    if backend is REFERENCE:
-        out_types = prim.infer(in_types, attrs, regions)
-        outs = prim.reference(*[t._live() for t in tensors], **dict(attrs),
-                              regions=tuple(_as_callable(f) for f in regions))
-        outs = outs if prim.multiple_results else (outs,)
-        return tuple(backend.from_numpy(np.asarray(o, dtype=ot.dtype.np).reshape(ot.shape))
-                     for o, ot in zip(outs, out_types))
-    key = (backend, prim, attrs, in_types, tuple(f.key() for f in regions))
-    entry = _compiled.get(key)
-    if entry is None:
-        entry = _compiled.get_or_create(key, lambda: _compile(backend, prim, attrs, in_types,
-                                                              regions))
-    out_types, exe = entry
-    bufs = [t._live() for t in tensors]
-    return tuple(Tensor(b, backend, ot) for b, ot in zip(exe.run(bufs), out_types))
-
-
-def _compile(backend, prim, attrs, in_types, regions):
-    from .compilation import compile_function
-    from .compiler.builder import Builder
-
-    b = Builder(prim.name)
-    params = [b.param(t) for t in in_types]
-    results = b.bind(prim, params, attrs, regions=regions)
-    fn = b.build(results)
-    return fn.result_types, compile_function(fn, backend.device, name=prim.name)

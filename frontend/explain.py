@@ -10,6 +10,7 @@ function was traced again.
 
 from __future__ import annotations
 
+import importlib.metadata
 import json
 import os
 import platform as py_platform
@@ -22,8 +23,13 @@ from collections import Counter
 
 import numpy as np
 
+from .backends import XlaBackend
+from .compilation import compile_text, lower
 from .compiler import dtypes as dt
-from .compiler.ir import Function, Location, Op, TensorType
+from .compiler.ir import Function, Location, Op
+from .jit import Jitted, jit
+from .platforms import default_platform
+from .runtime.executable import Executable, hlo_before_optimizations
 
 _SPEC = re.compile(r"^\s*([a-z]+[0-9]*)\s*\[\s*([0-9,\s]*)\]\s*$")
 
@@ -63,7 +69,6 @@ def load_target(target: str):
         sys.path.insert(0, os.path.dirname(os.path.abspath(path)))
         namespace = runpy.run_path(path, run_name="__stablejit_inspect__")
     else:
-        import importlib
 
         namespace = vars(importlib.import_module(path))
     obj = namespace
@@ -83,11 +88,6 @@ class Inspection:
 
     def __init__(self, fn, args, *, platform: str | None = None, device_id: int | None = None,
                  static_argnums=()):
-        from .backends import XlaBackend
-        from .compilation import lower
-        from .jit import Jitted, jit
-        from .platforms import default_platform
-
         self.jitted = fn if isinstance(fn, Jitted) else jit(fn, static_argnums=static_argnums)
         self.args = [parse_arg(a) if isinstance(a, str) else a for a in args]
         spec = self.jitted._backend_spec
@@ -107,15 +107,11 @@ class Inspection:
     @property
     def executable(self):
         if self._exe is None:
-            from .compilation import compile_text
-
             self._exe, self.cache_outcome, self.compile_seconds = compile_text(
                 self.stablehlo, self.device, name=self.name)
         return self._exe
 
     def hlo_before(self) -> str:
-        from .runtime.executable import hlo_before_optimizations
-
         return hlo_before_optimizations(self.stablehlo)
 
     def hlo_after(self) -> str:
@@ -218,9 +214,6 @@ class Inspection:
         """op index -> (fusion number, kind). Compiles a copy of the program whose op i
         is located at line i+1 of a pseudo-file, then reads which fusion each line's
         instructions ended up in."""
-        from .compilation import lower
-        from .runtime.executable import Executable
-
         fn = self.optimized_ir
         marked = Function(fn.name, fn.params, [
             Op(op.prim, op.operands, op.attrs, op.results, Location("stablejit-op", i + 1),
@@ -276,12 +269,10 @@ print(exe.hlo_modules()[0].to_string())
 
 
 def versions(device=None) -> dict:
-    import jax
+    import jax  # for the bug report's version list only (importing jax is slow)
     import jaxlib
 
-    from . import __version__
-
-    out = {"stablejit": __version__, "python": sys.version.split()[0],
+    out = {"stablejit": importlib.metadata.version("stablejit"), "python": sys.version.split()[0],
            "numpy": np.__version__, "jax": jax.__version__, "jaxlib": jaxlib.__version__,
            "os": py_platform.platform()}
     if device is not None:
@@ -389,79 +380,3 @@ def _count_ops(fn: Function) -> Counter:
 
 
 # ---- why a function was traced again ---------------------------------------------
-def arg_names(fn, treedef, static) -> list[str]:
-    """A readable name for each dynamic leaf: `x`, `params['w']`, `args[2][0]`."""
-    import inspect
-
-    try:
-        names = list(inspect.signature(fn).parameters)
-    except (TypeError, ValueError):
-        names = []
-    static_pos = {i for i, _ in static if isinstance(i, int)}
-    positions = [i for i in range(len(treedef.children[0].children) + len(static_pos))
-                 if i not in static_pos]
-    out = []
-    for child, pos in zip(treedef.children[0].children, positions):
-        base = names[pos] if pos < len(names) else f"args[{pos}]"
-        out += _leaf_paths(child, base)
-    kw = treedef.children[1]
-    out += _leaf_paths(kw, "")
-    return out
-
-
-def _leaf_paths(td, base: str) -> list[str]:
-    if td.kind is None:
-        return [base]
-    out = []
-    fields = getattr(td.kind, "_fields", None)
-    for i, child in enumerate(td.children):
-        if td.kind is dict:
-            sub = f"{base}[{td.aux[i]!r}]" if base else str(td.aux[i])
-        elif fields is not None:
-            sub = f"{base}.{fields[i]}"
-        else:
-            sub = f"{base}[{i}]"
-        out += _leaf_paths(child, sub)
-    return out
-
-
-def describe_retrace(fn, new_key, old_keys) -> str:
-    """Why `new_key` missed the cache: the closest earlier signature and what differs."""
-    if not old_keys:
-        return "first call"
-    treedef, sig, static, backend = new_key
-
-    def diff(old):
-        o_treedef, o_sig, o_static, o_backend = old
-        if o_treedef != treedef:
-            return ["the structure of the arguments changed (a different pytree: "
-                    f"{o_treedef} -> {treedef})"]
-        out = []
-        try:
-            names = arg_names(fn, treedef, static)
-        except Exception:
-            names = []
-        for i, (a, b) in enumerate(zip(o_sig, sig)):
-            if a != b:
-                who = names[i] if i < len(names) else f"argument leaf {i}"
-                out.append(f"argument {who!s} changed from {_sig_text(a)} to {_sig_text(b)}")
-        for (k, v), (k2, v2) in zip(o_static, static):
-            if v != v2 or k != k2:
-                out.append(f"static argument {k!r} changed from {v!r} to {v2!r}")
-        if len(o_static) != len(static):
-            out.append("the set of static arguments changed")
-        if o_backend is not backend:
-            out.append(f"the device changed from {getattr(o_backend, 'name', o_backend)} to "
-                       f"{getattr(backend, 'name', backend)}")
-        return out
-
-    best = min((diff(k) for k in old_keys), key=len)
-    return "; ".join(best) if best else "an equal signature was evicted"
-
-
-def _sig_text(s) -> str:
-    if isinstance(s, TensorType):
-        return str(s)
-    if isinstance(s, tuple) and s and isinstance(s[0], TensorType):
-        return f"{s[0]} (weak type)"
-    return getattr(s, "__name__", repr(s))

@@ -10,27 +10,29 @@ IR op by op with NumPy (the debug mode).
 from __future__ import annotations
 
 import functools
+import inspect
 import logging
 import operator
-import os
 import time
 import warnings
 import weakref
 
 import numpy as np
 
-from . import tree
+from . import config, tree
+from .api import resolve_backend
 from .backends import REFERENCE, XlaBackend
-from .compilation import compile_function, lower
+from .compilation import lower
 from .compiler import dtypes as dt
-from .compiler.interpreter import interpret
 from .compiler.ir import Function, TensorType
-from .dispatch import concrete_default, using_backend
+from .context import concrete_default, using_backend
 from .errors import at_user_line, user_location
+from .platforms import default_platform
 from .promotion import python_scalar_dtype
+from .retrace import describe_retrace
 from .runtime.cache import SingleFlightCache
 from .tensor import Tensor
-from .tracing import Trace
+from .tracing import Trace, escaped_error
 
 log = logging.getLogger("stablejit")
 PY_SCALARS = (bool, int, float, complex)
@@ -56,93 +58,132 @@ def _leaf_signature(x):
 
 
 class _Entry:
-    """One compiled signature: the executable and how to call it."""
+    """One traced signature: the program to run (held by its backend's program cache,
+    see compilation.py) and how to turn its results into the output pytree."""
 
-    __slots__ = ("fn", "ir", "stablehlo", "exe", "out_tree", "out_types", "captured",
-                 "backend", "donate", "_execute", "_single")
+    __slots__ = ("fn", "prog", "out_tree", "out_types", "captured", "backend", "donate",
+                 "_single")
 
-    def __init__(self, fn, ir, stablehlo, exe, out_tree, out_types, captured, backend, donate):
-        self.fn, self.ir, self.stablehlo, self.exe = fn, ir, stablehlo, exe
-        self.out_tree, self.out_types, self.captured = out_tree, out_types, captured
-        self.backend, self.donate = backend, donate
-        self._execute = exe.loaded.execute_sharded if exe is not None else None
+    def __init__(self, fn, prog, out_tree, captured, backend, donate=()):
+        self.fn, self.prog, self.out_tree = fn, prog, out_tree
+        self.out_types = prog.result_types
+        self.captured, self.backend, self.donate = captured, backend, donate
         # the common "returns one tensor" case skips pytree reconstruction
         self._single = out_tree == tree.LEAF
 
+    @property
+    def exe(self):
+        return self.prog.executable
+
     def fast(self, args):
-        """Call with positional tensors on this entry's backend, or return None to send
-        the call down the general path (which also reports errors)."""
+        """Call with positional tensors on this entry's (XLA) backend, or return None to
+        send the call down the general path (which also reports errors)."""
         backend = self.backend
         for a in args:
             if a._backend is not backend or a.weak:
                 return None
-        try:
-            outs = self._execute(list(map(_data_of, args)))
-        except TypeError:  # a deleted tensor: the general path says so clearly
+        bufs = list(map(_data_of, args))
+        if None in bufs:  # a deleted tensor: the general path says so clearly
             return None
-        outs = outs.disassemble_into_single_device_arrays()
+        outs = self.prog.run(bufs)
         if self._single:
-            return Tensor(outs[0][0], backend, self.out_types[0])
-        return tree.unflatten(self.out_tree, [Tensor(b[0], backend, t)
-                                              for b, t in zip(outs, self.out_types)])
+            return Tensor(outs[0], backend, self.out_types[0])
+        return tree.unflatten(self.out_tree, [Tensor(b, backend, t) for b, t in
+                                              zip(outs, self.out_types, strict=True)])
 
     @property
     def fast_eligible(self) -> bool:
-        return self._execute is not None and not self.captured and not self.donate
+        return isinstance(self.backend, XlaBackend) and not self.captured and not self.donate
 
     def run(self, leaves):
         backend = self.backend
-        if backend is REFERENCE:
-            arrays = [_to_numpy(x) for x in leaves] + [t.numpy() for t in self.captured]
-            outs = interpret(self.ir, arrays)
-            return tree.unflatten(self.out_tree, [REFERENCE.from_numpy(o) for o in outs])
-        bufs = []
-        for x in leaves:
-            if type(x) is Tensor and x._backend is backend:
-                b = x._data
-                if b is None:
-                    b = x._live()
-                bufs.append(b)
-            else:
-                bufs.append(_to_buffer(x, backend))
-        for t in self.captured:
-            bufs.append(_to_buffer(t, backend))
-        outs = self.exe.run(bufs)
+        tensors = [_to_tensor(x, backend) for x in leaves]
+        outs = backend.execute(self.prog, tensors + list(self.captured))
         for i in self.donate:
             x = leaves[i]
             if type(x) is Tensor and x._backend is backend:
                 x._data = None  # its buffer now belongs to an output (host data: a copy)
-        return tree.unflatten(self.out_tree, [Tensor(b, backend, ot)
-                                              for b, ot in zip(outs, self.out_types)])
+        return tree.unflatten(self.out_tree, outs)
 
 
-def _to_numpy(x):
+def _to_tensor(x, backend) -> Tensor:
+    if type(x) is Tensor:
+        return x
     if isinstance(x, Tensor):
-        return x.numpy()
-    return np.asarray(x)
-
-
-def _to_buffer(x, backend: XlaBackend):
-    if isinstance(x, Tensor):
-        if x._backend is backend:
-            return x._live()
-        return backend.adopt(x)._data
+        return x
     if type(x) in PY_SCALARS:
-        return backend.scalar(x, python_scalar_dtype(x))._data
-    return backend.from_numpy(np.asarray(x))._data
+        return backend.scalar(x, python_scalar_dtype(x))
+    return backend.from_numpy(np.asarray(x))
+
+
+def _argnums(fn, static_argnums, static_argnames, donate_argnums):
+    """Normalise and check jit's argument numbers and names against fn's signature, as
+    jax does: negative numbers count from the last positional parameter, numbers out of
+    range raise at once, and a static parameter is static whether it is passed by
+    position or by keyword (each of static_argnums / static_argnames gets the other)."""
+    name = getattr(fn, "__name__", "the function")
+
+    def as_tuple(x, what, kind):
+        items = (x,) if isinstance(x, kind) else tuple(x)
+        for i in items:
+            if not isinstance(i, kind) or isinstance(i, bool):
+                raise TypeError(at_user_line(
+                    f"jit({name}, {what}=...): expected {kind.__name__}s, got {i!r}"))
+        return items
+
+    nums = as_tuple(static_argnums, "static_argnums", int)
+    names = as_tuple(static_argnames, "static_argnames", str)
+    donate = as_tuple(donate_argnums, "donate_argnums", int)
+    try:
+        params = list(inspect.signature(fn).parameters.values())
+    except (TypeError, ValueError):  # builtins and some C callables have no signature
+        return tuple(sorted(set(nums))), names, donate
+    positional = [p.name for p in params if p.kind in (p.POSITIONAL_ONLY,
+                                                       p.POSITIONAL_OR_KEYWORD)]
+    if any(p.kind is p.VAR_POSITIONAL for p in params):
+        return tuple(sorted(set(nums))), names, donate  # checked per call
+    n = len(positional)
+
+    def check(items, what):
+        out = []
+        for i in items:
+            if not -n <= i < n:
+                raise ValueError(at_user_line(
+                    f"jit({name}, {what}={i}): {name} takes {n} positional argument(s), so "
+                    f"{what} must be in range({-n}, {n})"))
+            out.append(i % n)
+        return out
+
+    nums = check(nums, "static_argnums")
+    donate = tuple(check(donate, "donate_argnums"))
+    keyword = {p.name for p in params if p.kind is not p.VAR_POSITIONAL}
+    has_kwargs = any(p.kind is p.VAR_KEYWORD for p in params)
+    for k in names:
+        if k not in keyword and not has_kwargs:
+            raise ValueError(at_user_line(
+                f"jit({name}, static_argnames={k!r}): {name} has no parameter {k!r}"))
+        if k in positional:
+            nums.append(positional.index(k))
+    names = tuple(dict.fromkeys(names + tuple(positional[i] for i in nums)))
+    both = set(nums) & set(donate)
+    if both:
+        raise ValueError(at_user_line(
+            f"jit({name}): argument {min(both)} is both static and donated; a static "
+            f"argument has no buffer to donate"))
+    return tuple(sorted(set(nums))), names, donate
 
 
 class Jitted:
     def __init__(self, fn, *, static_argnums=(), static_argnames=(), donate_argnums=(),
                  backend=None, cache=None):
+        if not callable(fn):
+            raise TypeError(at_user_line(
+                f"jit expects a function, got {type(fn).__name__} {fn!r}; use @jit or "
+                f"jit(f, static_argnums=...)"))
         self.fn = fn
         self._disk = cache  # persistent-cache choice (see runtime/disk_cache.resolve)
-        self.static_argnums = tuple(sorted({static_argnums} if isinstance(static_argnums, int)
-                                           else set(static_argnums)))
-        self.static_argnames = (static_argnames,) if isinstance(static_argnames, str) \
-            else tuple(static_argnames)
-        self.donate_argnums = (donate_argnums,) if isinstance(donate_argnums, int) \
-            else tuple(donate_argnums)
+        self.static_argnums, self.static_argnames, self.donate_argnums = _argnums(
+            fn, static_argnums, static_argnames, donate_argnums)
         self._backend_spec = backend
         self._cache = SingleFlightCache()
         self._fast: dict = {}
@@ -180,10 +221,8 @@ class Jitted:
     def _split(self, args, kwargs):
         """(static part, dynamic part) of the arguments."""
         n = len(args)
-        static_pos = tuple(i for i in self.static_argnums if i < n)
-        for i in self.static_argnums:
-            if i >= n and i < 0:
-                raise IndexError(f"static_argnums {i} is out of range")
+        # negative numbers remain only for functions with *args: count from this call's end
+        static_pos = tuple(sorted({i % n for i in self.static_argnums if -n <= i < n}))
         static = tuple((i, args[i]) for i in static_pos) + tuple(
             sorted((k, v) for k, v in kwargs.items() if k in self.static_argnames))
         dyn_args = tuple(a for i, a in enumerate(args) if i not in static_pos)
@@ -209,14 +248,11 @@ class Jitted:
                 b = x._backend
                 if not b.concrete:
                     if not b.alive:
-                        from .tracing import escaped_error
                         raise escaped_error()
                     return None, leaves, None  # inside another trace
                 if backend is None or backend is REFERENCE:
                     backend = b
         if self._backend_spec is not None:
-            from .api import resolve_backend
-
             backend = resolve_backend(self._backend_spec)
         elif backend is None:
             backend = concrete_default()
@@ -260,34 +296,36 @@ class Jitted:
             values = []
             for leaf in out_leaves:
                 if not isinstance(leaf, Tensor):
-                    from .numpy import asarray
-
-                    with using_backend(trace):
-                        leaf = asarray(leaf)
+                    leaf = self._output_tensor(leaf, trace)
                 values.append(trace.value_of(leaf))
             fn = trace.builder.build(values)
         finally:
             trace.finish()
         return fn, out_tree, [t for t, _ in trace.captured]
 
+    def _output_tensor(self, leaf, trace: Trace) -> Tensor:
+        """A returned Python scalar or NumPy array as a constant of the program."""
+        if type(leaf) in PY_SCALARS:
+            return trace.scalar(leaf, python_scalar_dtype(leaf), weak=True)
+        if isinstance(leaf, (np.ndarray, np.generic)):
+            return trace.from_numpy(np.asarray(leaf))
+        raise TypeError(at_user_line(
+            f"{self.__name__} returned a {type(leaf).__name__}; a jitted function returns "
+            f"tensors, arrays, Python numbers or pytrees of them"))
+
     def _build(self, key, args, kwargs, backend) -> _Entry:
         t0 = time.perf_counter()
         fn, out_tree, captured = self.trace(args, kwargs)
-        logging_on = os.environ.get("STABLEJIT_LOG_COMPILES", "0") not in ("", "0")
+        logging_on = config.log_compiles()
         if logging_on or self.traces in _RECOMPILE_WARN_AT:
             _report_trace(self, key, logging_on, time.perf_counter() - t0)
         donate = self._donation(key)
-        if backend is REFERENCE:
-            from .compiler import passes
-
-            opt = passes.optimize(fn)
-            return _Entry(fn, opt, None, None, out_tree, opt.result_types, captured,
-                          backend, ())
-        aliases = self._aliases(fn, donate)
-        exe = compile_function(fn, backend.device, name=self.__name__, donated=aliases,
-                               cache=self._disk)
-        return _Entry(fn, None, exe.stablehlo, exe, out_tree, fn.result_types, captured,
-                      backend, tuple(i for i, a in enumerate(aliases) if a is not None))
+        if not isinstance(backend, XlaBackend):
+            return _Entry(fn, backend.program(fn), out_tree, captured, backend)
+        aliases = tuple(self._aliases(fn, donate))
+        prog = backend.program(fn, name=self.__name__, donated=aliases, disk=self._disk)
+        return _Entry(fn, prog, out_tree, captured, backend,
+                      tuple(i for i, a in enumerate(aliases) if a is not None))
 
     def _donation(self, key) -> set[int]:
         """Leaf indices of the donated positional arguments."""
@@ -353,9 +391,7 @@ _RECOMPILE_WARN_AT = frozenset(8 * 2 ** i for i in range(20))  # 8th, 16th, 32nd
 def _report_trace(jitted, key, logging_on: bool, seconds: float) -> None:
     """STABLEJIT_LOG_COMPILES: say that (and why) fn was traced; and warn, even without
     logging, when one function keeps being retraced."""
-    from .explain import describe_retrace
-
-    why = describe_retrace(jitted.fn, key, [k for k in list(jitted._cache._done) if k != key])
+    why = describe_retrace(jitted.fn, key, [k for k in jitted._cache.keys() if k != key])
     if logging_on:
         log.warning("stablejit: traced %s (trace #%d) for %s at %s in %.1f ms: %s",
                     jitted.__name__, jitted.traces, _describe_sig(key), user_location(),
@@ -406,10 +442,9 @@ class Lowered:
         if not isinstance(backend, XlaBackend):
             backend = XlaBackend.for_platform()
         entry = self._jitted._cache.get(self._key)
-        if entry is None or entry.exe is None:
-            exe = compile_function(self.ir, backend.device, name=self._jitted.__name__)
-            entry = _Entry(self.ir, None, exe.stablehlo, exe, self._out_tree,
-                           self.ir.result_types, self._captured, backend, ())
+        if entry is None or not isinstance(entry.backend, XlaBackend):
+            prog = backend.program(self.ir, name=self._jitted.__name__)
+            entry = _Entry(self.ir, prog, self._out_tree, self._captured, backend)
         return Compiled(entry)
 
 
@@ -442,8 +477,6 @@ def jit(fn=None, *, static_argnums=(), static_argnames=(), donate_argnums=(), ba
     cache to use — None/True the default (STABLEJIT_CACHE_DIR or the per-user cache
     directory), False none, or a directory path."""
     if platform is not None or device_id is not None:
-        from .platforms import default_platform
-
         backend = XlaBackend.for_platform(platform or default_platform(), device_id)
     if fn is None:
         return functools.partial(jit, static_argnums=static_argnums,

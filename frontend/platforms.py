@@ -3,24 +3,24 @@
 from __future__ import annotations
 
 import logging
-import os
 
+from . import config
 from .runtime import client as rt_client
+
+# scripts set client options through the environment; config reads it
+rt_client.environment_options = config.client_options
 
 log = logging.getLogger("stablejit")
 DEFAULT_PREFERENCE = ("tpu", "cuda", "rocm", "host")
 _chosen: str | None = None
 
 
-def set_default_platform(preference, *, verbose: bool = False) -> str:
+def choose(preference, *, verbose: bool = False) -> str:
     """Pick the first available platform of `preference` (a name or a list of names,
-    e.g. ["tpu", "cuda", "rocm", "host"]) as the default for new tensors and jit;
+    e.g. ["tpu", "cuda", "rocm", "host"]) as the default platform;
     returns (and, with verbose=True, prints) the one chosen and why the ones before it
     were passed over. Call it at the top of a script, before creating tensors."""
     global _chosen
-    from . import dispatch
-    from .backends import XlaBackend
-
     names = [preference] if isinstance(preference, str) else list(preference)
     skipped = []
     for name in names:
@@ -32,7 +32,6 @@ def set_default_platform(preference, *, verbose: bool = False) -> str:
             skipped.append(f"{name} ({str(e).split(' (')[0].split(': ')[-1]})")
             continue
         _chosen = name
-        dispatch.set_global_default(XlaBackend.for_platform(name))
         msg = f"stablejit: default platform is {name}" + (
             f"; not available: {', '.join(skipped)}" if skipped else "")
         log.info(msg)
@@ -48,8 +47,8 @@ def default_platform() -> str:
     list) if set, else of DEFAULT_PREFERENCE (accelerators first, as jax does)."""
     global _chosen
     if _chosen is None:
-        env = os.environ.get("STABLEJIT_PLATFORM")
-        names = [n.strip() for n in env.split(",")] if env else list(DEFAULT_PREFERENCE)
+        env = config.platform_setting()
+        names = list(config.platforms() or DEFAULT_PREFERENCE)
         for name in names:
             if rt_client.is_available(name):
                 _chosen = name

@@ -26,8 +26,13 @@ from collections import deque
 import numpy as np
 
 from . import tree
+from .api import resolve_backend
+from .backends import XlaBackend
 from .compiler import dtypes as dt
+from .context import concrete_default
 from .errors import StablejitError, at_user_line
+from .explain import parse_arg
+from .jit import jit
 from .tensor import Tensor
 
 
@@ -39,8 +44,6 @@ _STEPS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # fn -> its jit
 
 
 def _step_for(fn, backend):
-    from .jit import jit
-
     per_fn = _STEPS.setdefault(fn, {})
     key = getattr(backend, "name", None)
     j = per_fn.get(key)
@@ -53,8 +56,6 @@ def _template(spec):
     """(shape, DType) of a chunk template: a 'f32[3,4]' spec, an array or tensor, or a
     (shape, dtype) pair."""
     if isinstance(spec, str):
-        from .explain import parse_arg
-
         a = parse_arg(spec)
         if not isinstance(a, np.ndarray):
             raise ValueError(f"chunk template {spec!r} is not a tensor type like 'f32[3]'")
@@ -72,13 +73,8 @@ def _template(spec):
 class Stream:
     def __init__(self, fn, chunk_template, initial_state, *, backend=None,
                  max_pending: int = 16, max_inflight: int = 2):
-        from .api import resolve_backend
-        from .backends import XlaBackend
-
         self.backend = resolve_backend(backend) if backend is not None else None
         if self.backend is None:
-            from .dispatch import concrete_default
-
             self.backend = concrete_default()
         if not isinstance(self.backend, XlaBackend):
             raise TypeError("stablejit.stream runs on an XLA device backend; the reference "
@@ -208,9 +204,6 @@ def stream(fn, chunk_template, initial_state, *, backend=None, max_pending: int 
 
 def stream_is_cached(fn, chunk_template, initial_state, *, backend=None) -> bool:
     """Whether a stream of `fn` with this template and state would reuse a compiled step."""
-    from .api import resolve_backend
-    from .dispatch import concrete_default
-
     b = resolve_backend(backend) if backend is not None else concrete_default()
     per_fn = _STEPS.get(fn, {})
     j = per_fn.get(getattr(b, "name", None))

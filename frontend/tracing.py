@@ -10,6 +10,7 @@ from .compiler.builder import Builder
 from .compiler.errors import ShapeError
 from .compiler.ir import Attrs, Literal, TensorType, Value
 from .compiler.primitives import shape_ops
+from .context import concrete_default
 from .errors import (
     EscapedTracerError,
     at_user_line,
@@ -70,8 +71,6 @@ class Trace:
         return v
 
     def from_numpy(self, array: np.ndarray, weak: bool = False) -> Tensor:
-        from .dispatch import concrete_default
-
         return Tensor(self._capture(concrete_default().from_numpy(array)), self,
                       TensorType(np.shape(array), dt.dtype(np.asarray(array).dtype)), weak)
 

@@ -56,20 +56,16 @@ def _jax_has_client(platform: str) -> bool:
     return xb is not None and _PJRT_NAME[platform] in getattr(xb, "_backends", {})
 
 
+# The frontend installs its reader of STABLEJIT_DEVICE_ID / _PREALLOCATE /
+# _MEMORY_FRACTION here (config.client_options); the runtime never reads them itself.
+environment_options = dict
+
+
 def options(platform: str) -> dict:
-    """The options set with configure(), else those of the environment (for scripts):
-    STABLEJIT_DEVICE_ID, STABLEJIT_PREALLOCATE (0/1, GPUs), STABLEJIT_MEMORY_FRACTION."""
+    """The options set with configure(), else those the environment gives (scripts)."""
     out = dict(_options[_check(platform)])
-    for name, var, conv in (("default_device_id", "STABLEJIT_DEVICE_ID", int),
-                            ("preallocate", "STABLEJIT_PREALLOCATE",
-                             lambda v: v.strip().lower() not in ("0", "false", "no", "off")),
-                            ("memory_fraction", "STABLEJIT_MEMORY_FRACTION", float)):
-        env = os.environ.get(var)
-        if env and name not in out:
-            try:
-                out[name] = conv(env)
-            except ValueError:
-                raise ValueError(f"{var}={env!r} is not a valid {name}") from None
+    for name, value in environment_options().items():
+        out.setdefault(name, value)
     return out
 
 

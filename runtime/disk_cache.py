@@ -39,32 +39,13 @@ class CacheWarning(UserWarning):
     """Something in the compilation cache was ignored (and will be rebuilt)."""
 
 
-def default_dir() -> str | None:
-    """STABLEJIT_CACHE_DIR if set ("" or "off" disables the cache), else the per-user
-    cache directory ($XDG_CACHE_HOME/stablejit or ~/.cache/stablejit)."""
-    env = os.environ.get("STABLEJIT_CACHE_DIR")
-    if env is not None:
-        return None if env.strip().lower() in ("", "0", "off", "none", "false") else env
-    if os.environ.get("STABLEJIT_CACHE", "").strip().lower() in ("0", "off", "false", "no"):
-        return None
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return os.path.join(base, "stablejit")
-
-
-def default_max_bytes() -> int:
-    env = os.environ.get("STABLEJIT_CACHE_MAX_BYTES")
-    return int(float(env)) if env else DEFAULT_MAX_BYTES
-
-
-def significant_xla_flags(flags: str | None = None) -> str:
+def significant_xla_flags(flags: str) -> str:
     """XLA_FLAGS without the dump flags (they change what is written, not what runs)."""
-    flags = os.environ.get("XLA_FLAGS", "") if flags is None else flags
     return " ".join(sorted(f for f in flags.split() if not f.startswith("--xla_dump")))
 
 
-def xla_dump_requested(flags: str | None = None) -> bool:
+def xla_dump_requested(flags: str) -> bool:
     """Whether XLA_FLAGS asks XLA to dump: then every program must really be compiled."""
-    flags = os.environ.get("XLA_FLAGS", "") if flags is None else flags
     return any(f.startswith("--xla_dump_to") for f in flags.split())
 
 
@@ -88,7 +69,7 @@ class DiskCache:
 
     def __init__(self, directory: str, max_bytes: int | None = None):
         self.directory = os.path.abspath(os.path.expanduser(directory))
-        self.max_bytes = default_max_bytes() if max_bytes is None else int(max_bytes)
+        self.max_bytes = DEFAULT_MAX_BYTES if max_bytes is None else int(max_bytes)
         self._reported: set = set()
         self._lock = threading.Lock()
         self._usable: bool | None = None
@@ -315,23 +296,23 @@ _default: DiskCache | None = None
 _default_for: tuple | None = None
 
 
-def default_cache() -> DiskCache | None:
-    """The cache at default_dir() (None when disabled); follows changes of the env vars."""
+def default_cache(directory: str | None, max_bytes: int) -> DiskCache | None:
+    """The default cache (None when disabled); the frontend passes its settings, so a
+    changed STABLEJIT_CACHE_DIR or STABLEJIT_CACHE_MAX_BYTES takes effect."""
     global _default, _default_for
-    d = default_dir()
-    if d is None:
+    if directory is None:
         return None
-    spec = (d, default_max_bytes())
+    spec = (directory, max_bytes)
     if _default is None or _default_for != spec:
-        _default, _default_for = DiskCache(d, spec[1]), spec
+        _default, _default_for = DiskCache(directory, max_bytes), spec
     return _default
 
 
-def resolve(cache) -> DiskCache | None:
-    """A DiskCache from a jit(cache=...) value: True/None (default), False (off),
-    a directory path, or a DiskCache."""
+def resolve(cache, directory: str | None, max_bytes: int) -> DiskCache | None:
+    """A DiskCache from a jit(cache=...) value: True/None (the default cache, at
+    `directory`), False (off), a directory path, or a DiskCache."""
     if cache is None or cache is True:
-        return default_cache()
+        return default_cache(directory, max_bytes)
     if cache is False:
         return None
     if isinstance(cache, DiskCache):

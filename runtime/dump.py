@@ -18,10 +18,6 @@ _counter = 0
 _lock = threading.Lock()
 
 
-def dump_dir() -> str | None:
-    return os.environ.get("STABLEJIT_DUMP_TO") or None
-
-
 def metadata_json(metadata: dict) -> str:
     return json.dumps({**metadata, "time": time.time(), "pid": os.getpid()}, indent=2,
                       default=str)

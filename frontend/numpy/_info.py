@@ -23,7 +23,7 @@ def _platform_of(device) -> str | None:
     from ..backends import XlaBackend
 
     if device is None:
-        from ..dispatch import concrete_default
+        from ..context import concrete_default
 
         b = concrete_default()
     elif isinstance(device, str) and device == "reference":
@@ -45,7 +45,7 @@ class Info:
         """The device new tensors go to: the current default backend's device (or
         "reference" when the reference backend is the default)."""
         from ..backends import XlaBackend
-        from ..dispatch import concrete_default
+        from ..context import concrete_default
 
         b = concrete_default()
         return b.device if isinstance(b, XlaBackend) else "reference"

@@ -516,11 +516,11 @@ def test_stop_gradient_and_custom_rules():
 
 
 def test_grad_outside_jit_reuses_compiled_program():
-    from stablejit import autodiff
+    from stablejit import compilation
 
     f = stablejit.grad(lambda x: snp.sum(snp.exp(x) * 1.5))
     f(X)
-    n = len(autodiff._EXECUTABLES)
+    n = compilation.stats["compiled"] + compilation.stats["disk"]
     for _ in range(3):
         np.testing.assert_allclose(f(X), 1.5 * np.exp(X), rtol=1e-6)
-    assert len(autodiff._EXECUTABLES) == n
+    assert compilation.stats["compiled"] + compilation.stats["disk"] == n

@@ -1,0 +1,68 @@
+"""Which backend runs an op that has no tensor operands: the innermost backend of this
+thread's stack (a trace while a function is traced, or a `default_backend` block), else
+the process-wide default (the default platform's first device)."""
+
+from __future__ import annotations
+
+import contextlib
+import threading
+
+from . import platforms
+from .backends import XlaBackend
+
+_state = threading.local()
+_global_default = None
+
+
+def stack() -> list:
+    s = getattr(_state, "stack", None)
+    if s is None:
+        s = _state.stack = []
+    return s
+
+
+def current_backend():
+    s = stack()
+    if s:
+        return s[-1]
+    return global_default()
+
+
+def global_default():
+    global _global_default
+    if _global_default is None:
+        _global_default = XlaBackend.for_platform(platforms.default_platform())
+    return _global_default
+
+
+def set_global_default(backend) -> None:
+    global _global_default
+    _global_default = backend
+
+
+def concrete_default():
+    """The innermost default backend that holds data (skipping traces)."""
+    for b in reversed(stack()):
+        if b.concrete:
+            return b
+    return global_default()
+
+
+@contextlib.contextmanager
+def using_backend(backend):
+    s = stack()
+    s.append(backend)
+    try:
+        yield backend
+    finally:
+        s.pop()
+
+
+def set_default_platform(preference, *, verbose: bool = False) -> str:
+    """Make the first available platform of `preference` (a name or a list of names,
+    e.g. ["tpu", "cuda", "rocm", "host"]) the default for new tensors and jit; returns
+    (and, with verbose=True, prints) the one chosen and why the ones before it were
+    passed over. Call it at the top of a script, before creating tensors."""
+    name = platforms.choose(preference, verbose=verbose)
+    set_global_default(XlaBackend.for_platform(name))
+    return name
