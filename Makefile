@@ -11,7 +11,7 @@ $(VENV)/.installed: pyproject.toml
 	$(PY) -m pip install -q -e '.[test]'
 	touch $@
 
-.PHONY: install demo test bench lint
+.PHONY: install demo test bench lint conformance
 install: $(VENV)/.installed
 
 demo: install
@@ -31,3 +31,10 @@ bench: install
 	$(PY) -m benchmarks.indexing_sort
 	$(PY) benchmarks/linalg_fft_conv.py
 	$(PY) benchmarks/cache.py
+
+# The array API standard's conformance suite (../shared/array-api-tests, ~25 min on 2
+# cores); conformance/xfails.txt lists the tests expected to fail, one reason each.
+conformance: install
+	$(PY) -m pip install -q 'hypothesis>=6.151' ndindex pytest-json-report
+	PYTHON=$(abspath $(PY)) XFAILS=$(abspath conformance/xfails.txt) MAX_EXAMPLES=20 \
+	  ../shared/array-api-tests/run.sh stablejit.numpy -n 2

@@ -65,18 +65,13 @@ def _name(f) -> str:
 
 def run_built(name: str, build: Callable[[Builder, list[Value]], list[Value]],
               inputs: Sequence[Tensor]) -> list[Tensor]:
-    """Build IR with `build(builder, input values) -> result values` and get the results:
-    inside a live trace the ops go into that trace; otherwise the built Function runs
-    (compiled once per structural key and device, or interpreted on the reference
-    backend)."""
+    """Build IR with `build(builder, input values) -> result values` into a Function and
+    run it on the inputs' backend: inside a live trace its ops go into that trace;
+    otherwise it runs (compiled behind the executable cache, or interpreted on the
+    reference backend)."""
     backend = pick(inputs) if inputs else None
-    if not isinstance(backend, Trace) and isinstance(current_backend(), Trace):
-        backend = current_backend()
-    if isinstance(backend, Trace):
-        values = [backend.value_of(t) for t in inputs]
-        outs = build(backend.builder, values)
-        return [Tensor(v, backend, v.type) for v in outs]
-    if backend is None:
+    if backend is None or (not isinstance(backend, Trace)
+                           and isinstance(current_backend(), Trace)):
         backend = current_backend()
     b = Builder(name)
     params = [b.param(t.type) for t in inputs]

@@ -6,9 +6,10 @@ from __future__ import annotations
 import numpy as np
 
 from .compiler import dtypes as dt
+from .compiler.autodiff import inline
 from .compiler.builder import Builder
 from .compiler.errors import ShapeError
-from .compiler.ir import Attrs, Literal, TensorType, Value
+from .compiler.ir import Attrs, Function, Literal, TensorType, Value
 from .compiler.primitives import shape_ops
 from .context import concrete_default
 from .errors import (
@@ -48,6 +49,12 @@ class Trace:
         except ShapeError as e:
             raise ShapeError(at_user_line(str(e))) from None
         return tuple(Tensor(r, self, r.type) for r in results)
+
+    def run(self, fn: Function, tensors, **_) -> list[Tensor]:
+        """Record `fn`'s ops into this trace, applied to `tensors`."""
+        self._check_alive()
+        outs = inline(self.builder, fn, [self.value_of(t) for t in tensors])
+        return [Tensor(v, self, v.type) for v in outs]
 
     def value_of(self, t: Tensor) -> Value:
         """The IR value for any tensor used in this trace (capturing it if needed)."""
