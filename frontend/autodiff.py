@@ -29,7 +29,7 @@ from .compiler.builder import Builder
 from .compiler.interpreter import interpret
 from .compiler.ir import Attrs, Function, Value
 from .compiler.ops import Ops
-from .compiler.primitives import custom_ad
+from .compiler.primitives import custom_ad, shape_ops
 from .dispatch import _pick, bind, bind1, current_backend, using_backend
 from .errors import at_user_line
 from .tensor import Tensor
@@ -317,7 +317,7 @@ def _stack(ops: Ops, parts: list[Value], axis_shape: tuple, inner_shape: tuple,
            leading: bool) -> Value:
     """Stack equally shaped values along one new axis and reshape that axis to
     axis_shape: leading -> axis_shape + inner_shape, else inner_shape + axis_shape."""
-    p = ops._p("concatenate")
+    p = shape_ops.concatenate
     n = len(parts)
     if leading:
         parts = [ops.reshape(v, (1, *inner_shape)) for v in parts]

@@ -138,7 +138,7 @@ def _t(ops, x):
 
 
 def _h(ops, x):
-    return ops.unary("conj", _t(ops, x)) if x.type.dtype.is_complex else _t(ops, x)
+    return ops.conj(_t(ops, x)) if x.type.dtype.is_complex else _t(ops, x)
 
 
 def _tril_v(ops, x, lower=True, k=0):
@@ -208,7 +208,7 @@ def _chol_vjp(ops, cts, primals, outs):
         return (None,)
     p = _mm(ops, _t(ops, l), lb)
     p = ops.sub(_tril_v(ops, p), ops.scale(ops.mul(p, _eye_v(ops, p.type)), 0.5))
-    cl = ops.unary("conj", l) if l.type.dtype.is_complex else l
+    cl = ops.conj(l) if l.type.dtype.is_complex else l
     y = _tsolve(ops, cl, p, left_side=False, lower=True, transpose_a="N")
     return (_tsolve(ops, l, y, left_side=True, lower=True, transpose_a="T"),)
 
@@ -279,7 +279,7 @@ def _ts_vjp(ops, cts, primals, outs, *, left_side, lower, transpose_a, unit_diag
     back = {"N": "T", "T": "N", "C": "C"}[transpose_a]
     if transpose_a == "C":
         # transpose of (conj A^T)^-1 is conj(A)^-1: solve with conj(A), no transpose
-        ca = ops.unary("conj", a) if a.type.dtype.is_complex else a
+        ca = ops.conj(a) if a.type.dtype.is_complex else a
         bb = _tsolve(ops, ca, xb, left_side=left_side, lower=lower, transpose_a="N",
                      unit_diagonal=unit_diagonal)
     else:
@@ -291,7 +291,7 @@ def _ts_vjp(ops, cts, primals, outs, *, left_side, lower, transpose_a, unit_diag
         ab = _t(ops, mb)
     elif transpose_a == "C":
         ab = _t(ops, mb)
-        ab = ops.unary("conj", ab) if ab.type.dtype.is_complex else ab
+        ab = ops.conj(ab) if ab.type.dtype.is_complex else ab
     else:
         ab = mb
     ab = _tril_v(ops, ab, lower=lower, k=(-1 if lower else 1) if unit_diagonal else 0)
@@ -534,7 +534,7 @@ def _eigh_vjp(ops, cts, primals, outs, *, lower):
         del n
     if wb is not None:
         kb = ops.add(kb, _diag_embed(ops, wb, t))
-    cv = ops.unary("conj", v) if t.dtype.is_complex else v
+    cv = ops.conj(v) if t.dtype.is_complex else v
     return (_mm(ops, _mm(ops, cv, kb), _t(ops, v)),)
 
 
@@ -601,8 +601,8 @@ def _svd_vjp(ops, cts, primals, outs, *, full_matrices, compute_uv):
         _, u, vt = ops.bind_many(svd, a, full_matrices=False, compute_uv=True)
     k = min(t.shape[-2:])
     d = _diag_embed(ops, sb, TensorType((*t.shape[:-2], k, k), t.dtype))
-    cu = ops.unary("conj", u) if t.dtype.is_complex else u
-    cvt = ops.unary("conj", vt) if t.dtype.is_complex else vt
+    cu = ops.conj(u) if t.dtype.is_complex else u
+    cvt = ops.conj(vt) if t.dtype.is_complex else vt
     return (_mm(ops, _mm(ops, cu, d), cvt),)
 
 

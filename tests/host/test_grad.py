@@ -20,7 +20,7 @@ import stablejit.conv as sconv
 import stablejit.numpy as snp
 from stablejit.autodiff import trace_function
 from stablejit.compiler.primitive import NOT_DIFFERENTIABLE
-from stablejit.compiler.primitives import ALL as P
+from stablejit.compiler.registry import ALL as P
 from stablejit.dispatch import bind1
 from stablejit.tree import flatten
 
