@@ -5,6 +5,8 @@ Where the computation runs decides how it is emitted (the emitter knows its plat
     host        LAPACK through the typed-FFI custom calls that jaxlib registers with XLA
                 (lapack_<t>potrf_ffi, _trsm_ffi, _getrf_ffi, _geqrf_ffi/_orgqr_ffi,
                 _syevd_ffi/_heevd_ffi, _gesdd_ffi; column-major layouts, api_version 4);
+                the runtime loads LAPACK before compiling such a program
+                (runtime/custom_calls.py), so emitting one has no side effect;
     other       stablehlo.cholesky and stablehlo.triangular_solve, which XLA lowers for
                 every platform; lu, qr, eigh and svd raise a clear error there for now.
 A factorisation that fails (a matrix that is not positive definite, an iteration that
@@ -52,9 +54,6 @@ def _ffi(ctx, target: str, operands, operand_types, result_types, config: dict,
          alias: tuple[int, int] | None = None) -> list[str]:
     """One LAPACK typed-FFI custom call. Matrices (the highest-rank operands and results)
     are column-major; `alias` = (result index, operand index) lets LAPACK work in place."""
-    from jaxlib import lapack  # loads the LAPACK symbols the handlers call; idempotent
-
-    lapack._lapack.initialize()
     top = max(t.ndim for t in operand_types)
     ol = ", ".join(_layout(t.ndim, t.ndim == top) for t in operand_types)
     rl = ", ".join(_layout(t.ndim, t.ndim == top) for t in result_types)
