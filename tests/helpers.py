@@ -32,6 +32,7 @@ Stable API (other test files import these; keep signatures compatible):
 from __future__ import annotations
 
 import functools
+import math
 from dataclasses import dataclass, field
 
 import ml_dtypes
@@ -430,6 +431,8 @@ PRIM_TABLE: dict[str, PrimSpec] = {
     "tan": _un(np.tan, INEXACT, low=-1.2, high=1.2),
     "tanh": _un(np.tanh, INEXACT),
     "logistic": _un(lambda x: 1 / (1 + np.exp(-x)), INEXACT),
+    "erf": _un(np.vectorize(math.erf), FLOAT),
+    "erfc": _un(np.vectorize(math.erfc), FLOAT),
     "asin": _un(np.arcsin, INEXACT, low=-0.9, high=0.9),
     "acos": _un(np.arccos, INEXACT, low=-0.9, high=0.9),
     "atan": _un(np.arctan, INEXACT),

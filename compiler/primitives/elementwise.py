@@ -9,6 +9,8 @@ integer division and remainder, shifts past the bit width give 0 or -1).
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from .. import dtypes as dt
@@ -314,6 +316,20 @@ logistic = unary("logistic", "stablehlo.logistic", lambda x: 1 / (1 + np.exp(-x)
                  **_deriv(lambda ops, x, y: ops.mul(y, ops.sub(ops.ones_like(y), y))))
 
 
+# erf/erfc: NumPy has none, so the reference is math.erf/erfc in float64, element by
+# element, rounded to the operand's dtype. d/dx erf(x) = 2/sqrt(pi) exp(-x^2).
+def _erf_slope(sign: float):
+    def d(ops, x, y):
+        return ops.scale(ops.bind(exp, ops.neg(ops.mul(x, x))), sign * 2 / math.sqrt(math.pi))
+    return d
+
+
+erf = unary("erf", "chlo.erf", np.vectorize(math.erf, otypes=[np.float64]), FLOAT,
+            **_deriv(_erf_slope(1.0)))
+erfc = unary("erfc", "chlo.erfc", np.vectorize(math.erfc, otypes=[np.float64]), FLOAT,
+             **_deriv(_erf_slope(-1.0)))
+
+
 # Inverse trigonometric and hyperbolic functions: CHLO's decompositions are more accurate
 # near the branch points than compositions of log and sqrt would be.
 def _holomorphic_vjp(deriv):
@@ -573,6 +589,7 @@ complex_ = Primitive("complex", _complex_rule, _elementwise_emit("stablehlo.comp
 
 PRIMITIVES = [
     neg, abs_, sign, exp, expm1, log, log1p, sqrt, rsqrt, cbrt, sin, cos, tan, tanh, logistic,
+    erf, erfc,
     acos, asin, atan, acosh, asinh, atanh, sinh, cosh,
     floor, ceil, round_, is_finite, not_, real, imag, conj,
     add, subtract, multiply, divide, remainder, power, maximum, minimum, atan2,
