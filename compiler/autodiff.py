@@ -54,10 +54,15 @@ def inline(builder: Builder, fn: Function, args: Sequence[Value],
            env: dict[Value, Value] | None = None) -> list[Value]:
     """Append fn's ops to `builder` with fn's params bound to `args`; return its results.
     `env`, when given, receives every value of fn mapped to its copy."""
+    return walk(fn, args, _copier(builder), env)
+
+
+def _copier(builder: Builder):
+    """The walk's rule that copies an op into `builder` with new operands."""
     def copy(op: Op, operands: list[Value]) -> tuple[Value, ...]:
         return builder.bind(op.prim, operands, op.attrs, op.loc, op.regions,
                             out_types=op.result_types)
-    return walk(fn, args, copy, env)
+    return copy
 
 
 def _rule_kwargs(op: Op) -> dict:
@@ -170,9 +175,10 @@ def jvp_into(builder: Builder, fn: Function, args: Sequence[Value],
     tan: dict[Value, Value] = {p: t for p, t in zip(fn.params, tangents, strict=True)
                                if t is not None and is_differentiable_type(p.type)}
 
+    copy = _copier(builder)
+
     def forward(op: Op, primals: list[Value]) -> tuple[Value, ...]:
-        outs = builder.bind(op.prim, primals, op.attrs, op.loc, op.regions,
-                            out_types=op.result_types)
+        outs = copy(op, primals)
         if op.prim.vjp is NOT_DIFFERENTIABLE or op.prim.jvp is NOT_DIFFERENTIABLE:
             return outs
         t_in = tuple(tan.get(v) for v in op.operands)

@@ -4,10 +4,11 @@ rules, expansions). Every helper appends ops to `self.builder` with `self.loc`.
     def vjp(ops, cts, primals, outs, **attrs):
         (ct,) = cts
         x, = primals
-        return (ops.mul(ct, ops.cos(x)),)
+        return (ops.mul(ct, ops.bind(ew.cos, x)),)   # ew: primitives.elementwise
 
 Primitives are named as objects (`ops.bind(ew.cos, x)`, or a helper below such as
-`ops.add`), so a misspelt name fails at import, not in the middle of a transform.
+`ops.add`), never by string, so a misspelt name fails at import (or as a missing
+attribute), not in the middle of a transform.
 
 Derivative-rule contract (Primitive.vjp):
     vjp(ops: Ops, cts: tuple[Value | None, ...], primals: tuple[Value, ...],

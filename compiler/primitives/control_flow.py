@@ -19,7 +19,9 @@ dead-code elimination, CSE and the structural key exact without looking inside b
 Reverse-mode rules: cond differentiates each branch (autodiff.vjp_function) and runs
 the matching one; scan stores the carry of every step and runs a backward scan whose
 body is the step's VJP; while has no reverse rule (its trip count is dynamic, so the
-steps' values cannot be stored), which the error says.
+steps' values cannot be stored), which the error says. These rules differentiate bodies
+with compiler/autodiff.py, so this family sits above autodiff in the import graph (the
+first-order families sit below it).
 """
 
 from __future__ import annotations

@@ -668,6 +668,5 @@ def test_every_function_has_a_record():
 
 def test_aliases_are_the_same_function():
     for r in RECORDS:
-        primary = getattr(snp, r.name.split("(")[0])
-        for a in r.aliases:
-            assert getattr(snp, a) is primary, f"{a} is not {r.name}"
+        for a in r.aliases:  # records of other namespaces (scipy.special.erf) have none
+            assert getattr(snp, a) is getattr(snp, r.name.split("(")[0]), f"{a} is not {r.name}"
