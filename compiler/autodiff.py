@@ -1,7 +1,7 @@
 """Automatic differentiation as IR transforms: reverse mode (VJP) and forward mode (JVP).
 
-Both are the one environment-walking loop over a Function's ops (as in the interpreter
-and the emitter), writing new ops into a Builder through each primitive's rule:
+Both run the one environment-walking loop (compiler/walk.py, shared with the
+interpreter and the emitter), writing new ops into a Builder through each primitive's rule:
 
     reverse  copy the forward ops, then walk them backwards, accumulating one cotangent
              per value and calling `prim.vjp(ops, cts, primals, outs, **attrs)`;
@@ -39,6 +39,7 @@ from .builder import Builder
 from .ir import Function, Op, TensorType, Value
 from .ops import Ops
 from .primitive import NOT_DIFFERENTIABLE
+from .walk import walk
 
 
 class DifferentiationError(TypeError):
@@ -49,20 +50,19 @@ def is_differentiable_type(t: TensorType) -> bool:
     return t.dtype.kind in "fc"
 
 
-def inline(builder: Builder, fn: Function, args: Sequence[Value]) -> list[Value]:
-    """Append fn's ops to `builder` with fn's params bound to `args`; return its results."""
-    env: dict[Value, Value] = dict(zip(fn.params, args))
-    _copy_ops(builder, fn.ops, env)
-    return [env[r] for r in fn.results]
+def inline(builder: Builder, fn: Function, args: Sequence[Value],
+           env: dict[Value, Value] | None = None) -> list[Value]:
+    """Append fn's ops to `builder` with fn's params bound to `args`; return its results.
+    `env`, when given, receives every value of fn mapped to its copy."""
+    return walk(fn, args, _copier(builder), env)
 
 
-def _copy_ops(builder: Builder, ops: Sequence[Op], env: dict) -> None:
-    bind = builder.bind
-    for op in ops:
-        outs = bind(op.prim, [env[v] for v in op.operands], op.attrs, op.loc, op.regions,
-                    out_types=op.result_types)
-        for r, o in zip(op.results, outs):
-            env[r] = o
+def _copier(builder: Builder):
+    """The walk's rule that copies an op into `builder` with new operands."""
+    def copy(op: Op, operands: list[Value]) -> tuple[Value, ...]:
+        return builder.bind(op.prim, operands, op.attrs, op.loc, op.regions,
+                            out_types=op.result_types)
+    return copy
 
 
 def _rule_kwargs(op: Op) -> dict:
@@ -93,10 +93,8 @@ class Linearized:
         if wrt is None:
             wrt = [i for i, p in enumerate(fn.params) if is_differentiable_type(p.type)]
         self.wrt = tuple(wrt)
-        env: dict[Value, Value] = dict(zip(fn.params, args))
-        _copy_ops(builder, fn.ops, env)
-        self.env = env
-        self.outs = [env[r] for r in fn.results]
+        self.env: dict[Value, Value] = {}
+        self.outs = inline(builder, fn, args, self.env)
         # which values depend (differentiably) on the wrt params
         active = {fn.params[i] for i in self.wrt if is_differentiable_type(fn.params[i].type)}
         self.active_ops: list[Op] = []
@@ -174,32 +172,32 @@ def jvp_into(builder: Builder, fn: Function, args: Sequence[Value],
              tangents: Sequence[Value | None]) -> tuple[list[Value], list[Value | None]]:
     """Build fn's forward pass with tangents into `builder`. `tangents` has one entry per
     param (None: zero). Returns (results, result tangents, None where zero)."""
-    env: dict[Value, Value] = dict(zip(fn.params, args))
-    tan: dict[Value, Value] = {p: t for p, t in zip(fn.params, tangents)
+    tan: dict[Value, Value] = {p: t for p, t in zip(fn.params, tangents, strict=True)
                                if t is not None and is_differentiable_type(p.type)}
-    bind = builder.bind
-    for op in fn.ops:
-        outs = bind(op.prim, [env[v] for v in op.operands], op.attrs, op.loc, op.regions,
-                    out_types=op.result_types)
-        for r, o in zip(op.results, outs):
-            env[r] = o
+
+    copy = _copier(builder)
+
+    def forward(op: Op, primals: list[Value]) -> tuple[Value, ...]:
+        outs = copy(op, primals)
         if op.prim.vjp is NOT_DIFFERENTIABLE or op.prim.jvp is NOT_DIFFERENTIABLE:
-            continue
+            return outs
         t_in = tuple(tan.get(v) for v in op.operands)
         if all(t is None for t in t_in):
-            continue
-        primals = tuple(env[v] for v in op.operands)
-        ops = Ops(builder, op.loc)
+            return outs
         if op.prim.jvp is not None:
-            t_out = op.prim.jvp(ops, t_in, primals, tuple(outs), **_rule_kwargs(op))
+            t_out = op.prim.jvp(Ops(builder, op.loc), t_in, tuple(primals), outs,
+                                **_rule_kwargs(op))
         elif op.prim.vjp is not None:
-            t_out = _jvp_by_transposition(builder, op, t_in, primals, tuple(outs))
+            t_out = _jvp_by_transposition(builder, op, t_in, tuple(primals), outs)
         else:
             raise _no_rule(op, "jvp or vjp")
-        for r, t in zip(op.results, t_out):
+        for r, t in zip(op.results, t_out, strict=True):
             if t is not None and is_differentiable_type(r.type):
                 tan[r] = t
-    return [env[r] for r in fn.results], [tan.get(r) for r in fn.results]
+        return outs
+
+    outs = walk(fn, args, forward)
+    return outs, [tan.get(r) for r in fn.results]
 
 
 def _jvp_by_transposition(builder: Builder, op: Op, t_in, primals, outs) -> list[Value | None]:

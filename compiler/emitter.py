@@ -13,7 +13,8 @@ from collections.abc import Callable, Sequence
 import numpy as np
 
 from .dtypes import DType
-from .ir import UNKNOWN, Function, Location, TensorType, Value
+from .ir import UNKNOWN, Function, Location, Op, TensorType
+from .walk import walk
 
 
 def i64_array(xs: Sequence[int]) -> str:
@@ -166,15 +167,13 @@ class Emitter:
 
     def emit_ops(self, fn: Function, arg_names: Sequence[str]) -> list[str]:
         """Write fn's ops with its params bound to arg_names; return its result names."""
-        env: dict[Value, str] = dict(zip(fn.params, arg_names))
-        for op in fn.ops:
-            ctx = EmitContext(self, tuple(v.type for v in op.operands), op.result_types,
-                              op.attrs, location_text(op.loc, op.prim.name), op.regions)
-            out = op.prim.emit(ctx, *[env[v] for v in op.operands])
-            out = [out] if isinstance(out, str) else list(out)
-            for r, name in zip(op.results, out):
-                env[r] = name
-        return [env[r] for r in fn.results]
+        return walk(fn, arg_names, self.emit_op)
+
+    def emit_op(self, op: Op, operand_names: Sequence[str]) -> list[str]:
+        ctx = EmitContext(self, tuple(v.type for v in op.operands), op.result_types,
+                          op.attrs, location_text(op.loc, op.prim.name), op.regions)
+        out = op.prim.emit(ctx, *operand_names)
+        return [out] if isinstance(out, str) else list(out)
 
 
 def emit_module(fn: Function, *, module_name: str = "stablejit",

@@ -1,8 +1,8 @@
 """The reference interpreter: runs an IR Function with NumPy, op by op.
 
-This is the one environment-walking loop over the IR: read operands from the
-environment, apply the primitive's reference rule, write the results. Ops with
-regions get them as callables (`regions=`), which recurse into this same loop.
+It is the shared walk (compiler/walk.py) applying each primitive's reference rule.
+Ops with regions get them as callables (`regions=`), which recurse into this same
+interpreter.
 """
 
 from __future__ import annotations
@@ -11,7 +11,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from .ir import Function, Value
+from .ir import Function
+from .walk import walk
 
 
 def run_op(op, args: Sequence[np.ndarray]):
@@ -22,18 +23,14 @@ def run_op(op, args: Sequence[np.ndarray]):
     out = op.prim.reference(*args, **kwargs)
     outs = tuple(out) if op.prim.multiple_results else (out,)
     return tuple(np.asarray(o, dtype=r.type.dtype.np).reshape(r.type.shape)
-                 for o, r in zip(outs, op.results))
+                 for o, r in zip(outs, op.results, strict=True))
 
 
 def interpret(fn: Function, args: Sequence[np.ndarray]) -> list[np.ndarray]:
     if len(args) != len(fn.params):
         raise TypeError(f"{fn.name} takes {len(fn.params)} arguments, got {len(args)}")
-    env: dict[Value, np.ndarray] = {
-        p: np.asarray(a, dtype=p.type.dtype.np) for p, a in zip(fn.params, args)}
-    for op in fn.ops:
-        for r, value in zip(op.results, run_op(op, [env[v] for v in op.operands])):
-            env[r] = value
-    return [env[r] for r in fn.results]
+    return walk(fn, [np.asarray(a, dtype=p.type.dtype.np)
+                     for p, a in zip(fn.params, args, strict=True)], run_op)
 
 
 def _as_callable(fn: Function):

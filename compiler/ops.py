@@ -4,7 +4,11 @@ rules, expansions). Every helper appends ops to `self.builder` with `self.loc`.
     def vjp(ops, cts, primals, outs, **attrs):
         (ct,) = cts
         x, = primals
-        return (ops.mul(ct, ops.cos(x)),)
+        return (ops.mul(ct, ops.bind(ew.cos, x)),)   # ew: primitives.elementwise
+
+Primitives are named as objects (`ops.bind(ew.cos, x)`, or a helper below such as
+`ops.add`), never by string, so a misspelt name fails at import (or as a missing
+attribute), not in the middle of a transform.
 
 Derivative-rule contract (Primitive.vjp):
     vjp(ops: Ops, cts: tuple[Value | None, ...], primals: tuple[Value, ...],
@@ -31,6 +35,8 @@ import numpy as np
 from . import dtypes as dt
 from .builder import Builder
 from .ir import UNKNOWN, Attrs, Literal, Location, TensorType, Value
+from .primitives import elementwise as ew
+from .primitives import products, reductions, shape_ops
 
 
 class Ops:
@@ -45,14 +51,9 @@ class Ops:
     def bind_many(self, prim, *operands: Value, regions=(), **attrs) -> tuple[Value, ...]:
         return self.builder.bind(prim, operands, Attrs(attrs), self.loc, regions)
 
-    def _p(self, name: str):
-        from .primitives import ALL
-
-        return ALL[name]
-
     # ---- constants ---------------------------------------------------------------------
     def const(self, value, dtype: dt.DType, shape: Sequence[int] = ()) -> Value:
-        s = self.bind(self._p("constant"), value=Literal(np.asarray(value, dtype=dtype.np)))
+        s = self.bind(shape_ops.constant, value=Literal(np.asarray(value, dtype=dtype.np)))
         return self.broadcast(s, tuple(shape), ()) if tuple(shape) else s
 
     def full_like(self, v: Value, value) -> Value:
@@ -65,67 +66,73 @@ class Ops:
         return self.full_like(v, 1)
 
     # ---- elementwise -------------------------------------------------------------------
-    def _bin(self, name, x, y):
-        return self.bind(self._p(name), x, y)
-
     def add(self, x, y):
-        return self._bin("add", x, y)
+        return self.bind(ew.add, x, y)
 
     def sub(self, x, y):
-        return self._bin("subtract", x, y)
+        return self.bind(ew.subtract, x, y)
 
     def mul(self, x, y):
-        return self._bin("multiply", x, y)
+        return self.bind(ew.multiply, x, y)
 
     def div(self, x, y):
-        return self._bin("divide", x, y)
+        return self.bind(ew.divide, x, y)
 
     def max(self, x, y):
-        return self._bin("maximum", x, y)
+        return self.bind(ew.maximum, x, y)
 
     def min(self, x, y):
-        return self._bin("minimum", x, y)
+        return self.bind(ew.minimum, x, y)
 
     def pow(self, x, y):
-        return self._bin("power", x, y)
+        return self.bind(ew.power, x, y)
 
     def eq(self, x, y):
-        return self._bin("eq", x, y)
+        return self.bind(ew.eq, x, y)
 
     def ne(self, x, y):
-        return self._bin("ne", x, y)
+        return self.bind(ew.ne, x, y)
 
     def lt(self, x, y):
-        return self._bin("lt", x, y)
+        return self.bind(ew.lt, x, y)
 
     def le(self, x, y):
-        return self._bin("le", x, y)
+        return self.bind(ew.le, x, y)
 
     def gt(self, x, y):
-        return self._bin("gt", x, y)
+        return self.bind(ew.gt, x, y)
 
     def ge(self, x, y):
-        return self._bin("ge", x, y)
+        return self.bind(ew.ge, x, y)
 
     def and_(self, x, y):
-        return self._bin("and", x, y)
+        return self.bind(ew.and_, x, y)
 
     def or_(self, x, y):
-        return self._bin("or", x, y)
+        return self.bind(ew.or_, x, y)
 
     def neg(self, x):
-        return self.bind(self._p("neg"), x)
+        return self.bind(ew.neg, x)
 
-    def unary(self, name: str, x):
-        return self.bind(self._p(name), x)
+    def conj(self, x):
+        return self.bind(ew.conj, x)
+
+    def real(self, x):
+        return self.bind(ew.real, x)
+
+    def imag(self, x):
+        return self.bind(ew.imag, x)
+
+    def complex(self, re, im):
+        return self.bind(ew.complex_, re, im)
 
     def select(self, pred, on_true, on_false):
-        return self.bind(self._p("select"), pred, on_true, on_false)
+        return self.bind(ew.select, pred, on_true, on_false)
 
     def convert(self, x, dtype: dt.DType):
         if x.type.dtype is dtype:
             return x
-        return self.bind(self._p("convert"), x, dtype=dtype)
+        return self.bind(ew.convert, x, dtype=dtype)
 
     def scale(self, x, c: float):
         """x * c with c a Python number."""
@@ -135,23 +142,23 @@ class Ops:
     def broadcast(self, x, shape: Sequence[int], dims: Sequence[int]) -> Value:
         if tuple(shape) == x.type.shape and tuple(dims) == tuple(range(len(shape))):
             return x
-        return self.bind(self._p("broadcast_in_dim"), x, shape=tuple(shape),
+        return self.bind(shape_ops.broadcast_in_dim, x, shape=tuple(shape),
                          broadcast_dimensions=tuple(dims))
 
     def reshape(self, x, shape: Sequence[int]) -> Value:
         if tuple(shape) == x.type.shape:
             return x
-        return self.bind(self._p("reshape"), x, shape=tuple(shape))
+        return self.bind(shape_ops.reshape, x, shape=tuple(shape))
 
     def transpose(self, x, perm: Sequence[int]) -> Value:
         if tuple(perm) == tuple(range(len(perm))):
             return x
-        return self.bind(self._p("transpose"), x, permutation=tuple(perm))
+        return self.bind(shape_ops.transpose, x, permutation=tuple(perm))
 
     def reduce_sum(self, x, axes: Sequence[int]) -> Value:
         if not axes:
             return x
-        return self.bind(self._p("reduce_sum"), x, axes=tuple(axes))
+        return self.bind(reductions.reduce_sum, x, axes=tuple(axes))
 
     def sum_to_shape(self, x: Value, shape: Sequence[int]) -> Value:
         """Undo NumPy-style broadcasting: sum x down to `shape`."""
@@ -168,10 +175,10 @@ class Ops:
                  "batch": tuple(map(tuple, batch))}
         if preferred_element_type is not None:
             attrs["preferred_element_type"] = preferred_element_type
-        return self.bind(self._p("dot_general"), x, y, **attrs)
+        return self.bind(products.dot_general, x, y, **attrs)
 
     def iota(self, shape: Sequence[int], dtype: dt.DType, dimension: int) -> Value:
-        return self.bind(self._p("iota"), shape=tuple(shape), dtype=dtype, dimension=dimension)
+        return self.bind(shape_ops.iota, shape=tuple(shape), dtype=dtype, dimension=dimension)
 
     def type_of(self, v: Value) -> TensorType:
         return v.type

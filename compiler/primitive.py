@@ -3,7 +3,7 @@
 Each family module (primitives/elementwise.py, reductions.py, ...) creates its
 primitives with `Primitive(...)`, putting the shape rule, the StableHLO emission
 rule, the NumPy reference rule and the derivative rules side by side.
-`primitives.ALL` collects them; a test checks that none lacks a rule.
+`compiler.registry.ALL` collects them; a test checks that none lacks a rule.
 """
 
 from __future__ import annotations
@@ -63,7 +63,3 @@ class Primitive:
 
     def __repr__(self) -> str:
         return f"<primitive {self.name}>"
-
-    def __reduce__(self):
-        from .primitives import ALL  # pickling by name keeps primitives singletons
-        return (ALL.__getitem__, (self.name,))

@@ -27,7 +27,7 @@ from .compiler.autodiff import Linearized, inline, jvp_into
 from .compiler.builder import Builder
 from .compiler.ir import Attrs, Function, Value
 from .compiler.ops import Ops
-from .compiler.primitives import custom_ad
+from .compiler.primitives import custom_ad, shape_ops
 from .context import current_backend, using_backend
 from .dispatch import bind, bind1, pick
 from .errors import at_user_line
@@ -285,7 +285,7 @@ def _stack(ops: Ops, parts: list[Value], axis_shape: tuple, inner_shape: tuple,
            leading: bool) -> Value:
     """Stack equally shaped values along one new axis and reshape that axis to
     axis_shape: leading -> axis_shape + inner_shape, else inner_shape + axis_shape."""
-    p = ops._p("concatenate")
+    p = shape_ops.concatenate
     n = len(parts)
     if leading:
         parts = [ops.reshape(v, (1, *inner_shape)) for v in parts]

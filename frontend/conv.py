@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from .compiler.primitives import ALL as P
+from .compiler.registry import ALL as P
 from .dispatch import bind1
 from .errors import at_user_line
 from .numpy._core import asarray, promote_operands

@@ -21,6 +21,7 @@ import numpy as np
 
 from . import numpy as snp
 from .autodiff import stop_gradient
+from .scipy.special import erf
 from .tensor import Tensor
 from .tree import flatten, tree_map, unflatten
 
@@ -47,12 +48,12 @@ swish = silu
 
 
 def gelu(x, approximate: bool = True) -> Tensor:
-    """The Gaussian error linear unit, in its tanh form (JAX's default approximate=True).
-    The exact erf form needs an erf, which stablejit.numpy does not have yet."""
-    if not approximate:
-        raise NotImplementedError("gelu(approximate=False) needs erf, which stablejit does "
-                                  "not provide yet; use the default tanh approximation")
+    """The Gaussian error linear unit: x * Phi(x), Phi the standard normal CDF. As in
+    JAX, approximate=True (the default) uses the tanh form; approximate=False is exact,
+    0.5 * x * (1 + erf(x / sqrt(2)))."""
     x = snp.asarray(x)
+    if not approximate:
+        return 0.5 * x * (1.0 + erf(x * (1 / math.sqrt(2.0))))
     c = math.sqrt(2.0 / math.pi)
     return 0.5 * x * (1.0 + snp.tanh(c * (x + 0.044715 * (x * x * x))))
 

@@ -32,7 +32,7 @@ import numpy as np
 from . import numpy as snp
 from .compiler import dtypes as dt
 from .compiler.ir import Attrs
-from .compiler.primitives import ALL as P
+from .compiler.registry import ALL as P
 from .dispatch import bind, bind1
 from .errors import at_user_line
 from .jit import jit

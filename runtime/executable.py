@@ -9,6 +9,7 @@ import numpy as np
 from jaxlib import _jax
 
 from .client import platform_of
+from .custom_calls import prepare
 
 
 def compile_options(device) -> _jax.CompileOptions:
@@ -49,6 +50,7 @@ class Executable:
                 ) -> Executable:
         t0 = time.perf_counter()
         client = device.client
+        prepare(stablehlo, platform_of(device))
         try:
             loaded = client.compile_and_load(stablehlo, _jax.DeviceList((device,)),
                                              options or compile_options(device))
@@ -61,6 +63,7 @@ class Executable:
                     options: _jax.CompileOptions | None = None) -> Executable:
         """Load an executable that `serialize()` wrote (for `device`'s client)."""
         t0 = time.perf_counter()
+        prepare(stablehlo, platform_of(device))
         loaded = device.client.deserialize_executable(data, _jax.DeviceList((device,)),
                                                       options or compile_options(device))
         return cls(loaded, stablehlo, device, time.perf_counter() - t0, source="disk")

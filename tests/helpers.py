@@ -32,6 +32,7 @@ Stable API (other test files import these; keep signatures compatible):
 from __future__ import annotations
 
 import functools
+import math
 from dataclasses import dataclass, field
 
 import ml_dtypes
@@ -41,6 +42,7 @@ from stablejit.compiler import dtypes as dt
 from stablejit.compiler.builder import Builder
 from stablejit.compiler.ir import Attrs, Function, Literal, TensorType
 from stablejit.compiler.ops import Ops
+from stablejit.compiler.primitives import elementwise as ew
 from stablejit.dispatch import bind
 from stablejit.tensor import Tensor
 
@@ -429,6 +431,8 @@ PRIM_TABLE: dict[str, PrimSpec] = {
     "tan": _un(np.tan, INEXACT, low=-1.2, high=1.2),
     "tanh": _un(np.tanh, INEXACT),
     "logistic": _un(lambda x: 1 / (1 + np.exp(-x)), INEXACT),
+    "erf": _un(np.vectorize(math.erf), FLOAT),
+    "erfc": _un(np.vectorize(math.erfc), FLOAT),
     "asin": _un(np.arcsin, INEXACT, low=-0.9, high=0.9),
     "acos": _un(np.arccos, INEXACT, low=-0.9, high=0.9),
     "atan": _un(np.arctan, INEXACT),
@@ -697,7 +701,7 @@ def _collatz_make(d, rng):
 
     def body(o, n, steps):
         two = o.const(2, d)
-        even = o.eq(o.bind(o._p("remainder"), n, two), o.const(0, d))
+        even = o.eq(o.bind(ew.remainder, n, two), o.const(0, d))
         up = o.add(o.mul(n, o.const(3, d)), o.const(1, d))
         return [o.select(even, o.div(n, two), up), o.add(steps, o.const(1, dt.int32))]
 
@@ -763,9 +767,9 @@ def _custom_jvp_make(d, rng):
     """f(x) = sin(x) * c with c captured; the rule gives cos(x) * t * c."""
     x, c = values(d, rng), values(d, rng)
     t = _tt(x)
-    fun = region("f", [t, t], lambda o, x, c: [o.mul(o.unary("sin", x), c)])
+    fun = region("f", [t, t], lambda o, x, c: [o.mul(o.bind(ew.sin, x), c)])
     rule = region("f_jvp", [t, t, t], lambda o, x, tx, c: [
-        o.mul(o.unary("sin", x), c), o.mul(o.mul(o.unary("cos", x), tx), c)])
+        o.mul(o.bind(ew.sin, x), c), o.mul(o.mul(o.bind(ew.cos, x), tx), c)])
     return [x, c], {"out_types": (t,), "n_args": 1}, (fun, rule)
 
 
@@ -793,9 +797,9 @@ def _custom_vjp_captured_make(d, rng):
     """f(x) = (exp(x) * c, x) with c captured; one residual."""
     x, c = values(d, rng), values(d, rng)
     t = _tt(x)
-    fun = region("h", [t, t], lambda o, x, c: [o.mul(o.unary("exp", x), c), x])
+    fun = region("h", [t, t], lambda o, x, c: [o.mul(o.bind(ew.exp, x), c), x])
     fwd = region("h_fwd", [t, t], lambda o, x, c: [
-        o.mul(o.unary("exp", x), c), x, o.unary("exp", x)])
+        o.mul(o.bind(ew.exp, x), c), x, o.bind(ew.exp, x)])
     bwd = region("h_bwd", [t] * 4, lambda o, r, ct0, ct1, c: [
         o.add(o.mul(o.mul(ct0, r), c), ct1)])
     return [x, c], {"out_types": (t, t), "n_args": 1}, (fun, fwd, bwd)

@@ -4,8 +4,9 @@ Folding: an op whose operands are all constants is evaluated with its reference 
 and becomes a constant, if the result is small (large constants bloat the program;
 XLA folds those itself).
 Simplification: identities that are exact for every input — x+(-0.0), x-(+0.0), x*1, x/1,
-neg(neg(x)), no-op reshape/transpose/convert/broadcast/slice/reverse. x*0 is not
-rewritten for floats (NaN*0 is NaN).
+neg(neg(x)), no-op reshape/transpose/convert/broadcast/slice/reverse, one rule per
+primitive in the SIMPLIFY table. x*0 is not rewritten for floats (NaN*0 is NaN). Both
+run through the one rewrite driver (passes/rewrite.py).
 """
 
 from __future__ import annotations
@@ -54,7 +55,8 @@ def fold(fn: Function) -> Function:
     producers: dict[Value, Op] = {}
 
     def rule(op: Op):
-        result = _simplify(op, producers) or _fold(op, producers)
+        simplify = SIMPLIFY.get(op.prim)
+        result = (simplify and simplify(op, producers)) or _fold(op, producers)
         if isinstance(result, list):
             for new in result:
                 for r in new.results:
@@ -77,34 +79,70 @@ def _fold(op: Op, producers):
         return None
     outs = run_op(op, values)
     return [Op(so.constant, (), Attrs({"value": Literal(o)}), (r,), op.loc)
-            for o, r in zip(outs, op.results)]
+            for o, r in zip(outs, op.results, strict=True)]
 
 
-def _simplify(op: Op, producers):
-    p, xs = op.prim, op.operands
-    same = len(op.results) == 1 and xs and xs[0].type == op.results[0].type
-    if p in (so.reshape, so.transpose, ew.convert, so.broadcast_in_dim, so.slice_) and same:
-        if p is not so.transpose or tuple(op.attrs["permutation"]) == tuple(range(len(
-                op.attrs["permutation"]))):
-            return (xs[0],)
-    if p is so.reverse and not op.attrs["axes"]:
-        return (xs[0],)
-    if p is ew.neg:
-        inner = producers.get(xs[0])
-        if inner is not None and inner.prim is ew.neg:
-            return (inner.operands[0],)
-    if p in (ew.add, ew.subtract, ew.multiply, ew.divide):
-        lhs, rhs = (_constant_of(v, producers) for v in xs)
-        d = xs[0].type.dtype
-        # for floats only -0.0 is additive identity (-0.0 + 0.0 is +0.0), and x - 0.0
-        if p is ew.add and _is_zero(lhs, d, True) and d.kind != "b":
-            return (xs[1],)
-        if p is ew.add and _is_zero(rhs, d, True) and d.kind != "b":
-            return (xs[0],)
-        if p is ew.subtract and _is_zero(rhs, d, False):
-            return (xs[0],)
-        if p is ew.multiply and _is_all(lhs, 1):
-            return (xs[1],)
-        if p in (ew.multiply, ew.divide) and _is_all(rhs, 1):
-            return (xs[0],)
-    return None
+# ---- simplification rules: rule(op, producers) -> replacement values, or None ----------
+
+def _no_op_if_same_type(op: Op, producers):
+    """reshape, broadcast, convert, slice to the operand's own type."""
+    return (op.operands[0],) if op.operands[0].type == op.results[0].type else None
+
+
+def _identity_transpose(op: Op, producers):
+    perm = tuple(op.attrs["permutation"])
+    return (op.operands[0],) if perm == tuple(range(len(perm))) else None
+
+
+def _reverse_no_axes(op: Op, producers):
+    return (op.operands[0],) if not op.attrs["axes"] else None
+
+
+def _double_neg(op: Op, producers):
+    inner = producers.get(op.operands[0])
+    return (inner.operands[0],) if inner is not None and inner.prim is ew.neg else None
+
+
+def _constants(op: Op, producers):
+    return [_constant_of(v, producers) for v in op.operands]
+
+
+# For floats only -0.0 is the additive identity (-0.0 + 0.0 is +0.0), and x - (+0.0).
+def _add_zero(op: Op, producers):
+    (x, y), (lhs, rhs), d = op.operands, _constants(op, producers), op.operands[0].type.dtype
+    if d.kind == "b":  # boolean add is `or`: left alone
+        return None
+    if _is_zero(lhs, d, True):
+        return (y,)
+    return (x,) if _is_zero(rhs, d, True) else None
+
+
+def _subtract_zero(op: Op, producers):
+    rhs = _constant_of(op.operands[1], producers)
+    return (op.operands[0],) if _is_zero(rhs, op.operands[0].type.dtype, False) else None
+
+
+def _multiply_one(op: Op, producers):
+    (x, y), (lhs, rhs) = op.operands, _constants(op, producers)
+    if _is_all(lhs, 1):
+        return (y,)
+    return (x,) if _is_all(rhs, 1) else None
+
+
+def _divide_one(op: Op, producers):
+    return (op.operands[0],) if _is_all(_constant_of(op.operands[1], producers), 1) else None
+
+
+SIMPLIFY = {
+    so.reshape: _no_op_if_same_type,
+    so.broadcast_in_dim: _no_op_if_same_type,
+    ew.convert: _no_op_if_same_type,
+    so.slice_: _no_op_if_same_type,
+    so.transpose: _identity_transpose,
+    so.reverse: _reverse_no_axes,
+    ew.neg: _double_neg,
+    ew.add: _add_zero,
+    ew.subtract: _subtract_zero,
+    ew.multiply: _multiply_one,
+    ew.divide: _divide_one,
+}

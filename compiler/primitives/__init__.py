@@ -1,45 +1,9 @@
-"""Every primitive of the IR, collected from the family modules.
+"""The primitive families, one module each.
 
-Adding a primitive means adding it to its family module's PRIMITIVES list; the
-completeness test (tests/device_free/test_primitives.py) checks its rules.
+First-order families (elementwise, shape_ops, reductions, products, windows,
+convolution, fft, linalg, indexing, sorting) import only the IR and each other;
+compiler/ops.py builds on them and compiler/autodiff.py on ops. The higher-order
+families (control_flow, custom_ad) differentiate their bodies with autodiff, so they
+sit above it. compiler/registry.py collects them all. This package imports none of
+them, so importing one family never drags in the others.
 """
-
-from __future__ import annotations
-
-from . import (
-    control_flow,
-    convolution,
-    custom_ad,
-    elementwise,
-    fft,
-    indexing,
-    linalg,
-    reductions,
-    shape_ops,
-    sorting,
-    windows,
-)
-
-FAMILIES = (
-    elementwise,
-    shape_ops,
-    reductions,
-    windows,
-    convolution,
-    fft,
-    linalg,
-    indexing,
-    sorting,
-    custom_ad,
-    control_flow,
-)
-
-ALL = {}
-for _family in FAMILIES:
-    for _p in _family.PRIMITIVES:
-        assert _p.name not in ALL, f"primitive {_p.name} defined twice"
-        ALL[_p.name] = _p
-
-
-def get(name: str):
-    return ALL[name]

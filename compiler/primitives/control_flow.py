@@ -19,7 +19,9 @@ dead-code elimination, CSE and the structural key exact without looking inside b
 Reverse-mode rules: cond differentiates each branch (autodiff.vjp_function) and runs
 the matching one; scan stores the carry of every step and runs a backward scan whose
 body is the step's VJP; while has no reverse rule (its trip count is dynamic, so the
-steps' values cannot be stored), which the error says.
+steps' values cannot be stored), which the error says. These rules differentiate bodies
+with compiler/autodiff.py, so this family sits above autodiff in the import graph (the
+first-order families sit below it).
 """
 
 from __future__ import annotations
@@ -27,8 +29,11 @@ from __future__ import annotations
 import numpy as np
 
 from .. import dtypes as dt
+from ..autodiff import inline, jvp_function, vjp_function, vjp_into
+from ..builder import Builder
 from ..errors import ShapeError
 from ..ir import Function, TensorType
+from ..passes.dce import dce
 from ..primitive import Primitive
 
 _I32 = TensorType((), dt.int32)
@@ -95,8 +100,6 @@ def _fill_cts(ops, cts, outs):
 
 
 def _cond_vjp(ops, cts, primals, outs, *, regions):
-    from ..autodiff import vjp_function
-
     index, *args = primals
     wrt = [i for i, a in enumerate(args) if _is_diff(a.type)]
     if not wrt or all(c is None for c in cts):
@@ -105,7 +108,7 @@ def _cond_vjp(ops, cts, primals, outs, *, regions):
     grad_fns = []
     for f in regions:
         g = vjp_function(f, wrt, name=f"{f.name}_vjp")  # (args, cts) -> (results, grads)
-        grad_fns.append(_dce(Function(g.name, g.params, g.ops, g.results[nres:])))
+        grad_fns.append(dce(Function(g.name, g.params, g.ops, g.results[nres:])))
     grads = ops.bind_many(cond, index, *args, *_fill_cts(ops, cts, outs), regions=grad_fns)
     result: list = [None] * len(primals)
     for i, g in zip(wrt, grads):
@@ -114,8 +117,6 @@ def _cond_vjp(ops, cts, primals, outs, *, regions):
 
 
 def _cond_jvp(ops, tangents, primals, outs, *, regions):
-    from ..autodiff import jvp_function
-
     index, *args = primals
     wrt = [i for i, a in enumerate(args) if tangents[1 + i] is not None and _is_diff(a.type)]
     if not wrt:
@@ -124,12 +125,6 @@ def _cond_jvp(ops, tangents, primals, outs, *, regions):
     res = ops.bind_many(cond, index, *args, *[tangents[1 + i] for i in wrt], regions=fns)
     n = len(outs)
     return tuple(t if _is_diff(o.type) else None for t, o in zip(res[n:], outs))
-
-
-def _dce(fn: Function) -> Function:
-    from ..passes.dce import dce
-
-    return dce(fn)
 
 
 cond = Primitive("cond", _cond_rule, _cond_emit, _cond_ref, vjp=_cond_vjp, jvp=_cond_jvp,
@@ -192,8 +187,6 @@ def _while_vjp(ops, cts, primals, outs, **attrs):
 
 
 def _while_jvp(ops, tangents, primals, outs, *, num_consts, regions):
-    from ..autodiff import jvp_function
-
     cond_fn, body_fn = regions
     nc = num_consts
     consts, carry = primals[:nc], primals[nc:]
@@ -214,9 +207,6 @@ def _while_jvp(ops, tangents, primals, outs, *, num_consts, regions):
     tc_par, tk_par = p[nc + nk:nc + nk + len(wc)], p[nc + nk + len(wc):]
     body_results = list(jb.results[:nk]) + [jb.results[nk + i] for i in wk]
     new_body = Function(jb.name, [*c_par, *tc_par, *k_par, *tk_par], jb.ops, body_results)
-    from ..autodiff import inline
-    from ..builder import Builder
-
     b = Builder(f"{cond_fn.name}_jvp")
     cp = [b.param(v.type) for v in consts]
     for v in t_consts:
@@ -329,9 +319,6 @@ def _scan_ref(*operands, num_consts, num_carry, length, reverse, regions):
 
 
 def _scan_vjp(ops, cts, primals, outs, *, num_consts, num_carry, length, reverse, regions):
-    from ..autodiff import vjp_into
-    from ..builder import Builder
-
     (body,) = regions
     nc, nk = num_consts, num_carry
     consts, init, xs = primals[:nc], primals[nc:nc + nk], primals[nc + nk:]
@@ -384,8 +371,6 @@ def _scan_vjp(ops, cts, primals, outs, *, num_consts, num_carry, length, reverse
 
 def _scan_jvp(ops, tangents, primals, outs, *, num_consts, num_carry, length, reverse,
               regions):
-    from ..autodiff import jvp_function
-
     (body,) = regions
     nc, nk = num_consts, num_carry
     consts, init, xs = primals[:nc], primals[nc:nc + nk], primals[nc + nk:]

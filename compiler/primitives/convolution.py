@@ -19,6 +19,7 @@ from ..emitter import i64_array
 from ..errors import ShapeError
 from ..ir import TensorType
 from ..primitive import Primitive
+from . import shape_ops
 from .elementwise import check_kind
 from .windows import _conv_vjp_lhs_padding, _dilate, windows_view
 
@@ -174,7 +175,7 @@ def _vjp(ops, cts, primals, outs, *, window_strides, padding, lhs_dilation, rhs_
         fg = max(feature_group_count, batch_group_count)
     pads = _conv_vjp_lhs_padding(take(lshape, lsd), take(w.type.shape, rsd), window_strides,
                                  take(gshape, osd), padding, lhs_dilation, rhs_dilation)
-    w = ops.bind(ops._p("reverse"), w, axes=tuple(rsd))
+    w = ops.bind(shape_ops.reverse, w, axes=tuple(rsd))
     dl = _conv(ops, g, w, window_strides=lhs_dilation, padding=pads,
                lhs_dilation=window_strides, rhs_dilation=rhs_dilation,
                dimension_numbers=(os, _spec_t(rs), ls), feature_group_count=fg,

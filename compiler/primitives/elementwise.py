@@ -9,6 +9,8 @@ integer division and remainder, shifts past the bit width give 0 or -1).
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from .. import dtypes as dt
@@ -137,25 +139,25 @@ def _replace_zero(ops, x):
 def _abs_vjp(ops, cts, primals, outs):
     (ct,), (x,) = cts, primals
     if not x.type.dtype.is_complex:
-        return (ops.mul(ct, ops.unary("sign", x)),)
+        return (ops.mul(ct, ops.bind(sign, x)),)
     # d|x| = real(conj(x) / |x| * dx); its transpose: complex(ct, 0) * conj(x) / |x|
     r = _replace_zero(ops, outs[0])
-    unit = ops.div(ops.unary("conj", x), ops.bind(ops._p("complex"), r, ops.zeros_like(r)))
-    return (ops.mul(ops.bind(ops._p("complex"), ct, ops.zeros_like(ct)), unit),)
+    unit = ops.div(ops.conj(x), ops.complex(r, ops.zeros_like(r)))
+    return (ops.mul(ops.complex(ct, ops.zeros_like(ct)), unit),)
 
 
 def _real_vjp(ops, cts, primals, outs):
     (ct,), (x,) = cts, primals
     if not x.type.dtype.is_complex:
         return (ct,)
-    return (ops.bind(ops._p("complex"), ct, ops.zeros_like(ct)),)
+    return (ops.complex(ct, ops.zeros_like(ct)),)
 
 
 def _imag_vjp(ops, cts, primals, outs):
     (ct,), (x,) = cts, primals
     if not x.type.dtype.is_complex:
         return (None,)
-    return (ops.bind(ops._p("complex"), ops.zeros_like(ct), ops.neg(ct)),)
+    return (ops.complex(ops.zeros_like(ct), ops.neg(ct)),)
 
 
 def _div_vjp(ops, cts, primals, outs):
@@ -165,7 +167,7 @@ def _div_vjp(ops, cts, primals, outs):
 
 def _rem_dy(ops, x, y, z):
     q = ops.div(x, y)
-    return ops.neg(ops.mul(ops.unary("sign", q), ops.unary("floor", ops.unary("abs", q))))
+    return ops.neg(ops.mul(ops.bind(sign, q), ops.bind(floor, ops.bind(abs_, q))))
 
 
 def _pow_dx(ops, x, y, z):
@@ -176,11 +178,11 @@ def _pow_dx(ops, x, y, z):
 
 def _pow_dy(ops, x, y, z):
     if x.type.dtype.is_complex:
-        return ops.mul(z, ops.unary("log", _replace_zero(ops, x)))
+        return ops.mul(z, ops.bind(log, _replace_zero(ops, x)))
     # log(x) * x^y; 0 where x == 0 (x^y is flat or undefined there)
     zero = ops.zeros_like(x)
     safe = ops.select(ops.eq(x, zero), ops.ones_like(x), x)
-    return ops.mul(z, ops.unary("log", safe))
+    return ops.mul(z, ops.bind(log, safe))
 
 
 def _balanced(ops, x, y, z):
@@ -230,7 +232,7 @@ def _convert_vjp(ops, cts, primals, outs, *, dtype):
     if x.type.dtype.kind not in "fc":
         return (None,)
     if ct.type.dtype.is_complex and not x.type.dtype.is_complex:
-        ct = ops.unary("real", ct)
+        ct = ops.real(ct)
     return (ops.convert(ct, x.type.dtype),)
 
 
@@ -243,19 +245,21 @@ def _convert_jvp(ops, tangents, primals, outs, *, dtype):
 
 def _complex_vjp(ops, cts, primals, outs):
     (ct,) = cts
-    return (ops.unary("real", ct), ops.neg(ops.unary("imag", ct)))
+    return (ops.real(ct), ops.neg(ops.imag(ct)))
 
 
 def _complex_jvp(ops, tangents, primals, outs):
     tr, ti = tangents
     re, im = primals
-    return (ops.bind(ops._p("complex"), tr if tr is not None else ops.zeros_like(re),
+    return (ops.complex(tr if tr is not None else ops.zeros_like(re),
                      ti if ti is not None else ops.zeros_like(im)),)
 
 
-def _unary_linear_jvp(name):
+def _linear_jvp(prim):
+    """jvp of a linear primitive: the primitive applied to the tangent. Set after the
+    primitive exists (the rule names it as an object)."""
     def jvp(ops, tangents, primals, outs, **attrs):
-        return (ops.bind(ops._p(name), tangents[0], **attrs),)
+        return (ops.bind(prim, tangents[0], **attrs),)
     return jvp
 
 
@@ -284,7 +288,7 @@ def _c_sign(x):
 
 
 neg = unary("neg", "stablehlo.negate", np.negative, NUMERIC,
-            vjp=lambda ops, cts, p, o: (ops.neg(cts[0]),), jvp=_unary_linear_jvp("neg"))
+            vjp=lambda ops, cts, p, o: (ops.neg(cts[0]),))
 abs_ = unary("abs", "stablehlo.abs", np.abs, SIGNED, out=_real_of,  # no unsigned in StableHLO
              vjp=_abs_vjp)
 sign = unary("sign", "stablehlo.sign", _c_sign, SIGNED, differentiable=False)
@@ -301,15 +305,29 @@ rsqrt = unary("rsqrt", "stablehlo.rsqrt", lambda x: 1 / np.sqrt(x),
               **_deriv(lambda ops, x, y: ops.div(ops.scale(y, -0.5), x)))
 cbrt = unary("cbrt", "stablehlo.cbrt", np.cbrt, FLOAT,
              **_deriv(lambda ops, x, y: ops.div(ops.full_like(y, 1 / 3), ops.mul(y, y))))
-sin = unary("sin", "stablehlo.sine", np.sin, **_deriv(lambda ops, x, y: ops.unary("cos", x)))
+sin = unary("sin", "stablehlo.sine", np.sin, **_deriv(lambda ops, x, y: ops.bind(cos, x)))
 cos = unary("cos", "stablehlo.cosine", np.cos,
-            **_deriv(lambda ops, x, y: ops.neg(ops.unary("sin", x))))
+            **_deriv(lambda ops, x, y: ops.neg(ops.bind(sin, x))))
 tan = unary("tan", "stablehlo.tan", np.tan,
             **_deriv(lambda ops, x, y: ops.add(ops.ones_like(y), ops.mul(y, y))))
 tanh = unary("tanh", "stablehlo.tanh", np.tanh,
              **_deriv(lambda ops, x, y: ops.sub(ops.ones_like(y), ops.mul(y, y))))
 logistic = unary("logistic", "stablehlo.logistic", lambda x: 1 / (1 + np.exp(-x)),
                  **_deriv(lambda ops, x, y: ops.mul(y, ops.sub(ops.ones_like(y), y))))
+
+
+# erf/erfc: NumPy has none, so the reference is math.erf/erfc in float64, element by
+# element, rounded to the operand's dtype. d/dx erf(x) = 2/sqrt(pi) exp(-x^2).
+def _erf_slope(sign: float):
+    def d(ops, x, y):
+        return ops.scale(ops.bind(exp, ops.neg(ops.mul(x, x))), sign * 2 / math.sqrt(math.pi))
+    return d
+
+
+erf = unary("erf", "chlo.erf", np.vectorize(math.erf, otypes=[np.float64]), FLOAT,
+            **_deriv(_erf_slope(1.0)))
+erfc = unary("erfc", "chlo.erfc", np.vectorize(math.erfc, otypes=[np.float64]), FLOAT,
+             **_deriv(_erf_slope(-1.0)))
 
 
 # Inverse trigonometric and hyperbolic functions: CHLO's decompositions are more accurate
@@ -329,25 +347,25 @@ def _one_minus_sq(ops, x):
 
 acos = unary("acos", "chlo.acos", np.arccos)
 acos.vjp = _holomorphic_vjp(
-    lambda ops, x, out: ops.neg(ops.unary("rsqrt", _one_minus_sq(ops, x))))
+    lambda ops, x, out: ops.neg(ops.bind(rsqrt, _one_minus_sq(ops, x))))
 asin = unary("asin", "chlo.asin", np.arcsin)
-asin.vjp = _holomorphic_vjp(lambda ops, x, out: ops.unary("rsqrt", _one_minus_sq(ops, x)))
+asin.vjp = _holomorphic_vjp(lambda ops, x, out: ops.bind(rsqrt, _one_minus_sq(ops, x)))
 atan = unary("atan", "chlo.atan", np.arctan)
 atan.vjp = _holomorphic_vjp(
     lambda ops, x, out: ops.div(ops.ones_like(x), ops.add(ops.ones_like(x), ops.mul(x, x))))
 acosh = unary("acosh", "chlo.acosh", np.arccosh)
-acosh.vjp = _holomorphic_vjp(lambda ops, x, out: ops.unary("rsqrt", ops.mul(
+acosh.vjp = _holomorphic_vjp(lambda ops, x, out: ops.bind(rsqrt, ops.mul(
     ops.sub(x, ops.ones_like(x)), ops.add(x, ops.ones_like(x)))))
 asinh = unary("asinh", "chlo.asinh", np.arcsinh)
 asinh.vjp = _holomorphic_vjp(
-    lambda ops, x, out: ops.unary("rsqrt", ops.add(ops.mul(x, x), ops.ones_like(x))))
+    lambda ops, x, out: ops.bind(rsqrt, ops.add(ops.mul(x, x), ops.ones_like(x))))
 atanh = unary("atanh", "chlo.atanh", np.arctanh)
 atanh.vjp = _holomorphic_vjp(
     lambda ops, x, out: ops.div(ops.ones_like(x), _one_minus_sq(ops, x)))
 sinh = unary("sinh", "chlo.sinh", np.sinh)
-sinh.vjp = _holomorphic_vjp(lambda ops, x, out: ops.unary("cosh", x))
+sinh.vjp = _holomorphic_vjp(lambda ops, x, out: ops.bind(cosh, x))
 cosh = unary("cosh", "chlo.cosh", np.cosh)
-cosh.vjp = _holomorphic_vjp(lambda ops, x, out: ops.unary("sinh", x))
+cosh.vjp = _holomorphic_vjp(lambda ops, x, out: ops.bind(sinh, x))
 floor = unary("floor", "stablehlo.floor", np.floor, FLOAT, differentiable=False)
 ceil = unary("ceil", "stablehlo.ceil", np.ceil, FLOAT, differentiable=False)
 round_ = unary("round", "stablehlo.round_nearest_even", np.round, FLOAT, differentiable=False)
@@ -356,11 +374,9 @@ is_finite = unary("is_finite", "stablehlo.is_finite", np.isfinite, FLOAT,
 not_ = unary("not", "stablehlo.not",
              lambda x: np.logical_not(x) if x.dtype == np.bool_ else np.invert(x), LOGICAL,
              differentiable=False)
-real = unary("real", "stablehlo.real", np.real, INEXACT, out=_real_of, vjp=_real_vjp,
-             jvp=_unary_linear_jvp("real"))
+real = unary("real", "stablehlo.real", np.real, INEXACT, out=_real_of, vjp=_real_vjp)
 imag = unary("imag", "stablehlo.imag", lambda x: np.imag(x) if np.iscomplexobj(x)
-             else np.zeros_like(x), INEXACT, out=_real_of, vjp=_imag_vjp,
-             jvp=_unary_linear_jvp("imag"))
+             else np.zeros_like(x), INEXACT, out=_real_of, vjp=_imag_vjp)
 
 
 def _conj_emit(ctx, x):
@@ -375,8 +391,10 @@ def _conj_emit(ctx, x):
 
 
 conj = Primitive("conj", lambda x: (check_kind("conj", x, NUMERIC), x)[1], _conj_emit,
-                 _errstate(np.conj), vjp=lambda ops, cts, p, o: (ops.unary("conj", cts[0]),),
-                 jvp=_unary_linear_jvp("conj"), family="elementwise")
+                 _errstate(np.conj), vjp=lambda ops, cts, p, o: (ops.conj(cts[0]),),
+                 family="elementwise")
+for _linear in (neg, real, imag, conj):
+    _linear.jvp = _linear_jvp(_linear)
 
 # ---- binary --------------------------------------------------------------------------
 
@@ -571,6 +589,7 @@ complex_ = Primitive("complex", _complex_rule, _elementwise_emit("stablehlo.comp
 
 PRIMITIVES = [
     neg, abs_, sign, exp, expm1, log, log1p, sqrt, rsqrt, cbrt, sin, cos, tan, tanh, logistic,
+    erf, erfc,
     acos, asin, atan, acosh, asinh, atanh, sinh, cosh,
     floor, ceil, round_, is_finite, not_, real, imag, conj,
     add, subtract, multiply, divide, remainder, power, maximum, minimum, atan2,

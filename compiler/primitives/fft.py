@@ -18,6 +18,7 @@ from ..emitter import i64_array
 from ..errors import ShapeError
 from ..ir import Literal, TensorType
 from ..primitive import Primitive
+from . import shape_ops
 
 TYPES = ("FFT", "IFFT", "RFFT", "IRFFT")
 
@@ -87,9 +88,9 @@ def _vjp(ops, cts, primals, outs, *, fft_type, fft_length):
         # pad the half spectrum with zeros to the full length, full FFT, real part
         pad = fl[-1] - ct.type.shape[-1]
         r = ct.type.ndim
-        full = ops.bind(ops._p("pad"), ct, ops.const(0, ct.type.dtype), low=(0,) * r,
+        full = ops.bind(shape_ops.pad, ct, ops.const(0, ct.type.dtype), low=(0,) * r,
                         high=(0,) * (r - 1) + (pad,), interior=(0,) * r)
-        return (ops.unary("real", ops.bind(fft, full, fft_type="FFT", fft_length=fl)),)
+        return (ops.real(ops.bind(fft, full, fft_type="FFT", fft_length=fl)),)
     # IRFFT: RFFT of the cotangent, interior bins doubled, scaled by 1/n, conjugated
     y = ops.bind(fft, ct, fft_type="RFFT", fft_length=fl)
     m = y.type.shape[-1]
@@ -97,10 +98,10 @@ def _vjp(ops, cts, primals, outs, *, fft_type, fft_length):
     mask = np.concatenate([[1.0], np.full(m - 2 + odd, 2.0), np.ones(1 - odd)])[:m]
     mask = mask / float(np.prod(fl))
     rt = dt.real_dtype(y.type.dtype)
-    mask_v = ops.broadcast(ops.bind(ops._p("constant"), value=Literal(mask.astype(rt.np))),
+    mask_v = ops.broadcast(ops.bind(shape_ops.constant, value=Literal(mask.astype(rt.np))),
                            y.type.shape, (y.type.ndim - 1,))
     mask_c = ops.convert(mask_v, y.type.dtype)
-    return (ops.unary("conj", ops.mul(y, mask_c)),)
+    return (ops.conj(ops.mul(y, mask_c)),)
 
 
 fft = Primitive("fft", _rule, _emit, _reference, vjp=_vjp, family="fft")

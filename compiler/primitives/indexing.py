@@ -21,8 +21,10 @@ import numpy as np
 from .. import dtypes as dt
 from ..emitter import i64_array, i64_list
 from ..errors import ShapeError
-from ..ir import TensorType, scalar_type
+from ..ir import Literal, TensorType, scalar_type
 from ..primitive import Primitive
+from . import elementwise as ew
+from . import reductions, shape_ops
 
 SCATTER_KINDS = ("set", "add", "mul", "min", "max")
 _SCATTER_BODY = {"add": "stablehlo.add", "mul": "stablehlo.multiply",
@@ -151,7 +153,7 @@ def clamp_starts(ops, indices, operand_shape, start_index_map, index_vector_dim,
     """The start indices as gather uses them (clamped into the operand)."""
     top = _largest_starts(ops, indices, operand_shape, start_index_map, index_vector_dim,
                           slice_sizes)
-    return ops.bind(ops._p("clamp"), ops.zeros_like(indices), indices, top)
+    return ops.bind(ew.clamp, ops.zeros_like(indices), indices, top)
 
 
 def _largest_starts(ops, indices, operand_shape, index_map, index_vector_dim, sizes):
@@ -161,13 +163,11 @@ def _largest_starts(ops, indices, operand_shape, index_map, index_vector_dim, si
     hi = [operand_shape[d] - sizes[d] for d in index_map]
     if index_vector_dim == t.ndim:
         return ops.const(hi[0], t.dtype, t.shape)
-    return ops.broadcast(ops.bind(ops._p("constant"), value=_lit(hi, t.dtype)), t.shape,
+    return ops.broadcast(ops.bind(shape_ops.constant, value=_lit(hi, t.dtype)), t.shape,
                          (index_vector_dim,))
 
 
 def _lit(values, dtype):
-    from ..ir import Literal
-
     return Literal(np.asarray(values, dtype=dtype.np))
 
 
@@ -373,7 +373,7 @@ def _window_in_bounds(ops, indices, operand_shape, index_map, index_vector_dim, 
     top = _largest_starts(ops, indices, operand_shape, index_map, index_vector_dim, sizes)
     ok = ops.and_(ops.ge(indices, ops.zeros_like(indices)), ops.le(indices, top))
     if index_vector_dim < t.ndim:
-        ok = ops.bind(ops._p("reduce_and"), ok, axes=(index_vector_dim,))
+        ok = ops.bind(reductions.reduce_and, ok, axes=(index_vector_dim,))
     scatter_dims = [d for d in range(updates_type.ndim) if d not in update_window_dims]
     return ops.broadcast(ok, updates_type.shape, scatter_dims)
 
@@ -396,7 +396,7 @@ def along_axis_indices(ops, idx, axis: int):
         parts.append(ops.reshape(comp, t.shape + (1,)))
     if len(parts) == 1:
         return parts[0]
-    return ops.bind(ops._p("concatenate"), *parts, dimension=t.ndim)
+    return ops.bind(shape_ops.concatenate, *parts, dimension=t.ndim)
 
 
 def scatter_add_along_axis(ops, shape, idx, values, axis: int):

@@ -5,6 +5,8 @@ Where the computation runs decides how it is emitted (the emitter knows its plat
     host        LAPACK through the typed-FFI custom calls that jaxlib registers with XLA
                 (lapack_<t>potrf_ffi, _trsm_ffi, _getrf_ffi, _geqrf_ffi/_orgqr_ffi,
                 _syevd_ffi/_heevd_ffi, _gesdd_ffi; column-major layouts, api_version 4);
+                the runtime loads LAPACK before compiling such a program
+                (runtime/custom_calls.py), so emitting one has no side effect;
     other       stablehlo.cholesky and stablehlo.triangular_solve, which XLA lowers for
                 every platform; lu, qr, eigh and svd raise a clear error there for now.
 A factorisation that fails (a matrix that is not positive definite, an iteration that
@@ -52,9 +54,6 @@ def _ffi(ctx, target: str, operands, operand_types, result_types, config: dict,
          alias: tuple[int, int] | None = None) -> list[str]:
     """One LAPACK typed-FFI custom call. Matrices (the highest-rank operands and results)
     are column-major; `alias` = (result index, operand index) lets LAPACK work in place."""
-    from jaxlib import lapack  # loads the LAPACK symbols the handlers call; idempotent
-
-    lapack._lapack.initialize()
     top = max(t.ndim for t in operand_types)
     ol = ", ".join(_layout(t.ndim, t.ndim == top) for t in operand_types)
     rl = ", ".join(_layout(t.ndim, t.ndim == top) for t in result_types)
@@ -138,7 +137,7 @@ def _t(ops, x):
 
 
 def _h(ops, x):
-    return ops.unary("conj", _t(ops, x)) if x.type.dtype.is_complex else _t(ops, x)
+    return ops.conj(_t(ops, x)) if x.type.dtype.is_complex else _t(ops, x)
 
 
 def _tril_v(ops, x, lower=True, k=0):
@@ -208,7 +207,7 @@ def _chol_vjp(ops, cts, primals, outs):
         return (None,)
     p = _mm(ops, _t(ops, l), lb)
     p = ops.sub(_tril_v(ops, p), ops.scale(ops.mul(p, _eye_v(ops, p.type)), 0.5))
-    cl = ops.unary("conj", l) if l.type.dtype.is_complex else l
+    cl = ops.conj(l) if l.type.dtype.is_complex else l
     y = _tsolve(ops, cl, p, left_side=False, lower=True, transpose_a="N")
     return (_tsolve(ops, l, y, left_side=True, lower=True, transpose_a="T"),)
 
@@ -279,7 +278,7 @@ def _ts_vjp(ops, cts, primals, outs, *, left_side, lower, transpose_a, unit_diag
     back = {"N": "T", "T": "N", "C": "C"}[transpose_a]
     if transpose_a == "C":
         # transpose of (conj A^T)^-1 is conj(A)^-1: solve with conj(A), no transpose
-        ca = ops.unary("conj", a) if a.type.dtype.is_complex else a
+        ca = ops.conj(a) if a.type.dtype.is_complex else a
         bb = _tsolve(ops, ca, xb, left_side=left_side, lower=lower, transpose_a="N",
                      unit_diagonal=unit_diagonal)
     else:
@@ -291,7 +290,7 @@ def _ts_vjp(ops, cts, primals, outs, *, left_side, lower, transpose_a, unit_diag
         ab = _t(ops, mb)
     elif transpose_a == "C":
         ab = _t(ops, mb)
-        ab = ops.unary("conj", ab) if ab.type.dtype.is_complex else ab
+        ab = ops.conj(ab) if ab.type.dtype.is_complex else ab
     else:
         ab = mb
     ab = _tril_v(ops, ab, lower=lower, k=(-1 if lower else 1) if unit_diagonal else 0)
@@ -534,7 +533,7 @@ def _eigh_vjp(ops, cts, primals, outs, *, lower):
         del n
     if wb is not None:
         kb = ops.add(kb, _diag_embed(ops, wb, t))
-    cv = ops.unary("conj", v) if t.dtype.is_complex else v
+    cv = ops.conj(v) if t.dtype.is_complex else v
     return (_mm(ops, _mm(ops, cv, kb), _t(ops, v)),)
 
 
@@ -601,8 +600,8 @@ def _svd_vjp(ops, cts, primals, outs, *, full_matrices, compute_uv):
         _, u, vt = ops.bind_many(svd, a, full_matrices=False, compute_uv=True)
     k = min(t.shape[-2:])
     d = _diag_embed(ops, sb, TensorType((*t.shape[:-2], k, k), t.dtype))
-    cu = ops.unary("conj", u) if t.dtype.is_complex else u
-    cvt = ops.unary("conj", vt) if t.dtype.is_complex else vt
+    cu = ops.conj(u) if t.dtype.is_complex else u
+    cvt = ops.conj(vt) if t.dtype.is_complex else vt
     return (_mm(ops, _mm(ops, cu, d), cvt),)
 
 

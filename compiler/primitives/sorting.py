@@ -20,6 +20,7 @@ from ..emitter import i64_array
 from ..errors import ShapeError
 from ..ir import TensorType, scalar_type
 from ..primitive import Primitive
+from . import shape_ops
 from .elementwise import _COMPARE_TYPE, check_kind
 from .indexing import scatter_add_along_axis
 from .reductions import _identity
@@ -251,11 +252,11 @@ def _shift(ops, v, axis: int, s: int, fill):
     s = min(s, n)
     start = [0] * t.ndim
     start[axis] = s
-    part = ops.bind(ops._p("slice"), v, start=tuple(start), limit=t.shape,
+    part = ops.bind(shape_ops.slice_, v, start=tuple(start), limit=t.shape,
                     strides=(1,) * t.ndim)
     high = [0] * t.ndim
     high[axis] = s
-    return ops.bind(ops._p("pad"), part, ops.const(fill, t.dtype), low=(0,) * t.ndim,
+    return ops.bind(shape_ops.pad, part, ops.const(fill, t.dtype), low=(0,) * t.ndim,
                     high=tuple(high), interior=(0,) * t.ndim)
 
 
@@ -263,7 +264,7 @@ def _cumprod_vjp(ops, cts, primals, outs, *, axis, reverse=False):
     (ct,), (x,), (out,) = cts, primals, outs
     if ct is None or not x.type.dtype.is_inexact:
         return (None,)
-    rev = ops._p("reverse")
+    rev = shape_ops.reverse
     if reverse:  # solve the forward problem on reversed data
         ct, x, out = (ops.bind(rev, v, axes=(axis,)) for v in (ct, x, out))
     # d out[j] / d x[i] = prod_{k<=j, k!=i} x[k], without dividing (x may hold zeros):

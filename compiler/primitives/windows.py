@@ -15,6 +15,7 @@ from ..emitter import i64_array
 from ..errors import ShapeError
 from ..ir import TensorType, scalar_type
 from ..primitive import Primitive
+from . import shape_ops
 from .elementwise import check_kind
 from .reductions import _identity, reducer
 
@@ -132,7 +133,7 @@ def _sum_vjp(ops, cts, primals, outs, *, window_dimensions, window_strides, padd
     r = x.type.ndim
     pads = _conv_vjp_lhs_padding(x.type.shape, window_dimensions, window_strides,
                                  ct.type.shape, padding, base_dilations, window_dilations)
-    padded = ops.bind(ops._p("pad"), ct, ops.const(0, ct.type.dtype),
+    padded = ops.bind(shape_ops.pad, ct, ops.const(0, ct.type.dtype),
                       low=tuple(lo for lo, _ in pads), high=tuple(hi for _, hi in pads),
                       interior=tuple(s - 1 for s in window_strides))
     out = ops.bind(reduce_window_sum, padded, window_dimensions=tuple(window_dimensions),

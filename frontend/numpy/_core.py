@@ -8,7 +8,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from ..compiler import dtypes as dt
-from ..compiler.primitives import ALL as P
+from ..compiler.registry import ALL as P
 from ..dispatch import bind1, current_backend
 from ..errors import at_user_line
 from ..promotion import DEFAULT_COMPLEX, DEFAULT_FLOAT, DEFAULT_INT, promote, python_scalar_dtype

@@ -9,7 +9,7 @@ import math
 import numpy as np
 
 from ..compiler import dtypes as dt
-from ..compiler.primitives import ALL as P
+from ..compiler.registry import ALL as P
 from ..dispatch import bind1, current_backend
 from ..promotion import DEFAULT_FLOAT, DEFAULT_INT, python_scalar_dtype
 from ..tensor import Tensor

@@ -10,7 +10,7 @@ import numpy as np
 
 from ..compiler import dtypes as dt
 from ..compiler.ir import EMPTY_ATTRS
-from ..compiler.primitives import ALL as P
+from ..compiler.registry import ALL as P
 from ..dispatch import bind1
 from ..errors import at_user_line
 from ..tensor import Tensor

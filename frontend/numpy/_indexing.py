@@ -26,7 +26,7 @@ import numpy as np
 
 from ..compiler import dtypes as dt
 from ..compiler.ir import Attrs
-from ..compiler.primitives import ALL as P
+from ..compiler.registry import ALL as P
 from ..dispatch import bind, bind1
 from ..errors import MustCompileError, at_user_line
 from ..promotion import DEFAULT_INT

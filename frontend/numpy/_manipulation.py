@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 
-from ..compiler.primitives import ALL as P
+from ..compiler.registry import ALL as P
 from ..dispatch import bind1
 from ..errors import at_user_line
 from ..tensor import Tensor

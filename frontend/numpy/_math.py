@@ -13,7 +13,7 @@ import math
 import numpy as np
 
 from ..compiler import dtypes as dt
-from ..compiler.primitives import ALL as P
+from ..compiler.registry import ALL as P
 from ..dispatch import bind1
 from ..tensor import Tensor
 from ._core import as_tensor, astype, broadcast_shapes, full_like_tensor, prepare, to_inexact

@@ -8,7 +8,7 @@ import numbers
 
 import numpy as np
 
-from ..compiler.primitives import ALL as P
+from ..compiler.registry import ALL as P
 from ..dispatch import bind1
 from ..errors import MustCompileError, at_user_line
 from ..tensor import Tensor

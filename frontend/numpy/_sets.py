@@ -16,7 +16,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ..compiler.primitives import ALL as P
+from ..compiler.registry import ALL as P
 from ..dispatch import bind1
 from ..errors import MustCompileError, at_user_line
 from ..promotion import DEFAULT_INT

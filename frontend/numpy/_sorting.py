@@ -13,7 +13,7 @@ larger than every number).
 from __future__ import annotations
 
 from ..compiler import dtypes as dt
-from ..compiler.primitives import ALL as P
+from ..compiler.registry import ALL as P
 from ..dispatch import bind, bind1
 from ..errors import at_user_line
 from ..promotion import DEFAULT_INT

@@ -13,7 +13,7 @@ import math
 import numpy as np
 
 from ..compiler import dtypes as dt
-from ..compiler.primitives import ALL as P
+from ..compiler.registry import ALL as P
 from ..dispatch import bind1
 from ..errors import at_user_line
 from ..tensor import Tensor

@@ -18,6 +18,7 @@ from stablejit.compiler.ir import TensorType
 from stablejit.compiler.ops import Ops
 from stablejit.compiler.passes import optimize, verify
 from stablejit.compiler.primitive import Primitive
+from stablejit.compiler.primitives import elementwise as ew
 
 F64 = dt.float64
 
@@ -30,7 +31,7 @@ def _mlp():
     w = b.param(TensorType((4, 2), F64))
     n = b.param(TensorType((), dt.int32))
     h = o.dot_general(x, w, ((1,), (0,)))
-    y = o.reduce_sum(o.mul(o.unary("tanh", h), o.unary("sin", h)), (0, 1))
+    y = o.reduce_sum(o.mul(o.bind(ew.tanh, h), o.bind(ew.sin, h)), (0, 1))
     return b.build([o.mul(y, o.convert(n, F64))])
 
 
@@ -107,7 +108,7 @@ def test_non_differentiable_ops_give_zero_and_missing_rules_are_errors():
     b = Builder("f")
     o = Ops(b)
     x = b.param(TensorType((4,), F64))
-    y = o.reduce_sum(o.mul(o.unary("floor", x), x), (0,))  # floor: zero derivative
+    y = o.reduce_sum(o.mul(o.bind(ew.floor, x), x), (0,))  # floor: zero derivative
     g = vjp_function(b.build([y]))
     xs = np.array([0.5, 1.5, -2.2, 3.7])
     np.testing.assert_allclose(interpret(g, [xs, np.float64(1)])[1], np.floor(xs))
@@ -124,7 +125,7 @@ def test_second_derivative_by_differentiating_the_vjp():
     b = Builder("cube")
     o = Ops(b)
     x = b.param(TensorType((3,), F64))
-    y = o.reduce_sum(o.mul(o.mul(x, x), o.unary("sin", x)), (0,))
+    y = o.reduce_sum(o.mul(o.mul(x, x), o.bind(ew.sin, x)), (0,))
     fn = b.build([y])
     g = vjp_function(fn)            # (x, ct) -> (y, dy/dx)
     b2 = Builder("gsum")

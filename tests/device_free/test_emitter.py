@@ -11,7 +11,7 @@ from stablejit.compiler import dtypes as dt
 from stablejit.compiler.builder import Builder
 from stablejit.compiler.emitter import dense_text, emit_module
 from stablejit.compiler.ir import Literal, Location, TensorType
-from stablejit.compiler.primitives import ALL
+from stablejit.compiler.registry import ALL
 
 from tests.helpers import DTYPES, PRIM_TABLE, parse_and_verify
 

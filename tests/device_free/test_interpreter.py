@@ -6,7 +6,7 @@ from stablejit.compiler import dtypes as dt
 from stablejit.compiler.builder import Builder
 from stablejit.compiler.interpreter import interpret
 from stablejit.compiler.ir import Literal, TensorType
-from stablejit.compiler.primitives import ALL
+from stablejit.compiler.registry import ALL
 
 
 def T(shape, dtype=dt.float32):

@@ -21,7 +21,7 @@ from stablejit.compiler.ir import (
     literal,
 )
 from stablejit.compiler.passes import verify
-from stablejit.compiler.primitives import ALL
+from stablejit.compiler.registry import ALL
 
 F32 = dt.float32
 

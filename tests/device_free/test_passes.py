@@ -9,7 +9,7 @@ from stablejit.compiler.interpreter import interpret
 from stablejit.compiler.ir import Literal, TensorType
 from stablejit.compiler.passes import cse, dce, fold, optimize, verify
 from stablejit.compiler.passes.fold import FOLD_LIMIT
-from stablejit.compiler.primitives import ALL
+from stablejit.compiler.registry import ALL
 
 F32 = dt.float32
 

@@ -9,7 +9,7 @@ from stablejit.compiler.errors import ShapeError
 from stablejit.compiler.interpreter import run_op
 from stablejit.compiler.ir import Attrs, Op, TensorType, Value
 from stablejit.compiler.primitive import NOT_DIFFERENTIABLE, Primitive
-from stablejit.compiler.primitives import ALL, FAMILIES
+from stablejit.compiler.registry import ALL, FAMILIES
 
 from tests.helpers import PRIM_TABLE, assert_close
 

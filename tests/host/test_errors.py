@@ -131,7 +131,7 @@ def test_wrong_dtype_for_bitwise_op():
 
 
 def test_primitive_shape_errors_under_jit_name_the_user_line():
-    from stablejit.compiler.primitives import ALL
+    from stablejit.compiler.registry import ALL
     from stablejit.dispatch import bind1
 
     def f(x):

@@ -40,7 +40,7 @@ def test_freqs_and_errors():
     with pytest.raises(TypeError, match="real input"):
         snp.fft.rfft(np.ones(4, np.complex64))
     with pytest.raises(stablejit.ShapeError, match="fft_length"):
-        from stablejit.compiler.primitives import ALL
+        from stablejit.compiler.registry import ALL
         from stablejit.dispatch import bind1
 
         bind1(ALL["fft"], snp.asarray(np.ones((4,), np.complex64)), fft_type="FFT",

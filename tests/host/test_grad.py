@@ -18,9 +18,11 @@ import pytest
 import stablejit
 import stablejit.conv as sconv
 import stablejit.numpy as snp
+import stablejit.scipy.special as sspecial
+from stablejit import nn
 from stablejit.autodiff import trace_function
 from stablejit.compiler.primitive import NOT_DIFFERENTIABLE
-from stablejit.compiler.primitives import ALL as P
+from stablejit.compiler.registry import ALL as P
 from stablejit.dispatch import bind1
 from stablejit.tree import flatten
 
@@ -119,6 +121,10 @@ ENTRIES = [
     ("tan", snp.tan, jnp.tan, ["u:5"]),
     ("tanh", snp.tanh, jnp.tanh, ["r:5"]),
     ("logistic", snp.sigmoid, jax.nn.sigmoid, ["r:5"]),
+    ("erf", sspecial.erf, jax.scipy.special.erf, ["r:5"]),
+    ("erfc", sspecial.erfc, jax.scipy.special.erfc, ["r:5"]),
+    ("gelu exact", lambda x: nn.gelu(x, approximate=False),
+     lambda x: jax.nn.gelu(x, approximate=False), ["r:5"]),
     ("acos", lambda x: bind1(P["acos"], x), jnp.arccos, ["u:5"]),
     ("asin", lambda x: bind1(P["asin"], x), jnp.arcsin, ["u:5"]),
     ("atan", lambda x: bind1(P["atan"], x), jnp.arctan, ["r:5"]),

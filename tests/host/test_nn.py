@@ -32,6 +32,8 @@ X = np.array([[1000.0, 0.0, -1.0, 2.0], [1.0, 2.0, 3.0, -50.0], [-1e4, -1e4, 0.5
     ("sigmoid", nn.sigmoid, jax.nn.sigmoid),
     ("silu", nn.silu, jax.nn.silu),
     ("gelu", nn.gelu, lambda x: jax.nn.gelu(x, approximate=True)),
+    ("gelu exact", lambda x: nn.gelu(x, approximate=False),
+     lambda x: jax.nn.gelu(x, approximate=False)),
     ("softmax", nn.softmax, jax.nn.softmax),
     ("log_softmax", nn.log_softmax, jax.nn.log_softmax),
     ("logsumexp", nn.logsumexp, lambda x: jax.nn.logsumexp(x, axis=-1)),
@@ -42,7 +44,7 @@ X = np.array([[1000.0, 0.0, -1.0, 2.0], [1.0, 2.0, 3.0, -50.0], [-1e4, -1e4, 0.5
     ("standardize", nn.standardize, lambda x: jax.nn.standardize(x, epsilon=1e-5)),
 ])
 def test_activations_match_jax_and_are_stable(path, name, sj, jx):
-    x = X if name not in ("standardize", "sigmoid", "silu", "gelu") else X / 1000
+    x = X if name not in ("standardize", "sigmoid", "silu", "gelu", "gelu exact") else X / 1000
     got = np.asarray(_run(path, sj, x))
     want = np.asarray(jx(x))
     assert np.all(np.isfinite(got)), f"{name} overflowed"
@@ -56,7 +58,9 @@ def test_gradients_of_stable_functions(path):
             jax.nn.logsumexp(v, axis=-1) * 1.5)),
                    (lambda v: snp.sum(nn.softmax(v)[:, 0]), lambda v: jnp.sum(
                        jax.nn.softmax(v)[:, 0])),
-                   (lambda v: snp.sum(nn.relu(v) * v), lambda v: jnp.sum(jax.nn.relu(v) * v))):
+                   (lambda v: snp.sum(nn.relu(v) * v), lambda v: jnp.sum(jax.nn.relu(v) * v)),
+                   (lambda v: snp.sum(nn.gelu(v, approximate=False) * v),
+                    lambda v: jnp.sum(jax.nn.gelu(v, approximate=False) * v))):
         got = np.asarray(_run(path, stablejit.grad(sj), x))
         np.testing.assert_allclose(got, jax.grad(jx)(x), rtol=1e-5, atol=1e-6)
 

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 from stablejit.compiler import dtypes as dt
 from stablejit.compiler.ir import Literal
-from stablejit.compiler.primitives import ALL
+from stablejit.compiler.registry import ALL
 
 from tests.helpers import (
     DTYPES,

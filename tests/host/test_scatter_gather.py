@@ -13,7 +13,7 @@ from stablejit.compiler.builder import Builder
 from stablejit.compiler.emitter import emit_module
 from stablejit.compiler.errors import ShapeError
 from stablejit.compiler.ir import Attrs, TensorType
-from stablejit.compiler.primitives import ALL
+from stablejit.compiler.registry import ALL
 
 from tests.helpers import PATHS, assert_close, parse_and_verify, run_primitive
 
