@@ -14,7 +14,7 @@ from stablejit.compiler.ir import TensorType
 from stablejit.compiler.ops import Ops
 from stablejit.compiler.primitives import control_flow as cf
 
-from tests.helpers import parse_and_verify
+from tests.mlir_check import parse_and_verify
 
 F32 = TensorType((3,), dt.float32)
 S32 = TensorType((), dt.float32)
