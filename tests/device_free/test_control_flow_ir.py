@@ -14,19 +14,14 @@ from stablejit.compiler.ir import TensorType
 from stablejit.compiler.ops import Ops
 from stablejit.compiler.primitives import control_flow as cf
 
-from tests.helpers import parse_and_verify
+from tests.mlir_check import parse_and_verify
+from tests.prim_table.spec import region
 
 F32 = TensorType((3,), dt.float32)
 S32 = TensorType((), dt.float32)
 I32 = TensorType((), dt.int32)
 I64 = TensorType((), dt.int64)
 BOOL = TensorType((), dt.bool_)
-
-
-def region(name, in_types, body):
-    b = Builder(name)
-    ps = [b.param(t) for t in in_types]
-    return b.build(list(body(Ops(b), *ps)))
 
 
 def test_cond_if_and_case_interpret_emit_and_verify():

@@ -8,7 +8,8 @@ import stablejit
 from jax import lax
 from stablejit import conv
 
-from tests.helpers import assert_close, run_three_ways
+from tests.compare import assert_close
+from tests.runners import run_three_ways
 
 CASES = [  # (x shape, w shape, kwargs)
     ((2, 3, 9, 8), (4, 3, 3, 3), dict(strides=(2, 1), padding="SAME")),
@@ -61,7 +62,6 @@ def test_bad_shapes_raise_clear_errors():
                     padding="FULL")
 
 
-@pytest.mark.skipif(not hasattr(stablejit, "grad"), reason="needs stablejit.grad")
 @pytest.mark.parametrize("i", range(len(CASES)))
 def test_conv_gradients_match_jax(i):
     xs, ws, kw = CASES[i]

@@ -98,7 +98,7 @@ def test_to_batched(backend, n, size, leftover):
     if rest and leftover == "repeat":
         want.append(np.concatenate([data[full * size:], data[:size - rest]]))
     assert len(batches) == len(want) == len(got)
-    for g, w in zip(got, want):
+    for g, w in zip(got, want, strict=True):
         np.testing.assert_array_equal(g, w)
 
 

@@ -12,11 +12,9 @@ import pytest
 import stablejit
 from jax import lax
 
-from tests.helpers import assert_close
+from tests.compare import assert_close
 
 pytest.importorskip("sklearn")
-if not hasattr(stablejit, "value_and_grad"):
-    pytest.skip("needs stablejit.value_and_grad", allow_module_level=True)
 
 EXAMPLE = pathlib.Path(__file__).resolve().parents[2] / "examples" / "digits_cnn.py"
 

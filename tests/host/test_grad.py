@@ -104,8 +104,10 @@ def _window(kind):
             lambda x: lax.reduce_window(x, init, op, (2, 2), (1, 1), "VALID"))
 
 
-# (label, stablejit fn, jax fn, argument domains); domains: r normal, p positive,
-# u in (-0.9, 0.9), g > 1.2, z normal with exact zeros. Shapes follow the colon.
+# (label, stablejit fn, jax fn, argument domains[, options]); domains: r normal, p positive,
+# u in (-0.9, 0.9), g > 1.2, z normal with exact zeros. Shapes follow the colon. Options:
+# forward_only (reverse mode is a clear error), raises (the derivative is deliberately
+# unsupported: the NotImplementedError it raises).
 ENTRIES = [
     ("neg", lambda x: -x, lambda x: -x, ["r:3,4"]),
     ("abs", snp.abs, jnp.abs, ["r:3,4"]),
@@ -177,17 +179,19 @@ ENTRIES = [
      lambda x, y: lax.dot_general(x, y, (((2, 0), (0, 2)), ((1,), (1,)))),
      ["r:3,2,4,2", "r:4,2,3,3"]),
     ("reduce_window sum", *_window("sum"), ["r:3,4"]),
-    ("reduce_window max", *_window("max"), ["r:3,4"], {"jvp": False}),
-    ("reduce_window min", *_window("min"), ["r:3,4"], {"jvp": False}),
-    # jax differentiates a product window in neither mode: finite differences only
+    ("reduce_window max", *_window("max"), ["r:3,4"]),
+    ("reduce_window min", *_window("min"), ["r:3,4"]),
+    # deliberately no derivative (a zero in a window breaks y/x): a clear error, not a
+    # wrong gradient
     ("reduce_window prod", _window("prod")[0], None, ["r:3,4"],
-     {"xfail": "windows.py: reduce_window_prod's vjp raises NotImplementedError (zeros)"}),
+     {"raises": "reduce_window_prod .* not supported: a zero in a window"}),
     ("select_and_scatter_add",
      lambda x, s: stablejit.vjp(lambda y: sconv.window_max(y, (2, 2), (2, 2)), x)[1](s)[0],
      lambda x, s: jax.vjp(lambda y: lax.reduce_window(y, -jnp.inf, lax.max, (2, 2), (2, 2),
                                                       "VALID"), x)[1](s)[0],
      ["r:4,4", "r:2,2"],
-     {"xfail": "windows.py: select_and_scatter_add's vjp raises NotImplementedError"}),
+     {"raises": r"second derivatives through max/min pooling \(select_and_scatter_add\) "
+                "are not supported"}),
     ("convolution", lambda x, w: sconv.conv2d(x, w, padding="VALID"),
      lambda x, w: lax.conv_general_dilated(x, w, (1, 1), "VALID"),
      ["r:1,2,4,4", "r:3,2,2,2"]),
@@ -257,7 +261,7 @@ def _scalarize(f, xp, weights):
         args = [xp.asarray(a) for a in args]
         leaves, _ = flatten(f(*args)) if xp is snp else jax.tree.flatten(f(*args))
         total = 0.0
-        for leaf, w in zip(leaves, weights):
+        for leaf, w in zip(leaves, weights, strict=True):
             total = total + xp.sum(leaf * w)
         return total
     return loss
@@ -285,18 +289,12 @@ def _finite_differences(loss, args, eps=1e-6):
 
 
 def _check(label, got, want, rtol=2e-5, atol=2e-6, what=""):
-    for i, (g, w) in enumerate(zip(got, want)):
+    for i, (g, w) in enumerate(zip(got, want, strict=True)):
         np.testing.assert_allclose(np.asarray(g), np.asarray(w), rtol=rtol, atol=atol,
                                    err_msg=f"{label}: {what} gradient of argument {i}")
 
 
-def _params(entry):
-    opts = entry[4] if len(entry) > 4 else {}
-    marks = [pytest.mark.xfail(reason=opts["xfail"], strict=True)] if "xfail" in opts else []
-    return pytest.param(entry, id=entry[0], marks=marks)
-
-
-@pytest.mark.parametrize("entry", [_params(e) for e in ENTRIES])
+@pytest.mark.parametrize("entry", [pytest.param(e, id=e[0]) for e in ENTRIES])
 def test_gradient(entry):
     label, f_sj, f_jax, domains = entry[:4]
     opts = entry[4] if len(entry) > 4 else {}
@@ -304,6 +302,8 @@ def test_gradient(entry):
     weights = _weights(f_sj, args, len(label))
     nums = tuple(range(len(args)))
     loss_sj = _scalarize(f_sj, snp, weights)
+    if "raises" in opts:
+        return _check_raises(loss_sj, args, nums, opts["raises"])
     if opts.get("forward_only"):
         return _check_forward_only(label, loss_sj, _scalarize(f_jax, jnp, weights), args,
                                    domains)
@@ -313,25 +313,39 @@ def test_gradient(entry):
     _check(label, ref, fd, rtol=1e-5, atol=1e-6, what="reference-backend vs finite-difference")
     if f_jax is not None:
         loss_jax = _scalarize(f_jax, jnp, weights)
-        oracle = jax.jacfwd if opts.get("oracle") == "forward" else jax.grad
         with jax.enable_x64(True):
-            want = oracle(loss_jax, argnums=nums)(*[jnp.asarray(a) for a in args])
+            want = jax.grad(loss_jax, argnums=nums)(*[jnp.asarray(a) for a in args])
         want = [np.asarray(w) for w in want]
         _check(label, ref, want, what="reference-backend vs jax")
     else:
         want = fd
-    if opts.get("jvp", True):  # forward mode: J t == <grad, t>
-        tangents = [t if d[0] != "c" else np.zeros_like(t)
-                    for t, d in zip(_args(domains, seed=7), domains)]
-        with stablejit.default_backend("reference"):
-            _, jv = stablejit.jvp(loss_sj, tuple(args), tuple(tangents))
-        expected_jv = sum(float(np.sum(np.asarray(w) * t)) for w, t in zip(ref, tangents))
-        np.testing.assert_allclose(float(jv), expected_jv, rtol=1e-8, atol=1e-9,
-                                   err_msg=f"{label}: jvp")
     eager = stablejit.grad(loss_sj, argnums=nums)(*[snp.asarray(a) for a in args])
     _check(label, eager, want, what="eager XLA vs jax")
     jitted = stablejit.jit(stablejit.grad(loss_sj, argnums=nums))(*args)
     _check(label, jitted, want, what="jit vs jax")
+    # forward mode: J t == <grad, t>
+    tangents = [t if d[0] != "c" else np.zeros_like(t)
+                for t, d in zip(_args(domains, seed=7), domains, strict=True)]
+    with stablejit.default_backend("reference"):
+        _, jv = stablejit.jvp(loss_sj, tuple(args), tuple(tangents))
+    expected_jv = sum(float(np.sum(np.asarray(w) * t))
+                      for w, t in zip(ref, tangents, strict=True))
+    np.testing.assert_allclose(float(jv), expected_jv, rtol=1e-8, atol=1e-9,
+                               err_msg=f"{label}: jvp")
+
+
+def _check_raises(loss_sj, args, nums, message):
+    """A derivative the library deliberately does not support raises NotImplementedError
+    with its explanation on every path and in both modes, instead of a wrong gradient."""
+    with stablejit.default_backend("reference"):
+        with pytest.raises(NotImplementedError, match=message):
+            stablejit.grad(loss_sj, argnums=nums)(*args)
+        with pytest.raises(NotImplementedError, match=message):
+            stablejit.jvp(loss_sj, tuple(args), tuple(args))
+    with pytest.raises(NotImplementedError, match=message):
+        stablejit.grad(loss_sj, argnums=nums)(*[snp.asarray(a) for a in args])
+    with pytest.raises(NotImplementedError, match=message):
+        stablejit.jit(stablejit.grad(loss_sj, argnums=nums))(*args)
 
 
 def _check_forward_only(label, loss_sj, loss_jax, args, domains):
@@ -339,8 +353,9 @@ def _check_forward_only(label, loss_sj, loss_jax, args, domains):
     eps = 1e-6
     with stablejit.default_backend("reference"):
         _, jv = stablejit.jvp(loss_sj, tuple(args), tuple(tangents))
-        fd = (float(loss_sj(*[a + eps * t for a, t in zip(args, tangents)]))
-              - float(loss_sj(*[a - eps * t for a, t in zip(args, tangents)]))) / (2 * eps)
+        steps = [eps * t for t in tangents]
+        fd = (float(loss_sj(*[a + s for a, s in zip(args, steps, strict=True)]))
+              - float(loss_sj(*[a - s for a, s in zip(args, steps, strict=True)]))) / (2 * eps)
     with jax.enable_x64(True):
         _, want = jax.jvp(loss_jax, tuple(jnp.asarray(a) for a in args),
                           tuple(jnp.asarray(t) for t in tangents))
@@ -465,7 +480,7 @@ def test_vjp_jvp_and_jacobians_match_jax():
     ct = (rng.standard_normal((3, 2)).astype(np.float32), np.float32(0.7))
     out, fn = stablejit.vjp(f, x, y)
     jout, jfn = jax.vjp(jf, x, y)
-    for a, b in zip(fn(ct), jfn(ct)):
+    for a, b in zip(fn(ct), jfn(ct), strict=True):
         np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)
     np.testing.assert_allclose(out[1], jout[1], rtol=1e-6)
     tx, ty = np.ones_like(x), np.arange(3, dtype=np.float32)

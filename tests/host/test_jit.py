@@ -12,7 +12,7 @@ import stablejit
 import stablejit.numpy as snp
 from stablejit.compiler import dtypes as dt
 
-from tests.helpers import parse_and_verify
+from tests.mlir_check import parse_and_verify
 
 Point = namedtuple("Point", ["x", "y"])
 

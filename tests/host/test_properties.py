@@ -7,7 +7,7 @@ import stablejit.numpy as snp
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tests.helpers import check_three_ways
+from tests.runners import check_three_ways
 
 SETTINGS = settings(max_examples=12, deadline=None)
 DTYPES = [np.int8, np.int32, np.uint16, np.float32, np.float64, np.float16]

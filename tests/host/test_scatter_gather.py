@@ -15,7 +15,9 @@ from stablejit.compiler.errors import ShapeError
 from stablejit.compiler.ir import Attrs, TensorType
 from stablejit.compiler.registry import ALL
 
-from tests.helpers import PATHS, assert_close, parse_and_verify, run_primitive
+from tests.compare import assert_close
+from tests.mlir_check import parse_and_verify
+from tests.runners import PATHS, run_primitive
 
 rng = np.random.default_rng(0)
 X = rng.normal(size=(5, 4)).astype(np.float32)
@@ -27,7 +29,7 @@ def loop_gather(x, idx, sizes, start_map, collapsed):
         start = [0] * x.ndim
         for k, d in enumerate(start_map):
             start[d] = min(max(int(vec[k]), 0), x.shape[d] - sizes[d])
-        win = x[tuple(slice(s, s + n) for s, n in zip(start, sizes))]
+        win = x[tuple(slice(s, s + n) for s, n in zip(start, sizes, strict=True))]
         out.append(win.reshape([n for d, n in enumerate(sizes) if d not in collapsed]))
     return np.stack(out).reshape(idx.shape[:-1] + out[0].shape)
 
@@ -38,13 +40,13 @@ def loop_scatter(x, idx, upd, kind, start_map, inserted):
     sizes, it = [], iter(wshape)
     for d in range(x.ndim):
         sizes.append(1 if d in inserted else next(it))
-    for b, vec in zip(np.ndindex(*idx.shape[:-1]), idx.reshape(-1, idx.shape[-1])):
+    for b, vec in zip(np.ndindex(*idx.shape[:-1]), idx.reshape(-1, idx.shape[-1]), strict=True):
         start = [0] * x.ndim
         for k, d in enumerate(start_map):
             start[d] = int(vec[k])
-        if any(s < 0 or s + n > m for s, n, m in zip(start, sizes, x.shape)):
+        if any(s < 0 or s + n > m for s, n, m in zip(start, sizes, x.shape, strict=True)):
             continue  # XLA drops windows that leave the operand
-        region = tuple(slice(s, s + n) for s, n in zip(start, sizes))
+        region = tuple(slice(s, s + n) for s, n in zip(start, sizes, strict=True))
         u = upd[b].reshape(sizes)
         f = {"set": lambda a, c: c, "add": np.add, "mul": np.multiply, "min": np.minimum,
              "max": np.maximum}[kind]
@@ -151,7 +153,7 @@ def test_shape_errors_name_the_problem():
 def _grads(f_sj, f_jax, *args):
     g = stablejit.grad(f_sj, argnums=tuple(range(len(args))))(*[snp.asarray(a) for a in args])
     want = jax.grad(f_jax, argnums=tuple(range(len(args))))(*args)
-    for a, b in zip(g, want):
+    for a, b in zip(g, want, strict=True):
         assert_close(np.asarray(a), np.asarray(b), rtol=1e-5, atol=1e-6)
 
 W = rng.normal(size=(5, 4)).astype(np.float32)

@@ -7,7 +7,7 @@ import pytest
 import stablejit
 import stablejit.numpy as snp
 
-from tests.helpers import check_three_ways, run_three_ways
+from tests.runners import check_three_ways, run_three_ways
 
 rng = np.random.default_rng(3)
 INTS = rng.integers(0, 6, (4, 5)).astype(np.int32)
@@ -36,7 +36,7 @@ def test_unique_with_size_under_jit_pads_like_jax():
                                               size=9), x)
     want = jnp.unique(jnp.asarray(x), return_index=True, return_counts=True, size=9)
     for path, outs in got.items():
-        for g, w in zip(outs, want):
+        for g, w in zip(outs, want, strict=True):
             np.testing.assert_array_equal(g, np.asarray(w), err_msg=path)
     got = run_three_ways(lambda x: snp.unique_values(x, size=10, fill_value=-1), x)
     k = len(np.unique(x))
