@@ -180,8 +180,8 @@ def slogdet(x):
     else:
         sign = R.prod(E.sign(d), axis=-1) * parity.astype(x.dtype)
     zero = R.any(E.equal(ad, 0), axis=-1)
-    sign = E.where(zero, 0, sign)
-    return sign, E.where(zero, -math.inf, logabs)
+    sign = E.select(zero, 0, sign)
+    return sign, E.select(zero, -math.inf, logabs)
 
 
 def det(x) -> Tensor:
@@ -289,7 +289,7 @@ def pinv(x, rtol=None) -> Tensor:
     eps = dt.finfo(dt.real_dtype(x.dtype)).eps
     r = rtol if rtol is not None else builtins.max(x.shape[-2:]) * eps
     cutoff = R.max(s, axis=-1, keepdims=True) * r
-    sinv = E.where(E.greater(s, cutoff), 1.0 / E.where(E.greater(s, cutoff), s, 1.0), 0.0)
+    sinv = E.select(E.greater(s, cutoff), 1.0 / E.select(E.greater(s, cutoff), s, 1.0), 0.0)
     return matmul(_h(vh) * sinv.astype(x.dtype)[..., None, :], _h(u))
 
 
