@@ -46,6 +46,7 @@ from .errors import (
 )
 from .jit import Compiled, Jitted, Lowered, RecompileWarning, jit
 from .platforms import default_platform, set_default_platform
+from .runtime import client as _runtime_client
 from .runtime.client import configure as configure_client
 from .stream import Stream, StreamError, stream, stream_is_cached
 from .tensor import Tensor
@@ -56,9 +57,7 @@ __version__ = "0.1.0"
 
 def devices(platform: str | None = None) -> list:
     """The devices of a platform (default: the default platform)."""
-    from .runtime import client
-
-    return client.devices(platform or default_platform())
+    return _runtime_client.devices(platform or default_platform())
 
 
 __all__ = [
