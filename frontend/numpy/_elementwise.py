@@ -4,9 +4,9 @@ Integer and boolean inputs to float-only math (sin, exp, sqrt, true division, ..
 become the default float (float32), as in JAX and the array API's guidance.
 
 The inverse trigonometric and hyperbolic functions are primitives (CHLO has accurate
-decompositions for them); the rest of the math below them is composed: hypot scales to
-avoid overflow, logaddexp uses log1p(exp(-|x - y|)), signbit reads the sign bit, gcd
-runs a fixed number of Euclid steps (enough for the dtype's range, so it needs no loop).
+decompositions for them); the rest is composed: hypot scales to avoid overflow,
+logaddexp uses log1p(exp(-|x - y|)), signbit reads the sign bit, gcd runs a fixed
+number of Euclid steps (enough for the dtype's range, so it needs no loop).
 
 `select` is the three-argument where; the public `where`, whose one-argument form is
 nonzero, is in _searching (the array API lists it among the searching functions).
