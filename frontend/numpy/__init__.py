@@ -2,6 +2,12 @@
 
 Every function here is a composition of IR primitives, so it runs the same on the
 eager XLA backend, the reference backend and inside jit.
+
+Modules by job, each importing only those before it: _operands (asarray, promotion,
+broadcasting, axis checks), _elementwise, _creation, _manipulation, _reductions,
+_padding, _products, _statistics, _indexing (x[i], x.at[i]), _sorting, _searching,
+_sets, _dtypes, _info, and the linalg and fft extensions. _methods installs Tensor's
+operators and methods from this namespace when it is imported.
 """
 
 from ..compiler.dtypes import DType as dtype
@@ -23,7 +29,7 @@ from ..compiler.dtypes import (
     uint64,
 )
 from ..tensor import Tensor
-from . import fft, linalg  # noqa: E402 - the array API extensions
+from . import fft, linalg  # the array API extensions
 from ._creation import (
     arange,
     array,
@@ -45,8 +51,6 @@ from ._creation import (
     zeros,
     zeros_like,
 )
-
-# array API breadth (issue 3)
 from ._dtypes import astype, can_cast, finfo, iinfo, isdtype, result_type
 from ._elementwise import (
     abs,
