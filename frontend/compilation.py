@@ -20,6 +20,8 @@ from __future__ import annotations
 import logging
 import time
 
+import jaxlib
+
 from . import config
 from .compiler import passes
 from .compiler.emitter import emit_module
@@ -192,8 +194,6 @@ def compile_text(text: str, device, *, name: str = "fn", cache=None
 
 def disk_key(text: str, device) -> str:
     """The persistent-cache key of a program for a device."""
-    import jaxlib  # its version only; jaxlib is loaded already by the runtime
-
     client = device.client
     return disk_cache.make_key(
         text, platform=platform_of(device), platform_version=str(client.platform_version),

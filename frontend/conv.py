@@ -15,10 +15,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from .compiler.registry import ALL as P
+from .compiler.primitives import convolution as cv
+from .compiler.primitives import windows
 from .dispatch import bind1
 from .errors import at_user_line
-from .numpy._core import asarray, promote_operands
+from .numpy import ones
+from .numpy._operands import asarray, promote_operands
 
 __all__ = ["conv_general", "conv2d", "window_sum", "window_max", "window_min", "window_product",
            "max_pool", "avg_pool", "padding_pairs"]
@@ -99,7 +101,7 @@ def conv_general(x, w, strides=1, padding="VALID", lhs_dilation=1, rhs_dilation=
     in_sizes = [(x.shape[a] - 1) * d + 1 for a, d in zip(ls[2:], lhs_dilation)]
     pads = padding_pairs(padding, in_sizes, [w.shape[a] for a in rs[2:]], strides,
                          rhs_dilation)
-    return bind1(P["convolution"], x, w, window_strides=strides, padding=pads,
+    return bind1(cv.convolution, x, w, window_strides=strides, padding=pads,
                  lhs_dilation=lhs_dilation, rhs_dilation=rhs_dilation,
                  feature_group_count=int(feature_group_count),
                  batch_group_count=int(batch_group_count),
@@ -109,6 +111,10 @@ def conv_general(x, w, strides=1, padding="VALID", lhs_dilation=1, rhs_dilation=
 def conv2d(x, w, stride=1, padding="SAME", dilation=1, groups: int = 1,
            layout: tuple[str, str, str] = ("NCHW", "OIHW", "NCHW")):
     return conv_general(x, w, stride, padding, 1, dilation, groups, 1, layout)
+
+
+_WINDOW_REDUCTIONS = {"sum": windows.reduce_window_sum, "max": windows.reduce_window_max,
+                      "min": windows.reduce_window_min, "prod": windows.reduce_window_prod}
 
 
 def _window(kind: str, x, window_shape: Sequence[int], strides=None, padding="VALID",
@@ -121,7 +127,7 @@ def _window(kind: str, x, window_shape: Sequence[int], strides=None, padding="VA
     wd = _tuple(window_dilation if window_dilation is not None else 1, r, "window_dilation")
     sizes = [(n - 1) * d + 1 for n, d in zip(x.shape, bd)]
     pads = padding_pairs(padding, sizes, window, strides, wd)
-    return bind1(P[f"reduce_window_{kind}"], x, window_dimensions=window,
+    return bind1(_WINDOW_REDUCTIONS[kind], x, window_dimensions=window,
                  window_strides=strides, padding=pads, base_dilations=bd, window_dilations=wd)
 
 
@@ -176,7 +182,5 @@ def avg_pool(x, window, strides=None, padding="VALID", layout: str = "NCHW",
         for e in w:
             n *= e
         return total / n
-    from .numpy import ones
-
     counts = window_sum(ones(x.shape, dtype=x.dtype), w, s, padding)
     return total / counts

@@ -21,6 +21,7 @@ import subprocess
 import sys
 from collections import Counter
 
+import jaxlib
 import numpy as np
 
 from .backends import XlaBackend
@@ -270,7 +271,6 @@ print(exe.hlo_modules()[0].to_string())
 
 def versions(device=None) -> dict:
     import jax  # for the bug report's version list only (importing jax is slow)
-    import jaxlib
 
     out = {"stablejit": importlib.metadata.version("stablejit"), "python": sys.version.split()[0],
            "numpy": np.__version__, "jax": jax.__version__, "jaxlib": jaxlib.__version__,

@@ -20,6 +20,7 @@ from typing import NamedTuple
 import numpy as np
 
 from . import numpy as snp
+from . import random
 from .autodiff import stop_gradient
 from .scipy.special import erf
 from .tensor import Tensor
@@ -129,8 +130,6 @@ def _uniform(key, shape, dtype, limit: float) -> Tensor:
     if isinstance(key, np.random.Generator):
         d = snp.dtype(dtype) if not isinstance(dtype, snp.dtype) else dtype
         return snp.asarray(key.uniform(-limit, limit, size=tuple(shape)).astype(d.np))
-    from . import random
-
     return random.uniform(key, tuple(shape), dtype=dtype, minval=-limit, maxval=limit)
 
 
@@ -140,8 +139,6 @@ def _normal(key, shape, dtype, std: float) -> Tensor:
     if isinstance(key, np.random.Generator):
         d = snp.dtype(dtype) if not isinstance(dtype, snp.dtype) else dtype
         return snp.asarray((key.standard_normal(size=tuple(shape)) * std).astype(d.np))
-    from . import random
-
     return random.normal(key, tuple(shape), dtype=dtype) * std
 
 

@@ -18,6 +18,7 @@ import numpy as np
 
 from .compiler import dtypes as dt
 from .compiler.dtypes import DType
+from .tensor import Tensor
 
 DEFAULT_FLOAT = dt.float32
 DEFAULT_INT = dt.int64
@@ -68,8 +69,6 @@ def promote(a: DType, a_weak: bool, b: DType, b_weak: bool) -> tuple[DType, bool
 
 def result_type(*operands) -> DType:
     """Like numpy.result_type over Tensors, dtypes and Python scalars (weak)."""
-    from .tensor import Tensor
-
     dtype, weak = None, True
     for x in operands:
         if isinstance(x, Tensor):

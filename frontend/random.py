@@ -32,7 +32,9 @@ import numpy as np
 from . import numpy as snp
 from .compiler import dtypes as dt
 from .compiler.ir import Attrs
-from .compiler.registry import ALL as P
+from .compiler.primitives import elementwise as ew
+from .compiler.primitives import shape_ops as so
+from .compiler.primitives import sorting as srt
 from .dispatch import bind, bind1
 from .errors import at_user_line
 from .jit import jit
@@ -73,7 +75,7 @@ def _counters(shape) -> tuple[Tensor, Tensor]:
     if size >= 1 << 32:
         raise ValueError(at_user_line(f"random: cannot draw {size} values at once (the "
                                       f"limit is 2**32 per draw); split the key"))
-    lo = bind1(P["iota"], shape=(size,), dtype=_U32, dimension=0)
+    lo = bind1(so.iota, shape=(size,), dtype=_U32, dimension=0)
     lo = snp.reshape(lo, tuple(shape))
     return snp.zeros(tuple(shape), _U32), lo
 
@@ -112,7 +114,7 @@ def key(seed) -> Tensor:
 @jit
 def _key_from_tensor(s):
     if s.dtype.bits == 64:
-        u = bind1(P["bitcast_convert"], s, dtype=dt.uint64) if s.dtype.kind == "i" else s
+        u = bind1(ew.bitcast_convert, s, dtype=dt.uint64) if s.dtype.kind == "i" else s
         hi = snp.astype(snp.right_shift(u, 32), _U32)
         lo = snp.astype(snp.bitwise_and(u, 0xFFFFFFFF), _U32)
     else:
@@ -219,7 +221,7 @@ def _uniform_impl(k, minval, maxval, shape, d):
         b = snp.astype(b, u)
     one = int(np.array(1.0, d.np).view(u.np))
     fbits = snp.bitwise_or(snp.right_shift(b, rng_bits - nmant), snp.asarray(one, dtype=u))
-    floats = bind1(P["bitcast_convert"], fbits, dtype=d) - snp.asarray(1.0, dtype=d)
+    floats = bind1(ew.bitcast_convert, fbits, dtype=d) - snp.asarray(1.0, dtype=d)
     lo, hi = snp.astype(snp.asarray(minval), d), snp.astype(snp.asarray(maxval), d)
     return snp.maximum(lo, floats * (hi - lo) + lo)
 
@@ -467,7 +469,7 @@ def _permutation_impl(k, x, axis, independent):
             shape1 = [1] * x.ndim
             shape1[axis] = x.shape[axis]
             keys = snp.broadcast_to(snp.reshape(keys, tuple(shape1)), x.shape)
-        _, x = bind(P["sort"], (keys, x), Attrs({"dimension": axis, "num_keys": 1,
+        _, x = bind(srt.sort, (keys, x), Attrs({"dimension": axis, "num_keys": 1,
                                                  "descending": False, "is_stable": True}))
     return x
 

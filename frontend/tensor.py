@@ -4,8 +4,9 @@
     reference             a NumPy array, computed by the primitives' reference rules
     traced                an IR value inside a jit trace (no data, only shape and dtype)
 
-Operators and methods forward to `stablejit.numpy`, so every path shares one
-implementation.
+Operators and the methods that compute (x + y, x.sum(), x[i], x.T, x.at[...]) are
+installed on this class by `stablejit.numpy` when it is imported (numpy/_methods.py), so
+every path shares one implementation and this module imports nothing above it.
 """
 
 from __future__ import annotations
@@ -142,18 +143,6 @@ class Tensor:
         for i in range(self.shape[0]):
             yield self[i]
 
-    def __array_namespace__(self, api_version=None):
-        from . import numpy as snp
-
-        return snp
-
-    def to_device(self, device, /, *, stream=None) -> Tensor:
-        """A copy on `device` (a PJRT device, backend or "reference"); self if already there."""
-        from .api import backend_copy, resolve_backend
-
-        target = resolve_backend(device)
-        return self if target is self._backend else backend_copy(self, target)
-
     def __dlpack__(self, *, stream=None, max_version=None, dl_device=None, copy=None):
         """DLPack export through a host NumPy array: consumers always get CPU memory."""
         if copy is False and not (self._backend.name == "reference"):
@@ -166,103 +155,7 @@ class Tensor:
     def __dlpack_device__(self):
         return (1, 0)  # kDLCPU: see __dlpack__
 
-    # ---- conversions and views -------------------------------------------------------
-    def astype(self, dtype, copy: bool = True) -> Tensor:
-        from . import numpy as snp
-
-        return snp.astype(self, dtype, copy=copy)
-
-    def reshape(self, *shape, order: str = "C") -> Tensor:
-        from . import numpy as snp
-
-        if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
-            shape = shape[0]
-        return snp.reshape(self, shape)
-
-    @property
-    def T(self) -> Tensor:
-        from . import numpy as snp
-
-        return snp.transpose(self)
-
-    @property
-    def mT(self) -> Tensor:
-        from . import numpy as snp
-
-        return snp.matrix_transpose(self)
-
-    def transpose(self, *axes) -> Tensor:
-        from . import numpy as snp
-
-        if len(axes) == 1 and isinstance(axes[0], (tuple, list)):
-            axes = axes[0]
-        return snp.transpose(self, axes or None)
-
-    @property
-    def real(self) -> Tensor:
-        from . import numpy as snp
-
-        return snp.real(self)
-
-    @property
-    def imag(self) -> Tensor:
-        from . import numpy as snp
-
-        return snp.imag(self)
-
-    def __getitem__(self, index):
-        from .numpy import _indexing
-
-        return _indexing.getitem(self, index)
-
-    @property
-    def at(self):
-        """Functional updates: x.at[index].set/add/multiply/min/max/get(...)."""
-        from .numpy._indexing import IndexUpdateHelper
-
-        return IndexUpdateHelper(self)
-
     def __setitem__(self, index, value):
         raise TypeError("stablejit tensors are immutable; use x = x.at[index].set(value) "
                         "(or stablejit.numpy.where) to get an updated copy")
 
-
-_BINARY = {
-    "add": "add", "sub": "subtract", "mul": "multiply", "truediv": "divide",
-    "floordiv": "floor_divide", "mod": "remainder", "pow": "power", "matmul": "matmul",
-    "and": "bitwise_and", "or": "bitwise_or", "xor": "bitwise_xor",
-    "lshift": "left_shift", "rshift": "right_shift",
-}
-_COMPARE = {"eq": "equal", "ne": "not_equal", "lt": "less", "le": "less_equal",
-            "gt": "greater", "ge": "greater_equal"}
-_UNARY = {"neg": "negative", "pos": "positive", "abs": "abs", "invert": "invert"}
-_METHODS = ("sum", "prod", "mean", "max", "min", "argmax", "argmin", "squeeze", "flatten",
-            "ravel", "all", "any", "var", "std", "clip", "round", "conj", "swapaxes", "dot",
-            "nonzero", "sort", "argsort", "take", "cumsum", "cumprod")
-
-
-def install_operators(ns) -> None:
-    """Bind operators and methods straight to the namespace's functions (called once by
-    stablejit.numpy; no lookups on the hot path)."""
-    def forward(f):
-        return lambda self, other: f(self, other)
-
-    def reflect(f):
-        return lambda self, other: f(other, self)
-
-    def method(f):
-        return lambda self, *args, **kwargs: f(self, *args, **kwargs)
-
-    for op, name in _BINARY.items():
-        f = getattr(ns, name, None)
-        if f is not None:
-            setattr(Tensor, f"__{op}__", forward(f))
-            setattr(Tensor, f"__r{op}__", reflect(f))
-    for op, name in _COMPARE.items():
-        setattr(Tensor, f"__{op}__", forward(getattr(ns, name)))
-    for op, name in _UNARY.items():
-        setattr(Tensor, f"__{op}__", method(getattr(ns, name)))
-    for name in _METHODS:
-        f = getattr(ns, name, None)
-        if f is not None:
-            setattr(Tensor, name, method(f))

@@ -1,6 +1,11 @@
-"""Creation functions. Their arguments are static, so concrete backends build the data
-with NumPy and place it; inside jit the values become IR constants (a splat constant
-broadcast, or iota for ranges) instead of large embedded arrays."""
+"""Creation functions: full, zeros, ones, empty (and their _like forms), arange, eye,
+identity, tri, tril/triu, linspace, logspace, meshgrid, array and from_dlpack.
+
+Their arguments are static, so concrete backends build the data with NumPy and place
+it; inside jit the values become IR constants (a splat constant broadcast, or iota for
+ranges) instead of large embedded arrays. (asarray is in _operands: every namespace
+function converts its operands with it.)
+"""
 
 from __future__ import annotations
 
@@ -8,12 +13,15 @@ import math
 
 import numpy as np
 
+from ..api import resolve_backend
 from ..compiler import dtypes as dt
-from ..compiler.registry import ALL as P
+from ..compiler.primitives import shape_ops as so
 from ..dispatch import bind1, current_backend
-from ..promotion import DEFAULT_FLOAT, DEFAULT_INT, python_scalar_dtype
+from ..errors import at_user_line
+from ..promotion import DEFAULT_COMPLEX, DEFAULT_FLOAT, DEFAULT_INT, python_scalar_dtype
 from ..tensor import Tensor
-from ._core import as_tensor, astype, broadcast_to
+from ._elementwise import add, multiply, power, select
+from ._operands import as_tensor, asarray, astype, broadcast_to, promote_operands
 
 
 def _shape(shape) -> tuple[int, ...]:
@@ -25,8 +33,6 @@ def _shape(shape) -> tuple[int, ...]:
 def _backend(device):
     if device is None:
         return current_backend()
-    from ..api import resolve_backend
-
     return resolve_backend(device)
 
 
@@ -41,7 +47,7 @@ def full(shape, fill_value, dtype=None, *, device=None) -> Tensor:
     if backend.concrete and math.prod(shape) <= 1:
         return backend.from_numpy(np.full(shape, fill_value, dtype=d.np))
     s = backend.scalar(fill_value, d)
-    return bind1(P["broadcast_in_dim"], s, shape=shape, broadcast_dimensions=())
+    return bind1(so.broadcast_in_dim, s, shape=shape, broadcast_dimensions=())
 
 
 def zeros(shape, dtype=None, *, device=None) -> Tensor:
@@ -99,7 +105,7 @@ def arange(start, stop=None, step=1, dtype=None, *, device=None) -> Tensor:
     backend = _backend(device)
     if backend.concrete:
         return backend.from_numpy(np.arange(start, stop, step).astype(d.np)[:n])
-    out = bind1(P["iota"], shape=(n,), dtype=d if d.kind != "b" else DEFAULT_INT, dimension=0)
+    out = bind1(so.iota, shape=(n,), dtype=d if d.kind != "b" else DEFAULT_INT, dimension=0)
     if step != 1:
         out = out * step
     if start != 0:
@@ -114,8 +120,8 @@ def eye(n_rows: int, n_cols: int | None = None, k: int = 0, dtype=None, *, devic
     backend = _backend(device)
     if backend.concrete:
         return backend.from_numpy(np.eye(n_rows, m, k, dtype=d.np))
-    rows = bind1(P["iota"], shape=(n_rows, m), dtype=DEFAULT_INT, dimension=0)
-    cols = bind1(P["iota"], shape=(n_rows, m), dtype=DEFAULT_INT, dimension=1)
+    rows = bind1(so.iota, shape=(n_rows, m), dtype=DEFAULT_INT, dimension=0)
+    cols = bind1(so.iota, shape=(n_rows, m), dtype=DEFAULT_INT, dimension=1)
     return astype(cols - rows == k, d)
 
 
@@ -125,6 +131,126 @@ def identity(n: int, dtype=None, *, device=None) -> Tensor:
 
 def tri(n: int, m: int | None = None, k: int = 0, dtype=None) -> Tensor:
     m = n if m is None else m
-    rows = bind1(P["iota"], shape=(n, m), dtype=DEFAULT_INT, dimension=0)
-    cols = bind1(P["iota"], shape=(n, m), dtype=DEFAULT_INT, dimension=1)
+    rows = bind1(so.iota, shape=(n, m), dtype=DEFAULT_INT, dimension=0)
+    cols = bind1(so.iota, shape=(n, m), dtype=DEFAULT_INT, dimension=1)
     return astype(cols <= rows + k, dtype or DEFAULT_FLOAT)
+
+
+def array(obj, dtype=None, *, copy: bool = True, device=None) -> Tensor:
+    """NumPy's array(): like asarray but copying by default."""
+    return asarray(obj, dtype, device=device, copy=copy)
+
+
+def from_dlpack(x, /, *, device=None, copy=None) -> Tensor:
+    """A tensor from any object with __dlpack__ (a NumPy, torch or jax array ...).
+
+    The data goes through numpy.from_dlpack (so it must be readable from the host: CPU
+    memory, or a producer that can copy to the CPU), then is placed on `device` (default:
+    the current default backend). That placement copies, so copy=False raises.
+    """
+    if copy is False:
+        raise ValueError(at_user_line(
+            "from_dlpack(copy=False): stablejit places the data on its own device buffers, "
+            "which always copies; use copy=None"))
+    if isinstance(x, Tensor):
+        return asarray(x, device=device)
+    try:
+        a = np.from_dlpack(x)
+    except (BufferError, RuntimeError, TypeError) as e:
+        raise BufferError(at_user_line(
+            f"from_dlpack: cannot read {type(x).__name__} through DLPack on the host ({e}); "
+            f"move it to CPU memory first")) from None
+    return asarray(np.array(a, copy=True), device=device)
+
+
+def meshgrid(*arrays, indexing: str = "xy") -> list[Tensor]:
+    """Coordinate grids from 1-D tensors; indexing 'xy' (Cartesian) or 'ij' (matrix)."""
+    if indexing not in ("xy", "ij"):
+        raise ValueError(at_user_line(f"meshgrid: indexing must be 'xy' or 'ij', got "
+                                      f"{indexing!r}"))
+    ts = [as_tensor(a) for a in arrays]
+    for i, t in enumerate(ts):
+        if t.ndim != 1:
+            raise ValueError(at_user_line(f"meshgrid: array {i} has shape {t.shape}; every "
+                                          f"input must be 1-D"))
+    if not ts:
+        return []
+    shape = [t.shape[0] for t in ts]
+    dims = list(range(len(ts)))
+    if indexing == "xy" and len(ts) > 1:
+        shape[0], shape[1] = shape[1], shape[0]
+        dims[0], dims[1] = 1, 0
+    ts, _ = promote_operands(*ts)
+    return [bind1(so.broadcast_in_dim, t, shape=tuple(shape), broadcast_dimensions=(d,))
+            for t, d in zip(ts, dims, strict=True)]
+
+
+def _tri_mask(x: Tensor, k: int, lower: bool) -> Tensor:
+    if x.ndim < 2:
+        raise ValueError(at_user_line(f"{'tril' if lower else 'triu'} needs at least 2 "
+                                      f"dimensions, got shape {x.shape}"))
+    n, m = x.shape[-2:]
+    rows = bind1(so.iota, shape=(n, m), dtype=DEFAULT_INT, dimension=0)
+    cols = bind1(so.iota, shape=(n, m), dtype=DEFAULT_INT, dimension=1)
+    d = cols - rows
+    mask = d <= k if lower else d >= k
+    return broadcast_to(mask, x.shape)
+
+
+def tril(x, /, k: int = 0) -> Tensor:
+    """The lower triangle of the last two axes (below and on the k-th diagonal)."""
+    x = as_tensor(x)
+    return select(_tri_mask(x, k, True), x, _zero(x))
+
+
+def triu(x, /, k: int = 0) -> Tensor:
+    """The upper triangle of the last two axes (above and on the k-th diagonal)."""
+    x = as_tensor(x)
+    return select(_tri_mask(x, k, False), x, _zero(x))
+
+
+def _zero(x: Tensor) -> Tensor:
+    return x._backend.scalar(0, x.dtype)
+
+
+def linspace(start, stop, /, num: int = 50, *, dtype=None, device=None,
+             endpoint: bool = True) -> Tensor:
+    """`num` evenly spaced values from start to stop (inclusive unless endpoint=False).
+    start and stop may be complex, or tensors (also traced ones inside jit)."""
+    num = int(num)
+    if num < 0:
+        raise ValueError(at_user_line(f"linspace: num must be non-negative, got {num}"))
+    is_complex = any(isinstance(v, complex) or isinstance(v, Tensor) and v.dtype.is_complex
+                     for v in (start, stop))
+    if dtype is not None:
+        d = dt.dtype(dtype)
+    elif any(isinstance(v, Tensor) and v.dtype.is_inexact for v in (start, stop)):
+        d = next(v.dtype for v in (start, stop) if isinstance(v, Tensor) and v.dtype.is_inexact)
+    else:
+        d = DEFAULT_COMPLEX if is_complex else DEFAULT_FLOAT
+    tensors = [v for v in (start, stop) if isinstance(v, Tensor)]
+    backend = current_backend() if device is None else None
+    if not tensors and (device is not None or backend.concrete):
+        a = np.linspace(start, stop, num, endpoint=endpoint)
+        return _backend(device).from_numpy(a.astype(d.np) if d.kind != "b" else a != 0)
+    # on tensors or inside jit: start + i * step with an iota, the last value exact
+    work = dt.float64 if d in (dt.float64, dt.complex128) else dt.float32
+    if d.is_complex or is_complex:
+        work = dt.complex_dtype(work)
+    s, e = (astype(as_tensor(v), work) for v in (start, stop))
+    div = (num - 1) if endpoint else num
+    i = astype(bind1(so.iota, shape=(num,), dtype=DEFAULT_INT, dimension=0), work)
+    step = (e - s) / float(max(div, 1))
+    out = add(s, multiply(i, step))
+    if endpoint and num > 1:
+        last = i == float(num - 1)
+        out = select(last, broadcast_to(e, out.shape), out)
+    return astype(out, d)
+
+
+def logspace(start, stop, /, num: int = 50, *, endpoint: bool = True, base: float = 10.0,
+             dtype=None, device=None) -> Tensor:
+    """base ** linspace(start, stop, num)."""
+    out = power(base, linspace(start, stop, num, endpoint=endpoint, device=device,
+                               dtype=dt.float64 if dtype in (dt.float64, "float64") else None))
+    return astype(out, dtype) if dtype is not None else out

@@ -5,13 +5,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ..api import backend_copy
 from ..compiler import dtypes as dt
 from ..errors import at_user_line
 from ..promotion import promote_strong
 from ..promotion import result_type as _result_type
 from ..tensor import Tensor
-from ._core import as_tensor
-from ._core import astype as _astype
+from ._operands import as_tensor, asarray
+from ._operands import astype as _astype
 
 
 def _dtype_of(x) -> dt.DType:
@@ -29,12 +30,8 @@ def astype(x, dtype, /, *, copy: bool = True, device=None) -> Tensor:
     x = as_tensor(x)
     out = _astype(x, dtype)
     if device is not None:
-        from ._core import asarray
-
         out = asarray(out, device=device)
     if copy and out is x and x._backend.concrete:
-        from ..api import backend_copy
-
         out = backend_copy(x, x._backend)
     return out
 

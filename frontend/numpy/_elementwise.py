@@ -2,19 +2,36 @@
 
 Integer and boolean inputs to float-only math (sin, exp, sqrt, true division, ...)
 become the default float (float32), as in JAX and the array API's guidance.
+
+The inverse trigonometric and hyperbolic functions are primitives (CHLO has accurate
+decompositions for them); the rest is composed: hypot scales to avoid overflow,
+logaddexp uses log1p(exp(-|x - y|)), signbit reads the sign bit, gcd runs a fixed
+number of Euclid steps (enough for the dtype's range, so it needs no loop).
+
+`select` is the three-argument where; the public `where`, whose one-argument form is
+nonzero, is in _searching (the array API lists it among the searching functions).
 """
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from ..compiler import dtypes as dt
-from ..compiler.ir import EMPTY_ATTRS
-from ..compiler.registry import ALL as P
-from ..dispatch import bind1
+from ..compiler.primitives import elementwise as ew
+from ..dispatch import bind, bind1
 from ..errors import at_user_line
 from ..tensor import Tensor
-from ._core import as_tensor, astype, broadcast_to, full_like_tensor, prepare, to_inexact
+from ._operands import (
+    as_tensor,
+    astype,
+    broadcast_shapes,
+    broadcast_to,
+    full_like_tensor,
+    prepare,
+    to_inexact,
+)
 
 
 def _check_kinds(name: str, dtype: dt.DType, kinds: str, what: str) -> None:
@@ -23,29 +40,27 @@ def _check_kinds(name: str, dtype: dt.DType, kinds: str, what: str) -> None:
                                      f"{dtype.name}"))
 
 
-def _unary(name: str, prim: str, *, inexact: bool = True, kinds: str = "biufc",
+def _unary(name: str, prim, *, inexact: bool = True, kinds: str = "biufc",
            what: str = "numeric"):
     def f(x) -> Tensor:
         x = as_tensor(x)
         _check_kinds(name, x.dtype, kinds, what)
         if inexact:
             x = to_inexact(x)
-        return bind1(P[prim], x)
+        return bind1(prim, x)
 
     f.__name__ = name
-    f.__doc__ = f"Elementwise {name} (primitive {prim})."
+    f.__doc__ = f"Elementwise {name} (primitive {prim.name})."
     return f
 
 
-def _binary(name: str, prim_name: str, *, inexact: bool = False, kinds: str = "biufc",
+def _binary(name: str, prim, *, inexact: bool = False, kinds: str = "biufc",
             what: str = "numeric"):
-    prim = P[prim_name]
-
     def f(x, y) -> Tensor:
         if (type(x) is Tensor and type(y) is Tensor and x.type is y.type
                 and x._backend is y._backend
                 and x.type.dtype.kind in kinds and not (inexact and x.type.dtype.kind in "biu")):
-            return x._backend.apply(prim, (x, y), EMPTY_ATTRS)[0]  # same types: no promotion
+            return bind(prim, (x, y))[0]  # same types: no promotion or broadcasting
         (x, y), dtype = prepare(x, y)
         _check_kinds(name, dtype, kinds, what)
         if inexact and not dtype.is_inexact:
@@ -53,48 +68,48 @@ def _binary(name: str, prim_name: str, *, inexact: bool = False, kinds: str = "b
         return bind1(prim, x, y)
 
     f.__name__ = name
-    f.__doc__ = f"Elementwise {name} with broadcasting (primitive {prim_name})."
+    f.__doc__ = f"Elementwise {name} with broadcasting (primitive {prim.name})."
     return f
 
 
-exp = _unary("exp", "exp")
-expm1 = _unary("expm1", "expm1")
-log = _unary("log", "log")
-log1p = _unary("log1p", "log1p")
-sqrt = _unary("sqrt", "sqrt")
-rsqrt = _unary("rsqrt", "rsqrt")
-cbrt = _unary("cbrt", "cbrt", kinds="biuf", what="real")
-sin = _unary("sin", "sin")
-cos = _unary("cos", "cos")
-tan = _unary("tan", "tan")
-tanh = _unary("tanh", "tanh")
-sigmoid = _unary("sigmoid", "logistic")
+exp = _unary("exp", ew.exp)
+expm1 = _unary("expm1", ew.expm1)
+log = _unary("log", ew.log)
+log1p = _unary("log1p", ew.log1p)
+sqrt = _unary("sqrt", ew.sqrt)
+rsqrt = _unary("rsqrt", ew.rsqrt)
+cbrt = _unary("cbrt", ew.cbrt, kinds="biuf", what="real")
+sin = _unary("sin", ew.sin)
+cos = _unary("cos", ew.cos)
+tan = _unary("tan", ew.tan)
+tanh = _unary("tanh", ew.tanh)
+sigmoid = _unary("sigmoid", ew.logistic)
 
-add = _binary("add", "add")
-subtract = _binary("subtract", "subtract", kinds="iufc", what="numeric (not boolean)")
-multiply = _binary("multiply", "multiply")
-maximum = _binary("maximum", "maximum", kinds="biuf", what="real")
-minimum = _binary("minimum", "minimum", kinds="biuf", what="real")
-arctan2 = _binary("arctan2", "atan2", inexact=True, kinds="biuf", what="real")
+add = _binary("add", ew.add)
+subtract = _binary("subtract", ew.subtract, kinds="iufc", what="numeric (not boolean)")
+multiply = _binary("multiply", ew.multiply)
+maximum = _binary("maximum", ew.maximum, kinds="biuf", what="real")
+minimum = _binary("minimum", ew.minimum, kinds="biuf", what="real")
+arctan2 = _binary("arctan2", ew.atan2, inexact=True, kinds="biuf", what="real")
 atan2 = arctan2
-bitwise_and = _binary("bitwise_and", "and", kinds="biu", what="boolean or integer")
-bitwise_or = _binary("bitwise_or", "or", kinds="biu", what="boolean or integer")
-bitwise_xor = _binary("bitwise_xor", "xor", kinds="biu", what="boolean or integer")
-left_shift = _binary("left_shift", "shift_left", kinds="iu", what="integer")
-right_shift = _binary("right_shift", "shift_right", kinds="iu", what="integer")
+bitwise_and = _binary("bitwise_and", ew.and_, kinds="biu", what="boolean or integer")
+bitwise_or = _binary("bitwise_or", ew.or_, kinds="biu", what="boolean or integer")
+bitwise_xor = _binary("bitwise_xor", ew.xor, kinds="biu", what="boolean or integer")
+left_shift = _binary("left_shift", ew.shift_left, kinds="iu", what="integer")
+right_shift = _binary("right_shift", ew.shift_right, kinds="iu", what="integer")
 bitwise_left_shift, bitwise_right_shift = left_shift, right_shift
-equal = _binary("equal", "eq")
-not_equal = _binary("not_equal", "ne")
-less = _binary("less", "lt", kinds="biuf", what="real")
-less_equal = _binary("less_equal", "le", kinds="biuf", what="real")
-greater = _binary("greater", "gt", kinds="biuf", what="real")
-greater_equal = _binary("greater_equal", "ge", kinds="biuf", what="real")
+equal = _binary("equal", ew.eq)
+not_equal = _binary("not_equal", ew.ne)
+less = _binary("less", ew.lt, kinds="biuf", what="real")
+less_equal = _binary("less_equal", ew.le, kinds="biuf", what="real")
+greater = _binary("greater", ew.gt, kinds="biuf", what="real")
+greater_equal = _binary("greater_equal", ew.ge, kinds="biuf", what="real")
 
 
 def negative(x) -> Tensor:
     x = as_tensor(x)
     _check_kinds("negative", x.dtype, "iufc", "numeric (not boolean)")
-    return bind1(P["neg"], x)
+    return bind1(ew.neg, x)
 
 
 def positive(x) -> Tensor:
@@ -105,7 +120,7 @@ def abs(x) -> Tensor:  # noqa: A001 - the array API's name
     x = as_tensor(x)
     if x.dtype.kind in "bu":
         return x
-    return bind1(P["abs"], x)
+    return bind1(ew.abs_, x)
 
 
 absolute = abs
@@ -116,12 +131,12 @@ def sign(x) -> Tensor:
     _check_kinds("sign", x.dtype, "iufc", "numeric")
     if x.dtype.kind == "u":
         return astype(greater(x, 0), x.dtype)
-    return bind1(P["sign"], x)
+    return bind1(ew.sign, x)
 
 
 def square(x) -> Tensor:
     x = as_tensor(x)
-    return bind1(P["multiply"], x, x)
+    return bind1(ew.multiply, x, x)
 
 
 def reciprocal(x) -> Tensor:
@@ -133,7 +148,7 @@ def divide(x, y) -> Tensor:
     (x, y), dtype = prepare(x, y)
     if not dtype.is_inexact:
         x, y = to_inexact(x), to_inexact(y)
-    return bind1(P["divide"], x, y)
+    return bind1(ew.divide, x, y)
 
 
 true_divide = divide
@@ -143,27 +158,27 @@ def floor_divide(x, y) -> Tensor:
     (x, y), dtype = prepare(x, y)
     _check_kinds("floor_divide", dtype, "iuf", "real")
     if dtype.kind == "f":
-        return bind1(P["floor"], bind1(P["divide"], x, y))
+        return bind1(ew.floor, bind1(ew.divide, x, y))
     if dtype.kind == "u":
-        return bind1(P["divide"], x, y)
+        return bind1(ew.divide, x, y)
     # C division truncates; step down when the signs differ and it was inexact
-    q = bind1(P["divide"], x, y)
-    r = bind1(P["remainder"], x, y)
+    q = bind1(ew.divide, x, y)
+    r = bind1(ew.remainder, x, y)
     zero = full_like_tensor(0, x)
     adjust = bitwise_and(not_equal(r, zero), not_equal(less(r, zero), less(y, zero)))
-    return where(adjust, subtract(q, 1), q)
+    return select(adjust, subtract(q, 1), q)
 
 
 def remainder(x, y) -> Tensor:
     """Python/NumPy modulo: the result takes the divisor's sign."""
     (x, y), dtype = prepare(x, y)
     _check_kinds("remainder", dtype, "iuf", "real")
-    r = bind1(P["remainder"], x, y)
+    r = bind1(ew.remainder, x, y)
     if dtype.kind == "u":
         return r
     zero = full_like_tensor(0, x)
     adjust = bitwise_and(not_equal(r, zero), not_equal(less(r, zero), less(y, zero)))
-    return where(adjust, add(r, y), r)
+    return select(adjust, add(r, y), r)
 
 
 mod = remainder
@@ -171,7 +186,7 @@ mod = remainder
 
 def fmod(x, y) -> Tensor:
     (x, y), dtype = prepare(x, y)
-    return bind1(P["remainder"], x, y)
+    return bind1(ew.remainder, x, y)
 
 
 def power(x, y) -> Tensor:
@@ -186,7 +201,7 @@ def power(x, y) -> Tensor:
     (x, y), dtype = prepare(x, y)
     if dtype.kind == "b":
         x, y = astype(x, dt.int64), astype(y, dt.int64)
-    return bind1(P["power"], x, y)
+    return bind1(ew.power, x, y)
 
 
 pow = power  # noqa: A001 - the array API's name
@@ -194,19 +209,19 @@ pow = power  # noqa: A001 - the array API's name
 
 def floor(x) -> Tensor:
     x = as_tensor(x)
-    return x if x.dtype.kind in "biu" else bind1(P["floor"], x)
+    return x if x.dtype.kind in "biu" else bind1(ew.floor, x)
 
 
 def ceil(x) -> Tensor:
     x = as_tensor(x)
-    return x if x.dtype.kind in "biu" else bind1(P["ceil"], x)
+    return x if x.dtype.kind in "biu" else bind1(ew.ceil, x)
 
 
 def trunc(x) -> Tensor:
     x = as_tensor(x)
     if x.dtype.kind in "biu":
         return x
-    return where(less(x, 0), ceil(x), floor(x))
+    return select(less(x, 0), ceil(x), floor(x))
 
 
 fix = trunc
@@ -217,11 +232,11 @@ def round(x, decimals: int = 0) -> Tensor:  # noqa: A001
     if x.dtype.kind in "biu":
         return x
     if x.dtype.is_complex:
-        return bind1(P["complex"], round(real(x), decimals), round(imag(x), decimals))
+        return bind1(ew.complex_, round(real(x), decimals), round(imag(x), decimals))
     if decimals == 0:
-        return bind1(P["round"], x)
+        return bind1(ew.round_, x)
     scale = 10.0 ** decimals
-    return divide(bind1(P["round"], multiply(x, scale)), scale)
+    return divide(bind1(ew.round_, multiply(x, scale)), scale)
 
 
 around = round
@@ -233,7 +248,7 @@ def isfinite(x) -> Tensor:
         return full_like_tensor(True, astype(x, dt.bool_))
     if x.dtype.is_complex:
         return logical_and(isfinite(real(x)), isfinite(imag(x)))
-    return bind1(P["is_finite"], x)
+    return bind1(ew.is_finite, x)
 
 
 def isnan(x) -> Tensor:
@@ -242,7 +257,7 @@ def isnan(x) -> Tensor:
         return full_like_tensor(False, astype(x, dt.bool_))
     if x.dtype.is_complex:
         return logical_or(isnan(real(x)), isnan(imag(x)))
-    return bind1(P["ne"], x, x)
+    return bind1(ew.ne, x, x)
 
 
 def isinf(x) -> Tensor:
@@ -255,7 +270,7 @@ def isinf(x) -> Tensor:
 
 
 def logical_not(x) -> Tensor:
-    return bind1(P["not"], astype(as_tensor(x), dt.bool_))
+    return bind1(ew.not_, astype(as_tensor(x), dt.bool_))
 
 
 def logical_and(x, y) -> Tensor:
@@ -273,7 +288,7 @@ def logical_xor(x, y) -> Tensor:
 def invert(x) -> Tensor:
     x = as_tensor(x)
     _check_kinds("invert", x.dtype, "biu", "boolean or integer")
-    return bind1(P["not"], x)
+    return bind1(ew.not_, x)
 
 
 bitwise_not = bitwise_invert = invert
@@ -296,39 +311,30 @@ def exp2(x) -> Tensor:
 
 def real(x) -> Tensor:
     x = as_tensor(x)
-    return bind1(P["real"], x) if x.dtype.is_complex else x
+    return bind1(ew.real, x) if x.dtype.is_complex else x
 
 
 def imag(x) -> Tensor:
     x = as_tensor(x)
-    return bind1(P["imag"], x) if x.dtype.is_complex else full_like_tensor(0, x)
+    return bind1(ew.imag, x) if x.dtype.is_complex else full_like_tensor(0, x)
 
 
 def conj(x) -> Tensor:
     x = as_tensor(x)
-    return bind1(P["conj"], x) if x.dtype.is_complex else x
+    return bind1(ew.conj, x) if x.dtype.is_complex else x
 
 
 conjugate = conj
 
 
-def where(condition, x=None, y=None) -> Tensor:
-    """Elementwise choice; `where(condition)` alone is `nonzero(condition)`."""
-    if x is None and y is None:
-        from ._indexing import nonzero
-
-        return nonzero(condition)
+def select(condition, x, y) -> Tensor:
+    """x where condition holds, else y (the three-argument where), with promotion and
+    broadcasting."""
     c = astype(as_tensor(condition), dt.bool_)
     (x, y), _ = prepare(x, y)
-    c, x, y = _broadcast3(c, x, y)
-    return bind1(P["select"], c, x, y)
-
-
-def _broadcast3(c, x, y):
-    from ._core import broadcast_shapes
-
     shape = broadcast_shapes(c.shape, x.shape, y.shape)
-    return broadcast_to(c, shape), broadcast_to(x, shape), broadcast_to(y, shape)
+    c, x, y = broadcast_to(c, shape), broadcast_to(x, shape), broadcast_to(y, shape)
+    return bind1(ew.select, c, x, y)
 
 
 def clip(x, min=None, max=None) -> Tensor:  # noqa: A002
@@ -338,3 +344,251 @@ def clip(x, min=None, max=None) -> Tensor:  # noqa: A002
     if max is not None:
         x = minimum(x, max)
     return x
+
+
+# ---- more math of the array API standard and NumPy ----------------------------------
+
+acos = _unary("acos", ew.acos)
+asin = _unary("asin", ew.asin)
+atan = _unary("atan", ew.atan)
+acosh = _unary("acosh", ew.acosh)
+asinh = _unary("asinh", ew.asinh)
+atanh = _unary("atanh", ew.atanh)
+sinh = _unary("sinh", ew.sinh)
+cosh = _unary("cosh", ew.cosh)
+arccos, arcsin, arctan = acos, asin, atan
+arccosh, arcsinh, arctanh = acosh, asinh, atanh
+
+
+def _real_floats(name: str, *xs):
+    """Promote, broadcast and make floating point; real (not complex) operands only."""
+    ts, dtype = prepare(*xs)
+    _check_kinds(name, dtype, "biuf", "real")
+    return [to_inexact(t) for t in ts]
+
+
+def _real_float(name: str, x) -> Tensor:
+    x = as_tensor(x)
+    _check_kinds(name, x.dtype, "biuf", "real")
+    return to_inexact(x)
+
+
+def hypot(x1, x2) -> Tensor:
+    """sqrt(x1**2 + x2**2) without overflow or underflow in the squares; inf wins over NaN."""
+    a, b = _real_floats("hypot", x1, x2)
+    a, b = abs(a), abs(b)
+    big, small = maximum(a, b), minimum(a, b)
+    safe = select(equal(big, 0), full_like_tensor(1, big), big)
+    r = divide(small, safe)
+    out = multiply(big, sqrt(add(multiply(r, r), 1)))
+    out = select(equal(big, 0), full_like_tensor(0, big), out)
+    return select(logical_or(isinf(a), isinf(b)), full_like_tensor(np.inf, big), out)
+
+
+def logaddexp(x1, x2) -> Tensor:
+    """log(exp(x1) + exp(x2)) without overflow."""
+    a, b = _real_floats("logaddexp", x1, x2)
+    d = subtract(a, b)
+    out = add(maximum(a, b), log1p(exp(negative(abs(d)))))
+    # equal infinities give a NaN difference: the answer is that infinity (or NaN for NaN)
+    return select(isnan(d), add(a, b), out)
+
+
+def logaddexp2(x1, x2) -> Tensor:
+    """log2(2**x1 + 2**x2) without overflow."""
+    a, b = _real_floats("logaddexp2", x1, x2)
+    d = subtract(a, b)
+    out = add(maximum(a, b), divide(log1p(exp2(negative(abs(d)))), math.log(2)))
+    return select(isnan(d), add(a, b), out)
+
+
+_SAME_WIDTH_INT = {16: dt.int16, 32: dt.int32, 64: dt.int64}
+
+
+def signbit(x) -> Tensor:
+    """True where the sign bit is set: also for -0.0 and negative NaNs."""
+    x = as_tensor(x)
+    _check_kinds("signbit", x.dtype, "biuf", "real")
+    if x.dtype.kind in "bu":
+        return full_like_tensor(False, astype(x, dt.bool_))
+    if x.dtype.kind == "i":
+        return less(x, 0)
+    bits = bind1(ew.bitcast_convert, x, dtype=_SAME_WIDTH_INT[x.dtype.bits])
+    return less(bits, 0)
+
+
+def copysign(x1, x2) -> Tensor:
+    """|x1| with the sign bit of x2."""
+    a, b = _real_floats("copysign", x1, x2)
+    m = abs(a)
+    return select(signbit(b), negative(m), m)
+
+
+def nextafter(x1, x2) -> Tensor:
+    """The next representable float after x1 in the direction of x2."""
+    a, b = _real_floats("nextafter", x1, x2)
+    return bind1(ew.nextafter, a, b)
+
+
+def heaviside(x1, x2) -> Tensor:
+    """0 where x1 < 0, x2 where x1 == 0, 1 where x1 > 0 (NaN stays NaN)."""
+    a, b = _real_floats("heaviside", x1, x2)
+    zero, one = full_like_tensor(0, a), full_like_tensor(1, a)
+    out = select(less(a, 0), zero, select(greater(a, 0), one, b))
+    return select(isnan(a), a, out)
+
+
+def deg2rad(x) -> Tensor:
+    return multiply(_real_float("deg2rad", x), math.pi / 180)
+
+
+def rad2deg(x) -> Tensor:
+    return multiply(_real_float("rad2deg", x), 180 / math.pi)
+
+
+radians, degrees = deg2rad, rad2deg
+
+
+def sinc(x) -> Tensor:
+    """sin(pi x) / (pi x), with sinc(0) = 1."""
+    x = to_inexact(as_tensor(x))
+    zero = equal(x, 0)
+    px = multiply(select(zero, full_like_tensor(1, x), x), math.pi)
+    return select(zero, full_like_tensor(1, x), divide(sin(px), px))
+
+
+def float_power(x1, x2) -> Tensor:
+    """x1 ** x2 computed in float64 (complex128 for complex operands), as NumPy does."""
+    (a, b), dtype = prepare(x1, x2)
+    target = dt.complex128 if dtype.is_complex else dt.float64
+    return power(astype(a, target), astype(b, target))
+
+
+def fabs(x) -> Tensor:
+    return abs(_real_float("fabs", x))
+
+
+def _ignoring_nan(name: str, op, x1, x2) -> Tensor:
+    """op (maximum/minimum) that ignores NaNs: NaN only where both operands are NaN."""
+    (a, b), dtype = prepare(x1, x2)
+    _check_kinds(name, dtype, "biuf", "real")
+    if dtype.kind != "f":
+        return op(a, b)
+    return select(isnan(a), b, select(isnan(b), a, op(a, b)))
+
+
+def fmax(x1, x2) -> Tensor:
+    """Elementwise maximum that ignores NaNs."""
+    return _ignoring_nan("fmax", maximum, x1, x2)
+
+
+def fmin(x1, x2) -> Tensor:
+    """Elementwise minimum that ignores NaNs."""
+    return _ignoring_nan("fmin", minimum, x1, x2)
+
+
+def ldexp(x1, x2) -> Tensor:
+    """x1 * 2**x2 for integer x2."""
+    x2 = as_tensor(x2)
+    _check_kinds("ldexp (exponent)", x2.dtype, "iu", "integer")
+    a = _real_float("ldexp", x1)
+    return multiply(a, exp2(astype(x2, a.dtype)))
+
+
+def divmod(x1, x2) -> tuple[Tensor, Tensor]:  # noqa: A001 - NumPy's name
+    return floor_divide(x1, x2), remainder(x1, x2)
+
+
+def modf(x) -> tuple[Tensor, Tensor]:
+    """Fractional and integral parts, both with the sign of x."""
+    x = _real_float("modf", x)
+    i = trunc(x)
+    frac = select(isinf(x), full_like_tensor(0, x), subtract(x, i))
+    return copysign(frac, x), i
+
+
+def angle(z, deg: bool = False) -> Tensor:
+    """The argument of complex numbers (0 or pi for reals)."""
+    z = as_tensor(z)
+    z = z if z.dtype.is_inexact else to_inexact(z)
+    out = bind1(ew.atan2, imag(z), real(z))
+    return rad2deg(out) if deg else out
+
+
+def isposinf(x) -> Tensor:
+    x = as_tensor(x)
+    return logical_and(isinf(x), greater(x, 0))
+
+
+def isneginf(x) -> Tensor:
+    x = as_tensor(x)
+    return logical_and(isinf(x), less(x, 0))
+
+
+def isreal(x) -> Tensor:
+    x = as_tensor(x)
+    return equal(imag(x), 0) if x.dtype.is_complex else full_like_tensor(
+        True, astype(x, dt.bool_))
+
+
+def iscomplex(x) -> Tensor:
+    return invert(isreal(x))
+
+
+def nan_to_num(x, copy: bool = True, nan: float = 0.0, posinf=None, neginf=None) -> Tensor:
+    """NaN -> `nan`, +inf -> `posinf` (default the largest finite value), -inf -> `neginf`
+    (default the most negative finite value); complex numbers part by part."""
+    x = as_tensor(x)
+    if x.dtype.kind in "biu":
+        return x
+    if x.dtype.is_complex:
+        parts = [nan_to_num(p, nan=nan, posinf=posinf, neginf=neginf)
+                 for p in (real(x), imag(x))]
+        return bind1(ew.complex_, *parts)
+    info = dt.finfo(x.dtype)
+    hi = float(info.max) if posinf is None else posinf
+    lo = float(info.min) if neginf is None else neginf
+    out = select(isnan(x), full_like_tensor(nan, x), x)
+    out = select(isposinf(x), full_like_tensor(hi, x), out)
+    return select(isneginf(x), full_like_tensor(lo, x), out)
+
+
+def isclose(a, b, rtol: float = 1e-05, atol: float = 1e-08, equal_nan: bool = False) -> Tensor:
+    """|a - b| <= atol + rtol * |b| elementwise (NumPy's asymmetric test); equal infinities
+    are close, NaNs only with equal_nan=True."""
+    (x, y), dtype = prepare(a, b)
+    if not dtype.is_inexact:
+        x, y = to_inexact(x), to_inexact(y)
+    close = less_equal(abs(subtract(x, y)), add(multiply(abs(y), rtol), atol))
+    out = logical_or(logical_and(close, isfinite(y)), equal(x, y))
+    if equal_nan:
+        out = logical_or(out, logical_and(isnan(x), isnan(y)))
+    return out
+
+
+def _euclid_steps(d: dt.DType) -> int:
+    # Euclid needs at most log_phi(max) + 2 steps (consecutive Fibonacci numbers)
+    return int(math.log(2.0 ** d.bits) / math.log((1 + 5 ** 0.5) / 2)) + 2
+
+
+def gcd(x1, x2) -> Tensor:
+    """Greatest common divisor of integers (non-negative; gcd(0, 0) = 0)."""
+    (a, b), dtype = prepare(x1, x2)
+    _check_kinds("gcd", dtype, "iu", "integer")
+    a, b = abs(a), abs(b)
+    zero, one = full_like_tensor(0, a), full_like_tensor(1, a)
+    for _ in range(_euclid_steps(dtype)):
+        done = equal(b, 0)
+        r = bind1(ew.remainder, a, select(done, one, b))
+        a, b = select(done, a, b), select(done, zero, r)
+    return a
+
+
+def lcm(x1, x2) -> Tensor:
+    """Least common multiple of integers (non-negative; 0 if either is 0)."""
+    (a, b), dtype = prepare(x1, x2)
+    _check_kinds("lcm", dtype, "iu", "integer")
+    g = gcd(a, b)
+    zero = equal(g, 0)
+    q = bind1(ew.divide, abs(a), select(zero, full_like_tensor(1, g), g))
+    return select(zero, full_like_tensor(0, g), multiply(q, abs(b)))

@@ -26,13 +26,17 @@ import numpy as np
 
 from ..compiler import dtypes as dt
 from ..compiler.ir import Attrs
-from ..compiler.registry import ALL as P
+from ..compiler.primitives import elementwise as ew
+from ..compiler.primitives import indexing as ix
+from ..compiler.primitives import shape_ops as so
 from ..dispatch import bind, bind1
 from ..errors import MustCompileError, at_user_line
 from ..promotion import DEFAULT_INT
 from ..tensor import Tensor
-from ._core import as_tensor, astype, broadcast_shapes, broadcast_to
+from ._creation import arange
+from ._elementwise import negative
 from ._manipulation import concatenate, reshape
+from ._operands import as_tensor, astype, broadcast_shapes, broadcast_to
 
 
 def _is_int(i) -> bool:
@@ -123,9 +127,9 @@ def getitem(x: Tensor, index, mode: str | None = None, fill_value=None) -> Tenso
         axis += 1
     out = x
     if rev:
-        out = bind1(P["reverse"], out, axes=tuple(rev))
+        out = bind1(so.reverse, out, axes=tuple(rev))
     if tuple(start) != (0,) * x.ndim or tuple(limit) != x.shape or any(s != 1 for s in strides):
-        out = bind1(P["slice"], out, start=tuple(start), limit=tuple(limit),
+        out = bind1(so.slice_, out, start=tuple(start), limit=tuple(limit),
                     strides=tuple(strides))
     if dynamic:
         out = _dynamic(out, dynamic)
@@ -152,7 +156,7 @@ def _dynamic(x: Tensor, dynamic) -> Tensor:
             sizes[axis] = 1
         else:
             starts.append(zero)
-    return bind(P["dynamic_slice"], (x, *starts), Attrs({"sizes": tuple(sizes)}))[0]
+    return bind(so.dynamic_slice, (x, *starts), Attrs({"sizes": tuple(sizes)}))[0]
 
 
 def _is_mask(i) -> bool:
@@ -228,15 +232,15 @@ def _tensor_index(i: Tensor, n: int, idt: dt.DType) -> Tensor:
         return i
     zero = i._backend.scalar(0, idt)
     size = i._backend.scalar(n, idt)
-    neg = bind1(P["lt"], i, broadcast_to(zero, i.shape))
-    return bind1(P["select"], neg, bind1(P["add"], i, broadcast_to(size, i.shape)), i)
+    neg = bind1(ew.lt, i, broadcast_to(zero, i.shape))
+    return bind1(ew.select, neg, bind1(ew.add, i, broadcast_to(size, i.shape)), i)
 
 
 def _in_range(i: Tensor, n: int) -> Tensor:
     """i in [0, n) for an index already wrapped once."""
     zero = broadcast_to(i._backend.scalar(0, i.dtype), i.shape)
     top = broadcast_to(i._backend.scalar(n, i.dtype), i.shape)
-    return bind1(P["and"], bind1(P["ge"], i, zero), bind1(P["lt"], i, top))
+    return bind1(ew.and_, bind1(ew.ge, i, zero), bind1(ew.lt, i, top))
 
 
 class _Plan:
@@ -289,7 +293,7 @@ class _Plan:
         self.valid = None
         for v in valid:
             v = broadcast_to(v, self.bshape)
-            self.valid = v if self.valid is None else bind1(P["and"], self.valid, v)
+            self.valid = v if self.valid is None else bind1(ew.and_, self.valid, v)
 
     def indices(self) -> Tensor:
         """The index vectors, shape bshape + (k,)."""
@@ -313,16 +317,16 @@ def _advanced(x: Tensor, idx, mode: str = "clip", fill_value=None) -> Tensor:
         else:
             offset_dims.append(pos)
             pos += 1
-    out = bind1(P["gather"], y, plan.indices(), offset_dims=tuple(offset_dims),
+    out = bind1(ix.gather, y, plan.indices(), offset_dims=tuple(offset_dims),
                 collapsed_slice_dims=tuple(axes), start_index_map=tuple(axes),
                 index_vector_dim=nb,
                 slice_sizes=tuple(1 if d in axes else n for d, n in enumerate(y.shape)))
     if mode == "fill" and plan.valid is not None:
-        mask = bind1(P["broadcast_in_dim"], plan.valid, shape=out.shape,
+        mask = bind1(so.broadcast_in_dim, plan.valid, shape=out.shape,
                      broadcast_dimensions=tuple(range(b_at, b_at + nb)))
         fill = broadcast_to(out._backend.scalar(_fill(out.dtype, fill_value), out.dtype),
                             out.shape)
-        out = bind1(P["select"], mask, out, fill)
+        out = bind1(ew.select, mask, out, fill)
     shape, it = [], iter(out.shape)
     for e in plan.layout:
         if e[0] == "new":
@@ -345,12 +349,6 @@ def _fill(d: dt.DType, fill_value):
         return True
     info = np.iinfo(d.np)
     return info.min if d.kind == "i" else info.max
-
-
-def nonzero(x, *, size=None, fill_value=None) -> tuple[Tensor, ...]:
-    from ._searching import nonzero as _nonzero
-
-    return _nonzero(x, size=size, fill_value=fill_value)
 
 
 # ---- x.at[index]: functional updates --------------------------------------------------
@@ -397,8 +395,6 @@ class IndexUpdateRef:
         return _update(self.x, self.index, values, "add", **kw)
 
     def subtract(self, values, **kw) -> Tensor:
-        from ._elementwise import negative
-
         return _update(self.x, self.index, negative(as_tensor(values, like=self.x)), "add",
                        **kw)
 
@@ -445,26 +441,24 @@ def _update(x: Tensor, index, values, kind: str, *, mode: str | None = None,
         nb = len(plan.bshape)
         if clip:
             top = as_tensor(np.asarray([n - 1 for n in x.shape[:k]], plan.idt.np), like=x)
-            top = bind1(P["broadcast_in_dim"], top, shape=ind.shape,
+            top = bind1(so.broadcast_in_dim, top, shape=ind.shape,
                         broadcast_dimensions=(nb,))
-            ind = bind1(P["clamp"], broadcast_to(ind._backend.scalar(0, ind.dtype), ind.shape),
+            ind = bind1(ew.clamp, broadcast_to(ind._backend.scalar(0, ind.dtype), ind.shape),
                         ind, top)
         shape = plan.bshape + x.shape[k:]
         v = _broadcast_values(v, shape)
-        return bind1(P["scatter"], x, ind, v, update_window_dims=tuple(
+        return bind1(ix.scatter, x, ind, v, update_window_dims=tuple(
             range(nb, nb + x.ndim - k)), inserted_window_dims=tuple(range(k)),
             scatter_dims_to_operand_dims=tuple(range(k)), index_vector_dim=nb, kind=kind,
             **flags)
     # general case: the flat position of every selected element, then a 1-d scatter
-    from ._creation import arange
-
     idt = index_dtype(x.size + 1)
     with_tensors = any(isinstance(i, Tensor) for i in idx)
     ids = reshape(arange(x.size, dtype=idt, device=_device(x)), x.shape)
     pos = getitem(ids, index, mode=None if clip or not with_tensors else "fill",
                   fill_value=x.size)  # an out-of-range position: the scatter drops it
     v = _broadcast_values(v, pos.shape)
-    flat = bind1(P["scatter"], reshape(x, (x.size,)), reshape(pos, pos.shape + (1,)), v,
+    flat = bind1(ix.scatter, reshape(x, (x.size,)), reshape(pos, pos.shape + (1,)), v,
                  update_window_dims=(), inserted_window_dims=(0,),
                  scatter_dims_to_operand_dims=(0,), index_vector_dim=pos.ndim, kind=kind,
                  **flags)

@@ -8,8 +8,13 @@ NumPy reference backend.
 
 from __future__ import annotations
 
+from ..api import resolve_backend
+from ..backends import XlaBackend
 from ..compiler import dtypes as dt
+from ..context import concrete_default
+from ..platforms import default_platform
 from ..promotion import DEFAULT_COMPLEX, DEFAULT_FLOAT, DEFAULT_INT
+from ..runtime import client
 
 _STANDARD = (dt.bool_, dt.int8, dt.int16, dt.int32, dt.int64, dt.uint8, dt.uint16, dt.uint32,
              dt.uint64, dt.float32, dt.float64, dt.complex64, dt.complex128)
@@ -19,12 +24,7 @@ _KIND_LETTERS = {"bool": "b", "signed integer": "i", "unsigned integer": "u",
 
 
 def _platform_of(device) -> str | None:
-    from ..api import resolve_backend
-    from ..backends import XlaBackend
-
     if device is None:
-        from ..context import concrete_default
-
         b = concrete_default()
     elif isinstance(device, str) and device == "reference":
         return "reference"
@@ -44,17 +44,11 @@ class Info:
     def default_device(self):
         """The device new tensors go to: the current default backend's device (or
         "reference" when the reference backend is the default)."""
-        from ..backends import XlaBackend
-        from ..context import concrete_default
-
         b = concrete_default()
         return b.device if isinstance(b, XlaBackend) else "reference"
 
     def devices(self) -> list:
         """The PJRT devices of the default platform, then "reference"."""
-        from ..platforms import default_platform
-        from ..runtime import client
-
         return list(client.devices(default_platform())) + ["reference"]
 
     def default_dtypes(self, *, device=None) -> dict:

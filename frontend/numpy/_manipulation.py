@@ -1,14 +1,29 @@
-"""Shape manipulation: reshape, transpose, concatenate, stack, squeeze, expand_dims..."""
+"""Shape manipulation: reshape, transpose, concatenate, stack, squeeze, expand_dims,
+flip, roll, repeat, tile, unstack, split, diff and NumPy's stacking helpers.
+
+All are static-shape compositions of slice, concatenate, broadcast_in_dim, reshape,
+transpose and reverse, so they work inside jit. (pad is in _padding.)
+"""
 
 from __future__ import annotations
 
 import math
+import numbers
 
-from ..compiler.registry import ALL as P
+import numpy as np
+
+from ..compiler.primitives import shape_ops as so
 from ..dispatch import bind1
-from ..errors import at_user_line
+from ..errors import MustCompileError, at_user_line
 from ..tensor import Tensor
-from ._core import as_tensor, normalize_axes, normalize_axis, promote_operands
+from ._elementwise import not_equal, subtract
+from ._operands import (
+    as_tensor,
+    broadcast_to,
+    normalize_axes,
+    normalize_axis,
+    promote_operands,
+)
 
 
 def _resolve_shape(shape, size: int, old) -> tuple[int, ...]:
@@ -37,7 +52,7 @@ def reshape(x, shape, *, copy=None) -> Tensor:
     shape = _resolve_shape(shape, x.size, x.shape)
     if shape == x.shape:
         return x
-    return bind1(P["reshape"], x, shape=shape)
+    return bind1(so.reshape, x, shape=shape)
 
 
 def ravel(x) -> Tensor:
@@ -58,7 +73,7 @@ def transpose(x, axes=None) -> Tensor:
                                           f"{x.ndim} axes of a tensor of shape {x.shape}"))
     if perm == tuple(range(x.ndim)):
         return x
-    return bind1(P["transpose"], x, permutation=perm)
+    return bind1(so.transpose, x, permutation=perm)
 
 
 def permute_dims(x, axes) -> Tensor:
@@ -136,10 +151,7 @@ def concatenate(arrays, axis: int | None = 0) -> Tensor:
     axis = normalize_axis(axis, nd)
     if len(ts) == 1:
         return ts[0]
-    from ..compiler.ir import Attrs
-    from ..dispatch import bind
-
-    return bind(P["concatenate"], tuple(ts), Attrs({"dimension": axis}))[0]
+    return bind1(so.concatenate, *ts, dimension=axis)
 
 
 concat = concatenate
@@ -161,7 +173,7 @@ def stack(arrays, axis: int = 0) -> Tensor:
 def flip(x, axis=None) -> Tensor:
     x = as_tensor(x)
     axes = normalize_axes(axis, x.ndim)
-    return bind1(P["reverse"], x, axes=axes) if axes else x
+    return bind1(so.reverse, x, axes=axes) if axes else x
 
 
 def atleast_1d(x) -> Tensor:
@@ -172,3 +184,236 @@ def atleast_1d(x) -> Tensor:
 def atleast_2d(x) -> Tensor:
     x = as_tensor(x)
     return reshape(x, (1,) * (2 - x.ndim) + x.shape) if x.ndim < 2 else x
+
+
+# ---- slicing, repeating and splitting ---------------------------------------------
+
+def _slice_axis(x: Tensor, axis: int, start: int, stop: int, step: int = 1) -> Tensor:
+    if start == 0 and stop == x.shape[axis] and step == 1:
+        return x
+    starts, limits, strides = [0] * x.ndim, list(x.shape), [1] * x.ndim
+    starts[axis], limits[axis], strides[axis] = start, stop, step
+    return bind1(so.slice_, x, start=tuple(starts), limit=tuple(limits),
+                 strides=tuple(strides))
+
+
+def _static_ints(v, what: str):
+    """A Python int or tuple of ints from an int, sequence or concrete tensor."""
+    if isinstance(v, Tensor):
+        if not v._backend.concrete:
+            raise MustCompileError(at_user_line(
+                f"{what} must be known when tracing (it decides the result's shape); pass it "
+                f"as a Python int/tuple or mark it static with jit(..., static_argnums=...)"))
+        v = v.numpy().tolist()
+    if isinstance(v, np.ndarray):
+        v = v.tolist()
+    if isinstance(v, (list, tuple)):
+        return tuple(int(i) for i in v)
+    return int(v)
+
+
+def roll(x, /, shift, *, axis=None) -> Tensor:
+    """Elements shifted along axes, wrapping around; axis=None rolls the flattened tensor."""
+    x = as_tensor(x)
+    shift = _static_ints(shift, "roll: shift")
+    if axis is None:
+        if isinstance(shift, tuple):
+            shift = sum(shift)
+        return reshape(roll(reshape(x, (-1,)), shift, axis=0), x.shape)
+    axes = axis if isinstance(axis, (tuple, list)) else (axis,)
+    shifts = shift if isinstance(shift, tuple) else (shift,) * len(axes)
+    if len(shifts) != len(axes):
+        raise ValueError(at_user_line(f"roll: {len(shifts)} shifts for {len(axes)} axes; give "
+                                      f"one shift per axis"))
+    for a, s in zip(axes, shifts, strict=True):
+        a = normalize_axis(a, x.ndim)
+        n = x.shape[a]
+        s = s % n if n else 0
+        if s:
+            x = concatenate([_slice_axis(x, a, n - s, n), _slice_axis(x, a, 0, n - s)], a)
+    return x
+
+
+def repeat(x, repeats, /, *, axis=None) -> Tensor:
+    """Each element repeated `repeats` times (an int, or one count per element along
+    `axis`; counts must be known when tracing). axis=None repeats the flattened tensor."""
+    x = as_tensor(x)
+    if axis is None:
+        x, axis = reshape(x, (-1,)), 0
+    axis = normalize_axis(axis, x.ndim)
+    reps = _static_ints(repeats, "repeat: repeats")
+    n = x.shape[axis]
+    if isinstance(reps, tuple) and len(reps) == 1:
+        reps = reps[0]
+    if isinstance(reps, int):
+        if reps < 0:
+            raise ValueError(at_user_line(f"repeat: repeats must be non-negative, got {reps}"))
+        # (..., n, ...) -> (..., n, r, ...) -> (..., n*r, ...)
+        shape = x.shape[:axis + 1] + (reps,) + x.shape[axis + 1:]
+        dims = tuple(range(axis + 1)) + tuple(range(axis + 2, x.ndim + 1))
+        b = bind1(so.broadcast_in_dim, x, shape=shape, broadcast_dimensions=dims)
+        return reshape(b, x.shape[:axis] + (n * reps,) + x.shape[axis + 1:])
+    if len(reps) != n:
+        raise ValueError(at_user_line(f"repeat: {len(reps)} repeat counts for an axis of size "
+                                      f"{n}; give one count per element or a single int"))
+    if any(r < 0 for r in reps):
+        raise ValueError(at_user_line("repeat: repeat counts must be non-negative"))
+    pieces = [repeat(_slice_axis(x, axis, i, i + 1), r, axis=axis)
+              for i, r in enumerate(reps) if r]
+    if not pieces:
+        return _slice_axis(x, axis, 0, 0)
+    return concatenate(pieces, axis) if len(pieces) > 1 else pieces[0]
+
+
+def tile(x, repetitions, /) -> Tensor:
+    """x repeated `repetitions` times along each axis (NumPy's and the array API's tile)."""
+    x = as_tensor(x)
+    reps = _static_ints(repetitions, "tile: repetitions")
+    reps = (reps,) if isinstance(reps, int) else reps
+    nd = max(len(reps), x.ndim)
+    reps = (1,) * (nd - len(reps)) + tuple(reps)
+    x = reshape(x, (1,) * (nd - x.ndim) + x.shape)
+    # broadcast to (r0, n0, r1, n1, ...) then merge each pair
+    shape = tuple(v for r, n in zip(reps, x.shape, strict=True) for v in (r, n))
+    b = bind1(so.broadcast_in_dim, x, shape=shape,
+              broadcast_dimensions=tuple(range(1, 2 * nd, 2)))
+    return reshape(b, tuple(r * n for r, n in zip(reps, x.shape, strict=True)))
+
+
+def unstack(x, /, *, axis: int = 0) -> tuple[Tensor, ...]:
+    """The slices of x along `axis`, as a tuple."""
+    x = as_tensor(x)
+    if x.ndim == 0:
+        raise ValueError(at_user_line("unstack needs at least one dimension"))
+    axis = normalize_axis(axis, x.ndim)
+    shape = x.shape[:axis] + x.shape[axis + 1:]
+    return tuple(reshape(_slice_axis(x, axis, i, i + 1), shape) for i in range(x.shape[axis]))
+
+
+def array_split(x, indices_or_sections, axis: int = 0) -> list[Tensor]:
+    """Split into sections (sizes may differ by one) or at the given indices."""
+    x = as_tensor(x)
+    axis = normalize_axis(axis, x.ndim)
+    n = x.shape[axis]
+    spec = _static_ints(indices_or_sections, "split: indices_or_sections")
+    if isinstance(spec, int):
+        if spec <= 0:
+            raise ValueError(at_user_line(f"split: number of sections must be positive, got "
+                                          f"{spec}"))
+        q, r = divmod(n, spec)
+        sizes = [q + 1] * r + [q] * (spec - r)
+        bounds = np.cumsum([0] + sizes).tolist()
+    else:
+        bounds = [0] + [min(max(i + n if i < 0 else i, 0), n) for i in spec] + [n]
+    out = []
+    for lo, hi in zip(bounds[:-1], bounds[1:], strict=True):
+        hi = max(lo, hi)
+        out.append(_slice_axis(x, axis, lo, hi))
+    return out
+
+
+def split(x, indices_or_sections, axis: int = 0) -> list[Tensor]:
+    """Like array_split, but a number of sections must divide the axis evenly."""
+    x = as_tensor(x)
+    if isinstance(indices_or_sections, numbers.Integral):
+        a = normalize_axis(axis, x.ndim)
+        if indices_or_sections <= 0 or x.shape[a] % int(indices_or_sections):
+            raise ValueError(at_user_line(
+                f"split: an axis of size {x.shape[a]} cannot be split into "
+                f"{indices_or_sections} equal sections; use array_split for unequal ones"))
+    return array_split(x, indices_or_sections, axis)
+
+
+def hsplit(x, indices_or_sections) -> list[Tensor]:
+    x = as_tensor(x)
+    return split(x, indices_or_sections, axis=1 if x.ndim > 1 else 0)
+
+
+def vsplit(x, indices_or_sections) -> list[Tensor]:
+    return split(x, indices_or_sections, axis=0)
+
+
+def diff(x, /, n: int = 1, axis: int = -1, prepend=None, append=None) -> Tensor:
+    """The n-th discrete difference along `axis` (booleans: not-equal, as NumPy)."""
+    x = as_tensor(x)
+    if x.ndim == 0:
+        raise ValueError(at_user_line("diff needs at least one dimension"))
+    axis = normalize_axis(axis, x.ndim)
+    if n < 0:
+        raise ValueError(at_user_line(f"diff: order n must be non-negative, got {n}"))
+    parts = []
+    for extra in (prepend, x, append):
+        if extra is None:
+            continue
+        e = as_tensor(extra, x)
+        if e.ndim == 0:
+            shape = list(x.shape)
+            shape[axis] = 1
+            e = broadcast_to(e, tuple(shape))
+        parts.append(e)
+    if len(parts) > 1:
+        parts, _ = promote_operands(*parts)
+        x = concatenate(parts, axis)
+    for _ in range(n):
+        m = x.shape[axis]
+        a, b = _slice_axis(x, axis, 1, m), _slice_axis(x, axis, 0, max(m - 1, 0))
+        if x.dtype.kind == "b":
+            x = not_equal(a, b)
+        else:
+            x = subtract(a, b)
+    return x
+
+
+def hstack(arrays) -> Tensor:
+    ts = [atleast_1d(a) for a in arrays]
+    return concatenate(ts, 0 if ts and ts[0].ndim == 1 else 1)
+
+
+def vstack(arrays) -> Tensor:
+    return concatenate([atleast_2d(a) for a in arrays], 0)
+
+
+row_stack = vstack
+
+
+def atleast_3d(x) -> Tensor:
+    x = as_tensor(x)
+    if x.ndim == 0:
+        return reshape(x, (1, 1, 1))
+    if x.ndim == 1:
+        return reshape(x, (1, x.shape[0], 1))
+    if x.ndim == 2:
+        return reshape(x, x.shape + (1,))
+    return x
+
+
+def dstack(arrays) -> Tensor:
+    return concatenate([atleast_3d(a) for a in arrays], 2)
+
+
+def column_stack(arrays) -> Tensor:
+    ts = [as_tensor(a) for a in arrays]
+    return concatenate([reshape(t, (-1, 1)) if t.ndim < 2 else t for t in ts], 1)
+
+
+def fliplr(x) -> Tensor:
+    return flip(x, 1)
+
+
+def flipud(x) -> Tensor:
+    return flip(x, 0)
+
+
+def rot90(x, k: int = 1, axes=(0, 1)) -> Tensor:
+    """Rotate by 90 degrees k times in the plane of `axes` (from the first toward the
+    second)."""
+    x = as_tensor(x)
+    a, b = normalize_axes(tuple(axes), x.ndim)
+    k %= 4
+    if k == 0:
+        return x
+    if k == 2:
+        return flip(flip(x, a), b)
+    if k == 1:
+        return swapaxes(flip(x, b), a, b)
+    return flip(swapaxes(x, a, b), b)

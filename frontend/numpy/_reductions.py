@@ -1,16 +1,37 @@
-"""Reductions: sum, prod, max, min, all, any, mean, var, std, argmax, argmin."""
+"""Reductions: sum, prod, max, min, all, any, mean, var, std, argmax, argmin,
+count_nonzero, and the whole-tensor comparisons allclose, array_equal, array_equiv."""
 
 from __future__ import annotations
 
 from ..compiler import dtypes as dt
-from ..compiler.registry import ALL as P
+from ..compiler.primitives import reductions as red
 from ..dispatch import bind1
 from ..errors import at_user_line
 from ..promotion import DEFAULT_FLOAT, DEFAULT_INT
 from ..tensor import Tensor
-from ._core import as_tensor, astype, normalize_axes, normalize_axis
-from ._elementwise import divide, multiply, real, subtract
+from ._elementwise import (
+    conj,
+    divide,
+    equal,
+    isclose,
+    isnan,
+    logical_and,
+    logical_or,
+    multiply,
+    not_equal,
+    real,
+    sqrt,
+    subtract,
+)
 from ._manipulation import expand_dims, reshape
+from ._operands import (
+    as_tensor,
+    astype,
+    broadcast_shapes,
+    full_like_tensor,
+    normalize_axes,
+    normalize_axis,
+)
 
 
 def _keep(out: Tensor, axes, ndim: int, keepdims: bool) -> Tensor:
@@ -22,12 +43,16 @@ def _keep(out: Tensor, axes, ndim: int, keepdims: bool) -> Tensor:
     return reshape(out, tuple(shape)) if len(shape) == ndim else out
 
 
+_REDUCE = {"sum": red.reduce_sum, "prod": red.reduce_prod, "max": red.reduce_max,
+           "min": red.reduce_min, "and": red.reduce_and, "or": red.reduce_or}
+
+
 def _reduce(kind: str, x, axis, keepdims: bool, dtype=None, initial_ok=True) -> Tensor:
     x = as_tensor(x)
     axes = normalize_axes(axis, x.ndim)
     if dtype is not None:
         x = astype(x, dtype)
-    out = bind1(P[f"reduce_{kind}"], x, axes=axes)
+    out = bind1(_REDUCE[kind], x, axes=axes)
     return _keep(out, axes, x.ndim, keepdims)
 
 
@@ -106,21 +131,13 @@ def var(x, axis=None, correction: float = 0, keepdims: bool = False, *, ddof=Non
     axes = normalize_axes(axis, x.ndim)
     m = mean(x, axes, keepdims=True)
     d = subtract(x, m)
-    sq = real(multiply(d, _conj(d)))
+    sq = real(multiply(d, conj(d)))
     n = _count(x, axes) - correction
     return divide(_reduce("sum", sq, axes, keepdims), float(n) if n > 0 else float("nan"))
 
 
 def std(x, axis=None, correction: float = 0, keepdims: bool = False, *, ddof=None) -> Tensor:
-    from ._elementwise import sqrt
-
     return sqrt(var(x, axis, correction, keepdims, ddof=ddof))
-
-
-def _conj(x):
-    from ._elementwise import conj
-
-    return conj(x)
 
 
 def _arg(kind: str, x, axis, keepdims: bool) -> Tensor:
@@ -134,7 +151,7 @@ def _arg(kind: str, x, axis, keepdims: bool) -> Tensor:
         raise ValueError(at_user_line(f"attempt to get arg{kind} of an empty axis"))
     if x.dtype.is_complex:
         raise TypeError(at_user_line(f"arg{kind} of complex numbers is not defined"))
-    out = bind1(P[f"arg{kind}"], x, axis=a, index_dtype=DEFAULT_INT)
+    out = bind1(red.argmax if kind == "max" else red.argmin, x, axis=a, index_dtype=DEFAULT_INT)
     return expand_dims(out, a) if keepdims else out
 
 
@@ -147,8 +164,31 @@ def argmin(x, axis=None, keepdims: bool = False) -> Tensor:
 
 
 def count_nonzero(x, axis=None, keepdims: bool = False) -> Tensor:
-    from ._elementwise import not_equal
-
     return sum(not_equal(as_tensor(x), 0), axis, keepdims=keepdims)
 
 
+def allclose(a, b, rtol: float = 1e-05, atol: float = 1e-08, equal_nan: bool = False
+             ) -> Tensor:
+    """A 0-d boolean tensor: whether all elements are close (bool() it outside jit)."""
+    return all(isclose(a, b, rtol, atol, equal_nan))
+
+
+def array_equal(a1, a2, equal_nan: bool = False) -> Tensor:
+    """A 0-d boolean tensor: same shape and equal elements."""
+    x, y = as_tensor(a1), as_tensor(a2, a1 if isinstance(a1, Tensor) else None)
+    if x.shape != y.shape:
+        return full_like_tensor(False, astype(all(x), dt.bool_))
+    eq = equal(x, y)
+    if equal_nan:
+        eq = logical_or(eq, logical_and(isnan(x), isnan(y)))
+    return all(eq)
+
+
+def array_equiv(a1, a2) -> Tensor:
+    """A 0-d boolean tensor: equal after broadcasting (False if they do not broadcast)."""
+    x, y = as_tensor(a1), as_tensor(a2, a1 if isinstance(a1, Tensor) else None)
+    try:
+        broadcast_shapes(x.shape, y.shape)
+    except ValueError:
+        return full_like_tensor(False, astype(all(x), dt.bool_))
+    return all(equal(x, y))

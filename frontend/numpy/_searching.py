@@ -1,5 +1,5 @@
-"""Searching and picking: take, take_along_axis, put_along_axis, searchsorted, nonzero,
-argwhere, flatnonzero.
+"""Searching and picking: where, take, take_along_axis, put_along_axis, searchsorted,
+nonzero, argwhere, flatnonzero.
 
 nonzero/argwhere/flatnonzero have a data-dependent result size. Outside jit they read
 the mask once; inside jit they need a static `size=` (as in JAX): the first `size`
@@ -16,14 +16,32 @@ from __future__ import annotations
 import numpy as np
 
 from ..compiler import dtypes as dt
-from ..compiler.registry import ALL as P
+from ..compiler.primitives import elementwise as ew
+from ..compiler.primitives import indexing as ix
+from ..compiler.primitives import shape_ops as so
 from ..dispatch import bind1
 from ..errors import MustCompileError, at_user_line
 from ..promotion import DEFAULT_INT
 from ..tensor import Tensor
-from ._core import as_tensor, astype, broadcast_shapes, broadcast_to, normalize_axis
+from ._elementwise import select
 from ._indexing import _fill, _host_index, _tensor_index, getitem, index_dtype
-from ._manipulation import concatenate, reshape
+from ._manipulation import concatenate, reshape, stack
+from ._operands import (
+    as_tensor,
+    astype,
+    broadcast_shapes,
+    broadcast_to,
+    normalize_axis,
+    promote_operands,
+)
+from ._sorting import cumsum
+
+
+def where(condition, x=None, y=None) -> Tensor:
+    """Elementwise choice; `where(condition)` alone is `nonzero(condition)`."""
+    if x is None and y is None:
+        return nonzero(condition)
+    return select(condition, x, y)
 
 
 def _is_static(i) -> bool:
@@ -37,15 +55,15 @@ def _prepare_index(i, n: int, axis: int, mode, like: Tensor):
         i = as_tensor(i, like=like) if not isinstance(i, Tensor) else i
         i = astype(i, dt.int64 if i.dtype is dt.int64 else idt)
         nn = broadcast_to(i._backend.scalar(n, i.dtype), i.shape)
-        r = bind1(P["remainder"], i, nn)
-        neg = bind1(P["lt"], r, broadcast_to(i._backend.scalar(0, i.dtype), i.shape))
-        return bind1(P["select"], neg, bind1(P["add"], r, nn), r), False
+        r = bind1(ew.remainder, i, nn)
+        neg = bind1(ew.lt, r, broadcast_to(i._backend.scalar(0, i.dtype), i.shape))
+        return bind1(ew.select, neg, bind1(ew.add, r, nn), r), False
     if mode == "clip":
         i = as_tensor(i, like=like) if not isinstance(i, Tensor) else i
         i = astype(i, dt.int64 if i.dtype is dt.int64 else idt)
         lo = broadcast_to(i._backend.scalar(0, i.dtype), i.shape)
         hi = broadcast_to(i._backend.scalar(max(n - 1, 0), i.dtype), i.shape)
-        return bind1(P["clamp"], lo, i, hi), False
+        return bind1(ew.clamp, lo, i, hi), False
     if _is_static(i):
         return as_tensor(_host_index(i, n, axis, idt), like=like), False
     if mode not in (None, "fill", "raise"):
@@ -71,7 +89,7 @@ def take(a, indices, axis=None, out=None, mode=None, *, fill_value=None) -> Tens
 def _along_axis_coords(idx: Tensor, shape, axis: int) -> Tensor:
     parts = []
     for d in range(len(shape)):
-        comp = idx if d == axis else bind1(P["iota"], shape=idx.shape, dtype=idx.dtype,
+        comp = idx if d == axis else bind1(so.iota, shape=idx.shape, dtype=idx.dtype,
                                            dimension=d)
         parts.append(reshape(comp, idx.shape + (1,)))
     return parts[0] if len(parts) == 1 else concatenate(parts, axis=idx.ndim)
@@ -110,17 +128,17 @@ def take_along_axis(arr, indices, axis=-1, mode=None, fill_value=None) -> Tensor
     if tuple(bshape) != arr.shape:
         arr = broadcast_to(arr, tuple(bshape))
     r = arr.ndim
-    out = bind1(P["gather"], arr, _along_axis_coords(i, arr.shape, ax),
+    out = bind1(ix.gather, arr, _along_axis_coords(i, arr.shape, ax),
                 offset_dims=(), collapsed_slice_dims=tuple(range(r)),
                 start_index_map=tuple(range(r)), index_vector_dim=r, slice_sizes=(1,) * r)
     if fill:
         n = arr.shape[ax]
-        ok = bind1(P["and"], bind1(P["ge"], i, broadcast_to(i._backend.scalar(0, i.dtype),
+        ok = bind1(ew.and_, bind1(ew.ge, i, broadcast_to(i._backend.scalar(0, i.dtype),
                                                               i.shape)),
-                   bind1(P["lt"], i, broadcast_to(i._backend.scalar(n, i.dtype), i.shape)))
+                   bind1(ew.lt, i, broadcast_to(i._backend.scalar(n, i.dtype), i.shape)))
         f = broadcast_to(out._backend.scalar(_fill(out.dtype, fill_value), out.dtype),
                          out.shape)
-        out = bind1(P["select"], ok, out, f)
+        out = bind1(ew.select, ok, out, f)
     return out
 
 
@@ -140,7 +158,7 @@ def put_along_axis(arr, indices, values, axis, inplace: bool = False, mode=None)
     v = as_tensor(values, like=arr)
     v = broadcast_to(astype(v, arr.dtype), i.shape)
     r = arr.ndim
-    return bind1(P["scatter"], arr, _along_axis_coords(i, arr.shape, ax), v,
+    return bind1(ix.scatter, arr, _along_axis_coords(i, arr.shape, ax), v,
                  update_window_dims=(), inserted_window_dims=tuple(range(r)),
                  scatter_dims_to_operand_dims=tuple(range(r)), index_vector_dim=r,
                  kind="set", indices_are_sorted=False, unique_indices=False)
@@ -150,12 +168,12 @@ def put_along_axis(arr, indices, values, axis, inplace: bool = False, mode=None)
 
 def _less(a: Tensor, b: Tensor) -> Tensor:
     """a < b in NumPy's sort order (NaN after everything)."""
-    lt = bind1(P["lt"], a, b)
+    lt = bind1(ew.lt, a, b)
     if not a.dtype.is_float:
         return lt
-    b_nan = bind1(P["ne"], b, b)
-    a_num = bind1(P["eq"], a, a)
-    return bind1(P["or"], lt, bind1(P["and"], b_nan, a_num))
+    b_nan = bind1(ew.ne, b, b)
+    a_num = bind1(ew.eq, a, a)
+    return bind1(ew.or_, lt, bind1(ew.and_, b_nan, a_num))
 
 
 def searchsorted(a, v, side: str = "left", sorter=None) -> Tensor:
@@ -169,8 +187,6 @@ def searchsorted(a, v, side: str = "left", sorter=None) -> Tensor:
         raise ValueError(at_user_line(f"side must be 'left' or 'right', not {side!r}"))
     if sorter is not None:
         a = take(a, sorter, mode="clip")
-    from ._core import promote_operands
-
     (a, v), _ = promote_operands(a, v)
     n = a.shape[0]
     idt = index_dtype(n + 1)
@@ -179,12 +195,12 @@ def searchsorted(a, v, side: str = "left", sorter=None) -> Tensor:
     one = broadcast_to(v._backend.scalar(1, idt), v.shape)
     steps = int(n).bit_length()
     for _ in range(steps):
-        mid = bind1(P["shift_right"], bind1(P["add"], lo, hi), one)
+        mid = bind1(ew.shift_right, bind1(ew.add, lo, hi), one)
         am = take(a, mid, mode="clip")
-        go_right = _less(am, v) if side == "left" else bind1(P["not"], _less(v, am))
-        go_right = bind1(P["and"], go_right, bind1(P["lt"], lo, hi))
-        lo = bind1(P["select"], go_right, bind1(P["add"], mid, one), lo)
-        hi = bind1(P["select"], go_right, hi, mid)
+        go_right = _less(am, v) if side == "left" else bind1(ew.not_, _less(v, am))
+        go_right = bind1(ew.and_, go_right, bind1(ew.lt, lo, hi))
+        lo = bind1(ew.select, go_right, bind1(ew.add, mid, one), lo)
+        hi = bind1(ew.select, go_right, hi, mid)
     return astype(lo, DEFAULT_INT)
 
 
@@ -192,19 +208,17 @@ def searchsorted(a, v, side: str = "left", sorter=None) -> Tensor:
 
 def _flat_positions(x: Tensor, size: int, fill_value) -> Tensor:
     """The first `size` flat positions where x != 0, padded with -1 (int)."""
-    from ._sorting import cumsum
-
     flat = reshape(x, (x.size,))
     mask = flat if flat.dtype is dt.bool_ else bind1(
-        P["ne"], flat, broadcast_to(flat._backend.scalar(0, flat.dtype), flat.shape))
+        ew.ne, flat, broadcast_to(flat._backend.scalar(0, flat.dtype), flat.shape))
     idt = index_dtype(x.size + size + 1)
-    slot = bind1(P["subtract"], cumsum(mask, dtype=idt),
+    slot = bind1(ew.subtract, cumsum(mask, dtype=idt),
                  broadcast_to(flat._backend.scalar(1, idt), flat.shape))
     drop = broadcast_to(flat._backend.scalar(size, idt), flat.shape)  # out of range
-    slot = bind1(P["select"], mask, slot, drop)
-    ids = bind1(P["iota"], shape=(x.size,), dtype=idt, dimension=0)
+    slot = bind1(ew.select, mask, slot, drop)
+    ids = bind1(so.iota, shape=(x.size,), dtype=idt, dimension=0)
     init = broadcast_to(flat._backend.scalar(-1, idt), (size,))
-    return bind1(P["scatter"], init, reshape(slot, (x.size, 1)), ids,
+    return bind1(ix.scatter, init, reshape(slot, (x.size, 1)), ids,
                  update_window_dims=(), inserted_window_dims=(0,),
                  scatter_dims_to_operand_dims=(0,), index_vector_dim=1, kind="set",
                  indices_are_sorted=True, unique_indices=True)
@@ -225,20 +239,20 @@ def _need_size(x: Tensor, name: str, size):
 
 
 def _unravel(pos: Tensor, shape, fill_value) -> tuple[Tensor, ...]:
-    valid = bind1(P["ge"], pos, broadcast_to(pos._backend.scalar(0, pos.dtype), pos.shape))
+    valid = bind1(ew.ge, pos, broadcast_to(pos._backend.scalar(0, pos.dtype), pos.shape))
     outs, rest = [], pos
     for d in range(len(shape) - 1, -1, -1):
         n = shape[d]
         nn = broadcast_to(pos._backend.scalar(n, pos.dtype), pos.shape)
-        outs.append(bind1(P["remainder"], rest, nn) if d else rest)
-        rest = bind1(P["divide"], rest, nn)
+        outs.append(bind1(ew.remainder, rest, nn) if d else rest)
+        rest = bind1(ew.divide, rest, nn)
     outs = outs[::-1]
     fills = fill_value if isinstance(fill_value, (tuple, list)) else (
         [0 if fill_value is None else fill_value] * len(shape))
     if len(fills) != len(shape):
         raise ValueError(at_user_line(f"fill_value needs one entry per dimension "
                                       f"({len(shape)}), got {len(fills)}"))
-    return tuple(astype(bind1(P["select"], valid, o, broadcast_to(
+    return tuple(astype(bind1(ew.select, valid, o, broadcast_to(
         o._backend.scalar(f, o.dtype), o.shape)), DEFAULT_INT) for o, f in zip(outs, fills))
 
 
@@ -262,8 +276,6 @@ def flatnonzero(x, *, size=None, fill_value=None) -> Tensor:
 
 
 def argwhere(x, *, size=None, fill_value=None) -> Tensor:
-    from ._manipulation import stack
-
     x = as_tensor(x)
     if x.ndim == 0:
         x = reshape(x, (1,))

@@ -16,14 +16,17 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ..compiler.registry import ALL as P
+from ..compiler.primitives import elementwise as ew
+from ..compiler.primitives import indexing as ix
+from ..compiler.primitives import shape_ops as so
 from ..dispatch import bind1
 from ..errors import MustCompileError, at_user_line
 from ..promotion import DEFAULT_INT
 from ..tensor import Tensor
-from ._core import as_tensor, astype, broadcast_to
 from ._indexing import index_dtype
 from ._manipulation import concatenate, reshape
+from ._operands import as_tensor, astype, broadcast_to
+from ._sorting import cumsum, sort_with
 
 
 class UniqueAllResult(NamedTuple):
@@ -49,7 +52,7 @@ def _scalar(like: Tensor, value, dtype) -> Tensor:
 
 def _scatter1(init: Tensor, slots: Tensor, values: Tensor, kind: str = "set") -> Tensor:
     n = slots.shape[0]
-    return bind1(P["scatter"], init, reshape(slots, (n, 1)), values, update_window_dims=(),
+    return bind1(ix.scatter, init, reshape(slots, (n, 1)), values, update_window_dims=(),
                  inserted_window_dims=(0,), scatter_dims_to_operand_dims=(0,),
                  index_vector_dim=1, kind=kind, indices_are_sorted=False,
                  unique_indices=False)
@@ -58,8 +61,6 @@ def _scatter1(init: Tensor, slots: Tensor, values: Tensor, kind: str = "set") ->
 def _unique(x, size, fill_value, name: str):
     """(sorted, order, run id of each sorted element, slot of each run start or `size`,
     number of unique values as a tensor, size)."""
-    from ._sorting import cumsum, sort_with
-
     x = as_tensor(x)
     if x.dtype.is_complex:
         raise TypeError(at_user_line(f"{name} of complex numbers is not supported"))
@@ -72,14 +73,14 @@ def _unique(x, size, fill_value, name: str):
     flat = reshape(x, (x.size,))
     n = flat.shape[0]
     idt = index_dtype(n + 1 + (size or 0))
-    iota = bind1(P["iota"], shape=(n,), dtype=idt, dimension=0)
+    iota = bind1(so.iota, shape=(n,), dtype=idt, dimension=0)
     s, order = sort_with([flat], [iota], 0)
     if n:
         prev = concatenate([s[:1], s[:-1]], axis=0)
-        start = bind1(P["ne"], s, prev)
-        start = bind1(P["or"], start, bind1(P["eq"], iota, broadcast_to(_scalar(x, 0, idt),
+        start = bind1(ew.ne, s, prev)
+        start = bind1(ew.or_, start, bind1(ew.eq, iota, broadcast_to(_scalar(x, 0, idt),
                                                                          (n,))))
-        run = bind1(P["subtract"], cumsum(start, dtype=idt),
+        run = bind1(ew.subtract, cumsum(start, dtype=idt),
                     broadcast_to(_scalar(x, 1, idt), (n,)))
     else:
         start = run = iota
@@ -88,7 +89,7 @@ def _unique(x, size, fill_value, name: str):
     elif not isinstance(size, (int, np.integer)) or size < 0:
         raise ValueError(at_user_line(f"{name}: size must be a non-negative integer"))
     size = int(size)
-    slot = bind1(P["select"], start, run, broadcast_to(_scalar(x, size, idt), (n,)))
+    slot = bind1(ew.select, start, run, broadcast_to(_scalar(x, size, idt), (n,)))
     return flat, s, order, run, slot, size, idt
 
 
@@ -102,10 +103,10 @@ def _values(flat, s, slot, size, fill_value):
 def _counts(flat, slot, size, idt):
     n = flat.shape[0]
     starts = _scatter1(broadcast_to(_scalar(flat, n, idt), (size,)), slot,
-                       bind1(P["iota"], shape=(n,), dtype=idt, dimension=0))
+                       bind1(so.iota, shape=(n,), dtype=idt, dimension=0))
     ends = concatenate([starts[1:], broadcast_to(_scalar(flat, n, idt), (1,))], axis=0) \
         if size else starts
-    counts = bind1(P["subtract"], ends, starts)
+    counts = bind1(ew.subtract, ends, starts)
     return astype(counts, DEFAULT_INT)
 
 

@@ -13,13 +13,16 @@ larger than every number).
 from __future__ import annotations
 
 from ..compiler import dtypes as dt
-from ..compiler.registry import ALL as P
+from ..compiler.ir import Attrs
+from ..compiler.primitives import shape_ops as so
+from ..compiler.primitives import sorting as srt
 from ..dispatch import bind, bind1
 from ..errors import at_user_line
 from ..promotion import DEFAULT_INT
 from ..tensor import Tensor
-from ._core import as_tensor, astype, normalize_axis
+from ._indexing import index_dtype
 from ._manipulation import concatenate, reshape
+from ._operands import as_tensor, astype, normalize_axis
 
 
 def _flat_or_axis(x: Tensor, axis):
@@ -48,7 +51,7 @@ def sort(x, axis=-1, *, descending: bool = False, stable: bool = True, kind=None
     x, ax = _flat_or_axis(x, axis)
     if x.size == 0:
         return x
-    return bind(P["sort"], (x,), _attrs(ax, 1, descending, stable))[0]
+    return bind(srt.sort, (x,), _attrs(ax, 1, descending, stable))[0]
 
 
 def argsort(x, axis=-1, *, descending: bool = False, stable: bool = True, kind=None,
@@ -56,19 +59,15 @@ def argsort(x, axis=-1, *, descending: bool = False, stable: bool = True, kind=N
     x = as_tensor(x)
     _check_sortable(x, "argsort")
     x, ax = _flat_or_axis(x, axis)
-    from ._indexing import index_dtype
-
-    iota = bind1(P["iota"], shape=x.shape, dtype=index_dtype(x.shape[ax]), dimension=ax) \
+    iota = bind1(so.iota, shape=x.shape, dtype=index_dtype(x.shape[ax]), dimension=ax) \
         if x.ndim else None
     if x.size == 0:
         return astype(iota, DEFAULT_INT)
-    out = bind(P["sort"], (x, iota), _attrs(ax, 1, descending, stable))[1]
+    out = bind(srt.sort, (x, iota), _attrs(ax, 1, descending, stable))[1]
     return astype(out, DEFAULT_INT)
 
 
 def _attrs(axis, num_keys, descending, stable):
-    from ..compiler.ir import Attrs
-
     return Attrs({"dimension": axis, "num_keys": num_keys, "descending": bool(descending),
                   "is_stable": bool(stable)})
 
@@ -76,7 +75,7 @@ def _attrs(axis, num_keys, descending, stable):
 def sort_with(keys: list[Tensor], riders: list[Tensor], axis: int, *,
               descending: bool = False) -> tuple[Tensor, ...]:
     """One stable sort of `keys` (lexicographic) carrying `riders` along."""
-    return bind(P["sort"], (*keys, *riders), _attrs(axis, len(keys), descending, True))
+    return bind(srt.sort, (*keys, *riders), _attrs(axis, len(keys), descending, True))
 
 
 def top_k(x, k: int) -> tuple[Tensor, Tensor]:
@@ -90,13 +89,11 @@ def top_k(x, k: int) -> tuple[Tensor, Tensor]:
     if x.dtype is dt.bool_:
         x = astype(x, dt.int8)
     _check_sortable(x, "top_k")
-    values, indices = bind(P["top_k"], (x,), _attrs_k(k))
+    values, indices = bind(srt.top_k, (x,), _attrs_k(k))
     return values, indices
 
 
 def _attrs_k(k):
-    from ..compiler.ir import Attrs
-
     return Attrs({"k": int(k)})
 
 
@@ -110,6 +107,9 @@ def _scan_dtype(x: Tensor, dtype):
     if x.dtype.kind == "u" and x.dtype.bits < 64:
         return dt.uint64
     return x.dtype
+
+
+_SCANS = {"sum": srt.cumsum, "prod": srt.cumprod, "max": srt.cummax, "min": srt.cummin}
 
 
 def _scan(kind: str, x, axis, dtype=None, include_initial=False, reverse=False,
@@ -131,14 +131,12 @@ def _scan(kind: str, x, axis, dtype=None, include_initial=False, reverse=False,
     elif x.shape[ax] == 0:
         out = x
     else:
-        out = bind1(P[f"cum{kind}"], x, axis=ax, reverse=bool(reverse))
-    if include_initial:
-        from ..compiler.primitives.reductions import _identity
-
+        out = bind1(_SCANS[kind], x, axis=ax, reverse=bool(reverse))
+    if include_initial:  # only cumulative_sum/prod have it: the identity is 0 or 1
         shape = list(out.shape)
         shape[ax] = 1
-        first = bind1(P["broadcast_in_dim"], out._backend.scalar(
-            _identity(kind, out.dtype), out.dtype), shape=tuple(shape),
+        first = bind1(so.broadcast_in_dim, out._backend.scalar(
+            {"sum": 0, "prod": 1}[kind], out.dtype), shape=tuple(shape),
             broadcast_dimensions=())
         out = concatenate([out, first] if reverse else [first, out], axis=ax)
     return out

@@ -9,15 +9,32 @@ from __future__ import annotations
 
 from ..errors import at_user_line
 from ..tensor import Tensor
-from ._core import as_tensor, broadcast_to, full_like_tensor, normalize_axes, to_inexact
-from ._elementwise import conj, divide, isnan, logical_not, multiply, real, sqrt, subtract, where
+from ._elementwise import (
+    conj,
+    divide,
+    isnan,
+    logical_not,
+    multiply,
+    real,
+    select,
+    sqrt,
+    subtract,
+)
+from ._operands import (
+    as_tensor,
+    astype,
+    broadcast_to,
+    full_like_tensor,
+    normalize_axes,
+    to_inexact,
+)
 from ._reductions import all, max, mean, min, prod, sum
 
 
 def _nan_fill(x: Tensor, value) -> Tensor:
     if not x.dtype.is_inexact:
         return x
-    return where(isnan(x), full_like_tensor(value, x), x)
+    return select(isnan(x), full_like_tensor(value, x), x)
 
 
 def nansum(x, axis=None, dtype=None, keepdims: bool = False) -> Tensor:
@@ -38,8 +55,6 @@ def nanmean(x, axis=None, dtype=None, keepdims: bool = False) -> Tensor:
     """mean over the non-NaN elements (NaN where all are NaN)."""
     x = to_inexact(as_tensor(x))
     if dtype is not None:
-        from ._core import astype
-
         x = astype(x, dtype)
     total = nansum(x, axis, keepdims=keepdims)
     n = _count_valid(x, axis, keepdims)
@@ -56,7 +71,7 @@ def nanvar(x, axis=None, dtype=None, keepdims: bool = False, *, correction: floa
     sq = real(multiply(d, conj(d)))
     n = _count_valid(x, axis, keepdims).astype(sq.dtype) - correction
     out = divide(sum(sq, axis, keepdims=keepdims), n)
-    return where(n > 0, out, full_like_tensor(float("nan"), out))
+    return select(n > 0, out, full_like_tensor(float("nan"), out))
 
 
 def nanstd(x, axis=None, dtype=None, keepdims: bool = False, *, correction: float = 0,
@@ -71,7 +86,7 @@ def _nan_extreme(kind: str, x, axis, keepdims: bool) -> Tensor:
     fill = float("-inf") if kind == "max" else float("inf")
     out = (max if kind == "max" else min)(_nan_fill(x, fill), axis, keepdims)
     all_nan = all(isnan(x), axis, keepdims)
-    return where(all_nan, full_like_tensor(float("nan"), out), out)
+    return select(all_nan, full_like_tensor(float("nan"), out), out)
 
 
 def nanmax(x, axis=None, keepdims: bool = False) -> Tensor:

@@ -13,12 +13,13 @@ import math
 import numpy as np
 
 from ..compiler import dtypes as dt
-from ..compiler.registry import ALL as P
+from ..compiler.primitives import fft as fft_family
 from ..dispatch import bind1
 from ..errors import at_user_line
 from ..tensor import Tensor
-from ._core import asarray, normalize_axis
+from ._creation import zeros
 from ._manipulation import concatenate, moveaxis
+from ._operands import asarray, normalize_axis
 
 __all__ = ["fft", "ifft", "rfft", "irfft", "fft2", "ifft2", "fftn", "ifftn", "rfftn", "irfftn",
            "fftfreq", "rfftfreq", "fftshift", "ifftshift"]
@@ -47,8 +48,6 @@ def _fit(x: Tensor, axis: int, n: int) -> Tensor:
         idx = [slice(None)] * x.ndim
         idx[axis] = slice(0, n)
         return x[tuple(idx)]
-    from ._creation import zeros
-
     shape = list(x.shape)
     shape[axis] = n - size
     return concatenate([x, zeros(tuple(shape), dtype=x.dtype)], axis=axis)
@@ -105,7 +104,7 @@ def _transform(x, s, axes, norm, kind: str) -> Tensor:
         lengths.append(n)
     dest = tuple(range(x.ndim - k, x.ndim))
     x = moveaxis(x, axes, dest)
-    y = bind1(P["fft"], x, fft_type=kind, fft_length=tuple(lengths))
+    y = bind1(fft_family.fft, x, fft_type=kind, fft_length=tuple(lengths))
     y = moveaxis(y, dest, axes)
     return _scale(y, norm, math.prod(lengths), kind in ("IFFT", "IRFFT"))
 

@@ -12,15 +12,16 @@ import math
 
 from ..compiler import dtypes as dt
 from ..compiler.ir import Attrs
-from ..compiler.registry import ALL as P
+from ..compiler.primitives import linalg as la
 from ..dispatch import bind, bind1
 from ..errors import at_user_line
 from ..tensor import Tensor
 from . import _elementwise as E
 from . import _reductions as R
-from ._core import asarray
-from ._linalg import matmul, outer, tensordot, vecdot
-from ._manipulation import matrix_transpose, reshape
+from ._creation import arange, eye
+from ._manipulation import expand_dims, matrix_transpose, moveaxis, reshape, stack
+from ._operands import asarray, broadcast_shapes, broadcast_to
+from ._products import matmul, outer, tensordot, vecdot
 
 __all__ = ["cholesky", "qr", "eigh", "eigvalsh", "svd", "svdvals", "solve", "inv", "det",
            "slogdet", "norm", "matrix_norm", "vector_norm", "matrix_power", "matrix_rank",
@@ -53,14 +54,12 @@ def _symmetrize(x: Tensor) -> Tensor:
 
 
 def _eye_like(x: Tensor) -> Tensor:
-    from ._creation import eye
-
     return eye(x.shape[-1], dtype=x.dtype)
 
 
 def cholesky(x, *, upper: bool = False) -> Tensor:
     x = _float_matrix(x, "cholesky", True)
-    l = bind1(P["cholesky"], _symmetrize(x))
+    l = bind1(la.cholesky, _symmetrize(x))
     return _h(l) if upper else l
 
 
@@ -69,7 +68,7 @@ def triangular_solve(a, b, *, lower: bool = True, left_side: bool = True,
     """Solve op(a) x = b (left_side) or x op(a) = b with a triangular."""
     a = _float_matrix(a, "triangular_solve", True)
     b = asarray(b).astype(a.dtype)
-    return bind1(P["triangular_solve"], a, b, left_side=left_side, lower=lower,
+    return bind1(la.triangular_solve, a, b, left_side=left_side, lower=lower,
                  transpose_a=transpose_a, unit_diagonal=unit_diagonal)
 
 
@@ -78,13 +77,13 @@ def qr(x, mode: str = "reduced"):
         raise ValueError(at_user_line(f"linalg.qr: mode must be 'reduced', 'complete' or "
                                       f"'r', got {mode!r}"))
     x = _float_matrix(x, "qr")
-    q, r = bind(P["qr"], (x,), Attrs({"full_matrices": mode == "complete"}))
+    q, r = bind(la.qr, (x,), Attrs({"full_matrices": mode == "complete"}))
     return r if mode == "r" else (q, r)
 
 
 def eigh(x, UPLO: str = "L"):
     x = _float_matrix(x, "eigh", True)
-    w, v = bind(P["eigh"], (_symmetrize(x),), Attrs({"lower": UPLO == "L"}))
+    w, v = bind(la.eigh, (_symmetrize(x),), Attrs({"lower": UPLO == "L"}))
     return w, v
 
 
@@ -96,26 +95,24 @@ def svd(x, full_matrices: bool = True, compute_uv: bool = True, hermitian: bool 
     x = _float_matrix(x, "svd")
     if not compute_uv:
         return svdvals(x)
-    s, u, vh = bind(P["svd"], (x,), Attrs({"full_matrices": full_matrices,
+    s, u, vh = bind(la.svd, (x,), Attrs({"full_matrices": full_matrices,
                                             "compute_uv": True}))
     return u, s, vh
 
 
 def svdvals(x) -> Tensor:
     x = _float_matrix(x, "svdvals")
-    return bind(P["svd"], (x,), Attrs({"full_matrices": False, "compute_uv": False}))[0]
+    return bind(la.svd, (x,), Attrs({"full_matrices": False, "compute_uv": False}))[0]
 
 
 def lu_factor(x):
     """(lu, pivots, permutation) of a = P L U with partial pivoting (0-based pivots)."""
     x = _float_matrix(x, "lu_factor")
-    return bind(P["lu"], (x,), Attrs({}))
+    return bind(la.lu, (x,), Attrs({}))
 
 
 def _permute_rows(perm: Tensor, b: Tensor) -> Tensor:
     """b[..., perm, :] as a one-hot matmul (perm [..., n], b [..., n, k])."""
-    from ._creation import arange
-
     n = perm.shape[-1]
     onehot = E.equal(perm[..., :, None], arange(n, dtype=dt.int32))
     return matmul(onehot.astype(b.dtype), b)
@@ -131,29 +128,23 @@ def solve(a, b) -> Tensor:
     if b.shape[-2] != a.shape[-1]:
         raise ValueError(at_user_line(f"linalg.solve: a {a.shape} and b {b.shape} do not "
                                       f"match (b needs {a.shape[-1]} rows)"))
-    from ._core import broadcast_shapes, broadcast_to
-
     batch = broadcast_shapes(a.shape[:-2], b.shape[:-2])
     a = broadcast_to(a, batch + a.shape[-2:])
     b = broadcast_to(b, batch + b.shape[-2:])
     lu, _, perm = lu_factor(a)
-    y = bind1(P["triangular_solve"], lu, _permute_rows(perm, b), left_side=True, lower=True,
+    y = bind1(la.triangular_solve, lu, _permute_rows(perm, b), left_side=True, lower=True,
               transpose_a="N", unit_diagonal=True)
-    x = bind1(P["triangular_solve"], lu, y, left_side=True, lower=False, transpose_a="N",
+    x = bind1(la.triangular_solve, lu, y, left_side=True, lower=False, transpose_a="N",
               unit_diagonal=False)
     return x[..., 0] if vec else x
 
 
 def inv(x) -> Tensor:
     x = _float_matrix(x, "inv", True)
-    from ._core import broadcast_to
-
     return solve(x, broadcast_to(_eye_like(x), x.shape))
 
 
 def diagonal(x, offset: int = 0, axis1: int = -2, axis2: int = -1) -> Tensor:
-    from ._manipulation import moveaxis
-
     x = asarray(x)
     if (axis1 % x.ndim, axis2 % x.ndim) != (x.ndim - 2, x.ndim - 1):
         x = moveaxis(x, (axis1, axis2), (-2, -1))
@@ -178,8 +169,6 @@ def slogdet(x):
     x = _float_matrix(x, "slogdet", True)
     lu, piv, _ = lu_factor(x)
     d = diagonal(lu)
-    from ._creation import arange
-
     swaps = R.sum(E.not_equal(piv, arange(piv.shape[-1], dtype=dt.int32)).astype(dt.int32),
                   axis=-1)
     parity = 1 - 2 * (swaps % 2)
@@ -191,15 +180,13 @@ def slogdet(x):
     else:
         sign = R.prod(E.sign(d), axis=-1) * parity.astype(x.dtype)
     zero = R.any(E.equal(ad, 0), axis=-1)
-    sign = E.where(zero, 0, sign)
-    return sign, E.where(zero, -math.inf, logabs)
+    sign = E.select(zero, 0, sign)
+    return sign, E.select(zero, -math.inf, logabs)
 
 
 def det(x) -> Tensor:
     x = _float_matrix(x, "det", True)
     lu, piv, _ = lu_factor(x)
-    from ._creation import arange
-
     swaps = R.sum(E.not_equal(piv, arange(piv.shape[-1], dtype=dt.int32)).astype(dt.int32),
                   axis=-1)
     parity = (1 - 2 * (swaps % 2)).astype(x.dtype)
@@ -212,8 +199,6 @@ def matrix_power(x, n: int) -> Tensor:
         raise TypeError(at_user_line("linalg.matrix_power: the exponent must be a Python int"))
     if n < 0:
         x, n = inv(x), -n
-    from ._core import broadcast_to
-
     result = None
     base = x
     while n:
@@ -278,13 +263,9 @@ def norm(x, ord=None, axis=None, keepdims: bool = False) -> Tensor:
     if len(axis) == 1:
         return vector_norm(x, axis=axis, keepdims=keepdims, ord=2 if ord is None else ord)
     if len(axis) == 2:
-        from ._manipulation import moveaxis
-
         y = moveaxis(x, axis, (-2, -1))
         out = matrix_norm(y, keepdims=False, ord="fro" if ord is None else ord)
         if keepdims:
-            from ._manipulation import expand_dims
-
             for a in sorted(a % x.ndim for a in axis):
                 out = expand_dims(out, a)
         return out
@@ -308,13 +289,11 @@ def pinv(x, rtol=None) -> Tensor:
     eps = dt.finfo(dt.real_dtype(x.dtype)).eps
     r = rtol if rtol is not None else builtins.max(x.shape[-2:]) * eps
     cutoff = R.max(s, axis=-1, keepdims=True) * r
-    sinv = E.where(E.greater(s, cutoff), 1.0 / E.where(E.greater(s, cutoff), s, 1.0), 0.0)
+    sinv = E.select(E.greater(s, cutoff), 1.0 / E.select(E.greater(s, cutoff), s, 1.0), 0.0)
     return matmul(_h(vh) * sinv.astype(x.dtype)[..., None, :], _h(u))
 
 
 def cross(x, y, axis: int = -1) -> Tensor:
-    from ._manipulation import moveaxis, stack
-
     x, y = asarray(x), asarray(y)
     if x.shape[axis] != 3 or y.shape[axis] != 3:
         raise ValueError(at_user_line(f"linalg.cross: both operands need size 3 along axis "

@@ -1,4 +1,9 @@
-"""Conversions, broadcasting and the helpers every namespace function is built on."""
+"""Operands of namespace functions: conversion to tensors (asarray, as_tensor, astype),
+promotion to one dtype, broadcasting to one shape and axis checks.
+
+Every other module of the namespace builds on these, so this module imports none of
+them; asarray lives here, not with the creation functions, for that reason.
+"""
 
 from __future__ import annotations
 
@@ -7,8 +12,10 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from ..api import backend_copy, resolve_backend
 from ..compiler import dtypes as dt
-from ..compiler.registry import ALL as P
+from ..compiler.primitives import elementwise as ew
+from ..compiler.primitives import shape_ops as so
 from ..dispatch import bind1, current_backend
 from ..errors import at_user_line
 from ..promotion import DEFAULT_COMPLEX, DEFAULT_FLOAT, DEFAULT_INT, promote, python_scalar_dtype
@@ -40,20 +47,39 @@ def _contains_tensor(x) -> bool:
         _contains_tensor(e) for e in x)
 
 
-def asarray(x, dtype=None, *, device=None, copy=None) -> Tensor:
-    """A Tensor from a Tensor, NumPy array, Python scalar or nested sequence.
+def asarray(obj, /, dtype=None, *, device=None, copy=None) -> Tensor:
+    """A Tensor from a Tensor, NumPy array, Python scalar, nested sequence or buffer.
 
     Python data gets the default dtypes (float32, int64); NumPy data keeps its dtype.
     `device` is a backend (or "reference"/"xla[:platform[:id]]") to place it on.
+    copy=None copies only when needed; copy=True always gives a new tensor; copy=False
+    raises ValueError when a copy cannot be avoided (host data must always be copied to
+    a device, and a dtype or device change copies). Tensors are immutable, so sharing
+    one is never observable except through deallocate/donation.
     """
-    from ..api import resolve_backend
+    if copy is False:
+        if not isinstance(obj, Tensor):
+            raise ValueError(at_user_line(
+                f"asarray(copy=False): a {type(obj).__name__} must be copied to become a "
+                f"tensor; use copy=None to allow it"))
+        if dtype is not None and dt.dtype(dtype) is not obj.dtype or (
+                device is not None and resolve_backend(device) is not obj._backend):
+            raise ValueError(at_user_line(
+                "asarray(copy=False): changing the dtype or device needs a copy; use "
+                "copy=None to allow it"))
+    out = _convert(obj, dtype, device)
+    if copy and out is obj and obj._backend.concrete:
+        out = backend_copy(obj, obj._backend)
+    return out
 
+
+def _convert(x, dtype, device) -> Tensor:
+    """asarray without the copy rules: x itself when it already fits."""
     backend = resolve_backend(device) if device is not None else None
     d = None if dtype is None else dt.dtype(dtype)
     if isinstance(x, Tensor):
         t = x
         if backend is not None and t._backend is not backend:
-            from ..api import backend_copy
             t = backend_copy(t, backend)
         return t if d is None or d is t.dtype else astype(t, d)
     if backend is None:
@@ -61,8 +87,8 @@ def asarray(x, dtype=None, *, device=None, copy=None) -> Tensor:
     if _weak_scalar(x):
         return backend.scalar(x, d or python_scalar_dtype(x), weak=d is None)
     if isinstance(x, (list, tuple)) and _contains_tensor(x):
-        return stack([asarray(e) for e in x]) if d is None else astype(
-            stack([asarray(e) for e in x]), d)
+        rows = _stack_rows([_convert(e, None, None) for e in x])
+        return rows if d is None else astype(rows, d)
     if isinstance(x, np.ndarray) or isinstance(x, np.generic) or hasattr(x, "__array__"):
         a = np.asarray(x)
     else:
@@ -76,6 +102,19 @@ def asarray(x, dtype=None, *, device=None, copy=None) -> Tensor:
         dt.dtype(a.dtype)  # raises a clear error for unsupported NumPy dtypes
     return backend.from_numpy(a)
 
+
+def _stack_rows(rows: list[Tensor]) -> Tensor:
+    """A sequence holding tensors: its elements stacked along a new first axis (what
+    stack(rows) does; written here on the primitives so that conversion needs no
+    module above this one)."""
+    shape = rows[0].shape
+    for i, t in enumerate(rows):
+        if t.shape != shape:
+            raise ValueError(at_user_line(
+                f"asarray of a sequence of tensors: all elements need the same shape; "
+                f"element {i} has {t.shape}, element 0 has {shape}"))
+    ts, _ = promote_operands(*(bind1(so.reshape, t, shape=(1,) + shape) for t in rows))
+    return ts[0] if len(ts) == 1 else bind1(so.concatenate, *ts, dimension=0)
 
 
 def as_tensor(x, like: Tensor | None = None) -> Tensor:
@@ -97,10 +136,10 @@ def astype(x, dtype, copy: bool = True) -> Tensor:
     if d is x.dtype:
         return x
     if x.dtype.is_complex and not d.is_complex:
-        x = bind1(P["real"], x)
+        x = bind1(ew.real, x)
         if d is x.dtype:
             return x
-    return bind1(P["convert"], x, dtype=d)
+    return bind1(ew.convert, x, dtype=d)
 
 
 # ---- broadcasting ------------------------------------------------------------------
@@ -133,7 +172,7 @@ def broadcast_to(x, shape) -> Tensor:
         raise ValueError(at_user_line(f"cannot broadcast a tensor of shape {x.shape} to "
                                       f"shape {shape}"))
     lead = len(shape) - x.ndim
-    return bind1(P["broadcast_in_dim"], x, shape=shape,
+    return bind1(so.broadcast_in_dim, x, shape=shape,
                  broadcast_dimensions=tuple(range(lead, len(shape))))
 
 
@@ -209,8 +248,3 @@ def full_like_tensor(value, x: Tensor) -> Tensor:
     s = x._backend.scalar(value, x.dtype)
     return broadcast_to(s, x.shape)
 
-
-def stack(arrays, axis: int = 0) -> Tensor:
-    from ._manipulation import stack as _stack
-
-    return _stack(arrays, axis)

@@ -1,18 +1,20 @@
-"""Products: matmul, dot, tensordot, einsum, vdot, inner, outer — all dot_general."""
+"""Products: matmul, dot, tensordot, einsum, vdot, vecdot, inner, outer — all dot_general
+(or a multiply and a sum)."""
 
 from __future__ import annotations
 
-from ..compiler.registry import ALL as P
+from ..compiler.primitives import products
 from ..dispatch import bind1
 from ..errors import at_user_line
 from ..tensor import Tensor
-from ._core import broadcast_shapes, broadcast_to, normalize_axis, promote_operands
-from ._elementwise import multiply
+from ._elementwise import conj, multiply
 from ._manipulation import expand_dims, reshape, squeeze, transpose
+from ._operands import broadcast_shapes, broadcast_to, normalize_axis, promote_operands
+from ._reductions import sum
 
 
 def _dot(x: Tensor, y: Tensor, contracting, batch=((), ())) -> Tensor:
-    return bind1(P["dot_general"], x, y, contracting=tuple(map(tuple, contracting)),
+    return bind1(products.dot_general, x, y, contracting=tuple(map(tuple, contracting)),
                  batch=tuple(map(tuple, batch)))
 
 
@@ -81,16 +83,11 @@ def tensordot(x, y, axes=2) -> Tensor:
 
 
 def vdot(x, y) -> Tensor:
-    from ._elementwise import conj
-
     x, y = _operands(x, y)
     return _dot(reshape(conj(x), (-1,)), reshape(y, (-1,)), ((0,), (0,)))
 
 
 def vecdot(x, y, axis: int = -1) -> Tensor:
-    from ._elementwise import conj
-    from ._reductions import sum
-
     return sum(multiply(conj(x), y), axis=axis)
 
 
@@ -110,8 +107,6 @@ def einsum(subscripts: str, *operands) -> Tensor:
     """Einstein summation for explicit and implicit subscripts, contracted pairwise
     left to right with dot_general. Repeated indices within one operand (traces,
     diagonals) are not supported yet."""
-    from ._reductions import sum
-
     ops = list(promote_operands(*operands)[0])
     subscripts = subscripts.replace(" ", "")
     if "->" in subscripts:

@@ -1,0 +1,91 @@
+"""Tensor's operators and computing methods, installed by the namespace.
+
+tensor.py defines the data-holding part of Tensor and imports nothing above it; this
+module binds its operators (x + y, x @ y, x < y, -x), methods (x.sum(), x.reshape(...),
+x[i], x.at[i].set(v), x.to_device(d)) and properties (x.T, x.mT, x.real, x.imag)
+straight to the namespace's functions, once, when stablejit.numpy is imported: one
+implementation for every path, and no lookups on the hot path.
+"""
+
+from __future__ import annotations
+
+from ..api import backend_copy, resolve_backend
+from ..tensor import Tensor
+from ._dtypes import astype
+from ._elementwise import imag, real
+from ._indexing import IndexUpdateHelper, getitem
+from ._manipulation import matrix_transpose, reshape, transpose
+
+_BINARY = {
+    "add": "add", "sub": "subtract", "mul": "multiply", "truediv": "divide",
+    "floordiv": "floor_divide", "mod": "remainder", "pow": "power", "matmul": "matmul",
+    "and": "bitwise_and", "or": "bitwise_or", "xor": "bitwise_xor",
+    "lshift": "left_shift", "rshift": "right_shift",
+}
+_COMPARE = {"eq": "equal", "ne": "not_equal", "lt": "less", "le": "less_equal",
+            "gt": "greater", "ge": "greater_equal"}
+_UNARY = {"neg": "negative", "pos": "positive", "abs": "abs", "invert": "invert"}
+_METHODS = ("sum", "prod", "mean", "max", "min", "argmax", "argmin", "squeeze", "flatten",
+            "ravel", "all", "any", "var", "std", "clip", "round", "conj", "swapaxes", "dot",
+            "nonzero", "sort", "argsort", "take", "cumsum", "cumprod")
+
+
+def _astype(self, dtype, copy: bool = True) -> Tensor:
+    return astype(self, dtype, copy=copy)
+
+
+def _reshape(self, *shape, order: str = "C") -> Tensor:
+    if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
+        shape = shape[0]
+    return reshape(self, shape)
+
+
+def _transpose(self, *axes) -> Tensor:
+    if len(axes) == 1 and isinstance(axes[0], (tuple, list)):
+        axes = axes[0]
+    return transpose(self, axes or None)
+
+
+def _to_device(self, device, /, *, stream=None) -> Tensor:
+    """A copy on `device` (a PJRT device, backend or "reference"); self if already there."""
+    target = resolve_backend(device)
+    return self if target is self._backend else backend_copy(self, target)
+
+
+def _at(self) -> IndexUpdateHelper:
+    """Functional updates: x.at[index].set/add/multiply/min/max/get(...)."""
+    return IndexUpdateHelper(self)
+
+
+def install(ns) -> None:
+    """Install operators, methods and properties on Tensor from the namespace `ns`."""
+    def forward(f):
+        return lambda self, other: f(self, other)
+
+    def reflect(f):
+        return lambda self, other: f(other, self)
+
+    def method(f):
+        return lambda self, *args, **kwargs: f(self, *args, **kwargs)
+
+    for op, name in _BINARY.items():
+        f = getattr(ns, name)
+        setattr(Tensor, f"__{op}__", forward(f))
+        setattr(Tensor, f"__r{op}__", reflect(f))
+    for op, name in _COMPARE.items():
+        setattr(Tensor, f"__{op}__", forward(getattr(ns, name)))
+    for op, name in _UNARY.items():
+        setattr(Tensor, f"__{op}__", method(getattr(ns, name)))
+    for name in _METHODS:
+        setattr(Tensor, name, method(getattr(ns, name)))
+    Tensor.astype = _astype
+    Tensor.reshape = _reshape
+    Tensor.transpose = _transpose
+    Tensor.to_device = _to_device
+    Tensor.__getitem__ = getitem
+    Tensor.__array_namespace__ = lambda self, api_version=None: ns
+    Tensor.T = property(transpose, doc="The axes reversed.")
+    Tensor.mT = property(matrix_transpose, doc="The last two axes swapped.")
+    Tensor.real = property(real)
+    Tensor.imag = property(imag)
+    Tensor.at = property(_at)
