@@ -11,7 +11,7 @@ $(VENV)/.installed: pyproject.toml
 	$(PY) -m pip install -q -e '.[test]'
 	touch $@
 
-.PHONY: install demo test bench lint conformance
+.PHONY: install demo test bench lint conformance fuzz
 install: $(VENV)/.installed
 
 demo: install
@@ -38,3 +38,7 @@ conformance: install
 	$(PY) -m pip install -q 'hypothesis>=6.151' ndindex pytest-json-report
 	PYTHON=$(abspath $(PY)) XFAILS=$(abspath conformance/xfails.txt) MAX_EXAMPLES=20 \
 	  ../shared/array-api-tests/run.sh stablejit.numpy -n 2
+
+# The differential fuzzer at full size: 10,000 programs per family (CI runs a sample).
+fuzz: install
+	FUZZ_EXAMPLES=10000 $(PY) -m pytest tests/host/test_fuzz.py -n 2 -p no:cacheprovider -o addopts=""
