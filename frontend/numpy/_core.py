@@ -23,13 +23,21 @@ def _weak_scalar(x) -> bool:
     return isinstance(x, PY_SCALARS) and not isinstance(x, np.generic)
 
 
-def _from_python(x) -> np.ndarray:
-    """Nested Python lists of numbers -> array with the default dtypes."""
+def _from_python(x, dtype: dt.DType | None = None) -> np.ndarray:
+    """Nested Python lists of numbers -> array of `dtype`, else of the default dtypes.
+
+    Converted straight to the dtype asked for (never through float32), and Python ints
+    out of its range raise OverflowError (as in jax) instead of wrapping."""
+    if dtype is not None:
+        return np.asarray(x, dtype=dtype.np)
     a = np.asarray(x)
     if a.dtype.kind == "f":
         return a.astype(DEFAULT_FLOAT.np)
-    if a.dtype.kind in "iu":
-        return a.astype(DEFAULT_INT.np)
+    if a.dtype.kind in "iuO":  # uint64 or object: Python ints beyond int64, or not numbers
+        try:
+            return np.asarray(x, dtype=DEFAULT_INT.np)
+        except (TypeError, ValueError):
+            return a
     if a.dtype.kind == "c":
         return a.astype(DEFAULT_COMPLEX.np)
     return a
@@ -66,7 +74,7 @@ def asarray(x, dtype=None, *, device=None, copy=None) -> Tensor:
     if isinstance(x, np.ndarray) or isinstance(x, np.generic) or hasattr(x, "__array__"):
         a = np.asarray(x)
     else:
-        a = _from_python(x)
+        a = _from_python(x, d)
     if a.dtype.kind not in "biufcV" and a.dtype not in (dt.bfloat16.np,):
         raise TypeError(f"cannot make a tensor from data of dtype {a.dtype} "
                         f"({type(x).__name__}); stablejit tensors hold numbers and booleans")

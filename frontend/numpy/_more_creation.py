@@ -150,7 +150,7 @@ def linspace(start, stop, /, num: int = 50, *, dtype=None, device=None,
     work = dt.float64 if d in (dt.float64, dt.complex128) else dt.float32
     if d.is_complex or is_complex:
         work = dt.complex_dtype(work)
-    s, e = (astype(as_tensor(v), work) for v in (start, stop))
+    s, e = (_asarray(v, work) for v in (start, stop))  # Python floats straight to work
     div = (num - 1) if endpoint else num
     i = astype(bind1(P["iota"], shape=(num,), dtype=DEFAULT_INT, dimension=0), work)
     step = (e - s) / float(max(div, 1))
