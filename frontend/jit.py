@@ -10,6 +10,7 @@ IR op by op with NumPy (the debug mode).
 from __future__ import annotations
 
 import functools
+import inspect
 import logging
 import operator
 import os
@@ -410,13 +411,66 @@ class Lowered:
             exe = compile_function(self.ir, backend.device, name=self._jitted.__name__)
             entry = _Entry(self.ir, None, exe.stablehlo, exe, self._out_tree,
                            self.ir.result_types, self._captured, backend, ())
-        return Compiled(entry)
+        return Compiled(entry, self._jitted, self._key)
+
+
+def _type_text(sig) -> str:
+    """A leaf signature as jax writes it (float32[2,3]); Python scalars as their 0-d type."""
+    if isinstance(sig, tuple):  # a weak tensor: weakness does not change the program
+        sig = sig[0]
+    if sig in PY_SCALARS:
+        sig = TensorType((), python_scalar_dtype(sig(0)))
+    return f"{sig.dtype.name}[{','.join(map(str, sig.shape))}]"
 
 
 class Compiled:
-    def __init__(self, entry: _Entry):
+    """A compiled call for one signature: calling it with any other raises TypeError
+    (running the executable on other data would reinterpret its bytes)."""
+
+    def __init__(self, entry: _Entry, jitted: Jitted, key):
         self._entry = entry
+        self._jitted, self._key = jitted, key
         self.executable = entry.exe
+
+    def _check(self, args, kwargs) -> list:
+        """The dynamic leaves of a call, after checking them against the signature."""
+        static, dyn_args, dyn_kwargs = self._jitted._split(args, kwargs)
+        leaves, treedef = tree.flatten((dyn_args, dyn_kwargs))
+        want_tree, want_sig, want_static = self._key[0], self._key[1], self._key[2]
+        if static != want_static:
+            raise TypeError(at_user_line(
+                f"this Compiled was lowered with static arguments {want_static} and was "
+                f"called with {static}; lower and compile again for new static values"))
+        if treedef != want_tree:
+            raise TypeError(at_user_line(
+                f"this Compiled was lowered for arguments of structure {want_tree} and was "
+                f"called with structure {treedef}"))
+        names = self._leaf_names(args, dyn_args, dyn_kwargs)
+        bad = [(n, _type_text(w), _type_text(_leaf_signature(x)))
+               for n, w, x in zip(names, want_sig, leaves)]
+        bad = [b for b in bad if b[1] != b[2]]
+        if bad:
+            raise TypeError(at_user_line(
+                "Argument types differ from the types for which this computation was "
+                "compiled. The mismatches are:\n" + "\n".join(
+                    f"argument {n!r} compiled with {w} and called with {g}"
+                    for n, w, g in bad)))
+        return leaves
+
+    def _leaf_names(self, args, dyn_args, dyn_kwargs) -> list[str]:
+        try:
+            params = list(inspect.signature(self._jitted.fn).parameters)
+        except (TypeError, ValueError):
+            params = []
+        static_pos = set(self._jitted.static_argnums)
+        positions = [i for i in range(len(args)) if i not in static_pos]
+        named = [(params[i] if i < len(params) else f"args[{i}]", a)
+                 for i, a in zip(positions, dyn_args)] + sorted(dyn_kwargs.items())
+        names = []
+        for name, a in named:
+            n = len(tree.flatten(a)[0])
+            names += [name] if n == 1 else [f"{name} (leaf {k})" for k in range(n)]
+        return names
 
     def as_text(self) -> str:
         """XLA's optimised HLO."""
@@ -429,8 +483,7 @@ class Compiled:
         return self.executable.memory_analysis()
 
     def __call__(self, *args, **kwargs):
-        leaves, _ = tree.flatten((args, kwargs))
-        return self._entry.run([x for x in leaves])
+        return self._entry.run(self._check(args, kwargs))
 
 
 def jit(fn=None, *, static_argnums=(), static_argnames=(), donate_argnums=(), backend=None,
