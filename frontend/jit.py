@@ -108,6 +108,8 @@ class _Entry:
                 bufs.append(_to_buffer(x, backend))
         for t in self.captured:
             bufs.append(_to_buffer(t, backend))
+        if self.donate:
+            _check_donated_once(bufs, self.donate)
         outs = self.exe.run(bufs)
         for i in self.donate:
             x = leaves[i]
@@ -131,6 +133,17 @@ def _to_buffer(x, backend: XlaBackend):
     if type(x) in PY_SCALARS:
         return backend.scalar(x, python_scalar_dtype(x))._data
     return backend.from_numpy(np.asarray(x))._data
+
+
+def _check_donated_once(bufs, donate) -> None:
+    """A donated buffer cannot also be read by the same call (XLA would reject it)."""
+    for i in donate:
+        also = [j for j, b in enumerate(bufs) if j != i and b is bufs[i]]
+        if also:
+            raise ValueError(at_user_line(
+                f"argument leaf {i} is donated and the same tensor is also passed as leaf "
+                f"{also[0]}; a donated buffer cannot be read again in the same call. Pass a "
+                f"copy (stablejit.numpy.array(x)) for one of them, or do not donate it"))
 
 
 class Jitted:

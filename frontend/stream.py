@@ -11,10 +11,11 @@ state on the device between steps (EXLA's `stream`).
     print(s.done())                      # 15
 
 The step is compiled once (on the first send) and the state is donated to it, so each
-step reuses the state's device memory. Back-pressure: at most `max_pending` outputs may
-wait unreceived — a send from the thread that owns the stream then raises (recv first),
-a send from another thread waits for the owner's recv — and at most `max_inflight` steps
-are queued on the device ahead of the host.
+step reuses the state's device memory; an initial state tensor already on the stream's
+device is donated too (using it afterwards raises the "deleted" error). Back-pressure:
+at most `max_pending` outputs may wait unreceived — a send from the thread that owns the
+stream then raises (recv first), a send from another thread waits for the owner's recv —
+and at most `max_inflight` steps are queued on the device ahead of the host.
 """
 
 from __future__ import annotations
@@ -83,6 +84,10 @@ class Stream:
         if not isinstance(self.backend, XlaBackend):
             raise TypeError("stablejit.stream runs on an XLA device backend; the reference "
                             "backend has no device to keep the state on")
+        for name, v in (("max_pending", max_pending), ("max_inflight", max_inflight)):
+            if isinstance(v, bool) or not isinstance(v, int) or v < 1:
+                raise ValueError(at_user_line(f"stream: {name} must be a positive integer, "
+                                              f"got {v!r}"))
         self.shape, self.dtype = _template(chunk_template)
         self._step = _step_for(fn, self.backend)
         self._state = tree.tree_map(self._to_device, initial_state)
@@ -97,8 +102,11 @@ class Stream:
 
     def _to_device(self, x):
         if isinstance(x, Tensor):
-            return self.backend.adopt(x) if x._backend is not self.backend else \
-                Tensor(x._live(), self.backend, x.type)  # strong type, same buffer
+            if x._backend is not self.backend:
+                return self.backend.adopt(x)
+            t = Tensor(x._live(), self.backend, x.type)  # strong type, same buffer
+            x._data = None  # donated to the stream: the caller's tensor is deleted
+            return t
         a = np.asarray(x)
         if isinstance(x, int) and not isinstance(x, bool):
             a = a.astype(np.int64)

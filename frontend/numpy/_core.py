@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numbers
+import operator
 from collections.abc import Sequence
 
 import numpy as np
@@ -191,6 +192,25 @@ def prepare(*xs) -> tuple[list[Tensor], dt.DType]:
 def to_inexact(x: Tensor) -> Tensor:
     """Integers and booleans become the default float for float-only math."""
     return x if x.dtype.is_inexact else astype(x, DEFAULT_FLOAT)
+
+
+def as_shape(shape) -> tuple[int, ...]:
+    """A shape from an integer or a sequence of integers. As in NumPy, floats and strings
+    raise TypeError (3.5 is not read as 3) and negative sizes raise ValueError."""
+    try:
+        dims = (operator.index(shape),)
+    except TypeError:
+        try:
+            if isinstance(shape, (str, bytes)):
+                raise TypeError
+            dims = tuple(operator.index(d) for d in shape)
+        except TypeError:
+            raise TypeError(at_user_line(
+                f"a shape must be an integer or a sequence of integers, got {shape!r}")) \
+                from None
+    if any(d < 0 for d in dims):
+        raise ValueError(at_user_line(f"negative dimensions are not allowed: shape {dims}"))
+    return dims
 
 
 def normalize_axis(axis: int, ndim: int, name: str = "axis") -> int:

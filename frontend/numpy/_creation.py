@@ -13,13 +13,7 @@ from ..compiler.primitives import ALL as P
 from ..dispatch import bind1, current_backend
 from ..promotion import DEFAULT_FLOAT, DEFAULT_INT, python_scalar_dtype
 from ..tensor import Tensor
-from ._core import as_tensor, astype, broadcast_to
-
-
-def _shape(shape) -> tuple[int, ...]:
-    if isinstance(shape, (int, np.integer)):
-        return (int(shape),)
-    return tuple(int(d) for d in shape)
+from ._core import as_shape, as_tensor, astype, broadcast_to
 
 
 def _backend(device):
@@ -31,7 +25,7 @@ def _backend(device):
 
 
 def full(shape, fill_value, dtype=None, *, device=None) -> Tensor:
-    shape = _shape(shape)
+    shape = as_shape(shape)
     if isinstance(fill_value, Tensor):
         return broadcast_to(astype(fill_value, dtype) if dtype else fill_value, shape)
     d = dt.dtype(dtype) if dtype is not None else python_scalar_dtype(

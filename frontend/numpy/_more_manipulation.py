@@ -99,6 +99,9 @@ def tile(x, repetitions, /) -> Tensor:
     x = as_tensor(x)
     reps = _static_ints(repetitions, "tile: repetitions")
     reps = (reps,) if isinstance(reps, int) else reps
+    if any(r < 0 for r in reps):
+        raise ValueError(at_user_line(f"tile: negative repetitions are not allowed, got "
+                                      f"{repetitions}"))
     nd = max(len(reps), x.ndim)
     reps = (1,) * (nd - len(reps)) + tuple(reps)
     x = reshape(x, (1,) * (nd - x.ndim) + x.shape)
