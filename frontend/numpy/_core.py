@@ -86,6 +86,8 @@ def asarray(x, dtype=None, *, device=None, copy=None) -> Tensor:
     return backend.from_numpy(a)
 
 
+dt.install_constructor(lambda value, dtype: asarray(value, dtype))  # float32(1.5)
+
 
 def as_tensor(x, like: Tensor | None = None) -> Tensor:
     """Operands of namespace functions: Tensors pass through, scalars become weak tensors

@@ -295,3 +295,37 @@ def test_moderately_deep_pytree_works():
     assert len(leaves) == 1
     out = stablejit.jit(lambda t: t)(_nested(100))
     assert len(stablejit.tree.tree_leaves(out)) == 1
+
+
+# ---- NumPy interoperability of dtypes ---------------------------------------------------
+
+def test_dtype_compares_with_numpy_and_names():
+    x = snp.ones(3)
+    assert x.dtype == np.float32 and x.dtype == "float32" and x.dtype == np.dtype("float32")
+    assert np.float32 == x.dtype and np.dtype("float32") == x.dtype
+    assert x.dtype != np.float64 and x.dtype != "int32" and x.dtype != snp.float64
+    assert x.dtype != None and x.dtype != "no such dtype" and x.dtype != object()  # noqa: E711
+    assert snp.asarray([1], dtype=snp.bfloat16).dtype == snp.bfloat16
+    assert len({snp.float32, snp.float32, snp.int8}) == 2
+    assert hash(x.dtype) == hash(np.dtype(np.float32))  # equal objects hash alike
+
+
+def test_numpy_accepts_stablejit_dtypes():
+    x = snp.ones(3)
+    assert np.zeros(3, dtype=x.dtype).dtype == np.float32
+    assert np.dtype(snp.int16) == np.int16
+    assert np.issubdtype(x.dtype, np.floating) and not np.issubdtype(x.dtype, np.integer)
+    assert np.finfo(x.dtype).bits == 32 and np.iinfo(snp.int8).max == 127
+    assert np.asarray([1, 2], dtype=snp.uint8).dtype == np.uint8
+
+
+def test_dtype_called_makes_a_tensor_as_in_jax():
+    t = snp.float32(1.5)
+    assert isinstance(t, stablejit.Tensor) and t.shape == () and t.dtype is snp.float32
+    assert not t.weak and float(t) == 1.5
+    assert _bits(snp.float64(BIG)) == _bits(np.float64(BIG))
+    assert np.asarray(snp.int8([1, 2])).tolist() == [1, 2]
+    with pytest.raises(OverflowError):
+        snp.int8(300)
+    g = stablejit.jit(lambda x: x + snp.float32(2.0))
+    assert np.asarray(g(snp.ones(2))).tolist() == [3.0, 3.0]
