@@ -90,7 +90,7 @@ class Stream:
                                               f"got {v!r}"))
         self.shape, self.dtype = _template(chunk_template)
         self._step = _step_for(fn, self.backend)
-        self._state = tree.tree_map(self._to_device, initial_state)
+        self._state = self._take_state(initial_state)
         self._state_types = [t.type for t in tree.tree_leaves(self._state)]
         self._outputs: deque = deque()
         self._inflight: deque = deque()
@@ -100,13 +100,29 @@ class Stream:
         self._done = False
         self.steps = 0
 
+    def _take_state(self, initial_state):
+        """The initial state on the device. A tensor already there is donated to the
+        stream (its buffer becomes the first step's state): the caller's is deleted."""
+        taken: set = set()
+
+        def take(x):
+            if id(x) in taken:
+                raise ValueError(at_user_line(
+                    "stream: the same tensor appears twice in the initial state; each step "
+                    "donates the state's buffers, so pass a copy (stablejit.numpy.array(x)) "
+                    "for one of them"))
+            t = self._to_device(x)
+            if isinstance(x, Tensor) and t._data is x._data:
+                taken.add(id(x))
+                x._data = None
+            return t
+
+        return tree.tree_map(take, initial_state)
+
     def _to_device(self, x):
         if isinstance(x, Tensor):
-            if x._backend is not self.backend:
-                return self.backend.adopt(x)
-            t = Tensor(x._live(), self.backend, x.type)  # strong type, same buffer
-            x._data = None  # donated to the stream: the caller's tensor is deleted
-            return t
+            return self.backend.adopt(x) if x._backend is not self.backend else \
+                Tensor(x._live(), self.backend, x.type)  # strong type, same buffer
         a = np.asarray(x)
         if isinstance(x, int) and not isinstance(x, bool):
             a = a.astype(np.int64)

@@ -329,3 +329,14 @@ def test_dtype_called_makes_a_tensor_as_in_jax():
         snp.int8(300)
     g = stablejit.jit(lambda x: x + snp.float32(2.0))
     assert np.asarray(g(snp.ones(2))).tolist() == [3.0, 3.0]
+
+
+def test_stream_chunks_stay_valid_and_a_repeated_state_tensor_is_refused():
+    s = stablejit.stream(lambda x, acc: (acc, acc + x), "f32[3]", snp.zeros(3))
+    chunk = snp.ones(3)
+    s.send(chunk)
+    s.recv()
+    assert np.array_equal(np.asarray(chunk), np.ones(3, np.float32))  # not donated
+    x = snp.zeros(3)
+    with pytest.raises(ValueError, match="twice"):
+        stablejit.stream(lambda c, st: (st[0], st), "f32[3]", (x, x))
