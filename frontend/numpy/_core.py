@@ -137,7 +137,7 @@ def broadcast_shapes(*shapes: Sequence[int]) -> tuple[int, ...]:
 
 def broadcast_to(x, shape) -> Tensor:
     x = as_tensor(x)
-    shape = tuple(int(d) for d in shape)
+    shape = as_shape(shape)
     if x.shape == shape:
         return x
     if len(shape) < x.ndim or broadcast_shapes(x.shape, shape) != shape:
@@ -200,16 +200,18 @@ def as_shape(shape) -> tuple[int, ...]:
     """A shape from an integer or a sequence of integers. As in NumPy, floats and strings
     raise TypeError (3.5 is not read as 3) and negative sizes raise ValueError."""
     try:
-        dims = (operator.index(shape),)
+        if type(shape) is tuple or type(shape) is list:
+            dims = tuple(map(operator.index, shape))
+        elif isinstance(shape, (str, bytes)):
+            raise TypeError
+        else:
+            try:
+                dims = (operator.index(shape),)
+            except TypeError:
+                dims = tuple(map(operator.index, shape))
     except TypeError:
-        try:
-            if isinstance(shape, (str, bytes)):
-                raise TypeError
-            dims = tuple(operator.index(d) for d in shape)
-        except TypeError:
-            raise TypeError(at_user_line(
-                f"a shape must be an integer or a sequence of integers, got {shape!r}")) \
-                from None
+        raise TypeError(at_user_line(
+            f"a shape must be an integer or a sequence of integers, got {shape!r}")) from None
     if any(d < 0 for d in dims):
         raise ValueError(at_user_line(f"negative dimensions are not allowed: shape {dims}"))
     return dims

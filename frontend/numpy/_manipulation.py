@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import operator
 
 from ..compiler.primitives import ALL as P
 from ..dispatch import bind1
@@ -12,9 +13,13 @@ from ._core import as_tensor, normalize_axes, normalize_axis, promote_operands
 
 
 def _resolve_shape(shape, size: int, old) -> tuple[int, ...]:
-    if isinstance(shape, int):
+    if hasattr(shape, "__index__"):
         shape = (shape,)
-    shape = [int(d) for d in shape]
+    try:
+        shape = [operator.index(d) for d in shape]  # 3.0 is not a size, as in NumPy
+    except TypeError:
+        raise TypeError(at_user_line(f"reshape: a shape must be an integer or a sequence of "
+                                     f"integers, got {shape!r}")) from None
     unknown = [i for i, d in enumerate(shape) if d == -1]
     if len(unknown) > 1:
         raise ValueError(at_user_line(f"reshape: only one dimension can be -1, got {tuple(shape)}"))

@@ -4,6 +4,8 @@ logspace."""
 
 from __future__ import annotations
 
+import operator
+
 import numpy as np
 
 from ..compiler import dtypes as dt
@@ -128,7 +130,7 @@ def linspace(start, stop, /, num: int = 50, *, dtype=None, device=None,
              endpoint: bool = True) -> Tensor:
     """`num` evenly spaced values from start to stop (inclusive unless endpoint=False).
     start and stop may be complex, or tensors (also traced ones inside jit)."""
-    num = int(num)
+    num = operator.index(num)  # 2.5 points is an error (TypeError), as in NumPy
     if num < 0:
         raise ValueError(at_user_line(f"linspace: num must be non-negative, got {num}"))
     is_complex = any(isinstance(v, complex) or isinstance(v, Tensor) and v.dtype.is_complex

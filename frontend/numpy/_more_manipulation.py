@@ -5,6 +5,7 @@ broadcast_in_dim, reshape, reverse and pad, so they work inside jit."""
 from __future__ import annotations
 
 import numbers
+import operator
 
 import numpy as np
 
@@ -26,8 +27,9 @@ def _slice_axis(x: Tensor, axis: int, start: int, stop: int, step: int = 1) -> T
                  strides=tuple(strides))
 
 
-def _static_ints(v, what: str):
-    """A Python int or tuple of ints from an int, sequence or concrete tensor."""
+def _static_ints(v, what: str, exact: bool = False):
+    """A Python int or tuple of ints from an int, sequence or concrete tensor; `exact`
+    refuses floats (a count of 2.5 is a TypeError in NumPy) where NumPy truncates."""
     if isinstance(v, Tensor):
         if not v._backend.concrete:
             raise MustCompileError(at_user_line(
@@ -36,9 +38,11 @@ def _static_ints(v, what: str):
         v = v.numpy().tolist()
     if isinstance(v, np.ndarray):
         v = v.tolist()
-    if isinstance(v, (list, tuple)):
-        return tuple(int(i) for i in v)
-    return int(v)
+    conv = operator.index if exact else int
+    try:
+        return tuple(map(conv, v)) if isinstance(v, (list, tuple)) else conv(v)
+    except TypeError:
+        raise TypeError(at_user_line(f"{what} must be integers, got {v!r}")) from None
 
 
 def roll(x, /, shift, *, axis=None) -> Tensor:
@@ -97,7 +101,7 @@ def repeat(x, repeats, /, *, axis=None) -> Tensor:
 def tile(x, repetitions, /) -> Tensor:
     """x repeated `repetitions` times along each axis (NumPy's and the array API's tile)."""
     x = as_tensor(x)
-    reps = _static_ints(repetitions, "tile: repetitions")
+    reps = _static_ints(repetitions, "tile: repetitions", exact=True)
     reps = (reps,) if isinstance(reps, int) else reps
     if any(r < 0 for r in reps):
         raise ValueError(at_user_line(f"tile: negative repetitions are not allowed, got "

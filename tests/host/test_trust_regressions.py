@@ -341,3 +341,26 @@ def test_stream_chunks_stay_valid_and_a_repeated_state_tensor_is_refused():
     x = snp.zeros(3)
     with pytest.raises(ValueError, match="twice"):
         stablejit.stream(lambda c, st: (st[0], st), "f32[3]", (x, x))
+
+
+@pytest.mark.parametrize("name", ["broadcast_to", "reshape", "tile", "linspace"])
+def test_float_sizes_are_refused_not_truncated(name):
+    x = snp.ones(3)
+    call = {"broadcast_to": lambda m: m.broadcast_to(m.ones(3), (2, 3.0)),
+            "reshape": lambda m: m.reshape(m.ones(3), (3.0,)),
+            "tile": lambda m: m.tile(m.ones(3), 2.5),
+            "linspace": lambda m: m.linspace(0, 1, 2.5)}[name]
+    with pytest.raises(TypeError):
+        call(np)
+    with pytest.raises(TypeError):
+        call(snp)
+    assert x.shape == (3,)
+
+
+def test_integer_like_sizes_still_work():
+    x = snp.ones(3)
+    assert snp.broadcast_to(x, (np.int64(2), 3)).shape == (2, 3)
+    assert snp.reshape(x, np.int64(3)).shape == (3,)
+    assert snp.reshape(x, (-1, 1)).shape == (3, 1)
+    assert snp.tile(x, np.int32(2)).shape == (6,)
+    assert snp.linspace(0, 1, np.int64(3)).shape == (3,)
