@@ -60,6 +60,27 @@ def test_signed_zero_complex_scalar():
     assert not np.signbit(np.asarray(z).real)
 
 
+def test_ir_literals_and_emitted_constants_keep_zero_signs_and_nan_payloads():
+    from stablejit.compiler import dtypes as dt
+    from stablejit.compiler.emitter import dense_text
+    from stablejit.compiler.ir import Literal
+
+    payload = np.array(0x7FC00123, np.uint32).view(np.float32)
+    assert Literal(np.float32(0.0)) != Literal(np.float32(-0.0))
+    assert Literal(payload) != Literal(np.float32(np.nan))
+    assert Literal(payload) == Literal(payload.copy())
+    assert dense_text(np.float32(-0.0), dt.float32) == "dense<-0.0>"
+    assert dense_text(payload, dt.float32) == "dense<0x7FC00123>"
+    assert dense_text(np.float16(-0.0), dt.float16).startswith("dense<-0.")
+    assert dense_text(np.complex64(complex(-0.0, 0.0)), dt.complex64) == "dense<(-0.0, 0.0)>"
+
+
+def test_nan_payload_survives_jit_constants():
+    payload = np.array(0x7FC00123, np.uint32).view(np.float32)
+    f = stablejit.jit(lambda x: snp.where(x > 0, snp.asarray(payload), x))
+    assert _bits(np.asarray(f(snp.ones(1)))) == np.uint32(0x7FC00123)
+
+
 def test_signed_zero_under_jit_constants():
     f = stablejit.jit(lambda x: (x * -0.0, x * 0.0, x + -0.0, snp.floor(-0.0 * x)))
     outs = [np.asarray(o) for o in f(snp.asarray([1.0, 2.0]))]
