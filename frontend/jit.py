@@ -14,6 +14,7 @@ import inspect
 import logging
 import operator
 import os
+import struct
 import time
 import warnings
 import weakref
@@ -135,6 +136,41 @@ def _to_buffer(x, backend: XlaBackend):
     return backend.from_numpy(np.asarray(x))._data
 
 
+class _Exact:
+    """A static argument in the cache key, equal only to one of the same type and bits:
+    0.0 and -0.0, or 1, 1.0 and True, trace to different programs (NaN equals itself)."""
+
+    __slots__ = ("value", "_id")
+
+    def __init__(self, value):
+        self.value, self._id = value, _exact_id(value)
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, _Exact) and self._id == other._id
+
+    def __hash__(self) -> int:
+        return hash(self._id)
+
+    def __repr__(self) -> str:
+        return repr(self.value)
+
+
+def _exact_id(v):
+    if isinstance(v, float):
+        return float, type(v), struct.pack("<d", v)
+    if isinstance(v, complex):
+        return complex, type(v), struct.pack("<dd", v.real, v.imag)
+    if isinstance(v, np.generic):
+        return type(v), v.tobytes()
+    if type(v) is tuple:
+        return tuple, tuple(map(_exact_id, v))
+    return type(v), v
+
+
+def _static_key(static) -> tuple:
+    return tuple((k, _Exact(v)) for k, v in static)
+
+
 def _check_donated_once(bufs, donate) -> None:
     """A donated buffer cannot also be read by the same call (XLA would reject it)."""
     for i in donate:
@@ -234,7 +270,7 @@ class Jitted:
             backend = resolve_backend(self._backend_spec)
         elif backend is None:
             backend = concrete_default()
-        return (treedef, tuple(sig), static, backend), leaves, backend
+        return (treedef, tuple(sig), _static_key(static), backend), leaves, backend
 
     def _entry(self, key, args, kwargs, backend) -> _Entry:
         entry = self._cache.get(key)
@@ -450,10 +486,11 @@ class Compiled:
         static, dyn_args, dyn_kwargs = self._jitted._split(args, kwargs)
         leaves, treedef = tree.flatten((dyn_args, dyn_kwargs))
         want_tree, want_sig, want_static = self._key[0], self._key[1], self._key[2]
-        if static != want_static:
+        if _static_key(static) != want_static:
             raise TypeError(at_user_line(
                 f"this Compiled was lowered with static arguments {want_static} and was "
-                f"called with {static}; lower and compile again for new static values"))
+                f"called with {_static_key(static)}; lower and compile again for new static "
+                f"values"))
         if treedef != want_tree:
             raise TypeError(at_user_line(
                 f"this Compiled was lowered for arguments of structure {want_tree} and was "
