@@ -406,3 +406,24 @@ def test_static_arguments_are_compared_by_type_and_bits():
     h(x, s=nan)
     h(x, s=float("nan"))  # the same NaN bits: no new trace
     assert h.traces == 1
+
+
+# ---- two Python scalars of different kinds promote as in jax ----------------------------
+
+@pytest.mark.parametrize("make", [
+    lambda m: m.arctan2(0.0, -1),
+    lambda m: m.asarray(1.0) + 1,
+    lambda m: m.asarray(1) + 1j,
+    lambda m: m.asarray(1.5) + 1j,
+    lambda m: m.asarray(True) + 1.5,
+    lambda m: m.add(2, 0.5),
+])
+def test_weak_scalars_of_different_kinds_promote_as_in_jax(make):
+    jnp = pytest.importorskip("jax.numpy")
+    got, want = make(snp), make(jnp)
+    assert str(got.dtype) == str(want.dtype)
+    assert np.asarray(got) == np.asarray(want)
+
+
+def test_jit_of_two_weak_scalars_promotes_as_in_jax():
+    assert stablejit.jit(lambda a, b: a + b)(1.0, 2).dtype is snp.float32
