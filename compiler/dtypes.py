@@ -1,6 +1,10 @@
 """Element types of the IR, with their NumPy and MLIR spellings.
 
-A DType is an interned singleton: compare with `is` or `==`, hash freely.
+A DType is an interned singleton: compare with `is` or `==`, hash freely. For NumPy it
+stands for its NumPy dtype: it equals (and hashes as) that dtype, so `x.dtype ==
+np.float32` and `x.dtype == "float32"` hold, and NumPy reads its `.dtype` attribute, so
+`np.zeros(3, x.dtype)`, `np.issubdtype` and `np.finfo` accept it. Calling one makes a
+tensor, as in jax (`float32(1.5)`); the frontend installs that constructor.
 Promotion between dtypes lives in the frontend (it is a user-facing policy);
 this module only states what each type is.
 """
@@ -10,9 +14,16 @@ from __future__ import annotations
 import ml_dtypes
 import numpy as np
 
+_constructor = None  # (value, DType) -> tensor, installed by the frontend
+
+
+def install_constructor(fn) -> None:
+    global _constructor
+    _constructor = fn
+
 
 class DType:
-    __slots__ = ("name", "np", "mlir", "kind", "bits")
+    __slots__ = ("name", "np", "mlir", "kind", "bits", "_hash")
 
     def __init__(self, name: str, np_dtype, mlir: str, kind: str, bits: int):
         self.name = name
@@ -20,9 +31,34 @@ class DType:
         self.mlir = mlir  # element type as written in StableHLO text
         self.kind = kind  # 'b' bool, 'i' signed, 'u' unsigned, 'f' float, 'c' complex
         self.bits = bits
+        self._hash = hash(self.np)
 
     def __repr__(self) -> str:
         return self.name
+
+    @property
+    def dtype(self) -> np.dtype:
+        """The NumPy dtype: NumPy converts any object with a `.dtype` through it."""
+        return self.np
+
+    def __eq__(self, other):
+        if isinstance(other, DType):
+            return self is other
+        if other is None:
+            return False
+        try:
+            return self.np == np.dtype(other)  # np.float32, "float32", a NumPy dtype
+        except (TypeError, ValueError):
+            return NotImplemented
+
+    def __hash__(self) -> int:
+        return self._hash  # as its NumPy dtype's, since the two compare equal
+
+    def __call__(self, value):
+        """A tensor of this dtype from a number or nested sequence (jnp.float32(1.5))."""
+        if _constructor is None:
+            raise TypeError(f"{self.name}(...) needs the stablejit frontend")
+        return _constructor(value, self)
 
     def __reduce__(self):
         return (dtype, (self.name,))

@@ -42,6 +42,8 @@ class TensorType:
             if t is None:
                 if not isinstance(dtype, DType):
                     raise TypeError(f"TensorType needs a stablejit DType, got {dtype!r}")
+                if any(d < 0 for d in shape):  # would emit text that XLA cannot parse
+                    raise ValueError(f"negative dimensions are not allowed: shape {shape}")
                 t = object.__new__(cls)
                 t.shape = shape
                 t.dtype = dtype

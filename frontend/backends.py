@@ -197,14 +197,13 @@ class XlaBackend(Backend):
         return Tensor(buffers.to_device(a, self.device), self, TensorType(a.shape, d), weak)
 
     def scalar(self, value, dtype: dt.DType, weak: bool = False) -> Tensor:
-        # Python scalars recur (x * 2, x + 1): keep their device buffers.
-        key = (type(value), value, dtype)
-        try:
-            buf = self._scalars.get(key)
-        except TypeError:
-            buf = None
+        # Python scalars recur (x * 2, x + 1): keep their device buffers, keyed on the
+        # exact bits (0.0 == -0.0 and NaN != NaN, so the value cannot be the key).
+        a = np.asarray(value, dtype=dtype.np)
+        key = (dtype, a.tobytes())
+        buf = self._scalars.get(key)
         if buf is None:
-            buf = buffers.to_device(np.asarray(value, dtype=dtype.np), self.device)
+            buf = buffers.to_device(a, self.device)
             if len(self._scalars) < 4096:
                 self._scalars[key] = buf
         return Tensor(buf, self, TensorType((), dtype), weak)

@@ -144,7 +144,7 @@ def cmd_cache(ns) -> int:
     elif ns.action == "list":
         for e in store.entries():
             when = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(e["last_used"]))
-            print(f"{e['key'][:16]}  {e['size']:>10,}  {when}  {e.get('platform', '?'):<5} "
+            print(f"{e['key'][:16]}  {e['size']:>10,}  {when}  {str(e.get('platform', '?')):<5} "
                   f"{e.get('name', '?')}")
     elif ns.action == "clear":
         n = store.clear()

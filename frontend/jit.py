@@ -13,6 +13,7 @@ import functools
 import inspect
 import logging
 import operator
+import struct
 import time
 import warnings
 import weakref
@@ -98,6 +99,8 @@ class _Entry:
     def run(self, leaves):
         backend = self.backend
         tensors = [_to_tensor(x, backend) for x in leaves]
+        if self.donate:
+            _check_donated_once([t._data for t in tensors], self.donate)
         outs = backend.execute(self.prog, tensors + list(self.captured))
         for i in self.donate:
             x = leaves[i]
@@ -171,6 +174,52 @@ def _argnums(fn, static_argnums, static_argnames, donate_argnums):
             f"jit({name}): argument {min(both)} is both static and donated; a static "
             f"argument has no buffer to donate"))
     return tuple(sorted(set(nums))), names, donate
+
+
+class _Exact:
+    """A static argument in the cache key, equal only to one of the same type and bits:
+    0.0 and -0.0, or 1, 1.0 and True, trace to different programs (NaN equals itself)."""
+
+    __slots__ = ("value", "_id")
+
+    def __init__(self, value):
+        self.value, self._id = value, _exact_id(value)
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, _Exact) and self._id == other._id
+
+    def __hash__(self) -> int:
+        return hash(self._id)
+
+    def __repr__(self) -> str:
+        return repr(self.value)
+
+
+def _exact_id(v):
+    if isinstance(v, float):
+        return float, type(v), struct.pack("<d", v)
+    if isinstance(v, complex):
+        return complex, type(v), struct.pack("<dd", v.real, v.imag)
+    if isinstance(v, np.generic):
+        return type(v), v.tobytes()
+    if type(v) is tuple:
+        return tuple, tuple(map(_exact_id, v))
+    return type(v), v
+
+
+def _static_key(static) -> tuple:
+    return tuple((k, _Exact(v)) for k, v in static)
+
+
+def _check_donated_once(bufs, donate) -> None:
+    """A donated buffer cannot also be read by the same call (XLA would reject it)."""
+    for i in donate:
+        also = [j for j, b in enumerate(bufs) if j != i and b is bufs[i]]
+        if also:
+            raise ValueError(at_user_line(
+                f"argument leaf {i} is donated and the same tensor is also passed as leaf "
+                f"{also[0]}; a donated buffer cannot be read again in the same call. Pass a "
+                f"copy (stablejit.numpy.array(x)) for one of them, or do not donate it"))
 
 
 class Jitted:
@@ -256,7 +305,7 @@ class Jitted:
             backend = resolve_backend(self._backend_spec)
         elif backend is None:
             backend = concrete_default()
-        return (treedef, tuple(sig), static, backend), leaves, backend
+        return (treedef, tuple(sig), _static_key(static), backend), leaves, backend
 
     def _entry(self, key, args, kwargs, backend) -> _Entry:
         entry = self._cache.get(key)
@@ -445,13 +494,67 @@ class Lowered:
         if entry is None or not isinstance(entry.backend, XlaBackend):
             prog = backend.program(self.ir, name=self._jitted.__name__)
             entry = _Entry(self.ir, prog, self._out_tree, self._captured, backend)
-        return Compiled(entry)
+        return Compiled(entry, self._jitted, self._key)
+
+
+def _type_text(sig) -> str:
+    """A leaf signature as jax writes it (float32[2,3]); Python scalars as their 0-d type."""
+    if isinstance(sig, tuple):  # a weak tensor: weakness does not change the program
+        sig = sig[0]
+    if sig in PY_SCALARS:
+        sig = TensorType((), python_scalar_dtype(sig(0)))
+    return f"{sig.dtype.name}[{','.join(map(str, sig.shape))}]"
 
 
 class Compiled:
-    def __init__(self, entry: _Entry):
+    """A compiled call for one signature: calling it with any other raises TypeError
+    (running the executable on other data would reinterpret its bytes)."""
+
+    def __init__(self, entry: _Entry, jitted: Jitted, key):
         self._entry = entry
+        self._jitted, self._key = jitted, key
         self.executable = entry.exe
+
+    def _check(self, args, kwargs) -> list:
+        """The dynamic leaves of a call, after checking them against the signature."""
+        static, dyn_args, dyn_kwargs = self._jitted._split(args, kwargs)
+        leaves, treedef = tree.flatten((dyn_args, dyn_kwargs))
+        want_tree, want_sig, want_static = self._key[0], self._key[1], self._key[2]
+        if _static_key(static) != want_static:
+            raise TypeError(at_user_line(
+                f"this Compiled was lowered with static arguments {want_static} and was "
+                f"called with {_static_key(static)}; lower and compile again for new static "
+                f"values"))
+        if treedef != want_tree:
+            raise TypeError(at_user_line(
+                f"this Compiled was lowered for arguments of structure {want_tree} and was "
+                f"called with structure {treedef}"))
+        names = self._leaf_names(args, dyn_args, dyn_kwargs)
+        bad = [(n, _type_text(w), _type_text(_leaf_signature(x)))
+               for n, w, x in zip(names, want_sig, leaves)]
+        bad = [b for b in bad if b[1] != b[2]]
+        if bad:
+            raise TypeError(at_user_line(
+                "Argument types differ from the types for which this computation was "
+                "compiled. The mismatches are:\n" + "\n".join(
+                    f"argument {n!r} compiled with {w} and called with {g}"
+                    for n, w, g in bad)))
+        return leaves
+
+    def _leaf_names(self, args, dyn_args, dyn_kwargs) -> list[str]:
+        try:
+            params = list(inspect.signature(self._jitted.fn).parameters)
+        except (TypeError, ValueError):
+            params = []
+        static_pos = set(self._jitted.static_argnums)
+        positions = [i for i in range(len(args)) if i not in static_pos]
+        named = [(params[i] if i < len(params) else f"args[{i}]", a)
+                 for i, a in zip(positions, dyn_args)] + sorted(dyn_kwargs.items())
+        names = []
+        for name, a in named:
+            n = len(tree.flatten(a)[0])
+            names += [name] if n == 1 else [f"{name} (leaf {k})" for k in range(n)]
+        return names
 
     def as_text(self) -> str:
         """XLA's optimised HLO."""
@@ -464,8 +567,7 @@ class Compiled:
         return self.executable.memory_analysis()
 
     def __call__(self, *args, **kwargs):
-        leaves, _ = tree.flatten((args, kwargs))
-        return self._entry.run([x for x in leaves])
+        return self._entry.run(self._check(args, kwargs))
 
 
 def jit(fn=None, *, static_argnums=(), static_argnames=(), donate_argnums=(), backend=None,

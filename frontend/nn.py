@@ -14,6 +14,7 @@ Optimisers are pure functions over pytrees of parameters:
 from __future__ import annotations
 
 import math
+import operator
 from collections.abc import Callable, Sequence
 from typing import NamedTuple
 
@@ -22,6 +23,7 @@ import numpy as np
 from . import numpy as snp
 from . import random
 from .autodiff import stop_gradient
+from .errors import at_user_line
 from .scipy.special import erf
 from .tensor import Tensor
 from .tree import flatten, tree_map, unflatten
@@ -86,8 +88,15 @@ def log_softmax(x, axis: int | Sequence[int] = -1) -> Tensor:
 def one_hot(labels, num_classes: int, dtype=snp.float32) -> Tensor:
     """labels[..., None] == arange(num_classes), as `dtype`; out-of-range labels give a
     row of zeros."""
+    try:
+        n = operator.index(num_classes)
+    except TypeError:
+        raise TypeError(at_user_line(
+            f"one_hot: num_classes must be an integer, got {num_classes!r}")) from None
+    if n < 0:
+        raise ValueError(at_user_line(f"one_hot: num_classes must be non-negative, got {n}"))
     labels = snp.asarray(labels)
-    classes = snp.arange(num_classes, dtype=labels.dtype)
+    classes = snp.arange(n, dtype=labels.dtype)
     return snp.astype(snp.expand_dims(labels, -1) == classes, dtype)
 
 

@@ -5,6 +5,8 @@
   open — follow NumPy 2 (`numpy.promote_types`): int32 + float32 -> float64,
   uint64 + int64 -> float64.
 - bfloat16 behaves like float16 in that table, and bfloat16 + float16 -> float32.
+- Two Python scalars of different kinds give the higher kind's default (1.0 + 1 is a
+  weak float32, as in jax).
 - Python scalars are weak: they take the tensor's dtype when their kind fits
   (x_f16 + 1.5 -> float16, x_i8 + 3 -> int8). A float scalar with an integer tensor
   gives the default float (float32); a complex scalar gives the complex type of the
@@ -55,6 +57,10 @@ def promote_strong(a: DType, b: DType) -> DType:
 
 def promote(a: DType, a_weak: bool, b: DType, b_weak: bool) -> tuple[DType, bool]:
     """Result dtype (and whether it is still weak) of combining two operands."""
+    if a_weak and b_weak and _KIND_ORDER[a.kind] != _KIND_ORDER[b.kind]:
+        # two Python scalars of different kinds: the higher kind's own type, as in jax
+        # (arctan2(0.0, -1) is float32, not the float64 that float32 with int64 gives)
+        return (a if _KIND_ORDER[a.kind] > _KIND_ORDER[b.kind] else b), True
     if a_weak == b_weak:
         return promote_strong(a, b), a_weak
     strong, weak = (b, a) if a_weak else (a, b)

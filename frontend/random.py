@@ -38,6 +38,7 @@ from .compiler.primitives import sorting as srt
 from .dispatch import bind, bind1
 from .errors import at_user_line
 from .jit import jit
+from .numpy._operands import as_shape
 from .tensor import Tensor
 
 __all__ = ["key", "PRNGKey", "split", "fold_in", "bits", "uniform", "normal", "randint",
@@ -163,11 +164,7 @@ def _fold_in(k, d):
 # ---- bits and uniform floats ---------------------------------------------------------------
 
 def _shape(shape) -> tuple[int, ...]:
-    if shape is None:
-        return ()
-    if isinstance(shape, (int, np.integer)):
-        return (int(shape),)
-    return tuple(int(d) for d in shape)
+    return () if shape is None else as_shape(shape)
 
 
 def bits(key, shape=(), bit_width: int = 32) -> Tensor:

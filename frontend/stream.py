@@ -11,10 +11,11 @@ state on the device between steps (EXLA's `stream`).
     print(s.done())                      # 15
 
 The step is compiled once (on the first send) and the state is donated to it, so each
-step reuses the state's device memory. Back-pressure: at most `max_pending` outputs may
-wait unreceived — a send from the thread that owns the stream then raises (recv first),
-a send from another thread waits for the owner's recv — and at most `max_inflight` steps
-are queued on the device ahead of the host.
+step reuses the state's device memory; an initial state tensor already on the stream's
+device is donated too (using it afterwards raises the "deleted" error). Back-pressure:
+at most `max_pending` outputs may wait unreceived — a send from the thread that owns the
+stream then raises (recv first), a send from another thread waits for the owner's recv —
+and at most `max_inflight` steps are queued on the device ahead of the host.
 """
 
 from __future__ import annotations
@@ -79,9 +80,13 @@ class Stream:
         if not isinstance(self.backend, XlaBackend):
             raise TypeError("stablejit.stream runs on an XLA device backend; the reference "
                             "backend has no device to keep the state on")
+        for name, v in (("max_pending", max_pending), ("max_inflight", max_inflight)):
+            if isinstance(v, bool) or not isinstance(v, int) or v < 1:
+                raise ValueError(at_user_line(f"stream: {name} must be a positive integer, "
+                                              f"got {v!r}"))
         self.shape, self.dtype = _template(chunk_template)
         self._step = _step_for(fn, self.backend)
-        self._state = tree.tree_map(self._to_device, initial_state)
+        self._state = self._take_state(initial_state)
         self._state_types = [t.type for t in tree.tree_leaves(self._state)]
         self._outputs: deque = deque()
         self._inflight: deque = deque()
@@ -90,6 +95,25 @@ class Stream:
         self._cond = threading.Condition()
         self._done = False
         self.steps = 0
+
+    def _take_state(self, initial_state):
+        """The initial state on the device. A tensor already there is donated to the
+        stream (its buffer becomes the first step's state): the caller's is deleted."""
+        taken: set = set()
+
+        def take(x):
+            if id(x) in taken:
+                raise ValueError(at_user_line(
+                    "stream: the same tensor appears twice in the initial state; each step "
+                    "donates the state's buffers, so pass a copy (stablejit.numpy.array(x)) "
+                    "for one of them"))
+            t = self._to_device(x)
+            if isinstance(x, Tensor) and t._data is x._data:
+                taken.add(id(x))
+                x._data = None
+            return t
+
+        return tree.tree_map(take, initial_state)
 
     def _to_device(self, x):
         if isinstance(x, Tensor):

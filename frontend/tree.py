@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import dataclasses
+import sys
 from collections.abc import Callable
 from typing import Any
 
@@ -61,7 +62,17 @@ def _is_namedtuple(x) -> bool:
 
 def flatten(tree: Any, leaves: list | None = None) -> tuple[list, TreeDef]:
     leaves = [] if leaves is None else leaves
-    return leaves, _flatten(tree, leaves)
+    try:
+        return leaves, _flatten(tree, leaves)
+    except RecursionError:
+        raise _too_deep() from None
+
+
+def _too_deep() -> ValueError:
+    return ValueError(
+        f"a pytree is nested too deeply for Python's recursion limit "
+        f"({sys.getrecursionlimit()} frames); hold deep data in a tensor or a flat "
+        f"list, or raise the limit with sys.setrecursionlimit")
 
 
 def _flatten(x, leaves: list) -> TreeDef:
@@ -83,9 +94,10 @@ def _flatten(x, leaves: list) -> TreeDef:
 
 
 def unflatten(treedef: TreeDef, leaves) -> Any:
-    it = iter(leaves)
-    out = _unflatten(treedef, it)
-    return out
+    try:
+        return _unflatten(treedef, iter(leaves))
+    except RecursionError:
+        raise _too_deep() from None
 
 
 def _unflatten(td: TreeDef, it) -> Any:

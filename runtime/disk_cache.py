@@ -2,7 +2,9 @@
 
 Loading a serialized executable runs code, so the cache is trusted only when it is
 ours: the directory is created 0700, and a directory that belongs to another user or
-that anyone may write to is refused, as is any entry owned by another user.
+that anyone may write to is refused (checked again whenever its stat changes), as is
+any entry owned by another user or writable by group or others. Anyone who can write
+as the same user can still replace an entry, as with JAX's cache.
 
 One file per entry, named by its key (a SHA-256 of everything that decides what XLA
 would produce). An entry is written to a temporary file and renamed into place, so a
@@ -73,15 +75,19 @@ class DiskCache:
         self._reported: set = set()
         self._lock = threading.Lock()
         self._usable: bool | None = None
+        self._checked: tuple | None = None  # the directory's stat when it was trusted
         self._approx: int | None = None  # estimated total size, refreshed by evict()
         self.hits = self.misses = self.writes = self.rejected = 0
 
     # ---- trust --------------------------------------------------------------------
     def usable(self) -> bool:
         """Create the directory (0700) if needed; False (reported once) if it cannot be
-        trusted or written."""
-        if self._usable is None:
+        trusted or written. Checked again when the directory's stat changes (it was
+        replaced, chmod-ed or chown-ed since)."""
+        now = _dir_stat(self.directory)
+        if self._usable is None or now != self._checked:
             self._usable = self._check_dir()
+            self._checked = _dir_stat(self.directory)
         return self._usable
 
     def _check_dir(self) -> bool:
@@ -123,7 +129,8 @@ class DiskCache:
             return None
         path = self.path(key)
         try:
-            fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+            fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0)
+                         | getattr(os, "O_NONBLOCK", 0))  # a FIFO planted here must not block
         except OSError:
             self.misses += 1
             return None
@@ -133,6 +140,12 @@ class DiskCache:
                 self.rejected += 1
                 self._report(key, f"stablejit: ignored cache entry {path}: it belongs to "
                                   f"another user (uid {st.st_uid})")
+                return None
+            if not stat.S_ISREG(st.st_mode) or st.st_mode & (stat.S_IWOTH | stat.S_IWGRP):
+                self.rejected += 1
+                self._report(key, f"stablejit: ignored cache entry {path}: it is not a "
+                                  f"regular file or is writable by others (mode "
+                                  f"{stat.S_IMODE(st.st_mode):o}); it will be rebuilt")
                 return None
             with os.fdopen(fd, "rb", closefd=False) as f:
                 data = f.read()
@@ -208,6 +221,8 @@ class DiskCache:
                     if head.startswith(MAGIC):
                         _, mlen, _ = _HEADER.unpack(head[len(MAGIC):])
                         meta = json.loads(f.read(mlen) or b"{}")
+                if not isinstance(meta, dict):
+                    meta = {"damaged": True}
             except (OSError, ValueError, struct.error):
                 meta = {"damaged": True}
             out.append({**meta, "key": n[:-len(SUFFIX)], "path": p, "size": st.st_size,
@@ -270,6 +285,15 @@ def _unlink(p: str) -> bool:
         return False
 
 
+def _dir_stat(directory: str) -> tuple | None:
+    """What trusting a directory depends on: which directory it is, its owner and mode."""
+    try:
+        st = os.stat(directory)
+    except OSError:
+        return None
+    return st.st_dev, st.st_ino, st.st_uid, st.st_mode
+
+
 def _decode(data: bytes, key: str) -> tuple[bytes | None, str | None]:
     """(payload, None) or (None, what is wrong with it)."""
     if not data.startswith(MAGIC):
@@ -284,6 +308,8 @@ def _decode(data: bytes, key: str) -> tuple[bytes | None, str | None]:
         meta = json.loads(data[head_end:head_end + mlen])
     except ValueError:
         return None, "corrupt"
+    if not isinstance(meta, dict):
+        return None, "malformed (metadata is not a JSON object)"
     if meta.get("key") != key:
         return None, "foreign (stored under another key)"
     payload = data[head_end + mlen:]

@@ -10,6 +10,7 @@ function converts its operands with it.)
 from __future__ import annotations
 
 import math
+import operator
 
 import numpy as np
 
@@ -21,13 +22,7 @@ from ..errors import at_user_line
 from ..promotion import DEFAULT_COMPLEX, DEFAULT_FLOAT, DEFAULT_INT, python_scalar_dtype
 from ..tensor import Tensor
 from ._elementwise import add, multiply, power, select
-from ._operands import as_tensor, asarray, astype, broadcast_to, promote_operands
-
-
-def _shape(shape) -> tuple[int, ...]:
-    if isinstance(shape, (int, np.integer)):
-        return (int(shape),)
-    return tuple(int(d) for d in shape)
+from ._operands import as_shape, as_tensor, asarray, astype, broadcast_to, promote_operands
 
 
 def _backend(device):
@@ -37,7 +32,7 @@ def _backend(device):
 
 
 def full(shape, fill_value, dtype=None, *, device=None) -> Tensor:
-    shape = _shape(shape)
+    shape = as_shape(shape)
     if isinstance(fill_value, Tensor):
         return broadcast_to(astype(fill_value, dtype) if dtype else fill_value, shape)
     d = dt.dtype(dtype) if dtype is not None else python_scalar_dtype(
@@ -217,7 +212,7 @@ def linspace(start, stop, /, num: int = 50, *, dtype=None, device=None,
              endpoint: bool = True) -> Tensor:
     """`num` evenly spaced values from start to stop (inclusive unless endpoint=False).
     start and stop may be complex, or tensors (also traced ones inside jit)."""
-    num = int(num)
+    num = operator.index(num)  # 2.5 points is an error (TypeError), as in NumPy
     if num < 0:
         raise ValueError(at_user_line(f"linspace: num must be non-negative, got {num}"))
     is_complex = any(isinstance(v, complex) or isinstance(v, Tensor) and v.dtype.is_complex
@@ -237,7 +232,7 @@ def linspace(start, stop, /, num: int = 50, *, dtype=None, device=None,
     work = dt.float64 if d in (dt.float64, dt.complex128) else dt.float32
     if d.is_complex or is_complex:
         work = dt.complex_dtype(work)
-    s, e = (astype(as_tensor(v), work) for v in (start, stop))
+    s, e = (asarray(v, work) for v in (start, stop))  # Python floats straight to work
     div = (num - 1) if endpoint else num
     i = astype(bind1(so.iota, shape=(num,), dtype=DEFAULT_INT, dimension=0), work)
     step = (e - s) / float(max(div, 1))

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 import numbers
+import operator
 
 import numpy as np
 
@@ -27,9 +28,13 @@ from ._operands import (
 
 
 def _resolve_shape(shape, size: int, old) -> tuple[int, ...]:
-    if isinstance(shape, int):
+    if hasattr(shape, "__index__"):
         shape = (shape,)
-    shape = [int(d) for d in shape]
+    try:
+        shape = [operator.index(d) for d in shape]  # 3.0 is not a size, as in NumPy
+    except TypeError:
+        raise TypeError(at_user_line(f"reshape: a shape must be an integer or a sequence of "
+                                     f"integers, got {shape!r}")) from None
     unknown = [i for i, d in enumerate(shape) if d == -1]
     if len(unknown) > 1:
         raise ValueError(at_user_line(f"reshape: only one dimension can be -1, got {tuple(shape)}"))
@@ -197,8 +202,9 @@ def _slice_axis(x: Tensor, axis: int, start: int, stop: int, step: int = 1) -> T
                  strides=tuple(strides))
 
 
-def _static_ints(v, what: str):
-    """A Python int or tuple of ints from an int, sequence or concrete tensor."""
+def _static_ints(v, what: str, exact: bool = False):
+    """A Python int or tuple of ints from an int, sequence or concrete tensor; `exact`
+    refuses floats (a count of 2.5 is a TypeError in NumPy) where NumPy truncates."""
     if isinstance(v, Tensor):
         if not v._backend.concrete:
             raise MustCompileError(at_user_line(
@@ -207,9 +213,11 @@ def _static_ints(v, what: str):
         v = v.numpy().tolist()
     if isinstance(v, np.ndarray):
         v = v.tolist()
-    if isinstance(v, (list, tuple)):
-        return tuple(int(i) for i in v)
-    return int(v)
+    conv = operator.index if exact else int
+    try:
+        return tuple(map(conv, v)) if isinstance(v, (list, tuple)) else conv(v)
+    except TypeError:
+        raise TypeError(at_user_line(f"{what} must be integers, got {v!r}")) from None
 
 
 def roll(x, /, shift, *, axis=None) -> Tensor:
@@ -268,8 +276,11 @@ def repeat(x, repeats, /, *, axis=None) -> Tensor:
 def tile(x, repetitions, /) -> Tensor:
     """x repeated `repetitions` times along each axis (NumPy's and the array API's tile)."""
     x = as_tensor(x)
-    reps = _static_ints(repetitions, "tile: repetitions")
+    reps = _static_ints(repetitions, "tile: repetitions", exact=True)
     reps = (reps,) if isinstance(reps, int) else reps
+    if any(r < 0 for r in reps):
+        raise ValueError(at_user_line(f"tile: negative repetitions are not allowed, got "
+                                      f"{repetitions}"))
     nd = max(len(reps), x.ndim)
     reps = (1,) * (nd - len(reps)) + tuple(reps)
     x = reshape(x, (1,) * (nd - x.ndim) + x.shape)

@@ -8,6 +8,7 @@ them; asarray lives here, not with the creation functions, for that reason.
 from __future__ import annotations
 
 import numbers
+import operator
 from collections.abc import Sequence
 
 import numpy as np
@@ -30,13 +31,21 @@ def _weak_scalar(x) -> bool:
     return isinstance(x, PY_SCALARS) and not isinstance(x, np.generic)
 
 
-def _from_python(x) -> np.ndarray:
-    """Nested Python lists of numbers -> array with the default dtypes."""
+def _from_python(x, dtype: dt.DType | None = None) -> np.ndarray:
+    """Nested Python lists of numbers -> array of `dtype`, else of the default dtypes.
+
+    Converted straight to the dtype asked for (never through float32), and Python ints
+    out of its range raise OverflowError (as in jax) instead of wrapping."""
+    if dtype is not None:
+        return np.asarray(x, dtype=dtype.np)
     a = np.asarray(x)
     if a.dtype.kind == "f":
         return a.astype(DEFAULT_FLOAT.np)
-    if a.dtype.kind in "iu":
-        return a.astype(DEFAULT_INT.np)
+    if a.dtype.kind in "iuO":  # uint64 or object: Python ints beyond int64, or not numbers
+        try:
+            return np.asarray(x, dtype=DEFAULT_INT.np)
+        except (TypeError, ValueError):
+            return a
     if a.dtype.kind == "c":
         return a.astype(DEFAULT_COMPLEX.np)
     return a
@@ -92,7 +101,7 @@ def _convert(x, dtype, device) -> Tensor:
     if isinstance(x, np.ndarray) or isinstance(x, np.generic) or hasattr(x, "__array__"):
         a = np.asarray(x)
     else:
-        a = _from_python(x)
+        a = _from_python(x, d)
     if a.dtype.kind not in "biufcV" and a.dtype not in (dt.bfloat16.np,):
         raise TypeError(f"cannot make a tensor from data of dtype {a.dtype} "
                         f"({type(x).__name__}); stablejit tensors hold numbers and booleans")
@@ -115,6 +124,9 @@ def _stack_rows(rows: list[Tensor]) -> Tensor:
                 f"element {i} has {t.shape}, element 0 has {shape}"))
     ts, _ = promote_operands(*(bind1(so.reshape, t, shape=(1,) + shape) for t in rows))
     return ts[0] if len(ts) == 1 else bind1(so.concatenate, *ts, dimension=0)
+
+
+dt.install_constructor(lambda value, dtype: asarray(value, dtype))  # float32(1.5)
 
 
 def as_tensor(x, like: Tensor | None = None) -> Tensor:
@@ -165,7 +177,7 @@ def broadcast_shapes(*shapes: Sequence[int]) -> tuple[int, ...]:
 
 def broadcast_to(x, shape) -> Tensor:
     x = as_tensor(x)
-    shape = tuple(int(d) for d in shape)
+    shape = as_shape(shape)
     if x.shape == shape:
         return x
     if len(shape) < x.ndim or broadcast_shapes(x.shape, shape) != shape:
@@ -222,6 +234,27 @@ def prepare(*xs) -> tuple[list[Tensor], dt.DType]:
 def to_inexact(x: Tensor) -> Tensor:
     """Integers and booleans become the default float for float-only math."""
     return x if x.dtype.is_inexact else astype(x, DEFAULT_FLOAT)
+
+
+def as_shape(shape) -> tuple[int, ...]:
+    """A shape from an integer or a sequence of integers. As in NumPy, floats and strings
+    raise TypeError (3.5 is not read as 3) and negative sizes raise ValueError."""
+    try:
+        if type(shape) is tuple or type(shape) is list:
+            dims = tuple(map(operator.index, shape))
+        elif isinstance(shape, (str, bytes)):
+            raise TypeError
+        else:
+            try:
+                dims = (operator.index(shape),)
+            except TypeError:
+                dims = tuple(map(operator.index, shape))
+    except TypeError:
+        raise TypeError(at_user_line(
+            f"a shape must be an integer or a sequence of integers, got {shape!r}")) from None
+    if any(d < 0 for d in dims):
+        raise ValueError(at_user_line(f"negative dimensions are not allowed: shape {dims}"))
+    return dims
 
 
 def normalize_axis(axis: int, ndim: int, name: str = "axis") -> int:

@@ -95,8 +95,8 @@ def _unique(x, size, fill_value, name: str):
 
 def _values(flat, s, slot, size, fill_value):
     first = s[0] if s.shape[0] else _scalar(flat, 0, flat.dtype)
-    fill = first if fill_value is None else astype(as_tensor(fill_value, like=flat),
-                                                   flat.dtype)
+    fill = first if fill_value is None else astype(fill_value, flat.dtype) if isinstance(
+        fill_value, Tensor) else _scalar(flat, fill_value, flat.dtype)  # exact in its dtype
     return _scatter1(broadcast_to(fill, (size,)), slot, s)
 
 

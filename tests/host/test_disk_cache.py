@@ -230,3 +230,72 @@ def test_bounded_size_in_use(tmp_path):
     assert c.size() <= 30000 and len(c.entries()) < first["stats"]["compiled"]
     res, _ = run_prog(tmp_path, cache, layers=(6,), extra_env=limit)  # the newest survived
     assert res["stats"]["compiled"] == 0
+
+
+# ---- failing open: wrong-shaped metadata, loose permissions, a changed directory -----
+def _write_entry(c: DiskCache, k: str, meta, payload: bytes = b"payload") -> None:
+    """An entry with a valid header and checksum but the given (JSON) metadata."""
+    meta_bytes = json.dumps(meta).encode()
+    blob = (disk_cache.MAGIC + disk_cache._HEADER.pack(
+        __import__("hashlib").sha256(payload).digest(), len(meta_bytes), len(payload))
+        + meta_bytes + payload)
+    with open(c.path(k), "wb") as f:
+        f.write(blob)
+    os.chmod(c.path(k), 0o600)
+
+
+@pytest.mark.parametrize("meta", [[1, 2], "text", 3, None, {"name": "f"},
+                                  {"key": 7}, {"key": key(1), "platform": [1], "name": {}}])
+def test_wrong_shaped_metadata_is_reported_once_and_rebuilt(tmp_path, meta, capsys):
+    c = DiskCache(str(tmp_path / "c"))
+    c.usable()
+    _write_entry(c, key(1), meta)
+    well_formed = isinstance(meta, dict) and meta.get("key") == key(1)
+    with warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter("always")
+        got = [c.get(key(1)), c.get(key(1))]
+    if well_formed:  # odd field types, but its own key: usable
+        assert got == [b"payload"] * 2
+    else:
+        assert got == [None, None]
+        msgs = [str(x.message) for x in w if issubclass(x.category, CacheWarning)]
+        assert len(msgs) == 1 and "ignored" in msgs[0]
+    (e,) = c.entries()
+    assert e["key"] == key(1) and e["size"] > 0
+    from stablejit import cli
+
+    assert cli.main(["cache", "list", "--dir", c.directory]) == 0
+    assert key(1)[:16] in capsys.readouterr().out
+    if not well_formed:
+        c.put(key(1), b"rebuilt")
+        assert c.get(key(1)) == b"rebuilt"
+    assert cli.main(["cache", "clear", "--dir", c.directory]) == 0
+    assert c.entries() == []
+
+
+@pytest.mark.parametrize("mode", [0o620, 0o602, 0o666])
+def test_entry_writable_by_others_is_refused_and_rebuilt(tmp_path, mode):
+    c = DiskCache(str(tmp_path / "c"))
+    c.put(key(1), b"payload")
+    os.chmod(c.path(key(1)), mode)
+    with pytest.warns(CacheWarning, match="writable by others"):
+        assert c.get(key(1)) is None
+    assert c.put(key(1), b"payload")
+    assert stat.S_IMODE(os.stat(c.path(key(1))).st_mode) == 0o600
+    assert c.get(key(1)) == b"payload"
+
+
+def test_directory_trust_is_checked_again_when_it_changes(tmp_path):
+    c = DiskCache(str(tmp_path / "c"))
+    assert c.put(key(1), b"payload") and c.get(key(1)) == b"payload"
+    os.chmod(c.directory, 0o777)
+    with pytest.warns(CacheWarning, match="writable by others"):
+        assert c.get(key(1)) is None
+    assert not c.put(key(2), b"other")
+    os.chmod(c.directory, 0o700)
+    assert c.get(key(1)) == b"payload"
+    # replaced by another directory at the same path
+    os.rename(c.directory, str(tmp_path / "old"))
+    os.mkdir(c.directory, 0o777)
+    os.chmod(c.directory, 0o777)
+    assert c.get(key(1)) is None and not c.put(key(1), b"p")
