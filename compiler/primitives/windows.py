@@ -4,10 +4,9 @@ the derivatives of max/min pooling, transposes of each other:
                             (forward mode of max/min pooling);
     select_and_scatter_add  per window, the source value added at that element (reverse
                             mode).
-Both select the first maximum (select "ge") or minimum ("le") in row-major window order,
-and padding (-inf / +inf, the integer extremes for integers) is never selected, so they are
-exact transposes wherever a window's extremum beats that fill value. A window holding only
-the fill value gathers 0 (the gather starts from the pair (fill, 0) and keeps it on ties).
+Both select the first maximum (select "ge") or minimum ("le") of the window's operand
+elements in row-major window order and never select padding, so they are exact transposes
+(a window of padding only gathers 0 and receives nothing).
 
 Window attributes follow StableHLO, one entry per operand axis:
     window_dimensions, window_strides, padding ((lo, hi) per axis, may be negative),
@@ -205,29 +204,26 @@ def _check_select(opname: str, select) -> None:
         raise ShapeError(f"{opname}: select must be 'ge' (max) or 'le' (min), got {select!r}")
 
 
-def _compare_region(ctx, dtype, select):
-    """The scalar type and the body `a select c` (a: the element kept so far, c: the next
-    one) of a select region: true keeps a, so ties keep the first element in window order."""
-    s, b = scalar_type(dtype), scalar_type(dt.bool_)
+def _compare(ctx, a, c, dtype, direction):
     ctype = {"f": "FLOAT", "i": "SIGNED", "u": "UNSIGNED"}[dtype.kind]
-    return s, lambda a, c: ctx.op(
-        "stablehlo.compare", [a, c], [b],
-        f"comparison_direction = #stablehlo<comparison_direction {select.upper()}>, "
-        f"compare_type = #stablehlo<comparison_type {ctype}>")
+    return ctx.op("stablehlo.compare", [a, c], [scalar_type(dt.bool_)],
+                  f"comparison_direction = #stablehlo<comparison_direction {direction}>, "
+                  f"compare_type = #stablehlo<comparison_type {ctype}>")[0]
 
 
 def _selected(x: np.ndarray, select, window_dimensions, window_strides, padding,
               base_dilations, window_dilations):
-    """Per window of x, the flat index of its selected element in the window and whether
-    one is selected (its value beats the padding fill), for the NumPy references."""
+    """Per window of x, the flat index in the window of its first extremum among operand
+    elements (never padding or dilation holes), and whether the window has any operand
+    element. The NumPy references of select_and_scatter_add and select_and_gather_add."""
     r = x.ndim
     fill = _identity(_EXTREMUM[select], dt.dtype(x.dtype))
-    v = windows_view(x, fill, window_dimensions, window_strides, padding, base_dilations,
-                     window_dilations)
-    flat = v.reshape(v.shape[:r] + (-1,))
-    pick = np.argmax(flat, axis=-1) if select == "ge" else np.argmin(flat, axis=-1)
-    best = np.take_along_axis(flat, pick[..., None], axis=-1)[..., 0]
-    return pick, (best > fill) if select == "ge" else (best < fill)
+    window = (window_dimensions, window_strides, padding, base_dilations, window_dilations)
+    v = windows_view(x, fill, *window)
+    real = windows_view(np.ones(x.shape, bool), False, *window)
+    flat, real = v.reshape(v.shape[:r] + (-1,)), real.reshape(v.shape[:r] + (-1,))
+    best = (np.max if select == "ge" else np.min)(flat, axis=-1, keepdims=True)
+    return np.argmax(real & (flat == best), axis=-1), real.any(axis=-1)
 
 
 def _sas_rule(source, x, init, *, select, window_dimensions, window_strides, padding):
@@ -247,8 +243,10 @@ def _sas_rule(source, x, init, *, select, window_dimensions, window_strides, pad
 
 def _sas_emit(ctx, source, x, init):
     t = ctx.in_types[1]
-    s, keep_first = _compare_region(ctx, t.dtype, ctx.attrs["select"])
-    select = ctx.region([s, s], keep_first)
+    s = scalar_type(t.dtype)
+    # select(kept, next) is applied in window order: true keeps the first of equal elements
+    select = ctx.region([s, s], lambda a, c: [_compare(ctx, a, c, t.dtype,
+                                                       ctx.attrs["select"].upper())])
     scatter = ctx.region([s, s], lambda a, c: ctx.op("stablehlo.add", [a, c], [s]))
     return ctx.op("stablehlo.select_and_scatter", [x, source, init], ctx.out_types,
                   _window_attrs(ctx.attrs), regions=[select, scatter],
@@ -257,14 +255,13 @@ def _sas_emit(ctx, source, x, init):
 
 def _sas_ref(source, x, init, *, select, window_dimensions, window_strides, padding):
     r = x.ndim
-    pick, _ = _selected(x, select, window_dimensions, window_strides, padding, (1,) * r,
-                        (1,) * r)
+    pick, some = _selected(x, select, window_dimensions, window_strides, padding, (1,) * r,
+                           (1,) * r)
     widx = np.unravel_index(pick, window_dimensions)
     out = np.zeros(x.shape, dtype=x.dtype)
-    for o in np.ndindex(*source.shape):
+    for o in zip(*np.nonzero(some)):
         pos = tuple(o[i] * window_strides[i] + widx[i][o] - padding[i][0] for i in range(r))
-        if all(0 <= p < n for p, n in zip(pos, x.shape)):  # padding is never written back
-            out[pos] += source[o]
+        out[pos] += source[o]
     return out + init
 
 
@@ -302,33 +299,48 @@ def _sga_rule(tangent, x, *, select, window_dimensions, window_strides, padding,
 
 
 def _sga_emit(ctx, tangent, x):
-    """One reduce_window over the pairs (operand, tangent): the body keeps the pair whose
-    operand wins; the padding and the initial pair are (-inf or +inf, 0)."""
+    """One reduce_window over the triples (operand, tangent, row-major position): the body
+    keeps the triple whose operand wins, the smaller position on ties. XLA applies the body
+    in no fixed order (on the host, pairs alone keep the last of equal elements), so the
+    position is what makes the first one win, as select_and_scatter_add picks it. Padding
+    and the initial triple are (-inf or +inf, 0, past the last position)."""
     t, a = ctx.in_types[1], ctx.attrs
-    s, keep_first = _compare_region(ctx, t.dtype, a["select"])
+    s = scalar_type(t.dtype)
+    pos_dtype = dt.int32 if t.size < 2**31 - 1 else dt.int64
+    p = scalar_type(pos_dtype)
+    flat = ctx.op("stablehlo.iota", [], [TensorType((t.size,), pos_dtype)],
+                  "iota_dimension = 0 : i64")[0]
+    pos = ctx.op("stablehlo.reshape", [flat], [TensorType(t.shape, pos_dtype)])[0]
+    better = "GT" if a["select"] == "ge" else "LT"
 
-    def body(kept_x, kept_t, next_x, next_t):
-        keep = keep_first(kept_x, next_x)[0]
-        return [ctx.op("stablehlo.select", [keep, kept_x, next_x], [s])[0],
-                ctx.op("stablehlo.select", [keep, kept_t, next_t], [s])[0]]
+    def body(kept_x, kept_t, kept_p, next_x, next_t, next_p):
+        tie = ctx.op("stablehlo.and", [_compare(ctx, kept_x, next_x, t.dtype, "EQ"),
+                                       _compare(ctx, kept_p, next_p, pos_dtype, "LT")],
+                     [scalar_type(dt.bool_)])[0]
+        keep = ctx.op("stablehlo.or", [_compare(ctx, kept_x, next_x, t.dtype, better), tie],
+                      [scalar_type(dt.bool_)])[0]
+        return [ctx.op("stablehlo.select", [keep, k, n], [ty])[0]
+                for k, n, ty in ((kept_x, next_x, s), (kept_t, next_t, s),
+                                 (kept_p, next_p, p))]
 
-    init_x = ctx.constant(_identity(_EXTREMUM[a["select"]], t.dtype), t.dtype)
-    init_t = ctx.constant(0, t.dtype)
+    inits = [ctx.constant(_identity(_EXTREMUM[a["select"]], t.dtype), t.dtype),
+             ctx.constant(0, t.dtype), ctx.constant(t.size, pos_dtype)]
     out = ctx.out_types[0]
-    results = ctx.op("stablehlo.reduce_window", [x, tangent, init_x, init_t], [out, out],
+    results = ctx.op("stablehlo.reduce_window", [x, tangent, pos, *inits],
+                     [out, out, TensorType(out.shape, pos_dtype)],
                      f"{_window_attrs(a)}, base_dilations = {i64_array(a['base_dilations'])}, "
                      f"window_dilations = {i64_array(a['window_dilations'])}",
-                     regions=[ctx.region([s, s, s, s], body)])
+                     regions=[ctx.region([s, s, p, s, s, p], body)])
     return results[1]
 
 
 def _sga_ref(tangent, x, *, select, **window):
     r = x.ndim
-    pick, chosen = _selected(x, select, **window)
+    pick, some = _selected(x, select, **window)
     t = windows_view(tangent, 0, **window)
     t = t.reshape(t.shape[:r] + (-1,))
     picked = np.take_along_axis(t, pick[..., None], axis=-1)[..., 0]
-    return np.where(chosen, picked, np.zeros((), x.dtype)).astype(x.dtype)
+    return np.where(some, picked, np.zeros((), x.dtype)).astype(x.dtype)
 
 
 def _sga_vjp(ops, cts, primals, outs, *, select, window_dimensions, window_strides, padding,

@@ -100,16 +100,15 @@ def _sga_make(select, window_dimensions, window_strides, padding, base_dilations
 
 def _sga_expected(tangent, x, *, select, window_dimensions, window_strides, padding,
                   base_dilations, window_dilations):
-    """Per window, the tangent at the first strictly best operand element in row-major
-    order, starting from the padding fill with tangent 0."""
-    fill = -np.inf if select == "ge" else np.inf
+    """Per window, the tangent at the first extremum of its operand elements in row-major
+    order (padding and dilation holes are never picked; 0 when the window has none)."""
     base = [(n - 1) * b + 1 for n, b in zip(x.shape, base_dilations, strict=True)]
     out_shape = [(bs + lo + hi - (w - 1) * wd - 1) // s + 1 for bs, (lo, hi), w, wd, s in
                  zip(base, padding, window_dimensions, window_dilations, window_strides,
                      strict=True)]
     out = np.zeros(out_shape, x.dtype)
     for o in np.ndindex(*out_shape):
-        best = fill
+        best = None
         for t in np.ndindex(*window_dimensions):
             pos = [oi * s + ti * wd - lo for oi, s, ti, wd, (lo, _) in
                    zip(o, window_strides, t, window_dilations, padding, strict=True)]
@@ -117,7 +116,7 @@ def _sga_expected(tangent, x, *, select, window_dimensions, window_strides, padd
                        zip(pos, base, base_dilations, strict=True)):
                 continue
             at = tuple(p // bd for p, bd in zip(pos, base_dilations, strict=True))
-            if x[at] > best if select == "ge" else x[at] < best:
+            if best is None or (x[at] > best if select == "ge" else x[at] < best):
                 best, out[o] = x[at], tangent[at]
     return out
 
