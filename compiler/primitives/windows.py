@@ -1,5 +1,12 @@
-"""Window reductions: reduce_window (sum, max, min, prod) and select_and_scatter (the
-backward pass of max/min pooling).
+"""Window reductions: reduce_window (sum, max, min, prod), and the two linear maps behind
+the derivatives of max/min pooling, transposes of each other:
+    select_and_gather_add   per window, the tangent at the operand's selected element
+                            (forward mode of max/min pooling);
+    select_and_scatter_add  per window, the source value added at that element (reverse
+                            mode).
+Both select the first maximum (select "ge") or minimum ("le") of the window's operand
+elements in row-major window order and never select padding, so they are exact transposes
+(a window of padding only gathers 0 and receives nothing).
 
 Window attributes follow StableHLO, one entry per operand axis:
     window_dimensions, window_strides, padding ((lo, hi) per axis, may be negative),
@@ -111,7 +118,7 @@ def _reduce_window(kind: str) -> Primitive:
             return np.asarray(_NP[kind](v, axis=axes), dtype=x.dtype)
 
     return Primitive(name, shape_rule, emit, reference,
-                     vjp=_VJPS[kind], family="windows")
+                     vjp=_VJPS[kind], jvp=_JVPS.get(kind), family="windows")
 
 
 def _conv_vjp_lhs_padding(in_shape, window, strides, out_shape, padding, lhs_dil, rhs_dil):
@@ -160,6 +167,16 @@ def _extremum_vjp(kind):
     return vjp
 
 
+def _extremum_jvp(kind):
+    def jvp(ops, tangents, primals, outs, **attrs):
+        (t,), (x,) = tangents, primals
+        if t is None:
+            return (None,)
+        return (ops.bind(select_and_gather_add, t, x, select="ge" if kind == "max" else "le",
+                         **attrs),)
+    return jvp
+
+
 def _prod_vjp(ops, cts, primals, outs, **attrs):
     raise NotImplementedError(
         "the gradient of reduce_window_prod (window product) is not supported: a zero in a "
@@ -169,6 +186,7 @@ def _prod_vjp(ops, cts, primals, outs, **attrs):
 
 _VJPS = {"sum": _sum_vjp, "max": _extremum_vjp("max"), "min": _extremum_vjp("min"),
          "prod": _prod_vjp}
+_JVPS = {"max": _extremum_jvp("max"), "min": _extremum_jvp("min")}
 
 reduce_window_sum = _reduce_window("sum")
 reduce_window_max = _reduce_window("max")
@@ -178,11 +196,39 @@ reduce_window_prod = _reduce_window("prod")
 # ---- select_and_scatter ---------------------------------------------------------------
 
 
+_EXTREMUM = {"ge": "max", "le": "min"}  # what each select attribute picks
+
+
+def _check_select(opname: str, select) -> None:
+    if select not in _EXTREMUM:
+        raise ShapeError(f"{opname}: select must be 'ge' (max) or 'le' (min), got {select!r}")
+
+
+def _compare(ctx, a, c, dtype, direction):
+    ctype = {"f": "FLOAT", "i": "SIGNED", "u": "UNSIGNED"}[dtype.kind]
+    return ctx.op("stablehlo.compare", [a, c], [scalar_type(dt.bool_)],
+                  f"comparison_direction = #stablehlo<comparison_direction {direction}>, "
+                  f"compare_type = #stablehlo<comparison_type {ctype}>")[0]
+
+
+def _selected(x: np.ndarray, select, window_dimensions, window_strides, padding,
+              base_dilations, window_dilations):
+    """Per window of x, the flat index in the window of its first extremum among operand
+    elements (never padding or dilation holes), and whether the window has any operand
+    element. The NumPy references of select_and_scatter_add and select_and_gather_add."""
+    r = x.ndim
+    fill = _identity(_EXTREMUM[select], dt.dtype(x.dtype))
+    window = (window_dimensions, window_strides, padding, base_dilations, window_dilations)
+    v = windows_view(x, fill, *window)
+    real = windows_view(np.ones(x.shape, bool), False, *window)
+    flat, real = v.reshape(v.shape[:r] + (-1,)), real.reshape(v.shape[:r] + (-1,))
+    best = (np.max if select == "ge" else np.min)(flat, axis=-1, keepdims=True)
+    return np.argmax(real & (flat == best), axis=-1), real.any(axis=-1)
+
+
 def _sas_rule(source, x, init, *, select, window_dimensions, window_strides, padding):
     check_kind("select_and_scatter_add", x, "iuf")
-    if select not in ("ge", "le"):
-        raise ShapeError(f"select_and_scatter_add: select must be 'ge' (max) or 'le' (min), "
-                         f"got {select!r}")
+    _check_select("select_and_scatter_add", select)
     r = x.ndim
     out = window_shape("select_and_scatter_add", x.shape, window_dimensions, window_strides,
                        padding, (1,) * r, (1,) * r)
@@ -197,13 +243,10 @@ def _sas_rule(source, x, init, *, select, window_dimensions, window_strides, pad
 
 def _sas_emit(ctx, source, x, init):
     t = ctx.in_types[1]
-    s, b = scalar_type(t.dtype), scalar_type(dt.bool_)
-    direction = ctx.attrs["select"].upper()
-    ctype = {"f": "FLOAT", "i": "SIGNED", "u": "UNSIGNED"}[t.dtype.kind]
-    select = ctx.region([s, s], lambda a, c: ctx.op(
-        "stablehlo.compare", [a, c], [b],
-        f"comparison_direction = #stablehlo<comparison_direction {direction}>, "
-        f"compare_type = #stablehlo<comparison_type {ctype}>"))
+    s = scalar_type(t.dtype)
+    # select(kept, next) is applied in window order: true keeps the first of equal elements
+    select = ctx.region([s, s], lambda a, c: [_compare(ctx, a, c, t.dtype,
+                                                       ctx.attrs["select"].upper())])
     scatter = ctx.region([s, s], lambda a, c: ctx.op("stablehlo.add", [a, c], [s]))
     return ctx.op("stablehlo.select_and_scatter", [x, source, init], ctx.out_types,
                   _window_attrs(ctx.attrs), regions=[select, scatter],
@@ -212,32 +255,120 @@ def _sas_emit(ctx, source, x, init):
 
 def _sas_ref(source, x, init, *, select, window_dimensions, window_strides, padding):
     r = x.ndim
-    fill = -np.inf if select == "ge" else np.inf
-    if x.dtype.kind in "iu":
-        info = np.iinfo(x.dtype)
-        fill = info.min if select == "ge" else info.max
-    v = windows_view(x, fill, window_dimensions, window_strides, padding, (1,) * r, (1,) * r)
-    out_shape, win = v.shape[:r], v.shape[r:]
-    flat = v.reshape(out_shape + (-1,))
-    # the first selected element in row-major window order wins (the select is >= / <=)
-    pick = np.argmax(flat, axis=-1) if select == "ge" else np.argmin(flat, axis=-1)
+    pick, some = _selected(x, select, window_dimensions, window_strides, padding, (1,) * r,
+                           (1,) * r)
+    widx = np.unravel_index(pick, window_dimensions)
     out = np.zeros(x.shape, dtype=x.dtype)
-    widx = np.unravel_index(pick, win)
-    for o in np.ndindex(*out_shape):
+    for o in zip(*np.nonzero(some)):
         pos = tuple(o[i] * window_strides[i] + widx[i][o] - padding[i][0] for i in range(r))
-        if all(0 <= p < n for p, n in zip(pos, x.shape)):  # padding is never written back
-            out[pos] += source[o]
+        out[pos] += source[o]
     return out + init
 
 
-def _sas_vjp(ops, cts, primals, outs, **attrs):
-    raise NotImplementedError(
-        "second derivatives through max/min pooling (select_and_scatter_add) are not "
-        "supported yet")
+def _sas_vjp(ops, cts, primals, outs, *, select, window_dimensions, window_strides,
+             padding):
+    """Linear in source (its transpose is select_and_gather_add) and in init (added to every
+    element); no gradient to the operand, whose order only picks the positions."""
+    (ct,), (_, x, _) = cts, primals
+    if ct is None:
+        return (None, None, None)
+    r = x.type.ndim
+    source_ct = ops.bind(select_and_gather_add, ct, x, select=select,
+                         window_dimensions=tuple(window_dimensions),
+                         window_strides=tuple(window_strides), padding=tuple(padding),
+                         base_dilations=(1,) * r, window_dilations=(1,) * r)
+    return (source_ct, None, ops.reduce_sum(ct, range(r)))
 
 
 select_and_scatter_add = Primitive("select_and_scatter_add", _sas_rule, _sas_emit, _sas_ref,
                                    vjp=_sas_vjp, family="windows")
 
+# ---- select_and_gather_add -------------------------------------------------------------
+
+
+def _sga_rule(tangent, x, *, select, window_dimensions, window_strides, padding,
+              base_dilations, window_dilations):
+    check_kind("select_and_gather_add", x, "iuf")
+    _check_select("select_and_gather_add", select)
+    if tangent != x:
+        raise ShapeError(f"select_and_gather_add: tangent {tangent} and operand {x} must have "
+                         f"one type (one tangent value per operand element)")
+    return TensorType(window_shape("select_and_gather_add", x.shape, window_dimensions,
+                                   window_strides, padding, base_dilations,
+                                   window_dilations), x.dtype)
+
+
+def _sga_emit(ctx, tangent, x):
+    """One reduce_window over the triples (operand, tangent, row-major position): the body
+    keeps the triple whose operand wins, the smaller position on ties. XLA applies the body
+    in no fixed order (on the host, pairs alone keep the last of equal elements), so the
+    position is what makes the first one win, as select_and_scatter_add picks it. Padding
+    and the initial triple are (-inf or +inf, 0, past the last position)."""
+    t, a = ctx.in_types[1], ctx.attrs
+    s = scalar_type(t.dtype)
+    pos_dtype = dt.int32 if t.size < 2**31 - 1 else dt.int64
+    p = scalar_type(pos_dtype)
+    flat = ctx.op("stablehlo.iota", [], [TensorType((t.size,), pos_dtype)],
+                  "iota_dimension = 0 : i64")[0]
+    pos = ctx.op("stablehlo.reshape", [flat], [TensorType(t.shape, pos_dtype)])[0]
+    better = "GT" if a["select"] == "ge" else "LT"
+
+    def body(kept_x, kept_t, kept_p, next_x, next_t, next_p):
+        tie = ctx.op("stablehlo.and", [_compare(ctx, kept_x, next_x, t.dtype, "EQ"),
+                                       _compare(ctx, kept_p, next_p, pos_dtype, "LT")],
+                     [scalar_type(dt.bool_)])[0]
+        keep = ctx.op("stablehlo.or", [_compare(ctx, kept_x, next_x, t.dtype, better), tie],
+                      [scalar_type(dt.bool_)])[0]
+        return [ctx.op("stablehlo.select", [keep, k, n], [ty])[0]
+                for k, n, ty in ((kept_x, next_x, s), (kept_t, next_t, s),
+                                 (kept_p, next_p, p))]
+
+    inits = [ctx.constant(_identity(_EXTREMUM[a["select"]], t.dtype), t.dtype),
+             ctx.constant(0, t.dtype), ctx.constant(t.size, pos_dtype)]
+    out = ctx.out_types[0]
+    results = ctx.op("stablehlo.reduce_window", [x, tangent, pos, *inits],
+                     [out, out, TensorType(out.shape, pos_dtype)],
+                     f"{_window_attrs(a)}, base_dilations = {i64_array(a['base_dilations'])}, "
+                     f"window_dilations = {i64_array(a['window_dilations'])}",
+                     regions=[ctx.region([s, s, p, s, s, p], body)])
+    return results[1]
+
+
+def _sga_ref(tangent, x, *, select, **window):
+    r = x.ndim
+    pick, some = _selected(x, select, **window)
+    t = windows_view(tangent, 0, **window)
+    t = t.reshape(t.shape[:r] + (-1,))
+    picked = np.take_along_axis(t, pick[..., None], axis=-1)[..., 0]
+    return np.where(some, picked, np.zeros((), x.dtype)).astype(x.dtype)
+
+
+def _sga_vjp(ops, cts, primals, outs, *, select, window_dimensions, window_strides, padding,
+             base_dilations, window_dilations):
+    """Linear in the tangent, its transpose scatters the cotangent to the selected
+    positions; no gradient to the operand."""
+    (ct,), (_, x) = cts, primals
+    if ct is None:
+        return (None, None)
+    if any(d != 1 for d in base_dilations) or any(d != 1 for d in window_dilations):
+        raise NotImplementedError(
+            "the gradient of select_and_gather_add (forward mode of max/min pooling) with "
+            "base or window dilation is not supported; use dilation 1")
+    out = ops.bind(select_and_scatter_add, ct, x, ops.const(0, ct.type.dtype), select=select,
+                   window_dimensions=tuple(window_dimensions),
+                   window_strides=tuple(window_strides), padding=tuple(padding))
+    return (out, None)
+
+
+def _sga_jvp(ops, tangents, primals, outs, **attrs):
+    """Linear in the tangent, so its tangent is itself applied to the tangent's tangent
+    (kept explicit: transposing the vjp would not allow dilations)."""
+    (t, _), (_, x) = tangents, primals
+    return (None if t is None else ops.bind(select_and_gather_add, t, x, **attrs),)
+
+
+select_and_gather_add = Primitive("select_and_gather_add", _sga_rule, _sga_emit, _sga_ref,
+                                  vjp=_sga_vjp, jvp=_sga_jvp, family="windows")
+
 PRIMITIVES = [reduce_window_sum, reduce_window_max, reduce_window_min, reduce_window_prod,
-              select_and_scatter_add]
+              select_and_scatter_add, select_and_gather_add]
