@@ -31,7 +31,7 @@ def _median_time(fn, runs: int) -> float:
 def _init(sizes, seed=0):
     rng = np.random.default_rng(seed)
     return [{"w": (rng.standard_normal((m, n)) * np.sqrt(2.0 / m)).astype(np.float32),
-             "b": np.zeros((n,), np.float32)} for m, n in zip(sizes[:-1], sizes[1:])]
+             "b": np.zeros((n,), np.float32)} for m, n in zip(sizes[:-1], sizes[1:], strict=True)]
 
 
 def _data(sizes, batch, seed=1):

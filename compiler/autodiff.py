@@ -112,7 +112,7 @@ class Linearized:
         fn, env, active = self.fn, self.env, self.active
         acc: dict[Value, Value] = {}
         base = Ops(self.builder)
-        for r, ct in zip(fn.results, cts):
+        for r, ct in zip(fn.results, cts, strict=True):
             if ct is not None and r in active:
                 _accumulate(base, acc, r, ct)
         for op in reversed(self.active_ops):
@@ -125,7 +125,7 @@ class Linearized:
             in_cts = rule(Ops(self.builder, op.loc), cts_op,
                           tuple(env[v] for v in op.operands),
                           tuple(env[r] for r in op.results), **_rule_kwargs(op))
-            for v, c in zip(op.operands, in_cts):
+            for v, c in zip(op.operands, in_cts, strict=True):
                 if c is not None and v in active:
                     if c.type != v.type:
                         raise AssertionError(
@@ -221,7 +221,8 @@ def _jvp_by_transposition(builder: Builder, op: Op, t_in, primals, outs) -> list
     _, grads = vjp_into(builder, rule_fn, [*primals, *outs, *zeros],
                         [t_in[i] for i in keep], wrt)
     result: list[Value | None] = [None] * len(outs)
-    for i, g in zip((i for i, o in enumerate(outs) if is_differentiable_type(o.type)), grads):
+    diff_outs = (i for i, o in enumerate(outs) if is_differentiable_type(o.type))
+    for i, g in zip(diff_outs, grads, strict=True):
         result[i] = g
     return result
 
@@ -240,7 +241,7 @@ def jvp_function(fn: Function, wrt: Sequence[int] | None = None,
     outs, t_out = jvp_into(b, fn, args, tangents)
     ops = Ops(b)
     return b.build(outs + [t if t is not None else ops.zeros_like(o)
-                           for t, o in zip(t_out, outs)])
+                           for t, o in zip(t_out, outs, strict=True)])
 
 
 __all__ = ["DifferentiationError", "Linearized", "inline", "vjp_into", "vjp_function",

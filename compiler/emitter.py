@@ -110,7 +110,7 @@ class EmitContext:
         outs = outs if n == 1 else f"({outs})"
         e.write(f'{lhs}"{name}"({", ".join(operands)}){region_text}{attr_text} : ({ins}) -> '
                 f'{outs} {self.loc_text}')
-        for r, t in zip(results, result_types):
+        for r, t in zip(results, result_types, strict=True):
             e.type_of[r] = t
         return results
 
@@ -125,12 +125,12 @@ class EmitContext:
         writes ops through this context and returns the names to yield."""
         e = self.emitter
         args = [e.fresh("%a") for _ in arg_types]
-        for a, t in zip(args, arg_types):
+        for a, t in zip(args, arg_types, strict=True):
             e.type_of[a] = t
         with e.block() as lines:
             results = body(*args)
             self.op("stablehlo.return", list(results), [])
-        head = ", ".join(f"{a}: {t.mlir()}" for a, t in zip(args, arg_types))
+        head = ", ".join(f"{a}: {t.mlir()}" for a, t in zip(args, arg_types, strict=True))
         inner = "\n".join(lines)
         return f"{{\n{e.indent}^bb0({head}):\n{inner}\n{e.indent}}}"
 
@@ -185,7 +185,7 @@ def emit_module(fn: Function, *, module_name: str = "stablejit",
     """
     e = Emitter(platform)
     args = [f"%arg{i}" for i in range(len(fn.params))]
-    for a, p in zip(args, fn.params):
+    for a, p in zip(args, fn.params, strict=True):
         e.type_of[a] = p.type
     results = e.emit_ops(fn, args)
     body = e._lines
@@ -200,7 +200,8 @@ def emit_module(fn: Function, *, module_name: str = "stablejit",
             attrs = f" {{tf.aliasing_output = {donated[i]} : i32}}"
         return f"{a}: {p.type.mlir()}{attrs}"
 
-    params = ", ".join(arg_text(i, a, p) for i, (a, p) in enumerate(zip(args, fn.params)))
+    params = ", ".join(arg_text(i, a, p)
+                       for i, (a, p) in enumerate(zip(args, fn.params, strict=True)))
     outs = ", ".join(t.mlir() for t in fn.result_types)
     safe = "".join(c if c.isalnum() or c == "_" else "_" for c in module_name) or "stablejit"
     head = (f"module @{safe} attributes {{mhlo.num_partitions = 1 : i32, "

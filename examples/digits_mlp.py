@@ -30,7 +30,7 @@ def load(seed: int = 0, test_fraction: float = 0.2):
 
 def init_params(rng: np.random.Generator, sizes):
     return [{"w": nn.he_normal(rng, (m, n)), "b": snp.zeros((n,), snp.float32)}
-            for m, n in zip(sizes[:-1], sizes[1:])]
+            for m, n in zip(sizes[:-1], sizes[1:], strict=True)]
 
 
 def forward(params, x):

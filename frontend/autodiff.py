@@ -229,7 +229,7 @@ def vjp(f: Callable, *primals, has_aux: bool = False):
                 f"vjp_fn expects a cotangent with the structure of f's output {main_tree}, "
                 f"got {ct_tree}"))
         ct_t = [_as_tensor(c) for c in ct_leaves]
-        for c, r in zip(ct_t, fn.result_types[:n_main]):
+        for c, r in zip(ct_t, fn.result_types[:n_main], strict=True):
             if c.shape != r.shape:
                 raise ValueError(at_user_line(
                     f"vjp_fn: cotangent of shape {c.shape} for an output of shape {r.shape}"))
@@ -237,7 +237,7 @@ def vjp(f: Callable, *primals, has_aux: bool = False):
         def build(b, vals):
             ops = Ops(b)
             n = len(inputs)
-            cts = [ops.convert(c, r.dtype) for c, r in zip(vals[n:], fn.result_types)]
+            cts = [ops.convert(c, r.dtype) for c, r in zip(vals[n:], fn.result_types, strict=True)]
             lin = Linearized(b, fn, vals[:n], a.wrt)
             return lin.backward(cts + [None] * (n_res - n_main))
 
@@ -259,7 +259,7 @@ def jvp(f: Callable, primals: Sequence, tangents: Sequence):
         raise TypeError(at_user_line(
             f"jvp: tangents have structure {t_tree}, primals have {a.in_tree}"))
     ts = [_as_tensor(t) for t in t_leaves]
-    for t, p in zip(ts, a.leaves):
+    for t, p in zip(ts, a.leaves, strict=True):
         if t.shape != p.shape:
             raise ValueError(at_user_line(
                 f"jvp: tangent of shape {t.shape} for a primal of shape {p.shape}"))
@@ -269,10 +269,11 @@ def jvp(f: Callable, primals: Sequence, tangents: Sequence):
     def build(b, vals):
         ops = Ops(b)
         tangents = [ops.convert(t, p.type.dtype) if p.type.dtype.kind in "fc" else None
-                    for t, p in zip(vals[n + len(captured):], vals[:n])]
+                    for t, p in zip(vals[n + len(captured):], vals[:n], strict=True)]
         outs, t_out = jvp_into(b, fn, vals[:n + len(captured)],
                                tangents + [None] * len(captured))
-        return outs + [t if t is not None else ops.zeros_like(o) for t, o in zip(t_out, outs)]
+        return outs + [t if t is not None else ops.zeros_like(o)
+                       for t, o in zip(t_out, outs, strict=True)]
 
     res = run_built(f"{_name(f)}_jvp", build, a.leaves + captured + ts)
     k = len(fn.results)
@@ -526,12 +527,12 @@ class custom_vjp(_CustomRule):
                         f"per argument ({len(args)}), got {type(gs).__name__}"))
                 g_vals = []
                 flat = []
-                for g, child in zip(gs, in_tree.children):
+                for g, child in zip(gs, in_tree.children, strict=True):
                     if g is None:
                         flat.extend([None] * child.num_leaves)
                     else:
                         flat.extend(tree.flatten(g)[0])
-                for g, t in zip(flat, leaves):
+                for g, t in zip(flat, leaves, strict=True):
                     if g is None:
                         g_vals.append(trace.value_of(_zeros(t, trace)))
                     else:

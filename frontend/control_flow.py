@@ -130,7 +130,7 @@ def leaf_paths(td) -> list[str]:
             names = [f".{f}" for f in k._fields]
         else:
             names = [f"[{i}]" for i in range(len(node.children))]
-        for n, c in zip(names, node.children):
+        for n, c in zip(names, node.children, strict=True):
             walk(c, prefix + n)
 
     walk(td, "")
@@ -169,7 +169,7 @@ def _unify_params(traced: list[_Traced], n_lead: int, consts_first: bool
     for t in traced:
         f = t.fn
         inputs = list(f.params[:n_lead])
-        own = {id(c): p for c, p in zip(t.captured, f.params[n_lead:])}
+        own = {id(c): p for c, p in zip(t.captured, f.params[n_lead:], strict=True)}
         caps = [own.get(id(c)) or Value(c.type) for c in union]
         params = caps + inputs if consts_first else inputs + caps
         fns.append(Function(f.name, params, f.ops, f.results))
@@ -234,10 +234,10 @@ def _branches(what: str, index: Tensor, fns, names, operands):
         types = [t.fn.results[i].type for t in traced]
         if all(ty == types[0] for ty in types):
             continue
-        strong = {ty for t, ty in zip(traced, types) if not t.out_weak[i]}
+        strong = {ty for t, ty in zip(traced, types, strict=True) if not t.out_weak[i]}
         target = strong.pop() if len(strong) == 1 else None
         if target is not None:
-            for t, ty in zip(traced, types):
+            for t, ty in zip(traced, types, strict=True):
                 if ty != target:
                     _fix_weak(t, i, target)
         types = [t.fn.results[i].type for t in traced]
@@ -267,7 +267,7 @@ def _check_carry(what: str, body: _Traced, specs, in_tree, paths, body_name: str
             f"{what}: {body_name} returns a {_describe_tree(body.out_tree)}, but the loop "
             f"carry is a {_describe_tree(in_tree)}; the body must return the carry's "
             f"structure"))
-    for i, ((t_in, weak_in), path) in enumerate(zip(specs, paths)):
+    for i, ((t_in, weak_in), path) in enumerate(zip(specs, paths, strict=True)):
         t_out = body.fn.results[i].type
         if t_out == t_in:
             continue
@@ -325,12 +325,13 @@ def while_loop(cond_fun, body_fun, init_val):
 
 
 def _promote(tensors, specs):
-    return [t if t.type == ty else snp.astype(t, ty.dtype) for t, (ty, _) in zip(tensors, specs)]
+    return [t if t.type == ty else snp.astype(t, ty.dtype)
+            for t, (ty, _) in zip(tensors, specs, strict=True)]
 
 
 def _reweak(outs, specs):
     outs = list(outs)
-    for o, (_, w) in zip(outs, specs):
+    for o, (_, w) in zip(outs, specs, strict=True):
         o.weak = w
     return outs
 
@@ -391,7 +392,7 @@ def scan(f, init, xs=None, length=None, reverse=False):
         lengths.add(int(length))
     if len(lengths) > 1:
         paths = leaf_paths(x_tree)
-        sizes = ", ".join(f"xs{p}: {t.shape[0]}" for p, t in zip(paths, xts))
+        sizes = ", ".join(f"xs{p}: {t.shape[0]}" for p, t in zip(paths, xts, strict=True))
         raise ValueError(at_user_line(
             f"scan: the scanned leaves have different leading sizes ({sizes}"
             f"{', length: ' + str(length) if length is not None else ''}); they must agree"))

@@ -46,7 +46,7 @@ def padding_pairs(padding, in_sizes, windows, strides, dilations=None):
             return tuple((0, 0) for _ in range(n))
         if mode in ("SAME", "SAME_LOWER"):
             out = []
-            for size, w, s, d in zip(in_sizes, windows, strides, dilations):
+            for size, w, s, d in zip(in_sizes, windows, strides, dilations, strict=True):
                 span = (w - 1) * d + 1
                 total = max((-(-size // s) - 1) * s + span - size, 0)
                 lo = total // 2 if mode == "SAME" else (total + 1) // 2
@@ -98,7 +98,7 @@ def conv_general(x, w, strides=1, padding="VALID", lhs_dilation=1, rhs_dilation=
     strides = _tuple(strides, nsp, "strides")
     lhs_dilation = _tuple(lhs_dilation, nsp, "lhs_dilation")
     rhs_dilation = _tuple(rhs_dilation, nsp, "rhs_dilation")
-    in_sizes = [(x.shape[a] - 1) * d + 1 for a, d in zip(ls[2:], lhs_dilation)]
+    in_sizes = [(x.shape[a] - 1) * d + 1 for a, d in zip(ls[2:], lhs_dilation, strict=True)]
     pads = padding_pairs(padding, in_sizes, [w.shape[a] for a in rs[2:]], strides,
                          rhs_dilation)
     return bind1(cv.convolution, x, w, window_strides=strides, padding=pads,
@@ -125,7 +125,7 @@ def _window(kind: str, x, window_shape: Sequence[int], strides=None, padding="VA
     strides = _tuple(strides if strides is not None else 1, r, "strides")
     bd = _tuple(base_dilation if base_dilation is not None else 1, r, "base_dilation")
     wd = _tuple(window_dilation if window_dilation is not None else 1, r, "window_dilation")
-    sizes = [(n - 1) * d + 1 for n, d in zip(x.shape, bd)]
+    sizes = [(n - 1) * d + 1 for n, d in zip(x.shape, bd, strict=True)]
     pads = padding_pairs(padding, sizes, window, strides, wd)
     return bind1(_WINDOW_REDUCTIONS[kind], x, window_dimensions=window,
                  window_strides=strides, padding=pads, base_dilations=bd, window_dilations=wd)

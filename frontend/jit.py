@@ -386,7 +386,7 @@ class Jitted:
         out, leaf = set(), 0
         positions = [i for i in range(len(args_td.children) + len(static_pos))
                      if i not in static_pos]
-        for child, pos in zip(args_td.children, positions):
+        for child, pos in zip(args_td.children, positions, strict=True):
             if pos in self.donate_argnums:
                 out.update(range(leaf, leaf + child.num_leaves))
             leaf += child.num_leaves
@@ -531,7 +531,7 @@ class Compiled:
                 f"called with structure {treedef}"))
         names = self._leaf_names(args, dyn_args, dyn_kwargs)
         bad = [(n, _type_text(w), _type_text(_leaf_signature(x)))
-               for n, w, x in zip(names, want_sig, leaves)]
+               for n, w, x in zip(names, want_sig, leaves, strict=True)]
         bad = [b for b in bad if b[1] != b[2]]
         if bad:
             raise TypeError(at_user_line(
@@ -549,7 +549,7 @@ class Compiled:
         static_pos = set(self._jitted.static_argnums)
         positions = [i for i in range(len(args)) if i not in static_pos]
         named = [(params[i] if i < len(params) else f"args[{i}]", a)
-                 for i, a in zip(positions, dyn_args)] + sorted(dyn_kwargs.items())
+                 for i, a in zip(positions, dyn_args, strict=True)] + sorted(dyn_kwargs.items())
         names = []
         for name, a in named:
             n = len(tree.flatten(a)[0])

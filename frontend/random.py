@@ -243,7 +243,7 @@ def _erf_inv32(x: Tensor) -> Tensor:
     f32 = dt.float32
     p = snp.where(small, snp.asarray(_ERFINV_SMALL[0], dtype=f32),
                   snp.asarray(_ERFINV_LARGE[0], dtype=f32))
-    for a, b in zip(_ERFINV_SMALL[1:], _ERFINV_LARGE[1:]):
+    for a, b in zip(_ERFINV_SMALL[1:], _ERFINV_LARGE[1:], strict=True):
         c = snp.where(small, snp.asarray(a, dtype=f32), snp.asarray(b, dtype=f32))
         p = c + p * w
     return snp.where(snp.abs(x) == 1.0, x * np.float32(np.inf), p * x)

@@ -20,7 +20,7 @@ def arg_names(fn, treedef, static) -> list[str]:
     positions = [i for i in range(len(treedef.children[0].children) + len(static_pos))
                  if i not in static_pos]
     out = []
-    for child, pos in zip(treedef.children[0].children, positions):
+    for child, pos in zip(treedef.children[0].children, positions, strict=True):
         base = names[pos] if pos < len(names) else f"args[{pos}]"
         out += _leaf_paths(child, base)
     kw = treedef.children[1]
@@ -60,11 +60,11 @@ def describe_retrace(fn, new_key, old_keys) -> str:
             names = arg_names(fn, treedef, static)
         except Exception:
             names = []
-        for i, (a, b) in enumerate(zip(o_sig, sig)):
+        for i, (a, b) in enumerate(zip(o_sig, sig, strict=False)):
             if a != b:
                 who = names[i] if i < len(names) else f"argument leaf {i}"
                 out.append(f"argument {who!s} changed from {_sig_text(a)} to {_sig_text(b)}")
-        for (k, v), (k2, v2) in zip(o_static, static):
+        for (k, v), (k2, v2) in zip(o_static, static, strict=False):
             if v != v2 or k != k2:
                 out.append(f"static argument {k!r} changed from {v!r} to {v2!r}")
         if len(o_static) != len(static):

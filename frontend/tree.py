@@ -8,6 +8,8 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
+from .errors import at_user_line
+
 _registry: dict[type, tuple[Callable, Callable]] = {}
 
 
@@ -21,7 +23,7 @@ def register_dataclass(cls: type) -> type:
     """Treat a dataclass's fields as children. Usable as a decorator."""
     names = tuple(f.name for f in dataclasses.fields(cls))
     register_pytree_node(cls, lambda o: ([getattr(o, n) for n in names], names),
-                         lambda aux, ch: cls(**dict(zip(aux, ch))))
+                         lambda aux, ch: cls(**dict(zip(aux, ch, strict=True))))
     return cls
 
 
@@ -48,6 +50,9 @@ class TreeDef:
     def __repr__(self) -> str:
         if self.kind is None:
             return "*"
+        if self.kind is dict:
+            return "{" + ", ".join(f"{k!r}: {c!r}" for k, c in zip(self.aux, self.children,
+                                                                  strict=True)) + "}"
         name = getattr(self.kind, "__name__", str(self.kind))
         return f"{name}({', '.join(map(repr, self.children))})"
 
@@ -112,7 +117,7 @@ def _unflatten(td: TreeDef, it) -> Any:
     if k is list:
         return children
     if k is dict:
-        return dict(zip(td.aux, children))
+        return dict(zip(td.aux, children, strict=True))
     if k in _registry:
         return _registry[k][1](td.aux, children)
     return k(*children)  # namedtuple
@@ -120,8 +125,16 @@ def _unflatten(td: TreeDef, it) -> Any:
 
 def tree_map(f: Callable, tree: Any, *rest: Any) -> Any:
     leaves, td = flatten(tree)
-    others = [flatten(r)[0] for r in rest]
-    return unflatten(td, [f(x, *ys) for x, *ys in zip(leaves, *others)])
+    others = []
+    for i, r in enumerate(rest, 1):
+        r_leaves, r_td = flatten(r)
+        if r_td != td:
+            raise ValueError(at_user_line(
+                f"tree_map: argument {i} has a different pytree structure than argument 0 "
+                f"({r_td} vs {td}); pass trees with the same keys, lengths and node types "
+                f"(a list and a tuple differ)"))
+        others.append(r_leaves)
+    return unflatten(td, [f(x, *ys) for x, *ys in zip(leaves, *others, strict=True)])
 
 
 def tree_leaves(tree: Any) -> list:

@@ -27,10 +27,10 @@ def rewrite(fn: Function, rule: Callable[[Op], object]) -> Function:
             continue
         changed = True
         if isinstance(out, tuple):  # replaced by existing values
-            subst.update(zip(op.results, out))
+            subst.update(zip(op.results, out, strict=True))
         else:  # replaced by new ops
             ops.extend(out)
-            subst.update(zip(op.results, out[-1].results))
+            subst.update(zip(op.results, out[-1].results, strict=True))
     if not changed:
         return fn
     return Function(fn.name, fn.params, ops, tuple(subst.get(r, r) for r in fn.results))

@@ -96,7 +96,7 @@ def _cond_ref(index, *args, regions):
 
 def _fill_cts(ops, cts, outs):
     """One cotangent per result: zeros where the cotangent is None."""
-    return [c if c is not None else ops.zeros_like(o) for c, o in zip(cts, outs)]
+    return [c if c is not None else ops.zeros_like(o) for c, o in zip(cts, outs, strict=True)]
 
 
 def _cond_vjp(ops, cts, primals, outs, *, regions):
@@ -111,7 +111,7 @@ def _cond_vjp(ops, cts, primals, outs, *, regions):
         grad_fns.append(dce(Function(g.name, g.params, g.ops, g.results[nres:])))
     grads = ops.bind_many(cond, index, *args, *_fill_cts(ops, cts, outs), regions=grad_fns)
     result: list = [None] * len(primals)
-    for i, g in zip(wrt, grads):
+    for i, g in zip(wrt, grads, strict=True):
         result[1 + i] = g
     return tuple(result)
 
@@ -124,7 +124,7 @@ def _cond_jvp(ops, tangents, primals, outs, *, regions):
     fns = [jvp_function(f, wrt, name=f"{f.name}_jvp") for f in regions]
     res = ops.bind_many(cond, index, *args, *[tangents[1 + i] for i in wrt], regions=fns)
     n = len(outs)
-    return tuple(t if _is_diff(o.type) else None for t, o in zip(res[n:], outs))
+    return tuple(t if _is_diff(o.type) else None for t, o in zip(res[n:], outs, strict=True))
 
 
 cond = Primitive("cond", _cond_rule, _cond_emit, _cond_ref, vjp=_cond_vjp, jvp=_cond_jvp,
@@ -279,7 +279,7 @@ def _scan_emit(ctx, *operands):
             last = ctx.constant(length - 1, dt.int64)
             idx = ctx.op("stablehlo.subtract", [last, i], [_I64])[0]
         slices = []
-        for x, t in zip(xs, in_types[nc + nk:]):
+        for x, t in zip(xs, in_types[nc + nk:], strict=True):
             starts = [idx] + [zero] * (t.ndim - 1)
             one = TensorType((1, *t.shape[1:]), t.dtype)
             s = ctx.op("stablehlo.dynamic_slice", [x, *starts], [one],
@@ -288,7 +288,7 @@ def _scan_emit(ctx, *operands):
                                                                       t.dtype)])[0])
         res = _emit_body(ctx, body, [*consts, *carry, *slices])
         new_ys = []
-        for buf, y, t in zip(ys, res[nk:], y_types):
+        for buf, y, t in zip(ys, res[nk:], y_types, strict=True):
             y1 = ctx.op("stablehlo.reshape", [y], [TensorType((1, *t.shape[1:]), t.dtype)])[0]
             starts = [idx] + [zero] * (t.ndim - 1)
             new_ys.append(ctx.op("stablehlo.dynamic_update_slice", [buf, y1, *starts],
@@ -354,7 +354,7 @@ def _scan_vjp(ops, cts, primals, outs, *, num_consts, num_carry, length, reverse
     wrt = dc + [nc + i for i in dk] + [nc + nk + i for i in dx]
     _, grads = vjp_into(b, body, [*p_consts, *p_k, *p_x], step_cts, wrt)
     g_c, g_k, g_x = grads[:len(dc)], grads[len(dc):len(dc) + len(dk)], grads[len(dc) + len(dk):]
-    acc = [bops.add(a, g) for a, g in zip(p_acc, g_c)]
+    acc = [bops.add(a, g) for a, g in zip(p_acc, g_c, strict=True)]
     bwd_fn = b.build([*acc, *g_k, *g_x])
     bwd = ops.bind_many(scan, *consts, *ct_consts0, *ct_carry, *xs, *carries, *ct_ys,
                         num_consts=nc, num_carry=len(dc) + len(dk), length=length,

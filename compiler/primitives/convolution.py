@@ -191,12 +191,12 @@ def _vjp(ops, cts, primals, outs, *, window_strides, padding, lhs_dilation, rhs_
         fg2, bg2 = 1, feature_group_count
     else:
         fg2, bg2 = 1, 1
-    in_d = [_dilate(n, d) for n, d in zip(take(lshape, lsd), lhs_dilation)]
-    k_d = [_dilate(n, d) for n, d in zip(take(rshape, rsd), rhs_dilation)]
-    out_d = [_dilate(n, d) for n, d in zip(take(gshape, osd), window_strides)]
+    in_d = [_dilate(n, d) for n, d in zip(take(lshape, lsd), lhs_dilation, strict=True)]
+    k_d = [_dilate(n, d) for n, d in zip(take(rshape, rsd), rhs_dilation, strict=True)]
+    out_d = [_dilate(n, d) for n, d in zip(take(gshape, osd), window_strides, strict=True)]
     lo = [p[0] for p in padding]
-    hi = [o - i + k - l - 1 for o, i, k, l in zip(out_d, in_d, k_d, lo)]
-    dr = _conv(ops, lhs, g, window_strides=rhs_dilation, padding=list(zip(lo, hi)),
+    hi = [o - i + k - l - 1 for o, i, k, l in zip(out_d, in_d, k_d, lo, strict=True)]
+    dr = _conv(ops, lhs, g, window_strides=rhs_dilation, padding=list(zip(lo, hi, strict=True)),
                lhs_dilation=lhs_dilation, rhs_dilation=window_strides,
                dimension_numbers=(_spec_t(ls), _spec_t(os), _spec_t(rs)),
                feature_group_count=fg2, batch_group_count=bg2)

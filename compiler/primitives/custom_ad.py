@@ -43,7 +43,7 @@ def _custom_vjp_vjp(ops, cts, primals, outs, *, out_types, n_args, regions):
     _, fwd, bwd = regions
     k = len(out_types)
     residuals = inline(ops.builder, fwd, primals)[k:]
-    cts = [c if c is not None else ops.zeros_like(o) for c, o in zip(cts, outs)]
+    cts = [c if c is not None else ops.zeros_like(o) for c, o in zip(cts, outs, strict=True)]
     grads = inline(ops.builder, bwd, [*residuals, *cts, *primals[n_args:]])
     return (*grads, *[None] * (len(primals) - n_args))
 
@@ -54,7 +54,7 @@ custom_vjp_call = Primitive("custom_vjp_call", _call_rule, _call_emit, _call_ref
 
 def _custom_jvp_jvp(ops, tangents, primals, outs, *, out_types, n_args, regions):
     args, caps = primals[:n_args], primals[n_args:]
-    ts = [t if t is not None else ops.zeros_like(a) for t, a in zip(tangents, args)]
+    ts = [t if t is not None else ops.zeros_like(a) for t, a in zip(tangents, args, strict=True)]
     return tuple(inline(ops.builder, regions[1], [*args, *ts, *caps])[len(out_types):])
 
 

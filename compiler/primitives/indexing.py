@@ -69,7 +69,7 @@ def _gather_rule(x, indices, *, offset_dims, collapsed_slice_dims, start_index_m
     if len(slice_sizes) != x.ndim:
         raise ShapeError(f"gather: slice_sizes {tuple(slice_sizes)} needs one entry per "
                          f"axis of the operand {x}")
-    for d, (s, n) in enumerate(zip(slice_sizes, x.shape)):
+    for d, (s, n) in enumerate(zip(slice_sizes, x.shape, strict=True)):
         if not 0 <= s <= n:
             raise ShapeError(f"gather: slice size {s} on axis {d} does not fit the operand "
                              f"{x} (axis size {n})")
@@ -232,7 +232,7 @@ def _scatter_rule(x, indices, updates, *, update_window_dims, inserted_window_di
                          f"{scatter_shape}, which must equal the index batch shape "
                          f"{tuple(batch)} of indices {indices}")
     for d, (w, n) in enumerate(zip(_scatter_windows(x, updates, update_window_dims,
-                                                    inserted_window_dims), x.shape)):
+                                                    inserted_window_dims), x.shape, strict=True)):
         if w > n:
             raise ShapeError(f"scatter: update window of size {w} on operand axis {d} is "
                              f"larger than the axis ({n})")

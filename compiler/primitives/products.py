@@ -24,12 +24,12 @@ def _dot_rule(x, y, *, contracting, batch, preferred_element_type=None):
     for which, t, dims in (("lhs", x, xc + xb), ("rhs", y, yc + yb)):
         if len(set(dims)) != len(dims) or any(not 0 <= d < t.ndim for d in dims):
             raise ShapeError(f"dot_general: bad dimension numbers {dims} for {which} {t}")
-    for a, b in zip(xc, yc):
+    for a, b in zip(xc, yc, strict=True):
         if x.shape[a] != y.shape[b]:
             raise ShapeError(f"dot_general: contracting dimension {a} of lhs {x.shape} "
                              f"(size {x.shape[a]}) does not match dimension {b} of rhs "
                              f"{y.shape} (size {y.shape[b]})")
-    for a, b in zip(xb, yb):
+    for a, b in zip(xb, yb, strict=True):
         if x.shape[a] != y.shape[b]:
             raise ShapeError(f"dot_general: batch dimension {a} of lhs {x.shape} does not "
                              f"match dimension {b} of rhs {y.shape}")

@@ -148,7 +148,7 @@ def _slice_rule(x, *, start, limit, strides):
     if not len(start) == len(limit) == len(strides) == x.ndim:
         raise ShapeError(f"slice: start/limit/strides need one entry per axis of {x.shape}")
     out = []
-    for i, (s, l, st, n) in enumerate(zip(start, limit, strides, x.shape)):
+    for i, (s, l, st, n) in enumerate(zip(start, limit, strides, x.shape, strict=True)):
         if not (0 <= s <= l <= n) or st < 1:
             raise ShapeError(f"slice: axis {i}: [{s}:{l}:{st}] is not within 0..{n}")
         out.append(max(0, -(-(l - s) // st)))
@@ -162,7 +162,7 @@ slice_ = Primitive(
                           f"limit_indices = {i64_array(ctx.attrs['limit'])}, "
                           f"strides = {i64_array(ctx.attrs['strides'])}"),
     lambda x, *, start, limit, strides: x[tuple(
-        slice(s, l, st) for s, l, st in zip(start, limit, strides))],
+        slice(s, l, st) for s, l, st in zip(start, limit, strides, strict=True))],
     family="shape")
 
 
@@ -171,7 +171,7 @@ def _slice_vjp(ops, cts, primals, outs, *, start, limit, strides):
     if ct.type.size == 0:
         return (ops.zeros_like(x),)
     high = [n - s - (k - 1) * st - 1 for n, s, k, st in zip(x.type.shape, start,
-                                                           ct.type.shape, strides)]
+                                                           ct.type.shape, strides, strict=True)]
     zero = ops.const(0, ct.type.dtype)
     return (ops.bind(pad, ct, zero, low=tuple(start), high=tuple(high),
                      interior=tuple(st - 1 for st in strides)),)
@@ -194,19 +194,19 @@ def _index_operands(opname: str, x: TensorType, starts) -> None:
 
 def _dynamic_slice_rule(x, *starts, sizes):
     _index_operands("dynamic_slice", x, starts)
-    if len(sizes) != x.ndim or any(not 0 <= s <= n for s, n in zip(sizes, x.shape)):
+    if len(sizes) != x.ndim or any(not 0 <= s <= n for s, n in zip(sizes, x.shape, strict=True)):
         raise ShapeError(f"dynamic_slice: slice sizes {sizes} do not fit operand {x.shape}")
     return TensorType(sizes, x.dtype)
 
 
 def _clamped_starts(shape, sizes, starts):
     # StableHLO clamps start indices so the window stays inside the operand
-    return [int(min(max(int(s), 0), n - k)) for s, n, k in zip(starts, shape, sizes)]
+    return [int(min(max(int(s), 0), n - k)) for s, n, k in zip(starts, shape, sizes, strict=True)]
 
 
 def _dynamic_slice_ref(x, *starts, sizes):
     st = _clamped_starts(x.shape, sizes, starts)
-    return x[tuple(slice(s, s + k) for s, k in zip(st, sizes))]
+    return x[tuple(slice(s, s + k) for s, k in zip(st, sizes, strict=True))]
 
 
 dynamic_slice = Primitive(
@@ -224,7 +224,7 @@ dynamic_slice.jvp = lambda ops, tangents, primals, outs, *, sizes: (
 def _dus_rule(x, update, *starts):
     _index_operands("dynamic_update_slice", x, starts)
     if update.dtype is not x.dtype or update.ndim != x.ndim or any(
-            u > n for u, n in zip(update.shape, x.shape)):
+            u > n for u, n in zip(update.shape, x.shape, strict=True)):
         raise ShapeError(f"dynamic_update_slice: update {update} does not fit into operand {x}")
     return x
 
@@ -232,7 +232,7 @@ def _dus_rule(x, update, *starts):
 def _dus_ref(x, update, *starts):
     st = _clamped_starts(x.shape, update.shape, starts)
     out = np.array(x, copy=True)
-    out[tuple(slice(s, s + k) for s, k in zip(st, update.shape))] = update
+    out[tuple(slice(s, s + k) for s, k in zip(st, update.shape, strict=True))] = update
     return out
 
 
@@ -274,7 +274,7 @@ def _concat_rule(*xs, dimension):
             raise ShapeError(f"concatenate: operand {i} has dtype {x.dtype.name}, operand 0 "
                              f"has {first.dtype.name}")
         if x.ndim != first.ndim or any(a != b for j, (a, b) in enumerate(
-                zip(x.shape, first.shape)) if j != dimension):
+                zip(x.shape, first.shape, strict=True)) if j != dimension):
             raise ShapeError(f"concatenate: operand {i} has shape {x.shape}, which does not "
                              f"match operand 0's {first.shape} outside axis {dimension}")
         total += x.shape[dimension]
@@ -306,7 +306,7 @@ def _concat_vjp(ops, cts, primals, outs, *, dimension):
 concatenate.vjp = _concat_vjp
 concatenate.jvp = lambda ops, tangents, primals, outs, *, dimension: (ops.bind(
     concatenate, *[t if t is not None else ops.zeros_like(x)
-                   for t, x in zip(tangents, primals)], dimension=dimension),)
+                   for t, x in zip(tangents, primals, strict=True)], dimension=dimension),)
 
 
 def _pad_rule(x, value, *, low, high, interior):
@@ -315,7 +315,7 @@ def _pad_rule(x, value, *, low, high, interior):
     if not len(low) == len(high) == len(interior) == x.ndim:
         raise ShapeError(f"pad: low/high/interior need one entry per axis of {x.shape}")
     out = []
-    for n, lo, hi, it in zip(x.shape, low, high, interior):
+    for n, lo, hi, it in zip(x.shape, low, high, interior, strict=True):
         if it < 0:
             raise ShapeError("pad: interior padding must be non-negative")
         size = lo + hi + n + max(n - 1, 0) * it
@@ -326,13 +326,13 @@ def _pad_rule(x, value, *, low, high, interior):
 
 
 def _pad_ref(x, value, *, low, high, interior):
-    shape = [n + max(n - 1, 0) * it for n, it in zip(x.shape, interior)]
+    shape = [n + max(n - 1, 0) * it for n, it in zip(x.shape, interior, strict=True)]
     inner = np.full(shape, value, dtype=x.dtype)
     inner[tuple(slice(None, None, it + 1) for it in interior)] = x
-    pos = [(max(lo, 0), max(hi, 0)) for lo, hi in zip(low, high)]
+    pos = [(max(lo, 0), max(hi, 0)) for lo, hi in zip(low, high, strict=True)]
     padded = np.pad(inner, pos, constant_values=value)
     crop = tuple(slice(max(-lo, 0), padded.shape[i] - max(-hi, 0))
-                 for i, (lo, hi) in enumerate(zip(low, high)))
+                 for i, (lo, hi) in enumerate(zip(low, high, strict=True)))
     return padded[crop]
 
 
@@ -361,7 +361,8 @@ def _pad_vjp(ops, cts, primals, outs, *, low, high, interior):
 
 pad.vjp = _pad_vjp
 pad.jvp = lambda ops, tangents, primals, outs, **attrs: (ops.bind(
-    pad, *[t if t is not None else ops.zeros_like(x) for t, x in zip(tangents, primals)],
+    pad, *[t if t is not None else ops.zeros_like(x)
+           for t, x in zip(tangents, primals, strict=True)],
     **attrs),)
 
 

@@ -130,7 +130,7 @@ def _sort_vjp(ops, cts, primals, outs, *, dimension, num_keys=1, descending=Fals
                          num_keys=num_keys, descending=descending, is_stable=True)[-1]
     return tuple(None if c is None or not p.type.dtype.is_inexact
                  else scatter_add_along_axis(ops, shape, perm, c, dimension)
-                 for c, p in zip(cts, primals))
+                 for c, p in zip(cts, primals, strict=True))
 
 
 sort = Primitive("sort", _sort_rule, _sort_emit, _sort_ref, vjp=_sort_vjp,

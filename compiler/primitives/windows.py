@@ -44,7 +44,7 @@ def window_shape(opname: str, shape, window_dimensions, window_strides, padding,
     out = []
     for i, (n, w, s, (lo, hi), bd, wd) in enumerate(zip(
             shape, window_dimensions, window_strides, padding, base_dilations,
-            window_dilations)):
+            window_dilations, strict=True)):
         if w < 1 or s < 1 or bd < 1 or wd < 1:
             raise ShapeError(f"{opname}: axis {i}: window size, stride and dilations must be "
                              f">= 1 (got window {w}, stride {s}, base dilation {bd}, window "
@@ -69,14 +69,14 @@ def _window_attrs(attrs) -> str:
 def windows_view(x: np.ndarray, init, window_dimensions, window_strides, padding,
                  base_dilations, window_dilations) -> np.ndarray:
     """A view [out..., window...] of the padded, dilated operand (NumPy reference helper)."""
-    shape = [_dilate(n, d) for n, d in zip(x.shape, base_dilations)]
+    shape = [_dilate(n, d) for n, d in zip(x.shape, base_dilations, strict=True)]
     base = np.full(shape, init, dtype=x.dtype)
     base[tuple(slice(None, None, d) for d in base_dilations)] = x
     pos = [(max(lo, 0), max(hi, 0)) for lo, hi in padding]
     base = np.pad(base, pos, constant_values=init)
     base = base[tuple(slice(max(-lo, 0), base.shape[i] - max(-hi, 0))
                       for i, (lo, hi) in enumerate(padding))]
-    spans = [_dilate(w, d) for w, d in zip(window_dimensions, window_dilations)]
+    spans = [_dilate(w, d) for w, d in zip(window_dimensions, window_dilations, strict=True)]
     v = np.lib.stride_tricks.sliding_window_view(base, spans)
     r = x.ndim
     v = v[tuple(slice(None, None, s) for s in window_strides)
@@ -124,12 +124,12 @@ def _reduce_window(kind: str) -> Primitive:
 def _conv_vjp_lhs_padding(in_shape, window, strides, out_shape, padding, lhs_dil, rhs_dil):
     """Padding of the (stride-dilated) cotangent so that a stride-1 window pass over it
     gives the operand's shape back. Shared with convolution's transpose rule."""
-    lhs_d = [_dilate(n, d) for n, d in zip(in_shape, lhs_dil)]
-    rhs_d = [_dilate(n, d) for n, d in zip(window, rhs_dil)]
-    out_d = [_dilate(n, d) for n, d in zip(out_shape, strides)]
-    before = [r - lo - 1 for r, (lo, _) in zip(rhs_d, padding)]
-    after = [l + r - 1 - o - b for l, r, o, b in zip(lhs_d, rhs_d, out_d, before)]
-    return list(zip(before, after))
+    lhs_d = [_dilate(n, d) for n, d in zip(in_shape, lhs_dil, strict=True)]
+    rhs_d = [_dilate(n, d) for n, d in zip(window, rhs_dil, strict=True)]
+    out_d = [_dilate(n, d) for n, d in zip(out_shape, strides, strict=True)]
+    before = [r - lo - 1 for r, (lo, _) in zip(rhs_d, padding, strict=True)]
+    after = [l + r - 1 - o - b for l, r, o, b in zip(lhs_d, rhs_d, out_d, before, strict=True)]
+    return list(zip(before, after, strict=True))
 
 
 def _sum_vjp(ops, cts, primals, outs, *, window_dimensions, window_strides, padding,
@@ -259,7 +259,7 @@ def _sas_ref(source, x, init, *, select, window_dimensions, window_strides, padd
                            (1,) * r)
     widx = np.unravel_index(pick, window_dimensions)
     out = np.zeros(x.shape, dtype=x.dtype)
-    for o in zip(*np.nonzero(some)):
+    for o in zip(*np.nonzero(some), strict=True):
         pos = tuple(o[i] * window_strides[i] + widx[i][o] - padding[i][0] for i in range(r))
         out[pos] += source[o]
     return out + init

@@ -482,7 +482,8 @@ def _broadcast_values(v: Tensor, shape) -> Tensor:
     vs = v.shape
     while len(vs) > len(shape) and vs[0] == 1:  # NumPy drops leading 1s of the values
         vs = vs[1:]
-    if len(vs) <= len(shape) and all(a in (1, b) for a, b in zip(vs[::-1], shape[::-1])):
+    if len(vs) <= len(shape) and all(  # trailing axes only: the shorter shape decides
+            a in (1, b) for a, b in zip(vs[::-1], shape[::-1], strict=False)):
         return broadcast_to(reshape(v, vs) if vs != v.shape else v, shape)
     raise ValueError(at_user_line(
         f"values of shape {v.shape} cannot be broadcast to the indexed shape {shape}"))

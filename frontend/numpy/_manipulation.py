@@ -110,7 +110,7 @@ def moveaxis(x, source, destination) -> Tensor:
     if len(src) != len(dst):
         raise ValueError(at_user_line("moveaxis: source and destination need as many axes"))
     order = [i for i in range(x.ndim) if i not in src]
-    for d, s in sorted(zip(dst, src)):
+    for d, s in sorted(zip(dst, src, strict=True)):
         order.insert(d, s)
     return transpose(x, order)
 

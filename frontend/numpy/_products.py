@@ -73,7 +73,7 @@ def tensordot(x, y, axes=2) -> Tensor:
         ya = (ya,) if isinstance(ya, int) else tuple(ya)
     xa = tuple(normalize_axis(a, x.ndim) for a in xa)
     ya = tuple(normalize_axis(a, y.ndim) for a in ya)
-    for a, b in zip(xa, ya):
+    for a, b in zip(xa, ya, strict=True):
         if x.shape[a] != y.shape[b]:
             raise ValueError(at_user_line(
                 f"tensordot: axis {a} of the left operand (shape {x.shape}) has size "
@@ -122,7 +122,7 @@ def einsum(subscripts: str, *operands) -> Tensor:
     if "." in subscripts:
         raise NotImplementedError(at_user_line("einsum: ellipsis subscripts are not "
                                                "supported yet; write the axes out"))
-    for t, x in zip(terms, ops):
+    for t, x in zip(terms, ops, strict=True):
         if len(t) != x.ndim:
             raise ValueError(at_user_line(f"einsum: subscripts {t!r} name {len(t)} axes but "
                                           f"the operand has shape {x.shape}"))

@@ -253,7 +253,8 @@ def _unravel(pos: Tensor, shape, fill_value) -> tuple[Tensor, ...]:
         raise ValueError(at_user_line(f"fill_value needs one entry per dimension "
                                       f"({len(shape)}), got {len(fills)}"))
     return tuple(astype(bind1(ew.select, valid, o, broadcast_to(
-        o._backend.scalar(f, o.dtype), o.shape)), DEFAULT_INT) for o, f in zip(outs, fills))
+        o._backend.scalar(f, o.dtype), o.shape)), DEFAULT_INT)
+        for o, f in zip(outs, fills, strict=True))
 
 
 def nonzero(x, *, size=None, fill_value=None) -> tuple[Tensor, ...]:

@@ -6,6 +6,7 @@ or the frontend). Built from the source with `ast`; nothing is imported.
 from __future__ import annotations
 
 import ast
+import itertools
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -147,7 +148,7 @@ def _cycle_through(graph: dict[str, dict[str, str]], component: list[str]) -> li
 
 def _describe(graph: dict[str, dict[str, str]], knot: list[str]) -> str:
     cycle = _cycle_through(graph, knot)
-    steps = [f"  {a} imports {b} ({graph[a][b]})" for a, b in zip(cycle, cycle[1:])]
+    steps = [f"  {a} imports {b} ({graph[a][b]})" for a, b in itertools.pairwise(cycle)]
     return (f"a knot of {len(knot)} modules ({', '.join(knot)}); one cycle:\n  "
             + " -> ".join(cycle) + "\n" + "\n".join(steps))
 

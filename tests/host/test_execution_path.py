@@ -134,3 +134,11 @@ def test_bad_setting_does_not_break_jit():
                          text=True, timeout=120)
     assert out.returncode == 0, out.stderr
     assert out.stdout.split("\n")[:2] == ["[2. 2.] [2. 2.]", "1 1"]
+
+
+# ---- pytrees ----------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("a, b", [({"a": 1}, {"b": 2}), ([1, 2], (1, 2)), ([1, 2], [1, 2, 3])])
+def test_tree_map_refuses_trees_of_another_structure(a, b):
+    with pytest.raises(ValueError, match="different pytree structure"):
+        stablejit.tree_map(lambda x, y: x + y, a, b)
