@@ -49,8 +49,7 @@ def setitem(x: Tensor, index, value) -> None:
     shape and is cast to x's dtype (as NumPy does, e.g. 2.7 into an int tensor is 2)."""
     new = _masked_set(x, index, value)
     if new is None:
-        index = _without_scalar_bools(index)
-        new = x if index is None else _update(x, index, value, "set")
+        new = _update(x, index, value, "set")
     if not _can_rebind(x, new):
         raise TypeError(at_user_line(
             f"x[...] = value would write a traced value into a {x.type} tensor created "
@@ -76,19 +75,6 @@ def _masked_set(x: Tensor, index, value) -> Tensor | None:
     mask = as_tensor(index, like=x)
     mask = reshape(mask, mask.shape + (1,) * (x.ndim - mask.ndim))
     return select(mask, astype(reshape(v, ()), x.dtype), x)
-
-
-def _without_scalar_bools(index):
-    """The index with its scalar booleans dropped (x[True] = v sets x[None]; the added
-    axis of length 1 only matters to the value's broadcasting, which drops leading 1s);
-    None when one is False (nothing is selected)."""
-    parts = index if isinstance(index, tuple) else (index,)
-    bools = [i for i in parts if isinstance(i, (bool, np.bool_))]
-    if not bools:
-        return index
-    if not all(bools):
-        return None
-    return tuple(i for i in parts if not isinstance(i, (bool, np.bool_)))
 
 
 def inplace(name: str, f, symbol: str):
