@@ -21,8 +21,8 @@ from ._creation import zeros
 from ._manipulation import concatenate, moveaxis
 from ._operands import asarray, normalize_axis
 
-__all__ = ["fft", "ifft", "rfft", "irfft", "hfft", "ihfft", "fft2", "ifft2", "fftn", "ifftn", "rfftn", "irfftn",
-           "fftfreq", "rfftfreq", "fftshift", "ifftshift"]
+__all__ = ["fft", "ifft", "rfft", "irfft", "hfft", "ihfft", "fft2", "ifft2", "fftn", "ifftn",
+           "rfftn", "irfftn", "fftfreq", "rfftfreq", "fftshift", "ifftshift"]
 # hfft/ihfft are irfft/rfft of the conjugate with the scaling direction swapped
 _SWAPPED_NORM = {None: "forward", "backward": "forward", "forward": "backward",
                  "ortho": "ortho"}

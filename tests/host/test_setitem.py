@@ -230,3 +230,19 @@ def test_scalar_boolean_index_reads_match_numpy(index):
     m = index if isinstance(index, bool) else None
     if m is not None:  # a 0-d boolean tensor works like the Python bool
         np.testing.assert_array_equal(snp.asarray(A)[snp.asarray(m)].numpy(), A[np.asarray(m)])
+
+
+@pytest.mark.parametrize("name", ["abs", "floor", "ceil", "trunc", "round", "clip", "conj",
+                                  "nan_to_num", "positive"])
+@pytest.mark.parametrize("dtype", [np.int32, np.uint8, np.bool_])
+def test_functions_numpy_gives_a_new_array_for_never_alias_their_input(name, dtype):
+    """Where the function is the identity on the dtype (floor of ints...), writing into
+    the result must not write into the input, as in NumPy."""
+    x = snp.asarray(np.ones(3, dtype))
+    try:
+        y = getattr(snp, name)(x)
+    except TypeError:  # the function does not take this dtype
+        return
+    assert y is not x
+    y[0] = 0
+    assert x.numpy()[0] == 1
