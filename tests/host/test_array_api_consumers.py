@@ -101,6 +101,47 @@ def _(a):
     return euclidean_distances(a(X[:5]), a(X[5:9]))
 
 
+@case("sklearn.GaussianNB")
+def _(a):
+    from sklearn.naive_bayes import GaussianNB
+    nb = GaussianNB().fit(a(X), a(Y))
+    return nb.predict(a(X)), nb.predict_proba(a(X))
+
+
+@case("sklearn.RidgeCV")
+def _(a):
+    from sklearn.linear_model import RidgeCV
+    y = a(X @ np.asarray([1.0, -2.0, 0.5, 3.0], np.float32) + P)
+    return RidgeCV(alphas=(0.1, 1.0, 10.0)).fit(a(X), y).predict(a(X))
+
+
+@case("sklearn.preprocessing")
+def _(a):
+    from sklearn.preprocessing import (
+        Binarizer,
+        KernelCenterer,
+        LabelEncoder,
+        Normalizer,
+        PolynomialFeatures,
+    )
+    return (Normalizer().fit_transform(a(X)), Binarizer(threshold=0.2).fit_transform(a(X)),
+            KernelCenterer().fit_transform(a(X[:4] @ X[:4].T)),
+            LabelEncoder().fit_transform(a(INTS)),
+            PolynomialFeatures(degree=2).fit_transform(a(X[:5])))
+
+
+@case("sklearn.metrics")
+def _(a):
+    from sklearn import metrics
+    pred = (P > 0.5).astype(np.int64)
+    return (metrics.accuracy_score(a(Y), a(pred)), metrics.f1_score(a(Y), a(pred)),
+            metrics.confusion_matrix(a(Y), a(pred)),
+            metrics.mean_squared_error(a(X[:, 0]), a(X[:, 1])),
+            metrics.mean_absolute_error(a(X[:, 0]), a(X[:, 1])),
+            metrics.pairwise.rbf_kernel(a(X[:5]), a(X[5:9])),
+            metrics.pairwise.cosine_similarity(a(X[:5]), a(X[5:9])))
+
+
 # ---- SciPy (SCIPY_ARRAY_API=1) --------------------------------------------------------
 
 def _scipy(module, name, *args):
