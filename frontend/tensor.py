@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from . import writes
 from .compiler import dtypes as dt
 from .compiler.ir import TensorType
 from .errors import DeletedTensorError, at_user_line
@@ -72,6 +73,8 @@ class Tensor:
         return self._data
 
     def numpy(self) -> np.ndarray:
+        if writes.live_traces:  # a value read while tracing may be baked into a program
+            writes.note_read(self)
         return self._backend.to_numpy(self)
 
     def __array__(self, dtype=None, copy=None):

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import writes
 from ..compiler import dtypes as dt
 from ..errors import at_user_line
 from ..tensor import Tensor
@@ -41,6 +42,7 @@ def _can_rebind(x: Tensor, new: Tensor) -> bool:
 
 
 def _rebind(x: Tensor, new: Tensor) -> None:
+    writes.note_write(x)
     x._data, x._backend, x.type = new._data, new._backend, new.type
 
 

@@ -246,3 +246,34 @@ def test_functions_numpy_gives_a_new_array_for_never_alias_their_input(name, dty
     assert y is not x
     y[0] = 0
     assert x.numpy()[0] == 1
+
+
+def test_jitted_functions_see_writes_into_tensors_they_read():
+    """A trace bakes values it reads (embedded constants, ops computed while tracing, host
+    reads like int(t)) into its program; a write into such a tensor makes it retrace."""
+    small, big, n = snp.ones(3), snp.ones(5000), snp.asarray(2)
+    f = stablejit.jit(lambda x: x + small)
+    g = stablejit.jit(lambda x: x + big[:3])
+    h = stablejit.jit(lambda x: x[: int(n)])
+    c = stablejit.jit(lambda x: stablejit.cond(x[0] > 0, lambda v: v + big[:3],
+                                               lambda v: v, x))
+    z = snp.zeros(3)
+    assert [f(z).tolist(), g(z).tolist(), h(z).tolist(), c(z + 1).tolist()] == [
+        [1, 1, 1], [1, 1, 1], [0, 0], [2, 2, 2]]
+    small[0] = 10.0
+    big[0] = 10.0
+    n += 1
+    assert [f(z).tolist(), g(z).tolist(), h(z).tolist(), c(z + 1).tolist()] == [
+        [10, 1, 1], [10, 1, 1], [0, 0, 0], [11, 2, 2]]
+    traces = f.traces
+    f(z)
+    assert f.traces == traces  # no write since: the cached program is used
+
+
+def test_writes_into_tensors_no_trace_read_keep_jit_caches():
+    f = stablejit.jit(lambda x: x * 2)
+    x = snp.ones(3)
+    f(x)
+    traces = f.traces
+    x[0] = 5.0  # an argument, not something the trace read
+    assert f(x).tolist() == [10, 2, 2] and f.traces == traces
