@@ -49,6 +49,7 @@ def _rebind(x: Tensor, new: Tensor) -> None:
 def setitem(x: Tensor, index, value) -> None:
     """x[index] = value: NumPy's indexing forms; the value broadcasts to the indexed
     shape and is cast to x's dtype (as NumPy does, e.g. 2.7 into an int tensor is 2)."""
+    _check_python_scalar(x, value)
     new = _masked_set(x, index, value)
     if new is None:
         new = _update(x, index, value, "set")
@@ -60,14 +61,33 @@ def setitem(x: Tensor, index, value) -> None:
     _rebind(x, new)
 
 
+def _check_python_scalar(x: Tensor, value) -> None:
+    """What NumPy refuses when it stores a Python scalar: a complex into a real tensor,
+    NaN or infinity into an integer one, an integer outside the dtype's range."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, complex)):
+        return
+    d = x.dtype
+    if isinstance(value, complex) and not d.is_complex:
+        raise TypeError(at_user_line(
+            f"cannot store the complex value {value!r} in a {d} tensor; store its real "
+            f"part (value.real) or make the tensor complex"))
+    if d.is_integer and isinstance(value, float) and not np.isfinite(value):
+        raise ValueError(at_user_line(f"cannot store {value!r} in a {d} tensor"))
+    if d.is_integer and isinstance(value, int):
+        info = np.iinfo(d.np)
+        if not info.min <= value <= info.max:
+            raise OverflowError(at_user_line(
+                f"Python integer {value} is out of bounds for {d} (range {info.min} to "
+                f"{info.max})"))
+
+
 def _masked_set(x: Tensor, index, value) -> Tensor | None:
     """x[mask] = scalar as where(mask, scalar, x): no data-dependent shape, so it also
     compiles inside jit. None when the index is not one mask over x's leading axes or
     the value has more than one element."""
     if isinstance(index, tuple) and len(index) == 1:
         index = index[0]
-    if not (isinstance(index, (Tensor, np.ndarray)) and index.dtype == dt.bool_.np
-            or isinstance(index, Tensor) and index.dtype is dt.bool_):
+    if not isinstance(index, (Tensor, np.ndarray)) or dt.dtype(index.dtype) is not dt.bool_:
         return None
     if index.ndim == 0 or index.shape != x.shape[:index.ndim]:
         return None

@@ -277,3 +277,18 @@ def test_writes_into_tensors_no_trace_read_keep_jit_caches():
     traces = f.traces
     x[0] = 5.0  # an argument, not something the trace read
     assert f(x).tolist() == [10, 2, 2] and f.traces == traces
+
+
+@pytest.mark.parametrize("dtype, value, error", [
+    (np.int64, 1 + 2j, TypeError), (np.float32, 1j, TypeError), (np.int32, float("nan"),
+                                                                   ValueError),
+    (np.int64, float("inf"), ValueError), (np.uint8, -1, OverflowError),
+    (np.int8, 128, OverflowError)])
+def test_python_scalars_numpy_refuses_to_store_raise_the_same_error(dtype, value, error):
+    a = np.zeros(3, dtype)
+    with pytest.raises(error):
+        a[0] = value
+    x = snp.asarray(a)
+    with pytest.raises(error, match="cannot store|out of bounds"):
+        x[0] = value
+    np.testing.assert_array_equal(x.numpy(), a)
