@@ -72,7 +72,8 @@ def _check_python_scalar(x: Tensor, value) -> None:
             f"cannot store the complex value {value!r} in a {d} tensor; store its real "
             f"part (value.real) or make the tensor complex"))
     if d.is_integer and isinstance(value, float) and not np.isfinite(value):
-        raise ValueError(at_user_line(f"cannot store {value!r} in a {d} tensor"))
+        error = ValueError if np.isnan(value) else OverflowError  # NumPy's (Python's) types
+        raise error(at_user_line(f"cannot store {value!r} in a {d} tensor"))
     if d.is_integer and isinstance(value, int):
         info = np.iinfo(d.np)
         if not info.min <= value <= info.max:
