@@ -23,7 +23,7 @@ import numbers
 import numpy as np
 
 from . import numpy as snp
-from . import tree
+from . import tree, writes
 from .compiler import dtypes as dt
 from .compiler.errors import ShapeError
 from .compiler.ir import Attrs, Function, TensorType, Value
@@ -51,6 +51,8 @@ class RegionTrace(Trace):
             raise escaped_error()
         v = self._captured_ids.get(id(t))
         if v is None:
+            if t._backend.concrete:
+                writes.note_read(t)
             v = self.builder.param(t.type)
             self.captured.append((t, v))
             self._captured_ids[id(t)] = v

@@ -10,6 +10,7 @@ being traced records every op made while it is current, whatever its operands.
 
 from __future__ import annotations
 
+from . import writes
 from .backends import REFERENCE
 from .compiler.errors import ShapeError
 from .compiler.ir import EMPTY_ATTRS, Attrs
@@ -56,6 +57,9 @@ def bind(prim, tensors=(), attrs: Attrs = EMPTY_ATTRS, backend=None, regions=())
             backend = s[-1]  # a control-flow body records every op made while it is traced
     if isinstance(backend, Trace):
         return backend.apply(prim, tensors, attrs, regions)
+    if writes.live_traces:  # computed while tracing: the result may be baked in
+        for t in tensors:
+            writes.note_read(t)
     for t in tensors:
         if t._backend is not backend:
             tensors = [u if u._backend is backend else _bring(backend, u) for u in tensors]

@@ -20,7 +20,7 @@ import weakref
 
 import numpy as np
 
-from . import config, tree
+from . import config, tree, writes
 from .api import resolve_backend
 from .backends import REFERENCE, XlaBackend
 from .compilation import lower
@@ -236,6 +236,7 @@ class Jitted:
         self._backend_spec = backend
         self._cache = SingleFlightCache()
         self._fast: dict = {}
+        self._epoch = writes.epoch  # see writes.py: a tensor a trace read was written
         self._simple = not (self.static_argnums or self.static_argnames or self.donate_argnums
                             or backend is not None)
         self.traces = 0  # how many times fn was traced (one per new signature)
@@ -246,6 +247,9 @@ class Jitted:
 
     # ---- calling ---------------------------------------------------------------------
     def __call__(self, *args, **kwargs):
+        if self._epoch != writes.epoch:
+            self.clear_cache()
+            self._epoch = writes.epoch
         if not kwargs:
             # Fast path: positional tensors of types seen before (only simple, cacheable
             # calls are entered in _fast). entry.fast declines with None when the general

@@ -4,15 +4,17 @@
     reference             a NumPy array, computed by the primitives' reference rules
     traced                an IR value inside a jit trace (no data, only shape and dtype)
 
-Operators and the methods that compute (x + y, x.sum(), x[i], x.T, x.at[...]) are
-installed on this class by `stablejit.numpy` when it is imported (numpy/_methods.py), so
-every path shares one implementation and this module imports nothing above it.
+Operators and the methods that compute (x + y, x.sum(), x[i], x[i] = v, x += y, x.T,
+x.at[...]) are installed on this class by `stablejit.numpy` when it is imported
+(numpy/_methods.py), so every path shares one implementation and this module imports
+nothing above it.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
+from . import writes
 from .compiler import dtypes as dt
 from .compiler.ir import TensorType
 from .errors import DeletedTensorError, at_user_line
@@ -71,6 +73,8 @@ class Tensor:
         return self._data
 
     def numpy(self) -> np.ndarray:
+        if writes.live_traces:  # a value read while tracing may be baked into a program
+            writes.note_read(self)
         return self._backend.to_numpy(self)
 
     def __array__(self, dtype=None, copy=None):
@@ -154,8 +158,4 @@ class Tensor:
 
     def __dlpack_device__(self):
         return (1, 0)  # kDLCPU: see __dlpack__
-
-    def __setitem__(self, index, value):
-        raise TypeError("stablejit tensors are immutable; use x = x.at[index].set(value) "
-                        "(or stablejit.numpy.where) to get an updated copy")
 

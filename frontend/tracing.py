@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from . import writes
 from .compiler import dtypes as dt
 from .compiler.autodiff import inline
 from .compiler.builder import Builder
@@ -36,6 +37,7 @@ class Trace:
         self.captured: list[tuple[Tensor, Value]] = []  # concrete/outer tensors lifted to params
         self._captured_ids: dict[int, Value] = {}
         self._embedded: list[Tensor] = []  # keeps embedded tensors alive: ids stay unique
+        writes.live_traces += 1
 
     # ---- building ------------------------------------------------------------------
     def new_arg(self, type: TensorType, weak: bool = False) -> Tensor:
@@ -67,6 +69,8 @@ class Trace:
         v = self._captured_ids.get(id(t))
         if v is not None:
             return v
+        if t._backend.concrete:
+            writes.note_read(t)
         if t._backend.concrete and t.size <= EMBED_LIMIT:
             v, = self.builder.bind(shape_ops.constant, (), Attrs(
                 {"value": Literal(t.numpy())}), user_location())
@@ -88,6 +92,8 @@ class Trace:
         return Tensor(v, self, v.type, weak)
 
     def finish(self):
+        if self.alive:
+            writes.live_traces -= 1
         self.alive = False
 
     def _check_alive(self):

@@ -5,13 +5,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..api import backend_copy
 from ..compiler import dtypes as dt
 from ..errors import at_user_line
 from ..promotion import promote_strong
 from ..promotion import result_type as _result_type
 from ..tensor import Tensor
-from ._operands import as_tensor, asarray
+from ._operands import as_tensor, asarray, copy_of
 from ._operands import astype as _astype
 
 
@@ -24,16 +23,14 @@ def _dtype_of(x) -> dt.DType:
 
 
 def astype(x, dtype, /, *, copy: bool = True, device=None) -> Tensor:
-    """x converted to `dtype` (and placed on `device` if given). Tensors are immutable, so
-    copy=False only means "no conversion needed gives back x itself". Complex -> real
-    keeps the real part, as NumPy does (with a ComplexWarning there)."""
+    """x converted to `dtype` (and placed on `device` if given); copy=False gives back x
+    itself when no conversion is needed. Complex -> real keeps the real part, as NumPy
+    does (with a ComplexWarning there)."""
     x = as_tensor(x)
     out = _astype(x, dtype)
     if device is not None:
         out = asarray(out, device=device)
-    if copy and out is x and x._backend.concrete:
-        out = backend_copy(x, x._backend)
-    return out
+    return copy_of(x) if copy and out is x else out
 
 
 def can_cast(from_, to, /) -> bool:

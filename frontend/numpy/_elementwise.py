@@ -28,6 +28,7 @@ from ._operands import (
     astype,
     broadcast_shapes,
     broadcast_to,
+    copy_of,
     full_like_tensor,
     prepare,
     to_inexact,
@@ -113,13 +114,13 @@ def negative(x) -> Tensor:
 
 
 def positive(x) -> Tensor:
-    return as_tensor(x)
+    return copy_of(as_tensor(x))
 
 
 def abs(x) -> Tensor:  # noqa: A001 - the array API's name
     x = as_tensor(x)
     if x.dtype.kind in "bu":
-        return x
+        return copy_of(x)
     return bind1(ew.abs_, x)
 
 
@@ -209,18 +210,18 @@ pow = power  # noqa: A001 - the array API's name
 
 def floor(x) -> Tensor:
     x = as_tensor(x)
-    return x if x.dtype.kind in "biu" else bind1(ew.floor, x)
+    return copy_of(x) if x.dtype.kind in "biu" else bind1(ew.floor, x)
 
 
 def ceil(x) -> Tensor:
     x = as_tensor(x)
-    return x if x.dtype.kind in "biu" else bind1(ew.ceil, x)
+    return copy_of(x) if x.dtype.kind in "biu" else bind1(ew.ceil, x)
 
 
 def trunc(x) -> Tensor:
     x = as_tensor(x)
     if x.dtype.kind in "biu":
-        return x
+        return copy_of(x)
     return select(less(x, 0), ceil(x), floor(x))
 
 
@@ -230,7 +231,7 @@ fix = trunc
 def round(x, decimals: int = 0) -> Tensor:  # noqa: A001
     x = as_tensor(x)
     if x.dtype.kind in "biu":
-        return x
+        return copy_of(x)
     if x.dtype.is_complex:
         return bind1(ew.complex_, round(real(x), decimals), round(imag(x), decimals))
     if decimals == 0:
@@ -321,7 +322,7 @@ def imag(x) -> Tensor:
 
 def conj(x) -> Tensor:
     x = as_tensor(x)
-    return bind1(ew.conj, x) if x.dtype.is_complex else x
+    return bind1(ew.conj, x) if x.dtype.is_complex else copy_of(x)
 
 
 conjugate = conj
@@ -339,6 +340,8 @@ def select(condition, x, y) -> Tensor:
 
 def clip(x, min=None, max=None) -> Tensor:  # noqa: A002
     x = as_tensor(x)
+    if min is None and max is None:
+        return copy_of(x)
     if min is not None:
         x = maximum(x, min)
     if max is not None:
@@ -540,7 +543,7 @@ def nan_to_num(x, copy: bool = True, nan: float = 0.0, posinf=None, neginf=None)
     (default the most negative finite value); complex numbers part by part."""
     x = as_tensor(x)
     if x.dtype.kind in "biu":
-        return x
+        return copy_of(x)
     if x.dtype.is_complex:
         parts = [nan_to_num(p, nan=nan, posinf=posinf, neginf=neginf)
                  for p in (real(x), imag(x))]

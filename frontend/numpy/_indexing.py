@@ -81,6 +81,10 @@ def _expand(index, ndim: int) -> list:
 
 
 def getitem(x: Tensor, index, mode: str | None = None, fill_value=None) -> Tensor:
+    index, empty_axes = _scalar_masks(index, x.ndim)
+    if empty_axes:
+        return getitem(getitem(x, index, mode, fill_value),
+                       (slice(None),) * empty_axes[0] + (slice(0, 0),))
     idx = _expand(index, x.ndim)
     if any(_is_array_index(i) for i in idx) or mode == "fill" and any(
             isinstance(i, Tensor) for i in idx):
@@ -140,6 +144,36 @@ def getitem(x: Tensor, index, mode: str | None = None, fill_value=None) -> Tenso
     if tuple(shape) != out.shape:
         out = reshape(out, tuple(shape))
     return out
+
+
+def _is_scalar_mask(i) -> bool:
+    if isinstance(i, (bool, np.bool_)):
+        return True
+    return isinstance(i, (Tensor, np.ndarray)) and i.ndim == 0 and dt.dtype(
+        i.dtype) is dt.bool_ and (not isinstance(i, Tensor) or i._backend.concrete)
+
+
+def _scalar_masks(index, ndim: int):
+    """NumPy's x[True] is x[None] and x[False] is x[None][:0]: scalar boolean masks
+    (Python bools, 0-d boolean arrays or concrete tensors) among basic indices become
+    new axes. Returns the index and the output positions of the False ones."""
+    parts = index if isinstance(index, tuple) else (index,)
+    if not any(_is_scalar_mask(i) for i in parts) or any(
+            _is_array_index(i) and not _is_scalar_mask(i) for i in parts):
+        return index, []
+    out, empty_axes, pos = [], [], 0
+    for i in parts:
+        if _is_scalar_mask(i):
+            if not bool(i):
+                empty_axes.append(pos)
+            i = None
+        out.append(i)
+        if i is Ellipsis:  # the axes it stands for are kept
+            pos += ndim - sum(1 for j in parts if j is not None and j is not Ellipsis
+                              and not _is_scalar_mask(j))
+        elif not (_is_int(i) or isinstance(i, Tensor)):  # None and slices make an axis
+            pos += 1
+    return tuple(out), empty_axes
 
 
 def _dynamic(x: Tensor, dynamic) -> Tensor:

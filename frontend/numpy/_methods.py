@@ -14,6 +14,7 @@ from ..tensor import Tensor
 from ._dtypes import astype
 from ._elementwise import imag, real
 from ._indexing import IndexUpdateHelper, getitem
+from ._inplace import INPLACE, inplace, setitem
 from ._manipulation import matrix_transpose, reshape, transpose
 
 _BINARY = {
@@ -72,6 +73,8 @@ def install(ns) -> None:
         f = getattr(ns, name)
         setattr(Tensor, f"__{op}__", forward(f))
         setattr(Tensor, f"__r{op}__", reflect(f))
+    for op, (name, symbol) in INPLACE.items():
+        setattr(Tensor, f"__{op}__", inplace(op, getattr(ns, name), symbol))
     for op, name in _COMPARE.items():
         setattr(Tensor, f"__{op}__", forward(getattr(ns, name)))
     for op, name in _UNARY.items():
@@ -83,6 +86,7 @@ def install(ns) -> None:
     Tensor.transpose = _transpose
     Tensor.to_device = _to_device
     Tensor.__getitem__ = getitem
+    Tensor.__setitem__ = setitem
     Tensor.__array_namespace__ = lambda self, api_version=None: ns
     Tensor.T = property(transpose, doc="The axes reversed.")
     Tensor.mT = property(matrix_transpose, doc="The last two axes swapped.")

@@ -63,8 +63,7 @@ def asarray(obj, /, dtype=None, *, device=None, copy=None) -> Tensor:
     `device` is a backend (or "reference"/"xla[:platform[:id]]") to place it on.
     copy=None copies only when needed; copy=True always gives a new tensor; copy=False
     raises ValueError when a copy cannot be avoided (host data must always be copied to
-    a device, and a dtype or device change copies). Tensors are immutable, so sharing
-    one is never observable except through deallocate/donation.
+    a device, and a dtype or device change copies).
     """
     if copy is False:
         if not isinstance(obj, Tensor):
@@ -77,9 +76,15 @@ def asarray(obj, /, dtype=None, *, device=None, copy=None) -> Tensor:
                 "asarray(copy=False): changing the dtype or device needs a copy; use "
                 "copy=None to allow it"))
     out = _convert(obj, dtype, device)
-    if copy and out is obj and obj._backend.concrete:
-        out = backend_copy(obj, obj._backend)
-    return out
+    return copy_of(obj) if copy and out is obj else out
+
+
+def copy_of(t: Tensor) -> Tensor:
+    """A new Tensor with t's value: a writable copy (x[i] = v rebinds only the tensor
+    written to). Inside a trace it shares t's IR value, which is never written."""
+    if t._backend.concrete:
+        return backend_copy(t, t._backend)
+    return Tensor(t._data, t._backend, t.type, t.weak)
 
 
 def _convert(x, dtype, device) -> Tensor:

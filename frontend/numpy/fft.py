@@ -21,8 +21,11 @@ from ._creation import zeros
 from ._manipulation import concatenate, moveaxis
 from ._operands import asarray, normalize_axis
 
-__all__ = ["fft", "ifft", "rfft", "irfft", "fft2", "ifft2", "fftn", "ifftn", "rfftn", "irfftn",
-           "fftfreq", "rfftfreq", "fftshift", "ifftshift"]
+__all__ = ["fft", "ifft", "rfft", "irfft", "hfft", "ihfft", "fft2", "ifft2", "fftn", "ifftn",
+           "rfftn", "irfftn", "fftfreq", "rfftfreq", "fftshift", "ifftshift"]
+# hfft/ihfft are irfft/rfft of the conjugate with the scaling direction swapped
+_SWAPPED_NORM = {None: "forward", "backward": "forward", "forward": "backward",
+                 "ortho": "ortho"}
 
 
 def _complex(x: Tensor) -> Tensor:
@@ -123,6 +126,17 @@ def rfft(a, n=None, axis: int = -1, norm=None) -> Tensor:
 
 def irfft(a, n=None, axis: int = -1, norm=None) -> Tensor:
     return _transform(a, None if n is None else (n,), (axis,), norm, "IRFFT")
+
+
+def hfft(a, n=None, axis: int = -1, norm=None) -> Tensor:
+    """The FFT of a signal with Hermitian symmetry (given by its first half): real."""
+    a = _complex(asarray(a))
+    return irfft(a.conj(), n, axis, _SWAPPED_NORM.get(norm, norm))
+
+
+def ihfft(a, n=None, axis: int = -1, norm=None) -> Tensor:
+    """The inverse of hfft: the first half of a Hermitian-symmetric spectrum."""
+    return rfft(a, n, axis, _SWAPPED_NORM.get(norm, norm)).conj()
 
 
 def fftn(a, s=None, axes=None, norm=None) -> Tensor:

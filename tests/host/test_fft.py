@@ -35,6 +35,25 @@ def test_transforms_match_numpy(dtype, tol):
             assert np.asarray(got).dtype.itemsize * 8 in (32, 64, 128)
 
 
+@pytest.mark.parametrize("norm", [None, "backward", "ortho", "forward"])
+def test_hermitian_transforms_match_numpy(norm):
+    rng = np.random.default_rng(1)
+    x = rng.standard_normal((4, 6)).astype(np.float32)
+    z = (x + 1j * rng.standard_normal(x.shape)).astype(np.complex64)
+    F, N = snp.fft, np.fft
+
+    def f(x, z):
+        return F.hfft(z, norm=norm), F.hfft(z, n=7, axis=0, norm=norm), F.ihfft(x, norm=norm), \
+            F.ihfft(x, n=5, axis=0, norm=norm)
+    expected = (N.hfft(z, norm=norm), N.hfft(z, n=7, axis=0, norm=norm),
+                N.ihfft(x, norm=norm), N.ihfft(x, n=5, axis=0, norm=norm))
+    for path, outs in run_three_ways(f, x, z).items():
+        for i, (got, want) in enumerate(zip(outs, expected, strict=True)):
+            assert_close(got, want, atol=1e-4, rtol=1e-4, check_dtype=False,
+                         msg=f"{path} #{i}")
+            assert np.asarray(got).dtype == (np.float32 if i < 2 else np.complex64)
+
+
 def test_freqs_and_errors():
     assert_close(snp.fft.fftfreq(8, 0.5), np.fft.fftfreq(8, 0.5), check_dtype=False)
     assert_close(snp.fft.rfftfreq(9), np.fft.rfftfreq(9), check_dtype=False)

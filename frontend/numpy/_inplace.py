@@ -1,0 +1,129 @@
+"""Writes into tensors: x[index] = v and x += y, as functional updates.
+
+A Tensor's data is never written in place: the update is computed as a new tensor
+(x.at[index].set(v), or x op y) and the Tensor object is then rebound to it (data,
+backend, type), so every reference to x sees the new value, as the array API allows.
+Eagerly the old buffer is simply dropped; inside jit the Tensor's IR value is rebound,
+so later uses in the trace see the update.
+
+A tensor can only be rebound to a result of its own backend: writing a traced value
+into a tensor from outside the trace (a global, a closure, the enclosing function of a
+control-flow body) would be a side effect the compiled program cannot have.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .. import writes
+from ..compiler import dtypes as dt
+from ..errors import at_user_line
+from ..tensor import Tensor
+from ..tracing import Trace
+from ._dtypes import astype
+from ._elementwise import select
+from ._indexing import _update
+from ._manipulation import reshape
+from ._operands import as_tensor
+
+# x op= y: the method's name -> (the namespace function computing x op y, the operator)
+INPLACE = {
+    "iadd": ("add", "+="), "isub": ("subtract", "-="), "imul": ("multiply", "*="),
+    "itruediv": ("divide", "/="), "ifloordiv": ("floor_divide", "//="),
+    "imod": ("remainder", "%="), "ipow": ("power", "**="), "imatmul": ("matmul", "@="),
+    "iand": ("bitwise_and", "&="), "ior": ("bitwise_or", "|="),
+    "ixor": ("bitwise_xor", "^="), "ilshift": ("left_shift", "<<="),
+    "irshift": ("right_shift", ">>="),
+}
+
+
+def _can_rebind(x: Tensor, new: Tensor) -> bool:
+    return new._backend is x._backend or not isinstance(new._backend, Trace)
+
+
+def _rebind(x: Tensor, new: Tensor) -> None:
+    writes.note_write(x)
+    x._data, x._backend, x.type = new._data, new._backend, new.type
+
+
+def setitem(x: Tensor, index, value) -> None:
+    """x[index] = value: NumPy's indexing forms; the value broadcasts to the indexed
+    shape and is cast to x's dtype (as NumPy does, e.g. 2.7 into an int tensor is 2)."""
+    _check_python_scalar(x, value)
+    new = _masked_set(x, index, value)
+    if new is None:
+        new = _update(x, index, value, "set")
+    if not _can_rebind(x, new):
+        raise TypeError(at_user_line(
+            f"x[...] = value would write a traced value into a {x.type} tensor created "
+            f"outside this jit trace (or outside this control-flow body); compute the "
+            f"update functionally, x2 = x.at[index].set(value), and return x2"))
+    _rebind(x, new)
+
+
+def _check_python_scalar(x: Tensor, value) -> None:
+    """What NumPy refuses when it stores a Python scalar: a complex into a real tensor,
+    NaN or infinity into an integer one, an integer outside the dtype's range."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, complex)):
+        return
+    d = x.dtype
+    if isinstance(value, complex) and not d.is_complex:
+        raise TypeError(at_user_line(
+            f"cannot store the complex value {value!r} in a {d} tensor; store its real "
+            f"part (value.real) or make the tensor complex"))
+    if d.is_integer and isinstance(value, float) and not np.isfinite(value):
+        error = ValueError if np.isnan(value) else OverflowError  # NumPy's (Python's) types
+        raise error(at_user_line(f"cannot store {value!r} in a {d} tensor"))
+    if d.is_integer and isinstance(value, int):
+        info = np.iinfo(d.np)
+        if not info.min <= value <= info.max:
+            raise OverflowError(at_user_line(
+                f"Python integer {value} is out of bounds for {d} (range {info.min} to "
+                f"{info.max})"))
+
+
+def _masked_set(x: Tensor, index, value) -> Tensor | None:
+    """x[mask] = scalar as where(mask, scalar, x): no data-dependent shape, so it also
+    compiles inside jit. None when the index is not one mask over x's leading axes or
+    the value has more than one element."""
+    if isinstance(index, tuple) and len(index) == 1:
+        index = index[0]
+    if not isinstance(index, (Tensor, np.ndarray)) or dt.dtype(index.dtype) is not dt.bool_:
+        return None
+    if index.ndim == 0 or index.shape != x.shape[:index.ndim]:
+        return None
+    v = as_tensor(value, like=x)
+    if v.size != 1:
+        return None
+    mask = as_tensor(index, like=x)
+    mask = reshape(mask, mask.shape + (1,) * (x.ndim - mask.ndim))
+    return select(mask, astype(reshape(v, ()), x.dtype), x)
+
+
+def inplace(name: str, f, symbol: str):
+    """The Tensor method for `x <name>= y`: x is rebound to f(x, y), keeping its shape
+    and dtype (the array API's rule; NumPy's same_kind casting: `int_tensor += 1.5`
+    raises, `float32_tensor += float64_tensor` stays float32)."""
+    def op(self: Tensor, other) -> Tensor:
+        new = f(self, other)
+        if new.shape != self.shape:
+            raise ValueError(at_user_line(
+                f"x {symbol} y: the result has shape {new.shape}, but x has shape "
+                f"{self.shape}; an in-place operator cannot change x's shape. Write "
+                f"x = x {symbol[:-1]} y to make a new tensor"))
+        if new.dtype is not self.dtype:
+            if not np.can_cast(new.dtype.np, self.dtype.np, "same_kind"):
+                raise TypeError(at_user_line(
+                    f"x {symbol} y: the result is {new.dtype}, which cannot be stored in "
+                    f"x's dtype {self.dtype} (NumPy's same_kind rule); write "
+                    f"x = x {symbol[:-1]} y to get a {new.dtype} tensor, or cast y first"))
+            new = astype(new, self.dtype)
+        if not _can_rebind(self, new):
+            # self comes from outside the trace being recorded: x op= y rebinds the
+            # Python name only, as it did before tensors were writable
+            return new
+        _rebind(self, new)
+        return self
+
+    op.__name__ = f"__{name}__"
+    return op

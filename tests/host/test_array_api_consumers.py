@@ -1,0 +1,304 @@
+"""scikit-learn, SciPy and array-api-extra run on stablejit tensors through the array API.
+
+Each case calls a library function once on NumPy arrays and once on stablejit tensors
+and compares the results (rtol 1e-5 on float32). scikit-learn needs
+`set_config(array_api_dispatch=True)` and SciPy needs SCIPY_ARRAY_API=1 before it is
+first imported, which another test module may already have done in this process: so
+every case runs in one child process (this file run as a script), and each test reads
+its case's outcome from there.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import traceback
+
+import numpy as np
+import pytest
+
+pytest.importorskip("sklearn")
+pytest.importorskip("array_api_compat")
+pytest.importorskip("array_api_extra")
+
+RNG = np.random.default_rng(0)
+X = RNG.normal(size=(40, 4)).astype(np.float32)
+Y = (X[:, 0] + 0.5 * RNG.normal(size=40).astype(np.float32) > 0).astype(np.int64)
+P = (1 / (1 + np.exp(-X[:, 0]))).astype(np.float32)
+POS = np.abs(X) + np.float32(0.5)
+INTS = np.asarray([3, 1, 2, 3, 5, 1], np.int64)
+
+CASES = {}  # name -> f(a), where a(array) gives the array on the backend under test
+# absolute tolerances beyond the default 1e-6, with the reason
+ATOL = {"sklearn.PCA": 1e-5}  # float32 SVD: XLA's and LAPACK's differ in the last bits
+
+
+def case(name):
+    def add(f):
+        CASES[name] = f
+        return f
+    return add
+
+
+# ---- scikit-learn (array_api_dispatch=True) -------------------------------------------
+
+@case("sklearn.LinearDiscriminantAnalysis")
+def _(a):
+    from sklearn.discriminant_analysis import LinearDiscriminantAnalysis
+    lda = LinearDiscriminantAnalysis().fit(a(X), a(Y))
+    return lda.predict(a(X)), lda.predict_proba(a(X))
+
+
+@case("sklearn.PCA")
+def _(a):
+    from sklearn.decomposition import PCA
+    pca = PCA(n_components=2, svd_solver="full")
+    return abs(pca.fit_transform(a(X))), pca.explained_variance_  # up to the sign
+
+
+@case("sklearn.Ridge")
+def _(a):
+    from sklearn.linear_model import Ridge
+    y = a(X @ np.asarray([1.0, -2.0, 0.5, 3.0], np.float32))
+    return Ridge(alpha=0.5, solver="svd").fit(a(X), y).predict(a(X))
+
+
+@case("sklearn.StandardScaler")
+def _(a):
+    from sklearn.preprocessing import StandardScaler
+    return StandardScaler().fit_transform(a(X))
+
+
+@case("sklearn.MinMaxScaler")
+def _(a):
+    from sklearn.preprocessing import MinMaxScaler
+    return MinMaxScaler().fit_transform(a(X))
+
+
+@case("sklearn.metrics.log_loss")
+def _(a):
+    from sklearn.metrics import log_loss
+    return log_loss(a(Y), a(P))
+
+
+@case("sklearn.metrics.roc_auc_score")
+def _(a):
+    from sklearn.metrics import roc_auc_score
+    return roc_auc_score(a(Y), a(P))
+
+
+@case("sklearn.metrics.r2_score")
+def _(a):
+    from sklearn.metrics import r2_score
+    return r2_score(a(X[:, 0]), a(X[:, 1]))
+
+
+@case("sklearn.metrics.pairwise.euclidean_distances")
+def _(a):
+    from sklearn.metrics.pairwise import euclidean_distances
+    return euclidean_distances(a(X[:5]), a(X[5:9]))
+
+
+@case("sklearn.GaussianNB")
+def _(a):
+    from sklearn.naive_bayes import GaussianNB
+    nb = GaussianNB().fit(a(X), a(Y))
+    return nb.predict(a(X)), nb.predict_proba(a(X))
+
+
+@case("sklearn.RidgeCV")
+def _(a):
+    from sklearn.linear_model import RidgeCV
+    y = a(X @ np.asarray([1.0, -2.0, 0.5, 3.0], np.float32) + P)
+    return RidgeCV(alphas=(0.1, 1.0, 10.0)).fit(a(X), y).predict(a(X))
+
+
+@case("sklearn.preprocessing")
+def _(a):
+    from sklearn.preprocessing import (
+        Binarizer,
+        KernelCenterer,
+        LabelEncoder,
+        Normalizer,
+        PolynomialFeatures,
+    )
+    return (Normalizer().fit_transform(a(X)), Binarizer(threshold=0.2).fit_transform(a(X)),
+            KernelCenterer().fit_transform(a(X[:4] @ X[:4].T)),
+            LabelEncoder().fit_transform(a(INTS)),
+            PolynomialFeatures(degree=2).fit_transform(a(X[:5])))
+
+
+@case("sklearn.metrics")
+def _(a):
+    from sklearn import metrics
+    pred = (P > 0.5).astype(np.int64)
+    return (metrics.accuracy_score(a(Y), a(pred)), metrics.f1_score(a(Y), a(pred)),
+            metrics.confusion_matrix(a(Y), a(pred)),
+            metrics.mean_squared_error(a(X[:, 0]), a(X[:, 1])),
+            metrics.mean_absolute_error(a(X[:, 0]), a(X[:, 1])),
+            metrics.pairwise.rbf_kernel(a(X[:5]), a(X[5:9])),
+            metrics.pairwise.cosine_similarity(a(X[:5]), a(X[5:9])))
+
+
+# ---- SciPy (SCIPY_ARRAY_API=1) --------------------------------------------------------
+
+def _scipy(module, name, *args):
+    def f(a):
+        import importlib
+        return getattr(importlib.import_module(module), name)(*map(a, args))
+    CASES[f"{module}.{name}"] = f
+
+
+for _name in ("erf", "erfc", "expit", "logit", "ndtr", "ndtri", "log_ndtr", "gammaln",
+              "entr", "i0", "i1e", "log_softmax", "softmax", "logsumexp"):
+    _scipy("scipy.special", _name, POS / 8)
+for _name in ("xlogy", "rel_entr", "gammainc"):
+    _scipy("scipy.special", _name, POS + 1, POS)
+for _name in ("zscore", "moment", "skew", "kurtosis", "variation", "sem", "gmean", "hmean",
+              "entropy", "iqr", "tvar", "tstd", "rankdata", "circmean", "tmean", "gstd"):
+    _scipy("scipy.stats", _name, POS)
+for _name in ("fft", "ifft", "rfft", "irfft", "fft2", "fftn", "rfftn", "hfft", "ihfft",
+              "dct", "idct", "dst", "fftshift", "ifftshift"):
+    _scipy("scipy.fft", _name, X)
+
+
+@case("scipy.stats.pearsonr")
+def _(a):
+    from scipy import stats
+    return stats.pearsonr(a(X[:, 0]), a(X[:, 1])).statistic
+
+
+@case("scipy.stats.ttest_ind")
+def _(a):
+    from scipy import stats
+    return stats.ttest_ind(a(X[:, 0]), a(X[:, 1])).statistic
+
+
+# ---- array-api-extra --------------------------------------------------------------------
+
+def _xpx(name, *args, **kw):
+    def f(a):
+        import array_api_extra as xpx
+        return getattr(xpx, name)(*map(a, args), **kw)
+    CASES[f"array_api_extra.{name}"] = f
+
+
+_xpx("atleast_nd", X[0], ndim=3)
+_xpx("cov", X.T)
+_xpx("create_diagonal", X[0])
+_xpx("kron", X[:2, :2], X[:3])
+_xpx("nunique", INTS)
+_xpx("pad", X, pad_width=2, constant_values=1.5)
+_xpx("setdiff1d", INTS, np.asarray([3, 7], np.int64))
+_xpx("union1d", INTS, np.asarray([0, 9], np.int64))
+_xpx("isin", INTS, np.asarray([3, 5], np.int64))
+_xpx("sinc", X)
+_xpx("isclose", X, X + np.float32(1e-7))
+_xpx("one_hot", INTS, 6)
+_xpx("nan_to_num", np.asarray([np.nan, np.inf, -1.0], np.float32))
+_xpx("searchsorted", np.sort(INTS), INTS)
+_xpx("nansum", np.asarray([np.nan, 2.0, 3.0], np.float32))
+_xpx("nanmean", np.asarray([np.nan, 2.0, 3.0], np.float32))
+_xpx("nanmax", np.asarray([np.nan, 2.0, 3.0], np.float32))
+_xpx("deg2rad", X)
+_xpx("angle", X)
+_xpx("unravel_index", INTS, (2, 3))
+
+
+@case("array_api_extra.expand_dims")
+def _(a):
+    import array_api_extra as xpx
+    return xpx.expand_dims(a(X), axis=(0, 2))
+
+
+@case("array_api_extra.broadcast_shapes")
+def _(a):
+    import array_api_extra as xpx
+    return xpx.broadcast_shapes(a(X[:, :1]).shape, (1, 4))
+
+
+@case("array_api_extra.partition")
+def _(a):
+    import array_api_extra as xpx
+    return xpx.partition(a(INTS), 2)[:3]
+
+
+@case("array_api_extra.apply_where")
+def _(a):
+    import array_api_extra as xpx
+    x = a(X)
+    return xpx.apply_where(x > 0, (x,), lambda v: v ** 0.5, fill_value=-1.0)
+
+
+@case("array_api_extra.at")
+def _(a):
+    """x[idx] = v and in-place ops through at(): copy=False writes into x itself."""
+    import array_api_extra as xpx
+    x = a(X.copy())
+    y = xpx.at(x)[1:3, ::2].add(2.0, copy=True)
+    z = xpx.at(x)[x > 0].multiply(2.0, copy=True)
+    xpx.at(x, (0, slice(1, None))).set(9.0, copy=False)
+    xpx.at(x)[np.asarray([2, 3])].subtract(1.0, copy=False)
+    return x, y, z
+
+
+# ---- running the cases, in the child process ------------------------------------------
+
+def _same(got, want, atol: float = 1e-6) -> str:
+    """'' when got matches want (NumPy's result), else what differs."""
+    if isinstance(want, tuple):
+        return "; ".join(filter(None, (_same(g, w, atol) for g, w in zip(got, want,
+                                                                         strict=True))))
+    import stablejit
+    if isinstance(want, np.ndarray) and want.ndim and not isinstance(got, stablejit.Tensor):
+        return f"returned a {type(got).__name__}, not a stablejit Tensor"
+    g, w = np.asarray(got), np.asarray(want)
+    if g.shape != w.shape:
+        return f"shape {g.shape} != {w.shape}"
+    tol = {"rtol": 1e-5, "atol": atol} if w.dtype.kind in "fc" else {"rtol": 0, "atol": 0}
+    if not np.allclose(g, w, equal_nan=True, **tol):
+        return f"values differ: {g!r} != {w!r}"
+    return ""
+
+
+def _run_all() -> dict:
+    import sklearn
+    import stablejit.numpy as snp
+    sklearn.set_config(array_api_dispatch=True)
+    out = {}
+    for name, f in CASES.items():
+        try:
+            want = f(lambda x: x)
+            got = f(snp.asarray)
+            out[name] = _same(got, want, ATOL.get(name, 1e-6))
+        except Exception:  # noqa: BLE001 - reported to the test, which fails with it
+            out[name] = traceback.format_exc(limit=-4)
+    return out
+
+
+@pytest.fixture(scope="module")
+def outcomes():
+    env = dict(os.environ, SCIPY_ARRAY_API="1")
+    proc = subprocess.run([sys.executable, __file__], env=env, capture_output=True,
+                          text=True, timeout=900)
+    assert proc.returncode == 0, proc.stderr[-4000:]
+    return json.loads(proc.stdout.splitlines()[-1])
+
+
+def test_stablejit_tensors_are_recognised_by_array_api_compat():
+    import array_api_compat
+    import stablejit.numpy as snp
+    x = snp.asarray(X)
+    assert array_api_compat.array_namespace(x) is snp
+    assert array_api_compat.is_writeable_array(x)
+
+
+@pytest.mark.parametrize("name", list(CASES))
+def test_library_call_matches_numpy(outcomes, name):
+    assert outcomes[name] == "", outcomes[name]
+
+
+if __name__ == "__main__":
+    print(json.dumps(_run_all()))
