@@ -31,6 +31,7 @@ bench: install
 	$(PY) -m benchmarks.indexing_sort
 	$(PY) benchmarks/linalg_fft_conv.py
 	$(PY) benchmarks/cache.py
+	$(PY) benchmarks/memory.py
 
 # The array API standard's conformance suite (../shared/array-api-tests, ~25 min on 2
 # cores); conformance/xfails.txt lists the tests expected to fail, one reason each.

@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 import resource
 import sys
+import warnings
 
 import numpy as np
 
@@ -26,6 +27,8 @@ def main(n: int = 1000) -> None:
     os.environ.setdefault("STABLEJIT_CACHE", "0")  # measure compilation, not the disk cache
     import stablejit
     import stablejit.numpy as snp
+
+    warnings.simplefilter("ignore", stablejit.RecompileWarning)  # retracing is the point
 
     @stablejit.jit
     def f(x):
