@@ -23,6 +23,7 @@ from ..compiler.primitives import elementwise as ew
 from ..dispatch import bind, bind1
 from ..errors import at_user_line
 from ..tensor import Tensor
+from ._complex_special import complex_function
 from ._operands import (
     as_tensor,
     astype,
@@ -42,11 +43,15 @@ def _check_kinds(name: str, dtype: dt.DType, kinds: str, what: str) -> None:
 
 def _unary(name: str, prim, *, inexact: bool = True, kinds: str = "biufc",
            what: str = "numeric"):
+    on_complex = complex_function(name, prim)
+
     def f(x) -> Tensor:
         x = as_tensor(x)
         _check_kinds(name, x.dtype, kinds, what)
         if inexact:
             x = to_inexact(x)
+        if on_complex is not None and x.dtype.is_complex:
+            return on_complex(x)
         return bind1(prim, x)
 
     f.__name__ = name
@@ -131,7 +136,12 @@ def sign(x) -> Tensor:
     _check_kinds("sign", x.dtype, "iufc", "numeric")
     if x.dtype.kind == "u":
         return astype(greater(x, 0), x.dtype)
-    return bind1(ew.sign, x)
+    s = bind1(ew.sign, x)
+    if x.dtype.kind == "i":
+        return s
+    # StableHLO's sign keeps the zero's sign (sign(-0.0) is -0.0); NumPy and the
+    # standard give +0
+    return bind1(ew.select, equal(x, 0), full_like_tensor(0, x), s)
 
 
 def square(x) -> Tensor:
