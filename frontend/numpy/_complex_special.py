@@ -83,7 +83,10 @@ _RULES: dict[str, tuple[str, list[Rule]]] = {
         (lambda x, y: _and(_is(x, math.inf), _nonfinite(y)), math.inf, math.nan),
         (lambda x, y: _and(_nan(x), _is(y, 0)), math.nan, 0.0),
     ]),
-    "expm1": ("conj", [
+    "expm1": ("conj", [  # NumPy's expm1 gives nan+nanj for most of these
+        (lambda x, y: _and(_is(x, 0), _is(y, 0)), 0.0, 0.0),
+        (lambda x, y: _and(_is(x, math.inf), _is(y, 0)), math.inf, 0.0),
+        (lambda x, y: _and(_nan(x), _is(y, 0)), math.nan, 0.0),
         (lambda x, y: _and(_is(x, -math.inf), _nonfinite(y)), -1.0, 0.0),
         (lambda x, y: _and(_is(x, math.inf), _nonfinite(y)), math.inf, math.nan),
     ]),
