@@ -94,6 +94,18 @@ def test_sign_of_zero_is_positive_zero():
             assert np.array_equal(np.signbit(np.imag(got)), np.signbit(np.imag(want))), path
 
 
+def test_sign_of_complex_infinities_is_the_unit_along_them():
+    z = np.array([complex(a, b) for a in PARTS for b in PARTS])
+    finite_or_inf = ~(np.isnan(z.real) | np.isnan(z.imag) | (np.isinf(z.real) & np.isinf(z.imag)))
+    z = z[finite_or_inf]  # NumPy gives 1+0j for inf+nanj; the standard nan+nanj
+    with np.errstate(all="ignore"):
+        want = np.sign(z)
+    for path, got in run_three_ways(snp.sign, z).items():
+        bad = [(a, g, w) for a, g, w in zip(z, got, want, strict=True)
+               if not _same(complex(g), complex(w), loose_sign=False)]
+        assert not bad, (path, bad[:6])
+
+
 def test_derivative_through_the_reflection_at_zero():
     # the fold into the first quadrant negates rather than takes |x|: d/dt stays right at 0
     got = stablejit.grad(lambda t: snp.real(snp.sinh(t + 1j)))(snp.asarray(0.0))
