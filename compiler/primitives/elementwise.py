@@ -583,8 +583,15 @@ def _complex_rule(re, im):
     return TensorType(re.shape, dt.complex_dtype(re.dtype))
 
 
+def _complex_ref(re, im):
+    # part by part: re + 1j * im loses -0.0 imaginary parts and makes inf real parts NaN
+    out = np.empty(re.shape, np.result_type(re.dtype, np.complex64))
+    out.real, out.imag = re, im
+    return out
+
+
 complex_ = Primitive("complex", _complex_rule, _elementwise_emit("stablehlo.complex"),
-                     lambda re, im: (re + 1j * im).astype(np.result_type(re.dtype, np.complex64)),
+                     _complex_ref,
                      vjp=_complex_vjp, jvp=_complex_jvp, family="elementwise")
 
 PRIMITIVES = [

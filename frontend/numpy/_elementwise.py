@@ -6,7 +6,9 @@ become the default float (float32), as in JAX and the array API's guidance.
 The inverse trigonometric and hyperbolic functions are primitives (CHLO has accurate
 decompositions for them); the rest is composed: hypot scales to avoid overflow,
 logaddexp uses log1p(exp(-|x - y|)), signbit reads the sign bit, gcd runs a fixed
-number of Euclid steps (enough for the dtype's range, so it needs no loop).
+number of Euclid steps (enough for the dtype's range, so it needs no loop). On complex
+operands exp, log, sqrt and the (inverse) trigonometric and hyperbolic functions go
+through _complex_special, which gives the standard's special values and signed zeros.
 
 `select` is the three-argument where; the public `where`, whose one-argument form is
 nonzero, is in _searching (the array API lists it among the searching functions).
@@ -23,6 +25,7 @@ from ..compiler.primitives import elementwise as ew
 from ..dispatch import bind, bind1
 from ..errors import at_user_line
 from ..tensor import Tensor
+from ._complex_special import complex_function
 from ._operands import (
     as_tensor,
     astype,
@@ -43,11 +46,15 @@ def _check_kinds(name: str, dtype: dt.DType, kinds: str, what: str) -> None:
 
 def _unary(name: str, prim, *, inexact: bool = True, kinds: str = "biufc",
            what: str = "numeric"):
+    on_complex = complex_function(name, prim)
+
     def f(x) -> Tensor:
         x = as_tensor(x)
         _check_kinds(name, x.dtype, kinds, what)
         if inexact:
             x = to_inexact(x)
+        if on_complex is not None and x.dtype.is_complex:
+            return on_complex(x)
         return bind1(prim, x)
 
     f.__name__ = name
@@ -132,7 +139,25 @@ def sign(x) -> Tensor:
     _check_kinds("sign", x.dtype, "iufc", "numeric")
     if x.dtype.kind == "u":
         return astype(greater(x, 0), x.dtype)
-    return bind1(ew.sign, x)
+    if x.dtype.kind == "i":
+        return bind1(ew.sign, x)
+    if not x.dtype.is_complex:
+        s = bind1(ew.sign, x)
+    else:
+        # z/|z| part by part, as NumPy: XLA's complex sign loses the sign of a zero part.
+        # Where one part is infinite and the other finite, z/|z| is NaN; NumPy gives the
+        # unit along the infinite part.
+        re, im = real(x), imag(x)
+        r = bind1(ew.abs_, x)
+        s = bind1(ew.complex_, bind1(ew.divide, re, r), bind1(ew.divide, im, r))
+        zero = full_like_tensor(0, re)
+        unit = bind1(ew.complex_, select(isinf(re), bind1(ew.sign, re), zero),
+                     select(isinf(im), bind1(ew.sign, im), zero))
+        s = select(logical_and(logical_xor(isinf(re), isinf(im)), logical_not(isnan(x))),
+                   unit, s)
+    # StableHLO's sign keeps the zero's sign (sign(-0.0) is -0.0); NumPy and the
+    # standard give +0
+    return bind1(ew.select, equal(x, 0), full_like_tensor(0, x), s)
 
 
 def square(x) -> Tensor:
