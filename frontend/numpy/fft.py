@@ -18,10 +18,12 @@ from ..dispatch import bind1
 from ..errors import at_user_line
 from ..tensor import Tensor
 from ._creation import zeros
+from ._elementwise import conj
 from ._manipulation import concatenate, moveaxis
 from ._operands import asarray, normalize_axis
 
-__all__ = ["fft", "ifft", "rfft", "irfft", "fft2", "ifft2", "fftn", "ifftn", "rfftn", "irfftn",
+__all__ = ["fft", "ifft", "rfft", "irfft", "hfft", "ihfft", "fft2", "ifft2", "fftn", "ifftn",
+           "rfftn", "irfftn",
            "fftfreq", "rfftfreq", "fftshift", "ifftshift"]
 
 
@@ -123,6 +125,29 @@ def rfft(a, n=None, axis: int = -1, norm=None) -> Tensor:
 
 def irfft(a, n=None, axis: int = -1, norm=None) -> Tensor:
     return _transform(a, None if n is None else (n,), (axis,), norm, "IRFFT")
+
+
+# hfft/ihfft are irfft/rfft of the conjugate with the scaling moved to the other
+# direction, as in NumPy ("ortho" stays "ortho")
+_SWAPPED_NORM = {None: "forward", "backward": "forward", "forward": "backward",
+                 "ortho": "ortho"}
+
+
+def _swapped(norm):
+    if norm not in _SWAPPED_NORM:
+        raise ValueError(at_user_line(f"fft: norm must be 'backward', 'ortho' or 'forward', "
+                                      f"got {norm!r}"))
+    return _SWAPPED_NORM[norm]
+
+
+def hfft(a, n=None, axis: int = -1, norm=None) -> Tensor:
+    """The real spectrum of a Hermitian-symmetric signal given by its first half."""
+    return irfft(conj(_complex(asarray(a))), n, axis, _swapped(norm))
+
+
+def ihfft(a, n=None, axis: int = -1, norm=None) -> Tensor:
+    """The first half of the Hermitian spectrum of a real signal (inverse of hfft)."""
+    return conj(rfft(a, n, axis, _swapped(norm)))
 
 
 def fftn(a, s=None, axes=None, norm=None) -> Tensor:
