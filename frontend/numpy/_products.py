@@ -8,7 +8,7 @@ from ..dispatch import bind1
 from ..errors import at_user_line
 from ..tensor import Tensor
 from ._elementwise import conj, multiply
-from ._manipulation import expand_dims, reshape, squeeze, transpose
+from ._manipulation import expand_dims, moveaxis, reshape, squeeze, transpose
 from ._operands import broadcast_shapes, broadcast_to, normalize_axis, promote_operands
 from ._reductions import sum
 
@@ -88,7 +88,17 @@ def vdot(x, y) -> Tensor:
 
 
 def vecdot(x, y, axis: int = -1) -> Tensor:
-    return sum(multiply(conj(x), y), axis=axis)
+    """sum(conj(x) * y) over `axis` of each operand (as NumPy's gufunc); the other axes
+    broadcast, the contracted one must match. The result keeps the promoted dtype."""
+    (x, y), dtype = promote_operands(x, y)
+    ax, ay = normalize_axis(axis, x.ndim), normalize_axis(axis, y.ndim)
+    if x.shape[ax] != y.shape[ay]:
+        raise ValueError(at_user_line(
+            f"vecdot: axis {axis} has size {x.shape[ax]} in the left operand (shape "
+            f"{x.shape}) but {y.shape[ay]} in the right operand (shape {y.shape}); the "
+            f"contracted axis does not broadcast"))
+    x, y = moveaxis(x, ax, -1), moveaxis(y, ay, -1)
+    return sum(multiply(conj(x), y), axis=-1, dtype=dtype)
 
 
 def inner(x, y) -> Tensor:

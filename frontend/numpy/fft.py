@@ -18,14 +18,13 @@ from ..dispatch import bind1
 from ..errors import at_user_line
 from ..tensor import Tensor
 from ._creation import zeros
+from ._elementwise import conj
 from ._manipulation import concatenate, moveaxis
 from ._operands import asarray, normalize_axis
 
 __all__ = ["fft", "ifft", "rfft", "irfft", "hfft", "ihfft", "fft2", "ifft2", "fftn", "ifftn",
-           "rfftn", "irfftn", "fftfreq", "rfftfreq", "fftshift", "ifftshift"]
-# hfft/ihfft are irfft/rfft of the conjugate with the scaling direction swapped
-_SWAPPED_NORM = {None: "forward", "backward": "forward", "forward": "backward",
-                 "ortho": "ortho"}
+           "rfftn", "irfftn",
+           "fftfreq", "rfftfreq", "fftshift", "ifftshift"]
 
 
 def _complex(x: Tensor) -> Tensor:
@@ -128,15 +127,27 @@ def irfft(a, n=None, axis: int = -1, norm=None) -> Tensor:
     return _transform(a, None if n is None else (n,), (axis,), norm, "IRFFT")
 
 
+# hfft/ihfft are irfft/rfft of the conjugate with the scaling moved to the other
+# direction, as in NumPy ("ortho" stays "ortho")
+_SWAPPED_NORM = {None: "forward", "backward": "forward", "forward": "backward",
+                 "ortho": "ortho"}
+
+
+def _swapped(norm):
+    if norm not in _SWAPPED_NORM:
+        raise ValueError(at_user_line(f"fft: norm must be 'backward', 'ortho' or 'forward', "
+                                      f"got {norm!r}"))
+    return _SWAPPED_NORM[norm]
+
+
 def hfft(a, n=None, axis: int = -1, norm=None) -> Tensor:
-    """The FFT of a signal with Hermitian symmetry (given by its first half): real."""
-    a = _complex(asarray(a))
-    return irfft(a.conj(), n, axis, _SWAPPED_NORM.get(norm, norm))
+    """The real spectrum of a Hermitian-symmetric signal given by its first half."""
+    return irfft(conj(_complex(asarray(a))), n, axis, _swapped(norm))
 
 
 def ihfft(a, n=None, axis: int = -1, norm=None) -> Tensor:
-    """The inverse of hfft: the first half of a Hermitian-symmetric spectrum."""
-    return rfft(a, n, axis, _SWAPPED_NORM.get(norm, norm)).conj()
+    """The first half of the Hermitian spectrum of a real signal (inverse of hfft)."""
+    return conj(rfft(a, n, axis, _swapped(norm)))
 
 
 def fftn(a, s=None, axes=None, norm=None) -> Tensor:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import builtins
 import math
+from typing import NamedTuple
 
 from ..compiler import dtypes as dt
 from ..compiler.ir import Attrs
@@ -18,15 +19,36 @@ from ..errors import at_user_line
 from ..tensor import Tensor
 from . import _elementwise as E
 from . import _reductions as R
-from ._creation import arange, eye
+from ._creation import arange, eye, zeros
 from ._manipulation import expand_dims, matrix_transpose, moveaxis, reshape, stack
-from ._operands import asarray, broadcast_shapes, broadcast_to
+from ._operands import asarray, broadcast_shapes, broadcast_to, promote_operands
 from ._products import matmul, outer, tensordot, vecdot
 
 __all__ = ["cholesky", "qr", "eigh", "eigvalsh", "svd", "svdvals", "solve", "inv", "det",
            "slogdet", "norm", "matrix_norm", "vector_norm", "matrix_power", "matrix_rank",
            "pinv", "outer", "vecdot", "cross", "trace", "diagonal", "tensordot", "matmul",
            "matrix_transpose", "lu_factor", "triangular_solve"]
+
+
+class EighResult(NamedTuple):
+    eigenvalues: Tensor
+    eigenvectors: Tensor
+
+
+class QRResult(NamedTuple):
+    Q: Tensor
+    R: Tensor
+
+
+class SlogdetResult(NamedTuple):
+    sign: Tensor
+    logabsdet: Tensor
+
+
+class SVDResult(NamedTuple):
+    U: Tensor
+    S: Tensor
+    Vh: Tensor
 
 
 def _float_matrix(x, name: str, square: bool = False) -> Tensor:
@@ -78,36 +100,58 @@ def qr(x, mode: str = "reduced"):
                                       f"'r', got {mode!r}"))
     x = _float_matrix(x, "qr")
     q, r = bind(la.qr, (x,), Attrs({"full_matrices": mode == "complete"}))
-    return r if mode == "r" else (q, r)
+    return r if mode == "r" else QRResult(q, r)
 
 
 def eigh(x, UPLO: str = "L"):
     x = _float_matrix(x, "eigh", True)
     w, v = bind(la.eigh, (_symmetrize(x),), Attrs({"lower": UPLO == "L"}))
-    return w, v
+    return EighResult(w, v)
 
 
 def eigvalsh(x, UPLO: str = "L") -> Tensor:
     return eigh(x, UPLO)[0]
 
 
+def _empty_svd(x: Tensor, full_matrices: bool) -> SVDResult:
+    """The SVD of matrices with a zero-length axis (LAPACK is not called): no singular
+    values; U and Vh are identities (full_matrices) or empty, as in NumPy."""
+    batch, (m, n) = x.shape[:-2], x.shape[-2:]
+    s = zeros(batch + (0,), dtype=dt.real_dtype(x.dtype))
+    if full_matrices:
+        u = broadcast_to(eye(m, dtype=x.dtype), batch + (m, m))
+        vh = broadcast_to(eye(n, dtype=x.dtype), batch + (n, n))
+    else:
+        u, vh = zeros(batch + (m, 0), dtype=x.dtype), zeros(batch + (0, n), dtype=x.dtype)
+    return SVDResult(u, s, vh)
+
+
 def svd(x, full_matrices: bool = True, compute_uv: bool = True, hermitian: bool = False):
     x = _float_matrix(x, "svd")
     if not compute_uv:
         return svdvals(x)
+    if min(x.shape[-2:]) == 0:
+        return _empty_svd(x, full_matrices)
     s, u, vh = bind(la.svd, (x,), Attrs({"full_matrices": full_matrices,
                                             "compute_uv": True}))
-    return u, s, vh
+    return SVDResult(u, s, vh)
 
 
 def svdvals(x) -> Tensor:
     x = _float_matrix(x, "svdvals")
+    if min(x.shape[-2:]) == 0:
+        return _empty_svd(x, False).S
     return bind(la.svd, (x,), Attrs({"full_matrices": False, "compute_uv": False}))[0]
 
 
 def lu_factor(x):
     """(lu, pivots, permutation) of a = P L U with partial pivoting (0-based pivots)."""
     x = _float_matrix(x, "lu_factor")
+    if min(x.shape[-2:]) == 0:
+        # nothing to factor, and the LAPACK lowering cannot slice an empty pivot vector
+        batch = x.shape[:-2]
+        return (x, zeros(batch + (0,), dtype=dt.int32),
+                broadcast_to(arange(x.shape[-2], dtype=dt.int32), batch + x.shape[-2:-1]))
     return bind(la.lu, (x,), Attrs({}))
 
 
@@ -119,8 +163,8 @@ def _permute_rows(perm: Tensor, b: Tensor) -> Tensor:
 
 
 def solve(a, b) -> Tensor:
+    (a, b), _ = promote_operands(a, b)  # solve(complex64, complex128) is complex128
     a = _float_matrix(a, "solve", True)
-    b = asarray(b)
     b = b.astype(a.dtype) if b.dtype is not a.dtype else b
     vec = b.ndim == 1 or (b.ndim == a.ndim - 1 and b.shape == a.shape[:-1])
     if vec:
@@ -181,7 +225,7 @@ def slogdet(x):
         sign = R.prod(E.sign(d), axis=-1) * parity.astype(x.dtype)
     zero = R.any(E.equal(ad, 0), axis=-1)
     sign = E.select(zero, 0, sign)
-    return sign, E.select(zero, -math.inf, logabs)
+    return SlogdetResult(sign, E.select(zero, -math.inf, logabs))
 
 
 def det(x) -> Tensor:
@@ -288,7 +332,9 @@ def pinv(x, rtol=None) -> Tensor:
     u, s, vh = svd(x, full_matrices=False)
     eps = dt.finfo(dt.real_dtype(x.dtype)).eps
     r = rtol if rtol is not None else builtins.max(x.shape[-2:]) * eps
-    cutoff = R.max(s, axis=-1, keepdims=True) * r
+    if isinstance(r, Tensor):
+        r = r[..., None]  # one rtol per matrix of the stack
+    cutoff = (R.max(s, axis=-1, keepdims=True) if s.shape[-1] else s) * r
     sinv = E.select(E.greater(s, cutoff), 1.0 / E.select(E.greater(s, cutoff), s, 1.0), 0.0)
     return matmul(_h(vh) * sinv.astype(x.dtype)[..., None, :], _h(u))
 

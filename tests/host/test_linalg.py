@@ -150,3 +150,70 @@ def test_gradients_match_jax():
         g, jg = _grad_pair(f, jf, *[np.asarray(x, np.float32) for x in args])
         for x, y in zip(g, jg, strict=True):
             assert_close(np.asarray(x), np.asarray(y), atol=2e-3, rtol=2e-3)
+
+
+def test_factorisations_return_named_tuples():
+    # the array API names the fields: eigh, qr, slogdet and svd
+    a = _mat(np.float32, (3, 3), np.random.default_rng(3), spd=True)
+    L = snp.linalg
+    assert L.eigh(a)._fields == ("eigenvalues", "eigenvectors")
+    assert L.qr(a)._fields == ("Q", "R")
+    assert L.slogdet(a)._fields == ("sign", "logabsdet")
+    res = L.svd(a)
+    assert res._fields == ("U", "S", "Vh")
+    assert_close(res.S, np.linalg.svd(a).S, atol=1e-4, rtol=1e-4)
+    w = stablejit.jit(lambda a: L.eigh(a))(a)
+    assert_close(w.eigenvalues, np.linalg.eigh(a).eigenvalues, atol=1e-4, rtol=1e-4)
+
+
+@pytest.mark.parametrize("shape", [(0, 0), (2, 0, 0)])
+def test_empty_square_matrices_match_numpy(shape):
+    # the LU lowering could not slice an empty pivot vector: inv/det/slogdet/solve of 0x0
+    a = np.zeros(shape, np.float32)
+    L = snp.linalg
+    assert_close(L.inv(a), np.linalg.inv(a))
+    assert_close(L.det(a), np.linalg.det(a))
+    sign, logabs = L.slogdet(a)
+    assert_close(sign, np.linalg.slogdet(a).sign)
+    assert_close(logabs, np.linalg.slogdet(a).logabsdet)
+    assert_close(L.solve(a, a), np.linalg.solve(a, a))
+
+
+@pytest.mark.parametrize("shape", [(2, 3, 0), (0, 2), (0, 2, 0)])
+@pytest.mark.parametrize("full", [True, False])
+def test_svd_and_pinv_of_empty_matrices_match_numpy(shape, full):
+    a = np.zeros(shape, np.float32)
+    got, want = snp.linalg.svd(a, full_matrices=full), np.linalg.svd(a, full_matrices=full)
+    for g, w in zip(got, want, strict=True):
+        assert_close(g, w.astype(np.float32))
+    assert_close(snp.linalg.svdvals(a), np.linalg.svd(a, compute_uv=False).astype(np.float32))
+    assert_close(snp.linalg.pinv(a), np.linalg.pinv(a).astype(np.float32))
+
+
+def test_pinv_takes_one_rtol_per_matrix():
+    a = np.random.default_rng(4).standard_normal((3, 4, 2)).astype(np.float32)
+    rtol = np.array([0.1, 0.9, 0.01], np.float32)
+    assert_close(snp.linalg.pinv(a, rtol=snp.asarray(rtol)), np.linalg.pinv(a, rtol=rtol),
+                 atol=1e-5, rtol=1e-5)
+
+
+def test_solve_promotes_both_operands():
+    a = np.eye(2, dtype=np.complex64) * 2
+    b = np.full((2, 2), 1 + 1e-12j, np.complex128)
+    got = snp.linalg.solve(a, b)
+    assert np.asarray(got).dtype == np.complex128
+    assert_close(got, np.linalg.solve(a, b))
+
+
+def test_vecdot_dtype_axis_and_shape_check_match_numpy():
+    u8 = np.array([200, 100], np.uint8)
+    assert_close(snp.vecdot(u8, np.array([2, 1], np.uint8)), np.vecdot(u8, np.array([2, 1],
+                                                                                     np.uint8)))
+    x = np.arange(6, dtype=np.float32).reshape(2, 3)
+    y = np.arange(12, dtype=np.float32).reshape(2, 2, 3)
+    assert_close(snp.linalg.vecdot(x, y), np.vecdot(x, y))
+    assert_close(snp.vecdot(y, y, axis=0), np.vecdot(y, y, axis=0))
+    c = np.array([1 + 2j, 3j], np.complex64)
+    assert_close(snp.vecdot(c, c * 2), np.vecdot(c, c * 2))
+    with pytest.raises(ValueError, match="contracted axis does not broadcast"):
+        snp.vecdot(np.ones((1, 3)), np.ones((3, 1)))
