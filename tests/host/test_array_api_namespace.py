@@ -1,4 +1,4 @@
-"""The namespace as a whole, per the Python array API standard (2023.12): version and
+"""The namespace as a whole, per the Python array API standard (2024.12): version and
 inspection API, data type functions, the promotion table (with NumPy 2's rules for
 mixed kinds, see frontend/promotion.py), Python scalar weak typing, the Tensor's
 array-API attributes, and the errors users get (AxisError, ValueError, TypeError that
@@ -21,7 +21,7 @@ HERE = os.path.basename(__file__)
 # ---- version, inspection ---------------------------------------------------------------
 
 def test_version_and_namespace():
-    assert snp.__array_api_version__ == "2023.12"
+    assert snp.__array_api_version__ == "2024.12"
     x = snp.asarray([1.0, 2.0])
     assert x.__array_namespace__() is snp
     assert x.__array_namespace__(api_version="2023.12") is snp
@@ -30,7 +30,10 @@ def test_version_and_namespace():
 def test_namespace_info():
     info = snp.__array_namespace_info__()
     caps = info.capabilities()
-    assert set(caps) == {"boolean indexing", "data-dependent shapes"}
+    assert set(caps) == {"boolean indexing", "data-dependent shapes", "max dimensions"}
+    limit = caps["max dimensions"]
+    assert snp.ones((1,) * limit).ndim == limit  # the limit holds, the host reads it back
+    assert (snp.ones((1,) * limit) + 1).numpy().ndim == limit
     devices = info.devices()
     assert info.default_device() in devices
     assert "reference" in devices
