@@ -148,13 +148,23 @@ class Tensor:
             yield self[i]
 
     def __dlpack__(self, *, stream=None, max_version=None, dl_device=None, copy=None):
-        """DLPack export through a host NumPy array: consumers always get CPU memory."""
-        if copy is False and not (self._backend.name == "reference"):
-            raise BufferError("stablejit exports DLPack through host memory, which copies "
-                              "device data; pass copy=None or copy=True")
-        a = np.ascontiguousarray(self.numpy())
-        kw = {} if max_version is None else {"max_version": max_version}
-        return a.__dlpack__(stream=stream, **kw)
+        """DLPack export in host memory: a host CPU buffer is shared without a copy; other
+        data is copied to the host first (so copy=False raises BufferError)."""
+        if dl_device is not None and tuple(dl_device) != (1, 0):
+            raise BufferError(f"stablejit exports DLPack in host memory (kDLCPU, (1, 0)); "
+                              f"dl_device={dl_device!r} is not supported")
+        data = self._live()
+        shared = hasattr(data, "__dlpack_device__") and not isinstance(data, np.ndarray) \
+            and data.__dlpack_device__()[0] == 1
+        if not shared:
+            if copy is False:
+                raise BufferError("this tensor is not in host memory, so exporting it "
+                                  "through DLPack copies it; pass copy=None or copy=True")
+            data = np.array(self.numpy(), copy=True)  # writable: DLPack < 1.0 has no read-only
+        # Below DLPack 1.0 the consumer wants the unversioned capsule: ask for no version.
+        kw = {} if max_version is None or tuple(max_version) < (1, 0) else {
+            "max_version": max_version}
+        return data.__dlpack__(stream=stream, copy=copy, **kw)
 
     def __dlpack_device__(self):
         return (1, 0)  # kDLCPU: see __dlpack__

@@ -258,7 +258,7 @@ nan = float("nan")
 newaxis = None
 ndarray = Tensor
 
-__array_api_version__ = "2023.12"
+__array_api_version__ = "2024.12"
 
 __all__ = [n for n in dir() if not n.startswith("_")]
 

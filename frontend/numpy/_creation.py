@@ -141,14 +141,22 @@ def from_dlpack(x, /, *, device=None, copy=None) -> Tensor:
 
     The data goes through numpy.from_dlpack (so it must be readable from the host: CPU
     memory, or a producer that can copy to the CPU), then is placed on `device` (default:
-    the current default backend). That placement copies, so copy=False raises.
+    the current default backend). That placement copies, so copy=False raises BufferError,
+    except for a stablejit tensor already on `device`, which is returned as it is.
     """
+    if isinstance(x, Tensor) and copy is not True:
+        moved = asarray(x, device=device)
+        if copy is False and moved is not x:
+            raise BufferError(at_user_line(
+                "from_dlpack(copy=False): the tensor is on another device, and moving it "
+                "copies; use copy=None"))
+        return moved
     if copy is False:
-        raise ValueError(at_user_line(
+        raise BufferError(at_user_line(
             "from_dlpack(copy=False): stablejit places the data on its own device buffers, "
             "which always copies; use copy=None"))
     if isinstance(x, Tensor):
-        return asarray(x, device=device)
+        return asarray(x, device=device, copy=True)
     try:
         a = np.from_dlpack(x)
     except (BufferError, RuntimeError, TypeError) as e:

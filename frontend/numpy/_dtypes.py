@@ -101,7 +101,7 @@ _KINDS = {
 }
 
 
-def isdtype(dtype, kind, /) -> bool:
+def isdtype(dtype, kind) -> bool:
     """Whether `dtype` is of `kind`: a dtype, one of the standard's kind names ('bool',
     'signed integer', 'unsigned integer', 'integral', 'real floating', 'complex floating',
     'numeric'), or a tuple of those."""

@@ -225,7 +225,7 @@ def _masks_to_integers(x: Tensor, idx: list) -> list:
                 "a scalar boolean index (x[True]) is not supported; use x[None] or "
                 "x[None][:0]"))
         for j, n in enumerate(m.shape):
-            if n != x.shape[axis + j]:
+            if n not in (x.shape[axis + j], 0):  # a 0-size mask axis selects nothing (spec)
                 raise IndexError(at_user_line(
                     f"boolean index did not match indexed tensor along axis {axis + j}; "
                     f"size of axis is {x.shape[axis + j]} but size of corresponding "
@@ -351,6 +351,10 @@ def _advanced(x: Tensor, idx, mode: str = "clip", fill_value=None) -> Tensor:
         else:
             offset_dims.append(pos)
             pos += 1
+    if y.size == 0 and any(y.shape[d] == 0 for d in axes):
+        # no data to read, but XLA's gather needs its 1-wide slice to fit each indexed axis
+        y = broadcast_to(y._backend.scalar(0, y.dtype),
+                         tuple(1 if d in axes and n == 0 else n for d, n in enumerate(y.shape)))
     out = bind1(ix.gather, y, plan.indices(), offset_dims=tuple(offset_dims),
                 collapsed_slice_dims=tuple(axes), start_index_map=tuple(axes),
                 index_vector_dim=nb,

@@ -1,5 +1,5 @@
 """`__array_namespace_info__()`: what this namespace supports, per the array API's
-inspection API (2023.12).
+inspection API (2024.12).
 
 Devices here are what `asarray(..., device=)` and `to_device` accept: PJRT devices of
 the default platform (each is an eager XLA backend), and the string "reference" for the
@@ -39,7 +39,9 @@ class Info:
     def capabilities(self) -> dict:
         # Both work on concrete tensors (eager and reference backends). Inside jit,
         # boolean masks and nonzero raise MustCompileError: XLA shapes are static.
-        return {"boolean indexing": True, "data-dependent shapes": True}
+        # 64 dimensions: NumPy's limit, which every transfer to or from the host meets.
+        return {"boolean indexing": True, "data-dependent shapes": True,
+                "max dimensions": 64}
 
     def default_device(self):
         """The device new tensors go to: the current default backend's device (or

@@ -265,7 +265,7 @@ def nonzero(x, *, size=None, fill_value=None) -> tuple[Tensor, ...]:
     size = _need_size(x, "nonzero", size)
     if size is None:  # concrete and unsized: the count comes from the data
         size = int(np.count_nonzero(x.numpy()))
-    if x.size == 0:
+    if x.size == 0 or size == 0:  # nothing to scatter into: XLA rejects a 0-size scatter
         return tuple(broadcast_to(x._backend.scalar(0, DEFAULT_INT), (size,))
                      for _ in x.shape)
     return _unravel(_flat_positions(x, size, fill_value), x.shape, fill_value)

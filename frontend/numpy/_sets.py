@@ -62,8 +62,6 @@ def _unique(x, size, fill_value, name: str):
     """(sorted, order, run id of each sorted element, slot of each run start or `size`,
     number of unique values as a tensor, size)."""
     x = as_tensor(x)
-    if x.dtype.is_complex:
-        raise TypeError(at_user_line(f"{name} of complex numbers is not supported"))
     if size is None and not x._backend.concrete:
         raise MustCompileError(at_user_line(
             f"{name} inside jit cannot be compiled without a static size: the number of "
@@ -74,7 +72,11 @@ def _unique(x, size, fill_value, name: str):
     n = flat.shape[0]
     idt = index_dtype(n + 1 + (size or 0))
     iota = bind1(so.iota, shape=(n,), dtype=idt, dimension=0)
-    s, order = sort_with([flat], [iota], 0)
+    if x.dtype.is_complex:  # NumPy's order: by real part, then imaginary part
+        _, _, s, order = sort_with([bind1(ew.real, flat), bind1(ew.imag, flat)],
+                                   [flat, iota], 0)
+    else:
+        s, order = sort_with([flat], [iota], 0)
     if n:
         prev = concatenate([s[:1], s[:-1]], axis=0)
         start = bind1(ew.ne, s, prev)

@@ -1,4 +1,4 @@
-"""The namespace as a whole, per the Python array API standard (2023.12): version and
+"""The namespace as a whole, per the Python array API standard (2024.12): version and
 inspection API, data type functions, the promotion table (with NumPy 2's rules for
 mixed kinds, see frontend/promotion.py), Python scalar weak typing, the Tensor's
 array-API attributes, and the errors users get (AxisError, ValueError, TypeError that
@@ -21,7 +21,7 @@ HERE = os.path.basename(__file__)
 # ---- version, inspection ---------------------------------------------------------------
 
 def test_version_and_namespace():
-    assert snp.__array_api_version__ == "2023.12"
+    assert snp.__array_api_version__ == "2024.12"
     x = snp.asarray([1.0, 2.0])
     assert x.__array_namespace__() is snp
     assert x.__array_namespace__(api_version="2023.12") is snp
@@ -30,7 +30,10 @@ def test_version_and_namespace():
 def test_namespace_info():
     info = snp.__array_namespace_info__()
     caps = info.capabilities()
-    assert set(caps) == {"boolean indexing", "data-dependent shapes"}
+    assert set(caps) == {"boolean indexing", "data-dependent shapes", "max dimensions"}
+    limit = caps["max dimensions"]
+    assert snp.ones((1,) * limit).ndim == limit  # the limit holds, the host reads it back
+    assert (snp.ones((1,) * limit) + 1).numpy().ndim == limit
     devices = info.devices()
     assert info.default_device() in devices
     assert "reference" in devices
@@ -109,6 +112,7 @@ def test_isdtype():
     assert snp.isdtype(snp.float32, ("bool", "real floating"))
     assert not snp.isdtype(snp.int8, ("bool", snp.float32))
     assert snp.isdtype(snp.bfloat16, "real floating")
+    assert snp.isdtype(dtype=snp.int8, kind="integral")  # the standard names both parameters
     with pytest.raises(ValueError, match="unknown kind"):
         snp.isdtype(snp.int8, "integer")
     with pytest.raises(TypeError, match="x.dtype"):
@@ -226,8 +230,30 @@ def test_dlpack_round_trip():
     assert y.dtype is snp.int16 and y.tolist() == [0, 1, 2]
     z = snp.from_dlpack(x)
     assert z.tolist() == x.tolist()
-    with pytest.raises(ValueError, match="copy=False"):
+    with pytest.raises(BufferError, match="copy=False"):
         snp.from_dlpack(np.arange(3), copy=False)
+    assert snp.from_dlpack(x, copy=False) is x  # already here: nothing to copy
+
+
+@pytest.mark.parametrize("kw", [{}, {"copy": False}, {"copy": True}, {"max_version": (0, 0)},
+                                {"max_version": (1, 0), "copy": False}, {"dl_device": (1, 0)}])
+def test_dlpack_export_of_a_host_buffer(kw):
+    # bool and read-only host buffers export too; copy=False shares the host buffer
+    for a in (np.array([True, False]), np.arange(4, dtype=np.float32).reshape(2, 2)):
+        x = snp.asarray(a)
+        assert type(x.__dlpack__(**kw)).__name__ == "PyCapsule"
+        np.testing.assert_array_equal(np.from_dlpack(x), a)
+    with pytest.raises(BufferError, match="dl_device"):
+        x.__dlpack__(dl_device=(2, 0))
+
+
+def test_nonzero_with_no_nonzero_entries():
+    for x in ([False], [[0, 0, 0]], [0.0, -0.0]):
+        got = snp.nonzero(snp.asarray(x))
+        want = np.nonzero(np.asarray(x))
+        assert len(got) == len(want)
+        for g, w in zip(got, want, strict=True):
+            assert g.shape == (0,) and g.dtype is snp.int64 and w.size == 0
 
 
 # ---- the Tensor's array-API attributes and operators ------------------------------------

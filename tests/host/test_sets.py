@@ -50,6 +50,11 @@ def test_unique_inside_jit_without_size_must_compile():
         stablejit.jit(snp.unique_values)(snp.asarray(INTS))
 
 
-def test_unique_of_complex_is_a_clear_error():
-    with pytest.raises(TypeError, match="complex"):
-        snp.unique_values(snp.asarray(np.array([1j], np.complex64)))
+def test_unique_of_complex_sorts_by_real_then_imaginary_like_numpy():
+    x = np.array([1 + 2j, 1 + 1j, 0j, 1 + 2j, -1j, 2 - 3j, 0j], np.complex64)
+    v, i, inv, c = np.unique(x, return_index=True, return_inverse=True, return_counts=True)
+    got = snp.unique_all(snp.asarray(x))
+    for g, w in zip(got, (v, i, inv, c), strict=True):
+        np.testing.assert_array_equal(np.asarray(g), w)
+    zero_d = snp.unique_inverse(snp.asarray(np.complex64(1j)))  # a 0-d input keeps its shape
+    assert zero_d.values.tolist() == [1j] and zero_d.inverse_indices.shape == ()
