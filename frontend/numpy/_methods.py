@@ -9,13 +9,16 @@ implementation for every path, and no lookups on the hot path.
 
 from __future__ import annotations
 
+import inspect
+
 from ..api import backend_copy, resolve_backend
 from ..tensor import Tensor
+from . import linalg
 from ._dtypes import astype
 from ._elementwise import imag, real
 from ._indexing import IndexUpdateHelper, getitem
 from ._inplace import INPLACE, inplace, setitem
-from ._manipulation import matrix_transpose, reshape, transpose
+from ._manipulation import matrix_transpose, moveaxis, reshape, transpose
 
 _BINARY = {
     "add": "add", "sub": "subtract", "mul": "multiply", "truediv": "divide",
@@ -26,9 +29,37 @@ _BINARY = {
 _COMPARE = {"eq": "equal", "ne": "not_equal", "lt": "less", "le": "less_equal",
             "gt": "greater", "ge": "greater_equal"}
 _UNARY = {"neg": "negative", "pos": "positive", "abs": "abs", "invert": "invert"}
-_METHODS = ("sum", "prod", "mean", "max", "min", "argmax", "argmin", "squeeze", "flatten",
-            "ravel", "all", "any", "var", "std", "clip", "round", "conj", "swapaxes", "dot",
-            "nonzero", "sort", "argsort", "take", "cumsum", "cumprod")
+_METHODS = ("squeeze", "flatten", "ravel", "clip", "round", "conj", "swapaxes", "dot",
+            "nonzero", "sort", "argsort", "take", "repeat")
+# Reductions as methods also take what NumPy's np.sum(t) / np.mean(t) / np.std(t) pass
+# on to a foreign array's method: out=None, and dtype=None where the function has none.
+_REDUCTIONS = ("sum", "prod", "mean", "max", "min", "argmax", "argmin", "all", "any", "var",
+               "std", "cumsum", "cumprod", "ptp")
+
+
+def _reduction(name: str, f):
+    takes_dtype = "dtype" in inspect.signature(f).parameters
+
+    def method(self, *args, out=None, **kwargs):
+        if out is not None:
+            raise TypeError(f"Tensor.{name}: out= is not supported (tensors are updated by "
+                            f"rebinding); use the result instead")
+        if not takes_dtype and kwargs.get("dtype", 1) is None:
+            del kwargs["dtype"]
+        return f(self, *args, **kwargs)
+
+    method.__name__ = name
+    return method
+
+
+def _diagonal(self, offset: int = 0, axis1: int = 0, axis2: int = 1) -> Tensor:
+    """NumPy's ndarray.diagonal (axes 0 and 1 by default)."""
+    return linalg.diagonal(moveaxis(self, (axis1, axis2), (-2, -1)), offset=offset)
+
+
+def _trace(self, offset: int = 0, axis1: int = 0, axis2: int = 1, dtype=None) -> Tensor:
+    """NumPy's ndarray.trace (axes 0 and 1 by default)."""
+    return linalg.trace(moveaxis(self, (axis1, axis2), (-2, -1)), offset=offset, dtype=dtype)
 
 
 def _astype(self, dtype, copy: bool = True) -> Tensor:
@@ -81,6 +112,14 @@ def install(ns) -> None:
         setattr(Tensor, f"__{op}__", method(getattr(ns, name)))
     for name in _METHODS:
         setattr(Tensor, name, method(getattr(ns, name)))
+    for name in _REDUCTIONS:
+        setattr(Tensor, name, _reduction(name, getattr(ns, name)))
+    Tensor.diagonal = _diagonal
+    Tensor.trace = _trace
+    Tensor.copy = lambda self: astype(self, self.dtype, copy=True)
+    Tensor.itemsize = property(lambda self: self.dtype.np.itemsize)
+    Tensor.nbytes = property(lambda self: self.size * self.dtype.np.itemsize)
+    Tensor.tobytes = lambda self, order="C": self.numpy().tobytes(order)
     Tensor.astype = _astype
     Tensor.reshape = _reshape
     Tensor.transpose = _transpose

@@ -1,0 +1,39 @@
+"""NumPy functions called on stablejit tensors, and ndarray methods tensors provide."""
+
+import numpy as np
+import pytest
+import stablejit.numpy as snp
+
+A = np.arange(12.0, dtype=np.float32).reshape(3, 4) - 4.5
+
+
+@pytest.mark.parametrize("fn", [np.mean, np.sum, np.std, np.var, np.max, np.min, np.argmax,
+                                np.argmin, np.prod, np.ptp, np.all, np.any, np.cumsum])
+def test_numpy_reductions_accept_tensors(fn):
+    np.testing.assert_allclose(fn(snp.asarray(A)), fn(A), rtol=1e-6)
+
+
+def test_numpy_reduction_keywords():
+    x = snp.asarray(A)
+    np.testing.assert_allclose(np.std(x, ddof=1), np.std(A, ddof=1), rtol=1e-6)
+    np.testing.assert_allclose(np.sum(x, axis=0, keepdims=True), np.sum(A, axis=0,
+                                                                       keepdims=True))
+    with pytest.raises(TypeError, match="out= is not supported"):
+        np.sum(x, out=np.zeros(()))
+
+
+@pytest.mark.parametrize("offset", [-1, 0, 2])
+def test_diagonal_and_trace_methods(offset):
+    x = snp.asarray(A)
+    np.testing.assert_array_equal(x.diagonal(offset), A.diagonal(offset))
+    np.testing.assert_array_equal(x.trace(offset), A.trace(offset))
+    np.testing.assert_array_equal(x.T.diagonal(offset, 1, 0), A.T.diagonal(offset, 1, 0))
+
+
+def test_copy_repeat_and_sizes():
+    x = snp.asarray(A)
+    c = x.copy()
+    assert c is not x
+    np.testing.assert_array_equal(c, A)
+    np.testing.assert_array_equal(x.repeat(2, axis=1), A.repeat(2, axis=1))
+    assert (x.nbytes, x.itemsize, x.tobytes()) == (A.nbytes, A.itemsize, A.tobytes())
