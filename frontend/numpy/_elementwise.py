@@ -204,7 +204,10 @@ def remainder(x, y) -> Tensor:
         return r
     zero = full_like_tensor(0, x)
     adjust = bitwise_and(not_equal(r, zero), not_equal(less(r, zero), less(y, zero)))
-    return select(adjust, add(r, y), r)
+    out = select(adjust, add(r, y), r)
+    if dtype.kind == "f":  # a zero result takes the divisor's sign too: -0 % 2 is +0
+        out = select(equal(out, zero), copysign(zero, y), out)
+    return out
 
 
 mod = remainder

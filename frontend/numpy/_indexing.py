@@ -491,6 +491,8 @@ def _update(x: Tensor, index, values, kind: str, *, mode: str | None = None,
                         ind, top)
         shape = plan.bshape + x.shape[k:]
         v = _broadcast_values(v, shape)
+        if x.size == 0:  # nothing to update (and XLA refuses a window on an empty axis)
+            return astype(x, x.dtype, copy=True)
         return bind1(ix.scatter, x, ind, v, update_window_dims=tuple(
             range(nb, nb + x.ndim - k)), inserted_window_dims=tuple(range(k)),
             scatter_dims_to_operand_dims=tuple(range(k)), index_vector_dim=nb, kind=kind,
@@ -502,6 +504,8 @@ def _update(x: Tensor, index, values, kind: str, *, mode: str | None = None,
     pos = getitem(ids, index, mode=None if clip or not with_tensors else "fill",
                   fill_value=x.size)  # an out-of-range position: the scatter drops it
     v = _broadcast_values(v, pos.shape)
+    if x.size == 0:  # nothing to update (and XLA refuses a window on an empty axis)
+        return astype(x, x.dtype, copy=True)
     flat = bind1(ix.scatter, reshape(x, (x.size,)), reshape(pos, pos.shape + (1,)), v,
                  update_window_dims=(), inserted_window_dims=(0,),
                  scatter_dims_to_operand_dims=(0,), index_vector_dim=pos.ndim, kind=kind,

@@ -37,3 +37,27 @@ def test_copy_repeat_and_sizes():
     np.testing.assert_array_equal(c, A)
     np.testing.assert_array_equal(x.repeat(2, axis=1), A.repeat(2, axis=1))
     assert (x.nbytes, x.itemsize, x.tobytes()) == (A.nbytes, A.itemsize, A.tobytes())
+
+
+# ---- found by the array API conformance suite ------------------------------------------------
+
+def test_remainder_zero_takes_the_divisors_sign():
+    from tests.runners import run_three_ways
+
+    a = np.array([-0.0, 0.0, 0.0, -0.0, 3.0, -3.0, 4.0], np.float64)
+    b = np.array([1.0, -1.0, 2.0, -2.0, 3.0, 2.0, -2.0], np.float64)
+    expected = np.remainder(a, b)
+    for path, got in run_three_ways(lambda x, y: x % y, a, b).items():
+        assert np.array_equal(got, expected) and np.array_equal(
+            np.signbit(got), np.signbit(expected)), path
+
+
+@pytest.mark.parametrize("shape, index", [((0,), slice(None)), ((0, 3), (slice(None), 1)),
+                                          ((0, 3), np.array([], np.int32))])
+def test_writes_into_empty_tensors(shape, index):
+    x = snp.zeros(shape)
+    if isinstance(index, np.ndarray):
+        index = snp.asarray(index)
+    x[index] = 1.0
+    assert x.shape == shape
+    assert snp.zeros(shape).at[index].set(2.0).shape == shape
