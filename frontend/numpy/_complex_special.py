@@ -53,6 +53,10 @@ def _finite(x: Tensor) -> Tensor:
     return bind1(ew.is_finite, x)
 
 
+def _finite_nonzero(x: Tensor) -> Tensor:  # XLA gives huge finite parts a finite result
+    return _and(_finite(x), bind1(ew.ne, x, _const(0, x)))
+
+
 def _nonfinite(x: Tensor) -> Tensor:
     return bind1(ew.not_, _finite(x))
 
@@ -123,9 +127,11 @@ _RULES: dict[str, tuple[str, list[Rule]]] = {
         (lambda x, y: _and(_nan(x), _inf(y)), 0.0, math.pi / 2),
     ]),
     "acos": ("conj", [
+        (lambda x, y: _and(_finite_nonzero(x), _nan(y)), math.nan, math.nan),
         (lambda x, y: _and(_is(x, 0), _nan(y)), math.pi / 2, math.nan),
     ]),
     "acosh": ("conj", [
+        (lambda x, y: _and(_finite_nonzero(x), _nan(y)), math.nan, math.nan),
         (lambda x, y: _and(_is(x, 0), _nan(y)), math.nan, math.pi / 2),
     ]),
 }

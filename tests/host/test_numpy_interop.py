@@ -61,3 +61,14 @@ def test_writes_into_empty_tensors(shape, index):
     x[index] = 1.0
     assert x.shape == shape
     assert snp.zeros(shape).at[index].set(2.0).shape == shape
+
+
+@pytest.mark.parametrize("name", ["arccosh", "arccos"])
+def test_acos_acosh_of_a_large_finite_real_part_and_nan_imaginary_part(name):
+    from tests.runners import run_three_ways
+
+    z = np.array([8.976879890218818e153 + np.nan * 1j, complex(1e300, np.nan),
+                  complex(-3, np.nan), complex(0, np.nan)])
+    expected = getattr(np, name)(z)
+    for path, got in run_three_ways(getattr(snp, name.replace("arc", "a")), z).items():
+        np.testing.assert_array_equal(got, expected, err_msg=path)
