@@ -138,6 +138,8 @@ def dtype(x) -> DType:
         npd = np.dtype(x)
     except TypeError:
         npd = None
+    if npd is not None and not npd.isnative:  # big-endian data: same dtype, swapped bytes
+        npd = npd.newbyteorder("=")
     if npd is not None and npd in _BY_NP:
         return _BY_NP[npd]
     raise TypeError(

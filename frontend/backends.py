@@ -36,6 +36,13 @@ from .tensor import Tensor
 _OP_TABLE_SIZE = 8192
 
 
+def native(array) -> np.ndarray:
+    """`array` as a NumPy array in this machine's byte order (big-endian data is swapped,
+    never refused: devices hold native data)."""
+    a = np.asarray(array)
+    return a if a.dtype.isnative else a.astype(a.dtype.newbyteorder("="))
+
+
 def _one_op(prim, attrs: Attrs, in_types, regions) -> Function:
     b = Builder(prim.name)
     params = [b.param(t) for t in in_types]
@@ -110,7 +117,7 @@ class ReferenceBackend(Backend):
         return [Tensor(o, self, t) for o, t in zip(outs, prog.result_types, strict=True)]
 
     def from_numpy(self, array: np.ndarray, weak: bool = False) -> Tensor:
-        a = np.asarray(array)
+        a = native(array)
         return Tensor(a, self, TensorType(a.shape, dt.dtype(a.dtype)), weak)
 
     def to_numpy(self, t: Tensor) -> np.ndarray:
@@ -192,7 +199,7 @@ class XlaBackend(Backend):
 
     # ---- data ------------------------------------------------------------------------
     def from_numpy(self, array: np.ndarray, weak: bool = False) -> Tensor:
-        a = np.asarray(array)
+        a = native(array)
         d = dt.dtype(a.dtype)
         return Tensor(buffers.to_device(a, self.device), self, TensorType(a.shape, d), weak)
 

@@ -72,3 +72,14 @@ def test_acos_acosh_of_a_large_finite_real_part_and_nan_imaginary_part(name):
     expected = getattr(np, name)(z)
     for path, got in run_three_ways(getattr(snp, name.replace("arc", "a")), z).items():
         np.testing.assert_array_equal(got, expected, err_msg=path)
+
+
+@pytest.mark.parametrize("dtype", [">f4", ">f8", ">i8", ">i2", ">c8"])
+def test_big_endian_arrays_are_converted_not_refused(dtype):
+    from tests.runners import run_three_ways
+
+    a = (np.arange(6) - 2).astype(dtype)
+    assert not a.dtype.isnative
+    for path, got in run_three_ways(lambda x: x * 2, a).items():
+        np.testing.assert_array_equal(got, a * 2, err_msg=path)
+        assert got.dtype == a.dtype.newbyteorder("="), path
