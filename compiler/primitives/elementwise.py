@@ -401,9 +401,15 @@ for _linear in (neg, real, imag, conj):
 
 def _c_div(x, y):
     if x.dtype.kind in "iu":
-        y1 = np.where(y == 0, 1, y)
-        q = np.abs(x) // np.abs(y1) * np.sign(x) * np.sign(y1)
-        return np.where(y == 0, -1, q)  # XLA's CPU/GPU give all-ones bits
+        # C's truncating division from NumPy's floor division (|INT_MIN| overflows, so
+        # no abs): one up where the division was inexact and the signs differ
+        y1 = np.where(y == 0, 1, y).astype(x.dtype)
+        with np.errstate(all="ignore"):
+            q = np.floor_divide(x, y1)
+            q = q + ((np.remainder(x, y1) != 0) & ((x < 0) != (y1 < 0))).astype(x.dtype)
+        if x.dtype.kind == "i":  # INT_MIN / -1 wraps to INT_MIN, as XLA gives
+            q = np.where((x == np.iinfo(x.dtype).min) & (y1 == -1), x, q)
+        return np.where(y == 0, np.asarray(-1).astype(x.dtype), q)  # XLA: all-ones bits
     return np.divide(x, y)
 
 

@@ -83,3 +83,16 @@ def test_big_endian_arrays_are_converted_not_refused(dtype):
     for path, got in run_three_ways(lambda x: x * 2, a).items():
         np.testing.assert_array_equal(got, a * 2, err_msg=path)
         assert got.dtype == a.dtype.newbyteorder("="), path
+
+
+@pytest.mark.parametrize("dtype", [np.int8, np.int16, np.int32, np.int64])
+def test_integer_division_at_int_min_on_every_path(dtype):
+    """The reference rule took |INT_MIN|, which overflows: -128 // -127 gave -2 there."""
+    from tests.runners import run_three_ways
+
+    info = np.iinfo(dtype)
+    x = np.array([info.min, info.min, info.min + 1, -7, 7], dtype)
+    y = np.array([-127, 3, info.min, 2, -2], dtype)
+    for path, got in run_three_ways(lambda a, b: (a // b, a % b), x, y).items():
+        np.testing.assert_array_equal(got[0], x // y, err_msg=path)
+        np.testing.assert_array_equal(got[1], x % y, err_msg=path)
