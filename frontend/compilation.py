@@ -214,9 +214,5 @@ def clear_memory_cache() -> None:
     _EXECUTABLES.clear()
 
 
-def executable_cache() -> SingleFlightCache:
-    return _EXECUTABLES
-
-
 def _where(device) -> str:
     return f"{platform_of(device)}:{device.id}"
