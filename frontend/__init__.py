@@ -52,6 +52,7 @@ from .runtime.client import configure as configure_client
 from .stream import Stream, StreamError, stream, stream_is_cached
 from .tensor import Tensor
 from .tree import register_dataclass, register_pytree_node, tree_map
+from .vmap import vmap
 
 __version__ = "0.1.0"
 
@@ -117,4 +118,5 @@ __all__ = [
     "fori_loop",
     "scan",
     "random",
+    "vmap",
 ]

@@ -66,3 +66,31 @@ def set_default_platform(preference, *, verbose: bool = False) -> str:
     name = platforms.choose(preference, verbose=verbose)
     set_global_default(XlaBackend.for_platform(name))
     return name
+
+
+# ---- named axes of the enclosing vmaps (for the collectives in stablejit.lax) --------
+
+def axis_stack() -> list:
+    s = getattr(_state, "axes", None)
+    if s is None:
+        s = _state.axes = []
+    return s
+
+
+@contextlib.contextmanager
+def binding_axis(name, size: int):
+    """While a vmapped function is traced: its axis name (None: unnamed) and size."""
+    s = axis_stack()
+    s.append((name, size))
+    try:
+        yield
+    finally:
+        s.pop()
+
+
+def axis_size(name) -> int | None:
+    """The size of the innermost enclosing vmap axis called `name`, or None."""
+    for n, size in reversed(axis_stack()):
+        if n is not None and n == name:
+            return size
+    return None
