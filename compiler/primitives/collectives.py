@@ -15,7 +15,7 @@ from .. import dtypes as dt
 from ..errors import ShapeError
 from ..ir import TensorType
 from ..primitive import NOT_DIFFERENTIABLE, Primitive
-from . import reductions
+from . import reductions, shape_ops
 
 
 def _unbound_error(opname: str, axis_name) -> ShapeError:
@@ -63,9 +63,18 @@ def _psum_vjp(ops, cts, primals, outs, *, axis_name):
     return (ops.bind(psum, cts[0], axis_name=axis_name),)
 
 
+def _extremum_vjp(ops, cts, primals, outs, *, axis_name):
+    # the examples holding the extreme share every example's cotangent (ties evenly)
+    (ct,), (x,), (out,) = cts, primals, outs
+    hit = ops.convert(ops.eq(x, out), x.type.dtype)
+    count = ops.bind(psum, hit, axis_name=axis_name)
+    total = ops.bind(psum, ct, axis_name=axis_name)
+    return (ops.div(ops.mul(total, hit), count),)
+
+
 psum = _collective("psum", reductions.reduce_sum, "sum", vjp=_psum_vjp)
-pmax = _collective("pmax", reductions.reduce_max, "max")
-pmin = _collective("pmin", reductions.reduce_min, "min")
+pmax = _collective("pmax", reductions.reduce_max, "max", vjp=_extremum_vjp)
+pmin = _collective("pmin", reductions.reduce_min, "min", vjp=_extremum_vjp)
 
 
 def _all_gather_rule(x, *, axis_name, axis_size, axis, tiled):
@@ -95,8 +104,27 @@ def _all_gather_batch(ops, xs, batched, *, axis_name, axis_size, axis, tiled):
     return (ops.reshape(stacked, shape),)
 
 
+def _all_gather_vjp(ops, cts, primals, outs, *, axis_name, axis_size, axis, tiled):
+    """Every example's cotangent of the whole gathered value, summed, then this
+    example's part of it (JAX's psum_scatter)."""
+    (x,) = primals
+    total = ops.bind(psum, cts[0], axis_name=axis_name)
+    i = ops.bind(axis_index, axis_name=axis_name)
+    zero = ops.const(0, dt.int32)
+    if tiled:
+        starts = [zero] * x.type.ndim
+        starts[axis] = ops.mul(i, ops.const(x.type.shape[axis], dt.int32))
+        return (ops.bind(shape_ops.dynamic_slice, total, *starts, sizes=x.type.shape),)
+    starts = [zero] * (x.type.ndim + 1)
+    starts[axis] = i
+    sizes = list(x.type.shape)
+    sizes.insert(axis, 1)
+    part = ops.bind(shape_ops.dynamic_slice, total, *starts, sizes=tuple(sizes))
+    return (ops.reshape(part, x.type.shape),)
+
+
 all_gather = Primitive("all_gather", _all_gather_rule, *_unbound("all_gather"),
-                       family="collective")
+                       vjp=_all_gather_vjp, family="collective")
 all_gather.batch = _all_gather_batch
 
 
