@@ -46,6 +46,7 @@ from .errors import (
     TracerConversionError,
 )
 from .jit import Compiled, Jitted, Lowered, RecompileWarning, jit
+from .lazy import lazy
 from .platforms import default_platform
 from .runtime import client as rt_client
 from .runtime.client import configure as configure_client
@@ -119,4 +120,5 @@ __all__ = [
     "scan",
     "random",
     "vmap",
+    "lazy",
 ]

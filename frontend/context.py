@@ -7,8 +7,9 @@ from __future__ import annotations
 import contextlib
 import threading
 
-from . import platforms
+from . import config, platforms
 from .backends import XlaBackend
+from .lazy_backend import LazyBackend
 
 _state = threading.local()
 _global_default = None
@@ -31,7 +32,8 @@ def current_backend():
 def global_default():
     global _global_default
     if _global_default is None:
-        _global_default = XlaBackend.for_platform(platforms.default_platform())
+        device = XlaBackend.for_platform(platforms.default_platform())
+        _global_default = LazyBackend.for_target(device) if config.lazy() else device
     return _global_default
 
 
