@@ -92,10 +92,10 @@ class Location:
         self.file, self.line, self.col, self.func = file, line, col, func
 
     def __str__(self) -> str:
-        return f"{self.file}:{self.line}"
+        return f"{self.file}:{self.line}" + (f":{self.col}" if self.col else "")
 
     def __repr__(self) -> str:
-        return f"Location({self.file!r}, {self.line})"
+        return f"Location({self.file!r}, {self.line}, {self.col})"
 
     def __eq__(self, other) -> bool:
         return isinstance(other, Location) and (self.file, self.line, self.col) == (
