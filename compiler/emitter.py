@@ -135,9 +135,28 @@ class EmitContext:
         return f"{{\n{e.indent}^bb0({head}):\n{inner}\n{e.indent}}}"
 
 
+def host_callbacks(fn: Function) -> list:
+    """The host callbacks a Function calls, in a fixed order (ops in order, regions
+    where their op is): a program's custom calls name them by position in this list,
+    which is also what the compiler is given."""
+    out: list = []
+
+    def visit(f: Function) -> None:
+        for op in f.ops:
+            for r in op.regions:
+                visit(r)
+            if op.prim.family == "callback":
+                cb = op.attrs["callback"]
+                if not any(c is cb for c in out):
+                    out.append(cb)
+    visit(fn)
+    return out
+
+
 class Emitter:
-    def __init__(self, platform: str = "host"):
+    def __init__(self, platform: str = "host", callbacks: Sequence = ()):
         self.platform = platform  # the PJRT platform compiled for (some rules depend on it)
+        self.callbacks = list(callbacks)  # host_callbacks(fn): custom calls index into it
         self.counter = 0
         self.type_of: dict[str, TensorType] = {}
         self.indent = "    "
@@ -183,7 +202,7 @@ def emit_module(fn: Function, *, module_name: str = "stablejit",
     donated[i], when given, is the index of the result that may reuse argument i's
     buffer (input/output aliasing for donation).
     """
-    e = Emitter(platform)
+    e = Emitter(platform, host_callbacks(fn))
     args = [f"%arg{i}" for i in range(len(fn.params))]
     for a, p in zip(args, fn.params, strict=True):
         e.type_of[a] = p.type

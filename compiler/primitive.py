@@ -48,14 +48,16 @@ class Primitive:
     batch(ops, operands, batched, **attrs) -> tuple[Value, ...]
         The batching (vmap) rule: see compiler/batch_rules.py. NO_OPERANDS for
         primitives without operands.
+    effectful
+        True for ops with a side effect (host callbacks): cse and dce keep every one.
     """
 
     __slots__ = ("name", "shape_rule", "emit", "reference", "vjp", "jvp", "batch",
-                 "multiple_results", "family")
+                 "multiple_results", "family", "effectful")
 
     def __init__(self, name: str, shape_rule: Callable, emit: Callable, reference: Callable,
                  *, vjp=None, jvp=None, batch=None, multiple_results: bool = False,
-                 family: str = ""):
+                 family: str = "", effectful: bool = False):
         self.name = name
         self.shape_rule = shape_rule
         self.emit = emit
@@ -65,6 +67,7 @@ class Primitive:
         self.batch = batch
         self.multiple_results = multiple_results
         self.family = family
+        self.effectful = effectful  # has a side effect: passes never drop or merge it
 
     def infer(self, in_types: tuple[TensorType, ...], attrs: Attrs,
               regions: tuple = ()) -> tuple[TensorType, ...]:

@@ -13,6 +13,7 @@ import difflib
 
 from .primitive import Primitive
 from .primitives import (
+    callbacks,
     collectives,
     control_flow,
     convolution,
@@ -42,6 +43,7 @@ FAMILIES = (
     custom_ad,
     control_flow,
     collectives,
+    callbacks,
 )
 
 

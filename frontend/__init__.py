@@ -32,6 +32,7 @@ from .autodiff import (
 )
 from .backends import REFERENCE, ReferenceBackend, XlaBackend
 from .batches import to_batched
+from .callbacks import ShapeDtypeStruct, debug, hook, io_callback, pure_callback
 from .compiler import dtypes
 from .compiler.errors import ShapeError
 from .context import set_default_platform
@@ -121,4 +122,9 @@ __all__ = [
     "random",
     "vmap",
     "lazy",
+    "debug",
+    "hook",
+    "io_callback",
+    "pure_callback",
+    "ShapeDtypeStruct",
 ]

@@ -24,7 +24,7 @@ import jaxlib
 
 from . import config
 from .compiler import passes
-from .compiler.emitter import emit_module
+from .compiler.emitter import emit_module, host_callbacks
 from .compiler.ir import Function
 from .runtime import disk_cache, dump
 from .runtime.cache import SingleFlightCache
@@ -84,6 +84,9 @@ class Program:
     def _load(self) -> Program:
         self.exe = _compile_program(self)
         self._execute = self.exe.loaded.execute_sharded
+        callbacks = host_callbacks(self.fn)
+        if callbacks:
+            self._execute = _synchronous(self._execute, callbacks)
         return self
 
     def _drop(self) -> None:
@@ -105,6 +108,38 @@ class Program:
         except Exception:  # not every plugin reports memory stats
             code = 0
         return code + len(exe.stablehlo)
+
+
+class _Finished:
+    """The outputs of a run that has already completed."""
+
+    __slots__ = ("arrays",)
+
+    def __init__(self, arrays):
+        self.arrays = arrays
+
+    def disassemble_into_single_device_arrays(self):
+        return self.arrays
+
+
+def _synchronous(execute, callbacks):
+    """Run a program that calls Python functions to completion, so that what a callback
+    prints happens during the call, and an exception a callback raised is raised here,
+    at the caller's line, with the callback's own traceback."""
+    def run(buffers):
+        for cb in callbacks:
+            cb.error = None
+        try:
+            arrays = execute(buffers).disassemble_into_single_device_arrays()
+            for a in arrays:
+                a[0].block_until_ready()
+        except Exception as e:
+            raised = next((cb.error for cb in callbacks if cb.error is not None), None)
+            if raised is None:
+                raise
+            raise raised.with_traceback(raised.__traceback__) from e
+        return _Finished(arrays)
+    return run
 
 
 _EXECUTABLES = SingleFlightCache(max_entries=config.executable_cache_entries(),
@@ -137,7 +172,8 @@ def _compile_program(prog: Program) -> Executable:
     opt, text = lower(fn, optimize=prog.optimize, donated=prog.donated,
                       platform=platform_of(device))
     t_lower = time.perf_counter() - t0
-    exe, outcome, seconds = compile_text(text, device, name=prog.name, cache=prog.disk)
+    exe, outcome, seconds = compile_text(text, device, name=prog.name, cache=prog.disk,
+                                         host_callbacks=host_callbacks(opt))
     if config.log_compiles():
         log.warning("stablejit: %s %s for %s in %.1f ms (passes+emit %.1f ms)", outcome,
                     prog.name, _where(device), 1e3 * seconds, 1e3 * t_lower)
@@ -154,12 +190,16 @@ def _compile_program(prog: Program) -> Executable:
     return exe
 
 
-def compile_text(text: str, device, *, name: str = "fn", cache=None
+def compile_text(text: str, device, *, name: str = "fn", cache=None, host_callbacks=()
                  ) -> tuple[Executable, str, float]:
     """(executable, outcome, seconds) for StableHLO text; outcome is 'disk hit' or
     'compiled'. Callers keep the executable (Program does, through the executable
-    cache)."""
+    cache). A program with host callbacks (Python functions) is never stored on disk."""
     t0 = time.perf_counter()
+    if host_callbacks:
+        exe = Executable.compile(text, device, host_callbacks=host_callbacks)
+        stats["compiled"] += 1
+        return exe, "compiled", time.perf_counter() - t0
     store = disk_cache.resolve(cache, config.cache_dir(), config.cache_max_bytes())
     key = None
     exe = None

@@ -27,6 +27,17 @@ def hlo_before_optimizations(stablehlo: str) -> str:
     return comp.as_hlo_text()
 
 
+def _parse(stablehlo: str):
+    """The text as an MLIR module: the only form PJRT takes together with host
+    callbacks."""
+    # jaxlib's MLIR context with the StableHLO dialects registered; loaded on first use
+    from jax._src.interpreters import mlir  # noqa: PLC0415 - heavy, needed only here
+    from jax._src.lib.mlir import ir  # noqa: PLC0415
+
+    with mlir.make_ir_context():
+        return ir.Module.parse(stablehlo)
+
+
 class CompileError(RuntimeError):
     """XLA rejected a program. The message keeps XLA's own text."""
 
@@ -46,14 +57,22 @@ class Executable:
         self._execute = loaded.execute_sharded
 
     @classmethod
-    def compile(cls, stablehlo: str, device, *, options: _jax.CompileOptions | None = None
-                ) -> Executable:
+    def compile(cls, stablehlo: str, device, *, options: _jax.CompileOptions | None = None,
+                host_callbacks: Sequence = ()) -> Executable:
+        """Compile for `device`; `host_callbacks` are the Python functions the program's
+        callback custom calls name by position."""
         t0 = time.perf_counter()
         client = device.client
         prepare(stablehlo, platform_of(device))
+        devices = _jax.DeviceList((device,))
         try:
-            loaded = client.compile_and_load(stablehlo, _jax.DeviceList((device,)),
-                                             options or compile_options(device))
+            if host_callbacks:
+                loaded = client.compile_and_load(_parse(stablehlo), devices,
+                                                 options or compile_options(device),
+                                                 host_callbacks=list(host_callbacks))
+            else:
+                loaded = client.compile_and_load(stablehlo, devices,
+                                                 options or compile_options(device))
         except Exception as e:  # XLA reports parse and compile failures as runtime errors
             raise CompileError(f"XLA could not compile the program for {device}: {e}") from None
         return cls(loaded, stablehlo, device, time.perf_counter() - t0)

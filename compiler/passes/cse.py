@@ -11,7 +11,7 @@ def cse(fn: Function) -> Function:
     seen: dict[tuple, tuple] = {}
 
     def rule(op: Op):
-        if getattr(op.prim, "effectful", False):
+        if op.prim.effectful:
             return None
         key = (op.prim, op.operands, op.attrs, tuple(f.key() for f in op.regions))
         if key in seen:

@@ -9,7 +9,7 @@ def dce(fn: Function) -> Function:
     live = set(fn.results)
     kept = []
     for op in reversed(fn.ops):
-        if any(r in live for r in op.results) or getattr(op.prim, "effectful", False):
+        if any(r in live for r in op.results) or op.prim.effectful:
             kept.append(op)
             live.update(op.operands)
     if len(kept) == len(fn.ops):

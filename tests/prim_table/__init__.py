@@ -9,6 +9,7 @@ does).
 """
 
 from tests.prim_table import (
+    callbacks,
     control_flow,
     convolution,
     custom_ad,
@@ -24,7 +25,7 @@ from tests.prim_table import (
 from tests.prim_table.spec import PrimCase, PrimSpec, result_dtype_of
 
 _FAMILIES = (elementwise, shape_ops, reductions, windows, convolution, fft, linalg, indexing,
-             sorting, custom_ad, control_flow)
+             sorting, custom_ad, control_flow, callbacks)
 
 PRIM_TABLE: dict[str, PrimSpec] = {}
 for _family in _FAMILIES:
