@@ -9,7 +9,7 @@ StableHLO and PJRT.
         return snp.sum(x + y * 2.0)
 """
 
-from . import conv, nn, numpy, random, tree
+from . import config, conv, nn, numpy, random, tree
 from .api import (
     backend_copy,
     backend_transfer,
@@ -37,6 +37,7 @@ from .compiler import dtypes
 from .compiler.errors import ShapeError
 from .context import set_default_platform
 from .control_flow import cond, fori_loop, scan, switch, while_loop
+from .debugging import disable_jit
 from .errors import (
     DeletedTensorError,
     DeviceMismatchError,
@@ -127,4 +128,6 @@ __all__ = [
     "io_callback",
     "pure_callback",
     "ShapeDtypeStruct",
+    "disable_jit",
+    "config",
 ]

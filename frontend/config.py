@@ -100,6 +100,35 @@ def verify() -> bool:
     return _read("STABLEJIT_VERIFY", _flag, False, "0 or 1")
 
 
+# settings made in code with update() (JAX's config.update), over the environment's
+_overrides: dict[str, object] = {}
+_NAMES = {"debug_nans": "STABLEJIT_DEBUG_NANS", "debug_infs": "STABLEJIT_DEBUG_INFS"}
+
+
+def update(name: str, value) -> None:
+    """Set a setting in code, as jax.config.update does: "debug_nans" or "debug_infs"
+    (JAX's "jax_debug_nans" / "jax_debug_infs" are accepted too)."""
+    key = name.removeprefix("jax_")
+    if key not in _NAMES:
+        raise ValueError(f"unknown setting {name!r}; settable in code: {sorted(_NAMES)}")
+    _overrides[key] = bool(value)
+
+
+def debug_nans() -> bool:
+    """STABLEJIT_DEBUG_NANS=1: raise at the first op that makes a NaN (frontend/
+    debugging.py)."""
+    if "debug_nans" in _overrides:
+        return _overrides["debug_nans"]
+    return _read("STABLEJIT_DEBUG_NANS", _flag, False, "0 or 1")
+
+
+def debug_infs() -> bool:
+    """STABLEJIT_DEBUG_INFS=1: likewise for infinities."""
+    if "debug_infs" in _overrides:
+        return _overrides["debug_infs"]
+    return _read("STABLEJIT_DEBUG_INFS", _flag, False, "0 or 1")
+
+
 def lazy() -> bool:
     """STABLEJIT_LAZY=1: the default backend records ops lazily (frontend/lazy.py)."""
     return _read("STABLEJIT_LAZY", _flag, False, "0 or 1")

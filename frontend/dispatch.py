@@ -11,12 +11,12 @@ being traced records every op made while it is current, whatever its operands.
 
 from __future__ import annotations
 
-from . import writes
+from . import config, debugging, writes
 from .backends import REFERENCE
 from .compiler.errors import ShapeError
 from .compiler.ir import EMPTY_ATTRS, Attrs
 from .context import current_backend, stack
-from .errors import at_user_line
+from .errors import at_user_line, user_location
 from .lazy_backend import LazyBackend
 from .tracing import Trace, escaped_error
 
@@ -70,9 +70,17 @@ def bind(prim, tensors=(), attrs: Attrs = EMPTY_ATTRS, backend=None, regions=())
             tensors = [u if u._backend is backend else _bring(backend, u) for u in tensors]
             break
     try:
-        return backend.apply(prim, tensors, attrs, regions)
+        outs = backend.apply(prim, tensors, attrs, regions)
     except ShapeError as e:
         raise ShapeError(at_user_line(str(e))) from None
+    if config.debug_nans() or config.debug_infs():
+        debugging.check_op(prim, tensors, outs, _at_user())
+    return outs
+
+
+def _at_user() -> str:
+    loc = user_location()
+    return f" at {loc.file}:{loc.line}:{loc.col}" if loc.line else ""
 
 
 def _bring(backend, t):

@@ -20,7 +20,7 @@ import weakref
 
 import numpy as np
 
-from . import config, tree, writes
+from . import config, debugging, tree, writes
 from .api import resolve_backend
 from .backends import REFERENCE, XlaBackend
 from .compilation import lower
@@ -247,6 +247,8 @@ class Jitted:
 
     # ---- calling ---------------------------------------------------------------------
     def __call__(self, *args, **kwargs):
+        if debugging.active():  # disable_jit() or a NaN/Inf check
+            return debugging.call_jitted(self, args, kwargs)
         if self._epoch != writes.epoch:
             self.clear_cache()
             self._epoch = writes.epoch

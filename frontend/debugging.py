@@ -1,0 +1,129 @@
+"""Debug modes: stablejit.disable_jit() and NaN / Inf checks that name the line.
+
+    with stablejit.disable_jit():      # jitted functions run their Python eagerly
+        f(x)
+    STABLEJIT_DEBUG_NANS=1 python train.py          # or
+    stablejit.config.update("debug_nans", True)     # (also "debug_infs")
+
+With debug_nans on, every eager op and every jitted call checks its floating-point
+results; when a jitted call produced a NaN, its program runs again op by op on the
+eager backend to find the first op that made one from NaN-free operands, and the error
+names that primitive and the user's file, line and column (as JAX's jax_debug_nans).
+Off by default: the checks read every result back to the host.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import threading
+
+import numpy as np
+
+from . import config, tree
+from .compiler.ir import Op
+from .compiler.walk import walk
+from .context import concrete_default
+from .promotion import python_scalar_dtype
+from .tensor import Tensor
+
+_state = threading.local()
+
+
+def active() -> bool:
+    """Whether jitted calls must take the debug path (disable_jit or a NaN/Inf check),
+    and this thread is not already inside it."""
+    return (getattr(_state, "no_jit", 0) > 0 or config.debug_nans() or config.debug_infs()) \
+        and not getattr(_state, "inside", False)
+
+
+@contextlib.contextmanager
+def disable_jit():
+    """Within the block, jitted functions run as plain Python (eagerly, op by op), so
+    print, breakpoints and Python control flow on values work inside them."""
+    _state.no_jit = getattr(_state, "no_jit", 0) + 1
+    try:
+        yield
+    finally:
+        _state.no_jit -= 1
+
+
+def _bad(a: np.ndarray) -> str | None:
+    if a.dtype.kind not in "fc":
+        return None
+    if config.debug_nans() and np.isnan(a).any():
+        return "nan"
+    if config.debug_infs() and np.isinf(a).any():
+        return "inf"
+    return None
+
+
+def _first_bad(tensors) -> str | None:
+    for t in tensors:
+        if isinstance(t, Tensor) and t._backend.concrete:
+            kind = _bad(np.asarray(t.numpy()))
+            if kind:
+                return kind
+    return None
+
+
+def _where(op: Op) -> str:
+    loc = op.loc
+    if not loc.line:
+        return ""
+    return f" at {loc.file}:{loc.line}" + (f":{loc.col}" if loc.col else "")
+
+
+def call_jitted(jitted, args, kwargs):
+    """A jitted call in a debug mode (see the module docstring)."""
+    if getattr(_state, "no_jit", 0) > 0:
+        return jitted.fn(*args, **kwargs)
+    _state.inside = True
+    try:
+        out = jitted(*args, **kwargs)
+    finally:
+        _state.inside = False
+    kind = _first_bad(tree.flatten(out)[0])
+    if kind:
+        _locate(jitted, args, kwargs, kind)
+    return out
+
+
+def _as_input(x, backend) -> Tensor:
+    if isinstance(x, Tensor):
+        return x if x._backend is backend else backend.adopt(x)
+    if type(x) in (bool, int, float, complex):
+        return backend.scalar(x, python_scalar_dtype(x))
+    return backend.from_numpy(np.asarray(x))
+
+
+def _locate(jitted, args, kwargs, kind: str) -> None:
+    """Run the jitted function's program op by op on the eager backend and raise at the
+    first op that makes a NaN (Inf) from operands without one."""
+    fn, _, captured = jitted.trace(args, kwargs)
+    _, dyn_args, dyn_kwargs = jitted._split(args, kwargs)
+    backend = concrete_default()
+    inputs = [_as_input(x, backend) for x in tree.flatten((dyn_args, dyn_kwargs))[0]]
+    inputs += [_as_input(t, backend) for t in captured]
+    name = getattr(jitted, "__name__", "f")
+
+    def apply(op: Op, operands):
+        outs = backend.apply(op.prim, tuple(operands), op.attrs, op.regions)
+        if not _first_bad(operands) and _first_bad(outs):
+            raise FloatingPointError(
+                f"invalid value ({kind}) encountered in {op.prim.name}{_where(op)}, inside "
+                f"jitted function {name}; its operands had none. Look at that line (a "
+                f"division by zero, the log of a negative number, inf - inf ...).")
+        return outs
+
+    walk(fn, inputs, apply)
+    raise FloatingPointError(f"invalid value ({kind}) in the result of jitted function "
+                             f"{name}")
+
+
+def check_op(prim, tensors, outs, where: str) -> None:
+    """After an eager op: raise if it made a NaN (Inf) from operands without one."""
+    if getattr(_state, "inside", False):
+        return
+    kind = _first_bad(outs)
+    if kind and not _first_bad(tensors):
+        raise FloatingPointError(f"invalid value ({kind}) encountered in {prim.name}{where}")
