@@ -36,12 +36,15 @@ from .tensor import Tensor
 
 
 class Pending:
-    """A lazy tensor's data before its graph has run: its value in that graph."""
+    """A lazy tensor's data: its value in the graph that computes it, and the device
+    buffer once that graph has run. Tensors share it (an in-place update rebinds a
+    tensor to another tensor's Pending), so the graph tracks Pendings, not tensors."""
 
-    __slots__ = ("value", "graph")
+    __slots__ = ("value", "graph", "buffer", "__weakref__")
 
     def __init__(self, value: Value, graph: int):
         self.value, self.graph = value, graph
+        self.buffer = None
 
 
 class LazyBackend(Backend):
@@ -71,32 +74,37 @@ class LazyBackend(Backend):
     def _new_graph(self) -> None:
         self._graph += 1
         self._builder = Builder("lazy")
-        self._inputs: list[Tensor] = []
+        self._inputs: list = []             # device buffers bound to the graph's params
         self._input_of: dict[int, Value] = {}
+        self._keep: list = []               # what those ids belong to, alive until flush
         self._pending: list[weakref.ref] = []
         self._ops = 0
 
     # ---- recording -------------------------------------------------------------------
     def _value(self, t: Tensor) -> Value:
-        if t._backend is self:
-            d = t._live()
-            if isinstance(d, Pending):
-                if d.graph == self._graph:
-                    return d.value
-                raise AssertionError("a pending lazy tensor outlived its graph")
-        else:
+        if t._backend is not self:
             t = self.adopt(t)
-        v = self._input_of.get(id(t))
+        d = t._live()
+        if isinstance(d, Pending):
+            if d.buffer is None:
+                if d.graph != self._graph:
+                    raise AssertionError("a pending lazy value outlived its graph")
+                return d.value
+            key, buf = d, d.buffer
+        else:
+            key, buf = d, d
+        v = self._input_of.get(id(key))
         if v is None:
             v = self._builder.param(t.type)
-            self._inputs.append(t)  # keeps t (and so its id) alive until the flush
-            self._input_of[id(t)] = v
+            self._inputs.append(buf)
+            self._keep.append(key)
+            self._input_of[id(key)] = v
         return v
 
     def _pending_tensor(self, v: Value, weak: bool = False) -> Tensor:
-        t = Tensor(Pending(v, self._graph), self, v.type, weak)
-        self._pending.append(weakref.ref(t))
-        return t
+        p = Pending(v, self._graph)
+        self._pending.append(weakref.ref(p))
+        return Tensor(p, self, v.type, weak)
 
     def apply(self, prim, tensors, attrs: Attrs, regions=()):
         with self._lock:
@@ -140,47 +148,50 @@ class LazyBackend(Backend):
                 raise DeviceMismatchError(at_user_line(
                     f"operands live on two devices, {t._backend.name} and {self.name}; "
                     f"move one explicitly with stablejit.backend_transfer"))
-            t._backend.materialize(t)
-            return Tensor(t._data, self, t.type, t.weak)
+            return Tensor(t._backend.buffer(t), self, t.type, t.weak)
         if isinstance(t._backend, XlaBackend) and t._backend.device == self.device:
             return Tensor(t._live(), self, t.type, t.weak)
         return Tensor(self.target.adopt(t)._data, self, t.type, t.weak)
 
     # ---- running ---------------------------------------------------------------------
-    def materialize(self, t: Tensor) -> None:
-        if isinstance(t._live(), Pending):
+    def buffer(self, t: Tensor):
+        """t's device buffer, running the pending graph first if t is in it."""
+        d = t._live()
+        if not isinstance(d, Pending):
+            return d
+        if d.buffer is None:
             self.flush()
+        return d.buffer
 
     def flush(self) -> None:
         """Run the pending graph: one compiled program whose results are the pending
-        values live tensors hold; each of them then holds its device buffer."""
+        values something still holds; each of them then holds its device buffer."""
         with self._lock:
-            live = [t for t in (r() for r in self._pending) if t is not None
-                    and isinstance(t._data, Pending) and t._data.graph == self._graph]
+            live = [p for p in (r() for r in self._pending)
+                    if p is not None and p.buffer is None and p.graph == self._graph]
             inputs = self._inputs
-            fn = self._builder.build([t._data.value for t in live]) if live else None
+            fn = self._builder.build([p.value for p in live]) if live else None
             self._new_graph()
             if fn is None:
                 return
             prog = compilation.program(fn, self.device, name="lazy")
-            outs = prog.run([t._live() for t in inputs])  # inputs are adopted: buffers
+            outs = prog.run(inputs)
             self.flushes += 1
-            for t, b in zip(live, outs, strict=True):
-                t._data = b
+            for p, b in zip(live, outs, strict=True):
+                p.buffer = b
 
     def to_numpy(self, t: Tensor):
-        self.materialize(t)
-        return buffers.to_numpy(t._live())
+        return buffers.to_numpy(self.buffer(t))
 
     def block_until_ready(self, t: Tensor) -> None:
-        self.materialize(t)
-        buffers.block_until_ready(t._live())
+        buffers.block_until_ready(self.buffer(t))
 
     def device_of(self, t: Tensor):
         return self.device
 
     def describe(self, t: Tensor) -> str:
-        state = "pending" if isinstance(t._data, Pending) else "materialised"
+        d = t._data
+        state = "pending" if isinstance(d, Pending) and d.buffer is None else "materialised"
         return f"{self.name}, {state}"
 
     def __repr__(self) -> str:
