@@ -210,14 +210,14 @@ def _gather_batch(ops, xs, batched, *, offset_dims, collapsed_slice_dims, start_
                          slice_sizes=tuple(slice_sizes), indices_are_sorted=False, **attrs),)
     # both: every index vector starts with its example's number, which picks (and
     # collapses) that example's slice of the batch axis
-    return (ops.bind(gather, x, with_batch_index(ops, idx, index_vector_dim + 1),
+    return (ops.bind(gather, x, _with_batch_index(ops, idx, index_vector_dim + 1),
                      collapsed_slice_dims=(0,) + br.shift(collapsed_slice_dims),
                      start_index_map=(0,) + br.shift(start_index_map),
                      slice_sizes=(1,) + tuple(slice_sizes),
                      indices_are_sorted=indices_are_sorted, **attrs),)
 
 
-def with_batch_index(ops, idx, index_vector_dim: int):
+def _with_batch_index(ops, idx, index_vector_dim: int):
     """Batched indices (batch axis first) whose index vectors (along index_vector_dim,
     possibly implicit) get a leading component: the example's number along axis 0."""
     t = idx.type
@@ -437,7 +437,7 @@ def _scatter_batch(ops, xs, batched, *, update_window_dims, inserted_window_dims
             scatter_dims_to_operand_dims=br.shift(scatter_dims_to_operand_dims),
             index_vector_dim=index_vector_dim, **rest),)
     # the batch axis is one more axis of index vectors, each led by its example's number
-    return (ops.bind(scatter, x, with_batch_index(ops, xs[1], index_vector_dim + 1), u,
+    return (ops.bind(scatter, x, _with_batch_index(ops, xs[1], index_vector_dim + 1), u,
                      update_window_dims=br.shift(update_window_dims),
                      inserted_window_dims=(0,) + br.shift(inserted_window_dims),
                      scatter_dims_to_operand_dims=(0,) + br.shift(scatter_dims_to_operand_dims),
