@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import batch_rules as br
 from .. import dtypes as dt
 from ..emitter import i64_array
 from ..errors import ShapeError
@@ -205,5 +206,46 @@ def _vjp(ops, cts, primals, outs, *, window_strides, padding, lhs_dilation, rhs_
 
 convolution = Primitive("convolution", _rule, _emit, _reference, vjp=_vjp,
                         family="convolution")
+
+
+def _batch(ops, xs, batched, **attrs):
+    """The batch axis folds into an axis the convolution keeps apart (as JAX's
+    _conv_general_dilated_batch_rule does): into the input's batch axis when only the
+    input is batched; into the output features when the kernel is, with the examples as
+    feature (or batch) groups when both are. _axis_into's `dst` counts axes without
+    `src`, so with the batch axis at 0 it names an axis of the unbatched value."""
+    (lhs, rhs), (bl, bk) = xs, batched
+    n = br.batch_size(xs, batched)
+    ls, rs, os = attrs["dimension_numbers"]
+    g, b = attrs["feature_group_count"], attrs["batch_group_count"]
+    if bl and bk:
+        if b > 1:  # each example is b more batch groups
+            lhs, attrs["batch_group_count"] = _axis_into(ops, 0, ls[0], lhs), b * n
+        else:  # each example is g more feature groups
+            lhs, attrs["feature_group_count"] = _axis_into(ops, 0, ls[1], lhs), g * n
+        out = _conv(ops, lhs, _axis_into(ops, 0, rs[0], rhs), **attrs)
+        axis = os[1]
+    elif bl:
+        if b > 1:  # keep the b groups outermost in the input batch axis
+            lhs = _axis_into(ops, 0, ls[0] + 1, _axis_out_of(ops, ls[0] + 1, b, lhs))
+            lhs = _axis_into(ops, ls[0], ls[0], lhs)
+        else:
+            lhs = _axis_into(ops, 0, ls[0], lhs)
+        out = _conv(ops, lhs, rhs, **attrs)
+        axis = os[0]
+    elif g == b == 1:
+        out = _conv(ops, lhs, _axis_into(ops, 0, rs[0], rhs), **attrs)
+        axis = os[1]
+    else:  # keep the groups outermost in the kernel's (and output's) feature axis
+        groups = max(g, b)
+        rhs = _axis_into(ops, 0, rs[0] + 1, _axis_out_of(ops, rs[0] + 1, groups, rhs))
+        out = _conv(ops, lhs, _axis_into(ops, rs[0], rs[0], rhs), **attrs)
+        out = _axis_out_of(ops, os[1] + 1, n, _axis_out_of(ops, os[1], groups, out))
+        out = _axis_into(ops, os[1], os[1] + 1, out)
+        return (br.move_axis(ops, out, os[1], 0),)
+    return (br.move_axis(ops, _axis_out_of(ops, axis, n, out), axis, 0),)
+
+
+convolution.batch = _batch
 
 PRIMITIVES = [convolution]

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import batch_rules as br
 from .. import dtypes as dt
 from ..emitter import i64_array
 from ..errors import ShapeError
@@ -105,5 +106,6 @@ def _vjp(ops, cts, primals, outs, *, fft_type, fft_length):
 
 
 fft = Primitive("fft", _rule, _emit, _reference, vjp=_vjp, family="fft")
+fft.batch = br.leading(fft)  # it transforms trailing axes, so a leading one is free
 
 PRIMITIVES = [fft]

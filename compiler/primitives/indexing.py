@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import batch_rules as br
 from .. import dtypes as dt
 from ..emitter import i64_array, i64_list
 from ..errors import ShapeError
@@ -190,6 +191,48 @@ def _gather_vjp(ops, cts, primals, outs, *, offset_dims, collapsed_slice_dims,
 
 gather = Primitive("gather", _gather_rule, _gather_emit, _gather_ref, vjp=_gather_vjp,
                    family="indexing")
+
+
+def _gather_batch(ops, xs, batched, *, offset_dims, collapsed_slice_dims, start_index_map,
+                  index_vector_dim, slice_sizes, indices_are_sorted=False):
+    (x, idx), (bx, bi) = xs, batched
+    if not bi:  # the batch axis is one more whole slice axis, the result's first
+        return (ops.bind(gather, x, idx, offset_dims=(0,) + br.shift(offset_dims),
+                         collapsed_slice_dims=br.shift(collapsed_slice_dims),
+                         start_index_map=br.shift(start_index_map),
+                         index_vector_dim=index_vector_dim,
+                         slice_sizes=(x.type.shape[0],) + tuple(slice_sizes),
+                         indices_are_sorted=indices_are_sorted),)
+    attrs = dict(offset_dims=br.shift(offset_dims), index_vector_dim=index_vector_dim + 1)
+    if not bx:  # the batch axis is one more axis of index vectors, the result's first
+        return (ops.bind(gather, x, idx, collapsed_slice_dims=tuple(collapsed_slice_dims),
+                         start_index_map=tuple(start_index_map),
+                         slice_sizes=tuple(slice_sizes), indices_are_sorted=False, **attrs),)
+    # both: every index vector starts with its example's number, which picks (and
+    # collapses) that example's slice of the batch axis
+    return (ops.bind(gather, x, _with_batch_index(ops, idx, index_vector_dim + 1),
+                     collapsed_slice_dims=(0,) + br.shift(collapsed_slice_dims),
+                     start_index_map=(0,) + br.shift(start_index_map),
+                     slice_sizes=(1,) + tuple(slice_sizes),
+                     indices_are_sorted=indices_are_sorted, **attrs),)
+
+
+def _with_batch_index(ops, idx, index_vector_dim: int):
+    """Batched indices (batch axis first) whose index vectors (along index_vector_dim,
+    possibly implicit) get a leading component: the example's number along axis 0."""
+    t = idx.type
+    n = t.shape[0]
+    if index_vector_dim == t.ndim:
+        idx = ops.reshape(idx, t.shape + (1,))
+    if n - 1 > np.iinfo(t.dtype.np).max:  # too many examples for a narrow index dtype
+        idx = ops.convert(idx, dt.int64)
+    shape = list(idx.type.shape)
+    shape[index_vector_dim] = 1
+    counts = ops.iota(shape, idx.type.dtype, 0)
+    return ops.bind(shape_ops.concatenate, counts, idx, dimension=index_vector_dim)
+
+
+gather.batch = _gather_batch
 
 # ---- scatter -------------------------------------------------------------------------
 
@@ -381,7 +424,78 @@ def _window_in_bounds(ops, indices, operand_shape, index_map, index_vector_dim, 
 scatter = Primitive("scatter", _scatter_rule, _scatter_emit, _scatter_ref, vjp=_scatter_vjp,
                     family="indexing")
 
+
+def _scatter_batch(ops, xs, batched, *, update_window_dims, inserted_window_dims,
+                   scatter_dims_to_operand_dims, index_vector_dim, **rest):
+    """Operand and updates always get the batch axis (every example updates its own
+    copy); indices as in gather's rule."""
+    n = br.batch_size(xs, batched)
+    x, u = br.bring(ops, xs[0], batched[0], n), br.bring(ops, xs[2], batched[2], n)
+    if not batched[1]:  # the batch axis is one more whole window axis
+        return (ops.bind(scatter, x, xs[1], u, update_window_dims=(0,) + br.shift(
+            update_window_dims), inserted_window_dims=br.shift(inserted_window_dims),
+            scatter_dims_to_operand_dims=br.shift(scatter_dims_to_operand_dims),
+            index_vector_dim=index_vector_dim, **rest),)
+    # the batch axis is one more axis of index vectors, each led by its example's number
+    return (ops.bind(scatter, x, _with_batch_index(ops, xs[1], index_vector_dim + 1), u,
+                     update_window_dims=br.shift(update_window_dims),
+                     inserted_window_dims=(0,) + br.shift(inserted_window_dims),
+                     scatter_dims_to_operand_dims=(0,) + br.shift(scatter_dims_to_operand_dims),
+                     index_vector_dim=index_vector_dim + 1, **rest),)
+
+
+scatter.batch = _scatter_batch
+
 PRIMITIVES = [gather, scatter]
+
+
+# ---- batching of dynamic_slice and dynamic_update_slice (defined in shape_ops, which
+# cannot import gather and scatter: this module imports shape_ops) --------------------
+
+def _zero_start(ops, starts):
+    """The start of the new leading batch axis, in the dtype the other starts share."""
+    return ops.const(0, starts[0].type.dtype if starts else dt.int32)
+
+
+def _start_vectors(ops, starts, batched, n: int):
+    """Scalar starts, some batched, as one (n, k) array of start vectors."""
+    cols = [ops.reshape(br.bring(ops, s, b, n), (n, 1)) for s, b in zip(starts, batched,
+                                                                         strict=True)]
+    return cols[0] if len(cols) == 1 else ops.bind(shape_ops.concatenate, *cols, dimension=1)
+
+
+def _dynamic_slice_batch(ops, xs, batched, *, sizes):
+    (x, *starts), (bx, *bs) = xs, batched
+    r = len(sizes)
+    if not any(bs):  # slice the whole batch axis
+        return (ops.bind(shape_ops.dynamic_slice, x, _zero_start(ops, starts), *starts,
+                         sizes=(x.type.shape[0],) + tuple(sizes)),)
+    # a gather of one window per example, which clamps its start as dynamic_slice does
+    idx = _start_vectors(ops, starts, bs, br.batch_size(xs, batched))
+    return _gather_batch(ops, (x, idx), (bx, True), offset_dims=tuple(range(r)),
+                         collapsed_slice_dims=(), start_index_map=tuple(range(r)),
+                         index_vector_dim=0, slice_sizes=tuple(sizes))
+
+
+def _dus_batch(ops, xs, batched):
+    (x, u, *starts), (bx, bu, *bs) = xs, batched
+    n = br.batch_size(xs, batched)
+    if not any(bs):  # update along the whole batch axis
+        return (ops.bind(shape_ops.dynamic_update_slice, br.bring(ops, x, bx, n),
+                         br.bring(ops, u, bu, n), _zero_start(ops, starts), *starts),)
+    # a scatter of one window per example; dynamic_update_slice clamps its starts so the
+    # update fits, where scatter would drop the window, so clamp them first
+    r = len(starts)
+    idx = clamp_starts(ops, _start_vectors(ops, starts, bs, n), x.type.shape[int(bx):],
+                       tuple(range(r)), 1, u.type.shape[int(bu):])
+    return _scatter_batch(ops, (x, idx, u), (bx, True, bu), update_window_dims=tuple(range(r)),
+                          inserted_window_dims=(), scatter_dims_to_operand_dims=tuple(range(r)),
+                          index_vector_dim=0, kind="set", indices_are_sorted=True,
+                          unique_indices=True)
+
+
+shape_ops.dynamic_slice.batch = _dynamic_slice_batch
+shape_ops.dynamic_update_slice.batch = _dus_batch
 
 
 # ---- helpers for rules that index along one axis --------------------------------------

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import batch_rules as br
 from .. import dtypes as dt
 from ..emitter import i64_array
 from ..errors import ShapeError
@@ -135,6 +136,7 @@ def _sort_vjp(ops, cts, primals, outs, *, dimension, num_keys=1, descending=Fals
 
 sort = Primitive("sort", _sort_rule, _sort_emit, _sort_ref, vjp=_sort_vjp,
                  multiple_results=True, family="sorting")
+sort.batch = br.leading(sort, axis_attrs=("dimension",))  # every operand gets the batch axis
 
 # ---- top_k ---------------------------------------------------------------------------
 
@@ -178,6 +180,7 @@ top_k = Primitive("top_k", _top_k_rule,
                   lambda ctx, x: ctx.op("chlo.top_k", [x], ctx.out_types,
                                         f"k = {ctx.attrs['k']} : i64"),
                   _top_k_ref, vjp=_top_k_vjp, multiple_results=True, family="sorting")
+top_k.batch = br.leading(top_k)  # works on the last axis, so a leading one is free
 
 # ---- cumulative reductions -----------------------------------------------------------
 
@@ -221,7 +224,9 @@ def cumulative(kind: str, vjp) -> Primitive:
             out = np.asarray(_SCAN_NUMPY[kind](x, axis=axis), dtype=x.dtype)
             return np.flip(out, axis) if reverse else out
 
-    return Primitive(name, shape_rule, emit, reference, vjp=vjp, family="sorting")
+    p = Primitive(name, shape_rule, emit, reference, vjp=vjp, family="sorting")
+    p.batch = br.leading(p, axis_attrs=("axis",))
+    return p
 
 
 def _cumsum_vjp(ops, cts, primals, outs, *, axis, reverse=False):

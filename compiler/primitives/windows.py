@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import batch_rules as br
 from .. import dtypes as dt
 from ..emitter import i64_array
 from ..errors import ShapeError
@@ -117,8 +118,17 @@ def _reduce_window(kind: str) -> Primitive:
         with np.errstate(all="ignore"):
             return np.asarray(_NP[kind](v, axis=axes), dtype=x.dtype)
 
-    return Primitive(name, shape_rule, emit, reference,
-                     vjp=_VJPS[kind], jvp=_JVPS.get(kind), family="windows")
+    p = Primitive(name, shape_rule, emit, reference,
+                  vjp=_VJPS[kind], jvp=_JVPS.get(kind), family="windows")
+    p.batch = lambda ops, xs, batched, **attrs: (ops.bind(p, xs[0], **_batch_window(attrs)),)
+    return p
+
+
+def _batch_window(attrs) -> dict:
+    """Window attributes with a window of one over a new leading batch axis."""
+    lead = {"window_dimensions": 1, "window_strides": 1, "padding": (0, 0),
+            "base_dilations": 1, "window_dilations": 1}
+    return {k: (lead[k],) + tuple(v) if k in lead else v for k, v in attrs.items()}
 
 
 def _conv_vjp_lhs_padding(in_shape, window, strides, out_shape, padding, lhs_dil, rhs_dil):
@@ -280,8 +290,21 @@ def _sas_vjp(ops, cts, primals, outs, *, select, window_dimensions, window_strid
     return (source_ct, None, ops.reduce_sum(ct, range(r)))
 
 
+def _sas_batch(ops, xs, batched, **attrs):
+    """Source and operand get the batch axis; a batched init, which is added to every
+    element, is added after a scatter onto zeros."""
+    n = br.batch_size(xs, batched)
+    source, x = (br.bring(ops, v, b, n) for v, b in zip(xs[:2], batched[:2], strict=True))
+    init = ops.const(0, x.type.dtype) if batched[2] else xs[2]
+    out = ops.bind(select_and_scatter_add, source, x, init, **_batch_window(attrs))
+    if batched[2]:
+        out = ops.add(out, ops.broadcast(xs[2], out.type.shape, (0,)))
+    return (out,)
+
+
 select_and_scatter_add = Primitive("select_and_scatter_add", _sas_rule, _sas_emit, _sas_ref,
                                    vjp=_sas_vjp, family="windows")
+select_and_scatter_add.batch = _sas_batch
 
 # ---- select_and_gather_add -------------------------------------------------------------
 
@@ -369,6 +392,8 @@ def _sga_jvp(ops, tangents, primals, outs, **attrs):
 
 select_and_gather_add = Primitive("select_and_gather_add", _sga_rule, _sga_emit, _sga_ref,
                                   vjp=_sga_vjp, jvp=_sga_jvp, family="windows")
+select_and_gather_add.batch = lambda ops, xs, batched, **attrs: (ops.bind(
+    select_and_gather_add, *br.bring_all(ops, xs, batched), **_batch_window(attrs)),)
 
 PRIMITIVES = [reduce_window_sum, reduce_window_max, reduce_window_min, reduce_window_prod,
               select_and_scatter_add, select_and_gather_add]
