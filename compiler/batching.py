@@ -77,6 +77,11 @@ def batch_into(builder: Builder, fn: Function, args: Sequence[Value],
         rule = op.prim.batch
         if rule is None or rule is NO_OPERANDS:
             raise _no_rule(op)
+        if axis[1] == 0 and not op.prim.effectful:
+            # no examples: every batched result is empty (rules need not handle size 0)
+            ops = Ops(builder, op.loc)
+            return [(ops.const(0, r.type.dtype, (0, *r.type.shape)), True)
+                    for r in op.results]
         outs = rule(BatchOps(builder, op.loc, axis), tuple(vals), flags, **_rule_kwargs(op))
         if len(outs) != len(op.results):
             raise AssertionError(f"batching rule of {op.prim.name} gave {len(outs)} results "

@@ -246,3 +246,11 @@ def test_in_and_out_axes_move_the_mapped_axis(shape, data):
     got = sj.vmap(lambda v: v * 2.0 + 1.0, in_axes=in_ax, out_axes=out_ax)(x)
     want = np.moveaxis(np.moveaxis(x, in_ax, 0) * 2.0 + 1.0, 0, out_ax)
     np.testing.assert_array_equal(np.asarray(got), want)
+
+
+def test_a_batch_of_zero_examples():
+    x = np.zeros((0, 5, 3), np.float32)
+    idx = np.zeros((0, 2), np.int32)
+    got = sj.vmap(lambda a, i: snp.sum(a[i] * 2.0, axis=0))(x, idx)
+    want = jax.vmap(lambda a, i: jnp.sum(a[i] * 2.0, axis=0))(x, idx)
+    _close(got, want)
