@@ -418,9 +418,11 @@ scan = Primitive("scan", _scan_rule, _scan_emit, _scan_ref, vjp=_scan_vjp, jvp=_
 
 # ---- batching rules -------------------------------------------------------------------
 # Bodies are batched with batching.batch_function (axis=ops.axis, so collectives inside
-# see their vmap axis). A loop carry's batching is a fixed point: a carry is batched when
-# its initial value is or when the body makes it so, which may batch other carries on
-# the next step; at most one more pass per carry reaches it.
+# see their vmap axis; a body's collective makes the transform call these rules even
+# when no operand is batched, hence the size from ops.axis). A loop carry's batching is
+# a fixed point: a carry is batched when its initial value is or when the body makes it
+# so, which may batch other carries on the next step; at most one more pass per carry
+# reaches it.
 
 
 def _union(a, b) -> list[bool]:
@@ -435,7 +437,7 @@ def _select_batched(ops, pred, on_true, on_false):
 
 def _cond_batch(ops, operands, batched, *, regions):
     index, *args = operands
-    n = br.batch_size(operands, batched)
+    n = ops.axis[1]
     args_b = list(batched[1:])
     if batched[0]:
         # each example picks its own branch: run every branch batched, then select (as
@@ -477,7 +479,7 @@ def _fixed_point(run, carry_b) -> list[bool]:
 
 def _while_batch(ops, operands, batched, *, num_consts, regions):
     cond_fn, body_fn = regions
-    nc, n, axis = num_consts, br.batch_size(operands, batched), ops.axis
+    nc, n, axis = num_consts, ops.axis[1], ops.axis
     consts_b = list(batched[:nc])
     carry_b = _fixed_point(
         lambda kb: batch_function(body_fn, consts_b + kb, n, axis=axis)[1], batched[nc:])
@@ -517,7 +519,7 @@ while_.batch = _while_batch
 
 def _scan_batch(ops, operands, batched, *, num_consts, num_carry, length, reverse, regions):
     (body,) = regions
-    nc, nk, n, axis = num_consts, num_carry, br.batch_size(operands, batched), ops.axis
+    nc, nk, n, axis = num_consts, num_carry, ops.axis[1], ops.axis
     consts_b, xs_b = list(batched[:nc]), list(batched[nc + nk:])
     carry_b = _fixed_point(
         lambda kb: batch_function(body, consts_b + kb + xs_b, n, axis=axis)[1][:nk],

@@ -80,7 +80,8 @@ custom_jvp_call = Primitive("custom_jvp_call", _call_rule, _call_emit, _call_ref
 # The calls stay calls: every region is batched (batching.batch_function), so grad of
 # vmap and vmap of grad both still run the user's rules, as JAX's custom_vjp / custom_jvp
 # batching does. A result is batched when the primal or the rule's version of it is
-# (forced on both, so the regions agree on its type).
+# (forced on both, so the regions agree on its type). The size comes from ops.axis: a
+# collective in a region calls these rules even when no operand is batched.
 
 stop_gradient.batch = br.elementwise(stop_gradient)
 
@@ -91,7 +92,7 @@ def _outs_batched(regions_out_batched) -> list[bool]:
 
 def _custom_vjp_batch(ops, operands, batched, *, out_types, n_args, regions):
     fun, fwd, bwd = regions
-    n, k = br.batch_size(operands, batched), len(out_types)
+    n, k = ops.axis[1], len(out_types)
     batched, axis = list(batched), ops.axis
     _, fun_b = batch_function(fun, batched, n, axis=axis)
     _, fwd_b = batch_function(fwd, batched, n, axis=axis)
@@ -127,7 +128,7 @@ custom_vjp_call.batch = _custom_vjp_batch
 
 def _custom_jvp_batch(ops, operands, batched, *, out_types, n_args, regions):
     fun, rule = regions
-    n, k = br.batch_size(operands, batched), len(out_types)
+    n, k = ops.axis[1], len(out_types)
     batched, axis = list(batched), ops.axis
     # the rule's tangents have their arguments' types, so their batching
     rule_in = batched[:n_args] * 2 + batched[n_args:]

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 import stablejit
 import stablejit.numpy as snp
-from stablejit import cond, fori_loop, scan, switch, while_loop
+from stablejit import collectives, cond, fori_loop, scan, switch, while_loop
 
 from tests.runners import run_three_ways
 
@@ -108,6 +108,25 @@ def test_vmap_of_grad_through_scan():
     ours = stablejit.grad(loss(snp, scan))
     theirs = jax.grad(loss(jnp, jax.lax.scan))
     _check(ours, theirs, PS, XS, rtol=1e-4)
+
+
+def test_collectives_inside_bodies_see_the_vmap_axis():
+    """A body that reads the vmapped axis batches its carry even when no operand is."""
+    def loop(fori, index):
+        return lambda x: fori(0, 3, lambda i, c: c + index("i"), 0.0)
+
+    def in_cond(cond_, psum):
+        return lambda p, x: cond_(p > 0, lambda x: psum(x, "i"), lambda x: x * 2.0, x)
+
+    for ours, theirs, args, in_axes in [
+            (loop(fori_loop, collectives.axis_index), loop(jax.lax.fori_loop,
+                                                          jax.lax.axis_index), (XS,), 0),
+            (in_cond(cond, collectives.psum), in_cond(jax.lax.cond, jax.lax.psum),
+             (PS[0], XS), (None, 0))]:
+        want = jax.vmap(theirs, in_axes=in_axes, axis_name="i")(*args)
+        for path, got in run_three_ways(stablejit.vmap(ours, in_axes=in_axes, axis_name="i"),
+                                        *args).items():
+            np.testing.assert_allclose(got, want, rtol=1e-6, err_msg=path)
 
 
 # ---- custom derivative rules ---------------------------------------------------------------
