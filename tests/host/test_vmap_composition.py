@@ -110,6 +110,54 @@ def test_vmap_of_grad_through_scan():
     _check(ours, theirs, PS, XS, rtol=1e-4)
 
 
+def test_nested_vmap_of_while_and_scan():
+    limits = np.array([[0, 3, 1], [2, 5, 4]], np.int32)
+    x = RNG.normal(size=(2, 3, 2)).astype(F32)
+
+    def program(lax, np_):
+        def f(n, x):
+            _, y = lax.while_loop(lambda c: c[0] < n, lambda c: (c[0] + 1, np_.sin(c[1]) + 1),
+                                  (n * 0, x))
+            return lax.scan(lambda c, v: (c + v, c * v), y[0], y)
+        return f
+
+    want = jax.vmap(jax.vmap(program(jax.lax, jnp)))(limits, x)
+    got = stablejit.jit(stablejit.vmap(stablejit.vmap(program(stablejit, snp))))(limits, x)
+    for g, w in zip(got, want, strict=True):
+        np.testing.assert_allclose(g, w, rtol=1e-5)
+
+
+def test_derivatives_of_vmapped_control_flow():
+    """grad of vmap through a per-example cond and scan, and jvp of vmap through a
+    while_loop whose lanes stop at different steps."""
+    def loss(lax, np_):
+        def f(p, x):
+            y = lax.cond(p > 0, np_.sin, lambda x: x * p, x)
+            return np_.sum(lax.scan(lambda c, v: (c * v + 1.0, c), 1.0, y)[1])
+        return f
+
+    got = stablejit.grad(lambda p, x: snp.sum(stablejit.vmap(loss(stablejit, snp))(p, x)),
+                         argnums=(0, 1))(PS, XS)
+    want = jax.grad(lambda p, x: jnp.sum(jax.vmap(loss(jax.lax, jnp))(p, x)),
+                    argnums=(0, 1))(PS, XS)
+    for g, w in zip(got, want, strict=True):
+        np.testing.assert_allclose(g, w, rtol=1e-5)
+
+    limits = np.array([0, 3, 1, 6], np.int32)
+
+    def per_example(lax, np_):
+        def f(n, x):
+            return lax.while_loop(lambda c: c[0] < n, lambda c: (c[0] + 1, np_.sin(c[1]) * 1.5),
+                                  (n * 0, x))[1]
+        return f
+
+    t = np.ones_like(XS)
+    _, got_t = stablejit.jvp(lambda x: stablejit.vmap(per_example(stablejit, snp))(limits, x),
+                             (XS,), (t,))
+    _, want_t = jax.jvp(lambda x: jax.vmap(per_example(jax.lax, jnp))(limits, x), (XS,), (t,))
+    np.testing.assert_allclose(got_t, want_t, rtol=1e-5)
+
+
 def test_collectives_inside_bodies_see_the_vmap_axis():
     """A body that reads the vmapped axis batches its carry even when no operand is."""
     def loop(fori, index):
