@@ -517,7 +517,7 @@ def _while_masked(cond_n: Function, body_n: Function, nc: int) -> tuple[Function
 while_.batch = _while_batch
 
 
-def _scan_batch(ops, operands, batched, *, num_consts, num_carry, length, reverse, regions):
+def _scan_batch(ops, operands, batched, *, num_consts, num_carry, regions, **attrs):
     (body,) = regions
     nc, nk, n, axis = num_consts, num_carry, ops.axis[1], ops.axis
     consts_b, xs_b = list(batched[:nc]), list(batched[nc + nk:])
@@ -534,7 +534,7 @@ def _scan_batch(ops, operands, batched, *, num_consts, num_carry, length, revers
     xs = [br.move_axis(ops, x, 0, 1) if b else x
           for x, b in zip(operands[nc + nk:], xs_b, strict=True)]
     outs = ops.bind_many(scan, *consts, *init, *xs, num_consts=nc, num_carry=nk,
-                         length=length, reverse=reverse, regions=(body_n,))
+                         regions=(body_n,), **attrs)  # length, reverse ... unchanged
     ys = [br.move_axis(ops, y, 1, 0) if b else y
           for y, b in zip(outs[nk:], out_b[nk:], strict=True)]
     return (*outs[:nk], *ys)

@@ -90,7 +90,7 @@ def _outs_batched(regions_out_batched) -> list[bool]:
     return [any(bs) for bs in zip(*regions_out_batched, strict=True)]
 
 
-def _custom_vjp_batch(ops, operands, batched, *, out_types, n_args, regions):
+def _custom_vjp_batch(ops, operands, batched, *, out_types, n_args, regions, **attrs):
     fun, fwd, bwd = regions
     n, k = ops.axis[1], len(out_types)
     batched, axis = list(batched), ops.axis
@@ -103,7 +103,7 @@ def _custom_vjp_batch(ops, operands, batched, *, out_types, n_args, regions):
     bwd_n = _batch_bwd(bwd, fwd_b[k:] + out_b + batched[n_args:], batched[:n_args], n, axis)
     types = tuple(batched_type(t, n) if b else t for t, b in zip(out_types, out_b, strict=True))
     return ops.bind_many(custom_vjp_call, *operands, out_types=types, n_args=n_args,
-                         regions=(fun_n, fwd_n, bwd_n))
+                         regions=(fun_n, fwd_n, bwd_n), **attrs)
 
 
 def _batch_bwd(bwd, batched, args_batched, n, axis):
@@ -126,7 +126,7 @@ def _batch_bwd(bwd, batched, args_batched, n, axis):
 custom_vjp_call.batch = _custom_vjp_batch
 
 
-def _custom_jvp_batch(ops, operands, batched, *, out_types, n_args, regions):
+def _custom_jvp_batch(ops, operands, batched, *, out_types, n_args, regions, **attrs):
     fun, rule = regions
     n, k = ops.axis[1], len(out_types)
     batched, axis = list(batched), ops.axis
@@ -139,7 +139,7 @@ def _custom_jvp_batch(ops, operands, batched, *, out_types, n_args, regions):
     rule_n, _ = batch_function(rule, rule_in, n, force=out_b * 2, axis=axis)
     types = tuple(batched_type(t, n) if b else t for t, b in zip(out_types, out_b, strict=True))
     return ops.bind_many(custom_jvp_call, *operands, out_types=types, n_args=n_args,
-                         regions=(fun_n, rule_n))
+                         regions=(fun_n, rule_n), **attrs)
 
 
 custom_jvp_call.batch = _custom_jvp_batch
