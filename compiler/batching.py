@@ -57,6 +57,13 @@ def _collective_here(op: Op, axis: tuple) -> bool:
         op.attrs["axis_name"] == axis[0]
 
 
+def _uses_axis(op: Op, axis: tuple) -> bool:
+    """op is a collective over `axis`, or holds one in its regions (a loop body reading
+    axis_index makes its carry batched even when no operand is)."""
+    return _collective_here(op, axis) or any(_uses_axis(o, axis) for fn in op.regions
+                                             for o in fn.ops)
+
+
 def _no_rule(op: Op) -> BatchingError:
     where = f" (used at {op.loc.file}:{op.loc.line})" if op.loc.line else ""
     return BatchingError(f"vmap: primitive {op.prim.name!r}{where} has no batching rule")
@@ -70,7 +77,7 @@ def batch_into(builder: Builder, fn: Function, args: Sequence[Value],
     def apply(op: Op, operands: list[tuple[Value, bool]]) -> list[tuple[Value, bool]]:
         vals = [v for v, _ in operands]
         flags = tuple(b for _, b in operands)
-        if not any(flags) and not _collective_here(op, axis):
+        if not any(flags) and not _uses_axis(op, axis):
             outs = builder.bind(op.prim, vals, op.attrs, op.loc, op.regions,
                                 out_types=op.result_types)
             return [(v, False) for v in outs]

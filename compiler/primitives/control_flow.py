@@ -28,13 +28,17 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import batch_rules as br
 from .. import dtypes as dt
 from ..autodiff import inline, jvp_function, vjp_function, vjp_into
+from ..batching import batch_function, batch_into
 from ..builder import Builder
 from ..errors import ShapeError
 from ..ir import Function, TensorType
+from ..ops import Ops
 from ..passes.dce import dce
 from ..primitive import Primitive
+from .reductions import reduce_or
 
 _I32 = TensorType((), dt.int32)
 _I64 = TensorType((), dt.int64)
@@ -411,5 +415,131 @@ def _scan_jvp(ops, tangents, primals, outs, *, num_consts, num_carry, length, re
 
 scan = Primitive("scan", _scan_rule, _scan_emit, _scan_ref, vjp=_scan_vjp, jvp=_scan_jvp,
                  multiple_results=True, family="control_flow")
+
+# ---- batching rules -------------------------------------------------------------------
+# Bodies are batched with batching.batch_function (axis=ops.axis, so collectives inside
+# see their vmap axis; a body's collective makes the transform call these rules even
+# when no operand is batched, hence the size from ops.axis). A loop carry's batching is
+# a fixed point: a carry is batched when its initial value is or when the body makes it
+# so, which may batch other carries on the next step; at most one more pass per carry
+# reaches it.
+
+
+def _union(a, b) -> list[bool]:
+    return [x or y for x, y in zip(a, b, strict=True)]
+
+
+def _select_batched(ops, pred, on_true, on_false):
+    """Per example: on_true where pred[i] (pred: bool[N], values batched on axis 0)."""
+    p = ops.broadcast(pred, on_true.type.shape, (0,))
+    return ops.select(p, on_true, on_false)
+
+
+def _cond_batch(ops, operands, batched, *, regions):
+    index, *args = operands
+    n = ops.axis[1]
+    args_b = list(batched[1:])
+    if batched[0]:
+        # each example picks its own branch: run every branch batched, then select (as
+        # JAX does); an index out of range picks the last branch, as cond does
+        results = []
+        for f in regions:
+            outs, outs_b = batch_into(ops.builder, f, args, args_b, ops.axis)
+            results.append([br.bring(ops, v, b, n) for v, b in zip(outs, outs_b, strict=True)])
+        if index.type.dtype is dt.bool_:
+            on_false, on_true = results
+            return tuple(_select_batched(ops, index, t, f)
+                         for t, f in zip(on_true, on_false, strict=True))
+        picked = results[-1]
+        for i in range(len(regions) - 2, -1, -1):
+            hit = ops.eq(index, ops.const(i, dt.int32, (n,)))
+            picked = [_select_batched(ops, hit, v, p)
+                      for v, p in zip(results[i], picked, strict=True)]
+        return tuple(picked)
+    outs_b = [False] * len(regions[0].results)
+    for f in regions:
+        outs_b = _union(outs_b, batch_function(f, args_b, n, axis=ops.axis)[1])
+    branches = tuple(batch_function(f, args_b, n, force=outs_b, axis=ops.axis)[0]
+                     for f in regions)
+    return ops.bind_many(cond, index, *args, regions=branches)
+
+
+cond.batch = _cond_batch
+
+
+def _fixed_point(run, carry_b) -> list[bool]:
+    """Iterate `run(carry_b) -> body's carry batching` until no carry becomes batched."""
+    carry_b = list(carry_b)
+    while True:
+        new = _union(carry_b, run(carry_b))
+        if new == carry_b:
+            return carry_b
+        carry_b = new
+
+
+def _while_batch(ops, operands, batched, *, num_consts, regions):
+    cond_fn, body_fn = regions
+    nc, n, axis = num_consts, ops.axis[1], ops.axis
+    consts_b = list(batched[:nc])
+    carry_b = _fixed_point(
+        lambda kb: batch_function(body_fn, consts_b + kb, n, axis=axis)[1], batched[nc:])
+    _, (pred_b,) = batch_function(cond_fn, consts_b + carry_b, n, axis=axis)
+    if pred_b:  # lanes stop at different steps: every carry is per example
+        carry_b = [True] * len(carry_b)
+    in_b = consts_b + carry_b
+    operands = [br.bring(ops, v, was, n) if b else v
+                for v, b, was in zip(operands, in_b, batched, strict=True)]
+    body_n, _ = batch_function(body_fn, in_b, n, force=carry_b, axis=axis)
+    cond_n, _ = batch_function(cond_fn, in_b, n, axis=axis)
+    if pred_b:
+        cond_n, body_n = _while_masked(cond_n, body_n, nc)
+    return ops.bind_many(while_, *operands, num_consts=nc, regions=(cond_n, body_n))
+
+
+def _while_masked(cond_n: Function, body_n: Function, nc: int) -> tuple[Function, Function]:
+    """A batched predicate (bool[N]): loop while any lane's is true, and update only the
+    lanes whose predicate is still true (the others keep their final carry), as JAX."""
+    b = Builder(f"{cond_n.name}_any")
+    ps = [b.param(p.type) for p in cond_n.params]
+    (pred,) = inline(b, cond_n, ps)
+    any_ = Ops(b).bind(reduce_or, pred, axes=(0,))
+    new_cond = b.build([any_])
+    b = Builder(f"{body_n.name}_masked")
+    ps = [b.param(p.type) for p in body_n.params]
+    ops = Ops(b)
+    (pred,) = inline(b, cond_n, ps)
+    new = inline(b, body_n, ps)
+    new_body = b.build([_select_batched(ops, pred, v, old)
+                        for v, old in zip(new, ps[nc:], strict=True)])
+    return new_cond, new_body
+
+
+while_.batch = _while_batch
+
+
+def _scan_batch(ops, operands, batched, *, num_consts, num_carry, regions, **attrs):
+    (body,) = regions
+    nc, nk, n, axis = num_consts, num_carry, ops.axis[1], ops.axis
+    consts_b, xs_b = list(batched[:nc]), list(batched[nc + nk:])
+    carry_b = _fixed_point(
+        lambda kb: batch_function(body, consts_b + kb + xs_b, n, axis=axis)[1][:nk],
+        batched[nc:nc + nk])
+    in_b = consts_b + carry_b + xs_b
+    ny = len(body.results) - nk
+    body_n, out_b = batch_function(body, in_b, n, force=carry_b + [False] * ny, axis=axis)
+    consts = operands[:nc]
+    init = [br.bring(ops, v, was, n) if b else v
+            for v, b, was in zip(operands[nc:nc + nk], carry_b, batched[nc:nc + nk], strict=True)]
+    # scan walks axis 0 of xs, so their batch axis goes to 1 (axis 0 of each slice)
+    xs = [br.move_axis(ops, x, 0, 1) if b else x
+          for x, b in zip(operands[nc + nk:], xs_b, strict=True)]
+    outs = ops.bind_many(scan, *consts, *init, *xs, num_consts=nc, num_carry=nk,
+                         regions=(body_n,), **attrs)  # length, reverse ... unchanged
+    ys = [br.move_axis(ops, y, 1, 0) if b else y
+          for y, b in zip(outs[nk:], out_b[nk:], strict=True)]
+    return (*outs[:nk], *ys)
+
+
+scan.batch = _scan_batch
 
 PRIMITIVES = [cond, while_, scan]

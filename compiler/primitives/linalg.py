@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import batch_rules as br
 from .. import dtypes as dt
 from ..errors import ShapeError
 from ..ir import TensorType, scalar_type
@@ -607,5 +608,39 @@ def _svd_vjp(ops, cts, primals, outs, *, full_matrices, compute_uv):
 
 svd = Primitive("svd", _svd_rule, _svd_emit, _svd_ref, vjp=_svd_vjp, multiple_results=True,
                 family="linalg")
+
+# ---- batching rules ---------------------------------------------------------------------
+# Every primitive here treats leading axes as a batch of independent matrices (LAPACK's
+# FFI calls and the reference loop over them), and triangular_solve's attributes name
+# only the last two axes: the vmapped axis is one more leading axis.
+
+
+
+def _ts_batch(ops, xs, batched, **attrs):
+    """Only b batched: the examples are more right-hand sides of the same system, so fold
+    the batch axis into b's columns (left_side) or rows (right side) and solve once, as
+    JAX does, instead of broadcasting a."""
+    (a, b), a_batched = xs, batched[0]
+    if a_batched:
+        return (ops.bind(triangular_solve, *br.bring_all(ops, xs, batched), **attrs),)
+    r = b.type.ndim  # (N, *batch, rows, cols)
+    n = b.type.shape[0]
+    *lead, rows, cols = b.type.shape[1:]
+    if attrs["left_side"]:  # (*batch, rows, N, cols) -> (*batch, rows, N*cols)
+        moved = br.move_axis(ops, b, 0, r - 2)
+        folded = (*lead, rows, n * cols)
+        unfolded = (*lead, rows, n, cols)
+    else:  # (*batch, N, rows, cols) -> (*batch, N*rows, cols)
+        moved = br.move_axis(ops, b, 0, r - 3)
+        folded = (*lead, n * rows, cols)
+        unfolded = (*lead, n, rows, cols)
+    x = ops.bind(triangular_solve, a, ops.reshape(moved, folded), **attrs)
+    x = ops.reshape(x, unfolded)
+    return (br.move_axis(ops, x, r - 2 if attrs["left_side"] else r - 3, 0),)
+
+
+for _prim in (cholesky, lu, qr, eigh, svd):
+    _prim.batch = br.leading(_prim)
+triangular_solve.batch = _ts_batch
 
 PRIMITIVES = [cholesky, triangular_solve, lu, qr, eigh, svd]
