@@ -51,7 +51,31 @@ from ._creation import (
     zeros,
     zeros_like,
 )
-from ._dtypes import astype, can_cast, finfo, iinfo, isdtype, result_type
+from ._diagonals import (
+    diag,
+    diag_indices,
+    diag_indices_from,
+    diagonal,
+    fill_diagonal,
+    trace,
+    tril_indices,
+    tril_indices_from,
+    triu_indices,
+    triu_indices_from,
+)
+from ._dtypes import (
+    astype,
+    can_cast,
+    complex_,
+    finfo,
+    float_,
+    iinfo,
+    int_,
+    isdtype,
+    issubdtype,
+    promote_types,
+    result_type,
+)
 from ._elementwise import (
     abs,
     absolute,
@@ -103,6 +127,7 @@ from ._elementwise import (
     fmax,
     fmin,
     fmod,
+    frexp,
     gcd,
     greater,
     greater_equal,
@@ -167,7 +192,9 @@ from ._elementwise import (
     true_divide,
     trunc,
 )
+from ._index_tricks import indices, ix_, mgrid, ogrid, ravel_multi_index, unravel_index
 from ._info import __array_namespace_info__
+from ._insert_delete import append, delete, insert
 from ._manipulation import (
     array_split,
     atleast_1d,
