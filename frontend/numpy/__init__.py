@@ -253,6 +253,7 @@ from ._reductions import (
     sum,
     var,
 )
+from ._quantiles import median, nanmedian, nanpercentile, nanquantile, percentile, quantile
 from ._searching import (
     argwhere,
     flatnonzero,
@@ -265,6 +266,7 @@ from ._searching import (
 )
 from ._sets import unique, unique_all, unique_counts, unique_inverse, unique_values
 from ._sorting import (
+    argpartition,
     argsort,
     cummax,
     cummin,
@@ -272,10 +274,28 @@ from ._sorting import (
     cumsum,
     cumulative_prod,
     cumulative_sum,
+    lexsort,
+    nancumprod,
+    nancumsum,
+    partition,
     sort,
     top_k,
 )
-from ._statistics import average, nanmax, nanmean, nanmin, nanprod, nanstd, nansum, nanvar, ptp
+from ._statistics import (
+    average,
+    corrcoef,
+    cov,
+    nanargmax,
+    nanargmin,
+    nanmax,
+    nanmean,
+    nanmin,
+    nanprod,
+    nanstd,
+    nansum,
+    nanvar,
+    ptp,
+)
 
 bool = bool_  # noqa: A001 - the array API spells it `bool`
 e = 2.718281828459045
