@@ -192,6 +192,7 @@ from ._elementwise import (
     true_divide,
     trunc,
 )
+from ._histograms import bincount, digitize, histogram, histogram_bin_edges
 from ._index_tricks import indices, ix_, mgrid, ogrid, ravel_multi_index, unravel_index
 from ._info import __array_namespace_info__
 from ._insert_delete import append, delete, insert
@@ -264,7 +265,7 @@ from ._searching import (
     take_along_axis,
     where,
 )
-from ._sets import unique, unique_all, unique_counts, unique_inverse, unique_values
+from ._sets import isin, unique, unique_all, unique_counts, unique_inverse, unique_values
 from ._sorting import (
     argpartition,
     argsort,

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..compiler import dtypes as dt
 from ..errors import MustCompileError, at_user_line
 from ..promotion import DEFAULT_INT
 from ..tensor import Tensor
@@ -49,7 +50,7 @@ def delete(arr, obj, axis=None, *, assume_unique_indices: bool = False) -> Tenso
     if assume_unique_indices and isinstance(obj, Tensor) and not obj._backend.concrete:
         i = reshape(obj, (-1,)).astype(DEFAULT_INT)
         i = i + n * (i < 0)
-        keep = broadcast_to(x._backend.scalar(True, "bool"), (n,)).at[i].set(False)
+        keep = broadcast_to(x._backend.scalar(True, dt.bool_), (n,)).at[i].set(False)
         return take(x, nonzero(keep, size=n - i.shape[0])[0], axis=ax)
     pos = _static_positions(obj, "delete")
     if isinstance(pos, slice):
