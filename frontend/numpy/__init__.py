@@ -30,6 +30,7 @@ from ..compiler.dtypes import (
 )
 from ..tensor import Tensor
 from . import fft, linalg  # the array API extensions
+from ._conditions import piecewise, select
 from ._creation import (
     arange,
     array,
@@ -234,7 +235,18 @@ from ._manipulation import (
 )
 from ._operands import asarray, broadcast_arrays, broadcast_shapes, broadcast_to
 from ._padding import pad
-from ._products import dot, einsum, inner, matmul, outer, tensordot, vdot, vecdot
+from ._products import (
+    cross,
+    dot,
+    einsum,
+    inner,
+    kron,
+    matmul,
+    outer,
+    tensordot,
+    vdot,
+    vecdot,
+)
 from ._reductions import (
     all,
     allclose,
