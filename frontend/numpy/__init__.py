@@ -30,7 +30,9 @@ from ..compiler.dtypes import (
 )
 from ..tensor import Tensor
 from . import fft, linalg  # the array API extensions
+from ._calculus import gradient, trapezoid
 from ._conditions import piecewise, select
+from ._convolution import convolve, correlate
 from ._creation import (
     arange,
     array,
@@ -195,6 +197,7 @@ from ._elementwise import (
 )
 from ._histograms import bincount, digitize, histogram, histogram_bin_edges
 from ._index_tricks import indices, ix_, mgrid, ogrid, ravel_multi_index, unravel_index
+from ._interpolation import interp
 from ._info import __array_namespace_info__
 from ._insert_delete import append, delete, insert
 from ._manipulation import (
