@@ -36,6 +36,7 @@ from ._convolution import convolve, correlate
 from ._creation import (
     arange,
     array,
+    copy,
     empty,
     empty_like,
     eye,
@@ -219,6 +220,7 @@ from ._manipulation import (
     hstack,
     matrix_transpose,
     moveaxis,
+    ndim,
     permute_dims,
     ravel,
     repeat,
@@ -226,6 +228,8 @@ from ._manipulation import (
     roll,
     rot90,
     row_stack,
+    shape,
+    size,
     split,
     squeeze,
     stack,
@@ -238,6 +242,7 @@ from ._manipulation import (
 )
 from ._operands import asarray, broadcast_arrays, broadcast_shapes, broadcast_to
 from ._padding import pad
+from ._polynomials import poly, polyval, roots
 from ._products import (
     cross,
     dot,
