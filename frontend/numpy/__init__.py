@@ -5,9 +5,13 @@ eager XLA backend, the reference backend and inside jit.
 
 Modules by job, each importing only those before it: _operands (asarray, promotion,
 broadcasting, axis checks), _elementwise, _creation, _manipulation, _reductions,
-_padding, _products, _statistics, _indexing (x[i], x.at[i]), _sorting, _searching,
-_sets, _dtypes, _info, and the linalg and fft extensions. _methods installs Tensor's
-operators and methods from this namespace when it is imported.
+_diagonals (diag, trace, fill_diagonal, triangle indices), _index_tricks (grids, ix_,
+unravel/ravel of indices), _conditions (select, piecewise), _padding, _products,
+_convolution, _calculus (trapezoid, gradient), _statistics, _indexing (x[i], x.at[i]),
+_sorting, _searching, _sets, _quantiles (median, percentile, quantile), _histograms
+(bincount, digitize, histogram), _interpolation, _insert_delete, _polynomials, _dtypes,
+_info, and the linalg and fft extensions. _methods installs Tensor's operators and
+methods from this namespace when it is imported.
 """
 
 from ..compiler.dtypes import DType as dtype
@@ -198,9 +202,9 @@ from ._elementwise import (
 )
 from ._histograms import bincount, digitize, histogram, histogram_bin_edges
 from ._index_tricks import indices, ix_, mgrid, ogrid, ravel_multi_index, unravel_index
-from ._interpolation import interp
 from ._info import __array_namespace_info__
 from ._insert_delete import append, delete, insert
+from ._interpolation import interp
 from ._manipulation import (
     array_split,
     atleast_1d,
@@ -255,6 +259,7 @@ from ._products import (
     vdot,
     vecdot,
 )
+from ._quantiles import median, nanmedian, nanpercentile, nanquantile, percentile, quantile
 from ._reductions import (
     all,
     allclose,
@@ -274,7 +279,6 @@ from ._reductions import (
     sum,
     var,
 )
-from ._quantiles import median, nanmedian, nanpercentile, nanquantile, percentile, quantile
 from ._searching import (
     argwhere,
     flatnonzero,

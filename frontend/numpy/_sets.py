@@ -24,8 +24,8 @@ from ..dispatch import bind1
 from ..errors import MustCompileError, at_user_line
 from ..promotion import DEFAULT_INT
 from ..tensor import Tensor
-from ._indexing import index_dtype
 from ._creation import zeros
+from ._indexing import index_dtype
 from ._manipulation import concatenate, moveaxis, reshape
 from ._operands import as_tensor, astype, broadcast_to, normalize_axis, promote_operands
 from ._reductions import any as any_

@@ -21,8 +21,8 @@ from ..dispatch import bind, bind1
 from ..errors import at_user_line
 from ..promotion import DEFAULT_INT
 from ..tensor import Tensor
-from ._indexing import index_dtype
 from ._elementwise import isnan, select
+from ._indexing import index_dtype
 from ._manipulation import concatenate, reshape
 from ._operands import as_tensor, astype, full_like_tensor, normalize_axis
 
