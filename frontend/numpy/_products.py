@@ -212,7 +212,7 @@ def einsum(subscripts: str, *operands) -> Tensor:
     def reduce_private(term, x, keep):
         axes = tuple(i for i, c in enumerate(term) if c not in keep)
         if axes:
-            x = sum(x, axis=axes)
+            x = sum(x, axis=axes, dtype=x.dtype)  # einsum keeps the operands' dtype
             term = "".join(c for c in term if c in keep)
         return term, x
 
