@@ -43,7 +43,7 @@ def bincount(x, weights=None, minlength: int = 0, *, length=None) -> Tensor:
                 "bincount inside jit cannot be compiled without a static length: the number "
                 "of bins depends on the largest value, and XLA programs have static shapes. "
                 "Pass length=N (values >= N are dropped), or call bincount outside jit"))
-        length = builtins.max(minlength, int(np.max(x.numpy(), initial=-1)) + 1)
+        length = builtins.max(minlength, int(x.numpy().max()) + 1 if x.size else 0)
     length = operator.index(length)
     if weights is None:
         w = x._backend.scalar(1, DEFAULT_INT)

@@ -377,7 +377,7 @@ def lstsq(a, b, rcond=None, *, numpy_resid: bool = False) -> LstsqResult:
     cutoff = (builtins.max(m, n) * eps if rcond is None else rcond) * (
         s[0] if s.shape[0] else 0.0)
     keep = E.greater_equal(s, cutoff) if s.shape[0] else s > 0
-    rank = R.sum(keep.astype(dt.int64))
+    rank = R.sum(keep.astype(dt.int32), dtype=dt.int32)  # LAPACK's (and NumPy's) int32
     s_inv = E.select(keep, 1.0 / E.select(keep, s, 1.0), 0.0).astype(a.dtype)
     x = matmul(_h(vh), s_inv[:, None] * matmul(_h(u), b2))
     if numpy_resid and (not rank._backend.concrete or int(rank.item()) < n or m <= n):
