@@ -60,12 +60,13 @@ def _quantile(name: str, a, q, axis, method: str, keepdims: bool, ignore_nan: bo
     if n == 0:
         raise ValueError(at_user_line(f"{name} of an empty axis is not defined"))
     s = sort(rows, axis=-1)
-    nan_row = any(isnan(rows), axis=-1, keepdims=True)
-    if ignore_nan:
+    if ignore_nan:  # the NaNs sorted last: only the first `count` entries of a row count
         count = sum(logical_not(isnan(rows)), axis=-1, keepdims=True).astype(a.dtype)
         last = subtract(count, 1)
+        undefined = count == 0
     else:
         last = broadcast_to(a._backend.scalar(n - 1, a.dtype), kept_shape + (1,))
+        undefined = any(isnan(rows), axis=-1, keepdims=True)
     qs = reshape(q, (1,) * len(kept_shape) + (q.size,))
     pos = multiply(qs, last)  # (..., k): the position of each quantile in its sorted row
     lo, hi = floor(pos), ceil(pos)
@@ -90,7 +91,7 @@ def _quantile(name: str, a, q, axis, method: str, keepdims: bool, ignore_nan: bo
         out = select(t >= 0.5, subtract(high, multiply(diff, subtract(1, t))),
                      add(low, multiply(diff, t)))
     nan = a._backend.scalar(float("nan"), a.dtype)
-    out = select(count == 0, nan, out) if ignore_nan else select(nan_row, nan, out)
+    out = select(undefined, nan, out)
     out = moveaxis(out, -1, 0)  # q's axis first, as NumPy
     if keepdims:
         out = reshape(out, (q.size,) + tuple(1 if i in axes else a.shape[i]
