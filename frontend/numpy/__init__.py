@@ -5,9 +5,13 @@ eager XLA backend, the reference backend and inside jit.
 
 Modules by job, each importing only those before it: _operands (asarray, promotion,
 broadcasting, axis checks), _elementwise, _creation, _manipulation, _reductions,
-_padding, _products, _statistics, _indexing (x[i], x.at[i]), _sorting, _searching,
-_sets, _dtypes, _info, and the linalg and fft extensions. _methods installs Tensor's
-operators and methods from this namespace when it is imported.
+_diagonals (diag, trace, fill_diagonal, triangle indices), _index_tricks (grids, ix_,
+unravel/ravel of indices), _conditions (select, piecewise), _padding, _products,
+_convolution, _calculus (trapezoid, gradient), _statistics, _indexing (x[i], x.at[i]),
+_sorting, _searching, _sets, _quantiles (median, percentile, quantile), _histograms
+(bincount, digitize, histogram), _interpolation, _insert_delete, _polynomials, _dtypes,
+_info, and the linalg and fft extensions. _methods installs Tensor's operators and
+methods from this namespace when it is imported.
 """
 
 from ..compiler.dtypes import DType as dtype
@@ -30,9 +34,13 @@ from ..compiler.dtypes import (
 )
 from ..tensor import Tensor
 from . import fft, linalg  # the array API extensions
+from ._calculus import gradient, trapezoid
+from ._conditions import piecewise, select
+from ._convolution import convolve, correlate
 from ._creation import (
     arange,
     array,
+    copy,
     empty,
     empty_like,
     eye,
@@ -51,7 +59,31 @@ from ._creation import (
     zeros,
     zeros_like,
 )
-from ._dtypes import astype, can_cast, finfo, iinfo, isdtype, result_type
+from ._diagonals import (
+    diag,
+    diag_indices,
+    diag_indices_from,
+    diagonal,
+    fill_diagonal,
+    trace,
+    tril_indices,
+    tril_indices_from,
+    triu_indices,
+    triu_indices_from,
+)
+from ._dtypes import (
+    astype,
+    can_cast,
+    complex_,
+    finfo,
+    float_,
+    iinfo,
+    int_,
+    isdtype,
+    issubdtype,
+    promote_types,
+    result_type,
+)
 from ._elementwise import (
     abs,
     absolute,
@@ -103,6 +135,7 @@ from ._elementwise import (
     fmax,
     fmin,
     fmod,
+    frexp,
     gcd,
     greater,
     greater_equal,
@@ -167,7 +200,11 @@ from ._elementwise import (
     true_divide,
     trunc,
 )
+from ._histograms import bincount, digitize, histogram, histogram_bin_edges
+from ._index_tricks import indices, ix_, mgrid, ogrid, ravel_multi_index, unravel_index
 from ._info import __array_namespace_info__
+from ._insert_delete import append, delete, insert
+from ._interpolation import interp
 from ._manipulation import (
     array_split,
     atleast_1d,
@@ -187,6 +224,7 @@ from ._manipulation import (
     hstack,
     matrix_transpose,
     moveaxis,
+    ndim,
     permute_dims,
     ravel,
     repeat,
@@ -194,6 +232,8 @@ from ._manipulation import (
     roll,
     rot90,
     row_stack,
+    shape,
+    size,
     split,
     squeeze,
     stack,
@@ -206,7 +246,20 @@ from ._manipulation import (
 )
 from ._operands import asarray, broadcast_arrays, broadcast_shapes, broadcast_to
 from ._padding import pad
-from ._products import dot, einsum, inner, matmul, outer, tensordot, vdot, vecdot
+from ._polynomials import poly, polyval, roots
+from ._products import (
+    cross,
+    dot,
+    einsum,
+    inner,
+    kron,
+    matmul,
+    outer,
+    tensordot,
+    vdot,
+    vecdot,
+)
+from ._quantiles import median, nanmedian, nanpercentile, nanquantile, percentile, quantile
 from ._reductions import (
     all,
     allclose,
@@ -236,8 +289,9 @@ from ._searching import (
     take_along_axis,
     where,
 )
-from ._sets import unique, unique_all, unique_counts, unique_inverse, unique_values
+from ._sets import isin, unique, unique_all, unique_counts, unique_inverse, unique_values
 from ._sorting import (
+    argpartition,
     argsort,
     cummax,
     cummin,
@@ -245,10 +299,28 @@ from ._sorting import (
     cumsum,
     cumulative_prod,
     cumulative_sum,
+    lexsort,
+    nancumprod,
+    nancumsum,
+    partition,
     sort,
     top_k,
 )
-from ._statistics import average, nanmax, nanmean, nanmin, nanprod, nanstd, nansum, nanvar, ptp
+from ._statistics import (
+    average,
+    corrcoef,
+    cov,
+    nanargmax,
+    nanargmin,
+    nanmax,
+    nanmean,
+    nanmin,
+    nanprod,
+    nanstd,
+    nansum,
+    nanvar,
+    ptp,
+)
 
 bool = bool_  # noqa: A001 - the array API spells it `bool`
 e = 2.718281828459045

@@ -1,5 +1,5 @@
 """Creation functions: full, zeros, ones, empty (and their _like forms), arange, eye,
-identity, tri, tril/triu, linspace, logspace, meshgrid, array and from_dlpack.
+identity, tri, tril/triu, linspace, logspace, meshgrid, array, copy and from_dlpack.
 
 Their arguments are static, so concrete backends build the data with NumPy and place
 it; inside jit the values become IR constants (a splat constant broadcast, or iota for
@@ -134,6 +134,12 @@ def tri(n: int, m: int | None = None, k: int = 0, dtype=None) -> Tensor:
 def array(obj, dtype=None, *, copy: bool = True, device=None) -> Tensor:
     """NumPy's array(): like asarray but copying by default."""
     return asarray(obj, dtype, device=device, copy=copy)
+
+
+def copy(a, order=None) -> Tensor:
+    """A new tensor with a's value (NumPy's copy; `order` is accepted and ignored, tensors
+    have one layout)."""
+    return asarray(a, copy=True)
 
 
 def from_dlpack(x, /, *, device=None, copy=None) -> Tensor:

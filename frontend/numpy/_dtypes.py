@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import numpy as np
+
 from ..compiler import dtypes as dt
 from ..errors import at_user_line
 from ..promotion import promote_strong
@@ -116,3 +118,30 @@ def isdtype(dtype, kind) -> bool:
                                           f"one of {', '.join(map(repr, _KINDS))}"))
         return d.kind in _KINDS[kind]
     return d is dt.dtype(kind)
+
+
+def promote_types(a, b) -> dt.DType:
+    """The dtype both `a` and `b` convert to, by stablejit's promotion table (the one
+    `a + b` uses on tensors of these dtypes)."""
+    return promote_strong(dt.dtype(a), dt.dtype(b))
+
+
+# NumPy's abstract scalar types, as the dtype kinds each one covers
+_ABSTRACT_KINDS = {
+    np.generic: "biufc", np.number: "iufc", np.integer: "iu", np.signedinteger: "i",
+    np.unsignedinteger: "u", np.inexact: "fc", np.floating: "f", np.complexfloating: "c",
+}
+
+
+def issubdtype(arg1, arg2) -> bool:
+    """Whether dtype `arg1` is `arg2` or below it in NumPy's type hierarchy (np.floating,
+    np.integer, np.number, ...). bfloat16 counts as a floating type, as in JAX."""
+    d = _dtype_of(arg1)
+    if isinstance(arg2, type) and arg2 in _ABSTRACT_KINDS:
+        return d.kind in _ABSTRACT_KINDS[arg2]
+    return d is dt.dtype(arg2)
+
+
+float_ = dt.float64  # NumPy's and JAX's aliases of the 64-bit types
+int_ = dt.int64
+complex_ = dt.complex128

@@ -526,6 +526,25 @@ def ldexp(x1, x2) -> Tensor:
     return multiply(a, exp2(astype(x2, a.dtype)))
 
 
+def frexp(x) -> tuple[Tensor, Tensor]:
+    """Mantissa and exponent, x = m * 2**e with 0.5 <= |m| < 1 (m = x, e = 0 for zeros,
+    infinities and NaNs); e is int32. Read from the bits, so exact for subnormals too."""
+    x = _real_float("frexp", x)
+    info = dt.finfo(x.dtype)
+    nmant, nexp = int(info.nmant), int(info.nexp)
+    int_type = dt.dtype(f"int{x.dtype.bits}")
+    mask, bias = (1 << nexp) - 1, 1 - int(info.minexp)
+    # subnormals are scaled into the normal range first, their exponent corrected after
+    tiny = less(abs(x), float(info.smallest_normal))
+    scaled = select(tiny, multiply(x, float(2 ** nmant)), x)
+    bits = bind1(ew.bitcast_convert, scaled, dtype=int_type)
+    e = (bits >> nmant & mask) - (bias - 1) - select(tiny, nmant, 0)
+    m_bits = bits & ~(mask << nmant) | (bias - 1) << nmant
+    m = bind1(ew.bitcast_convert, m_bits, dtype=x.dtype)
+    special = logical_or(logical_or(isinf(x), isnan(x)), equal(x, 0))
+    return select(special, x, m), astype(select(special, 0, e), dt.int32)
+
+
 def divmod(x1, x2) -> tuple[Tensor, Tensor]:  # noqa: A001 - NumPy's name
     return floor_divide(x1, x2), remainder(x1, x2)
 

@@ -1,5 +1,6 @@
 """Shape manipulation: reshape, transpose, concatenate, stack, squeeze, expand_dims,
-flip, roll, repeat, tile, unstack, split, diff and NumPy's stacking helpers.
+flip, roll, repeat, tile, unstack, split, diff, NumPy's stacking helpers, and shape,
+ndim and size as functions.
 
 All are static-shape compositions of slice, concatenate, broadcast_in_dim, reshape,
 transpose and reverse, so they work inside jit. (pad is in _padding.)
@@ -428,3 +429,19 @@ def rot90(x, k: int = 1, axes=(0, 1)) -> Tensor:
     if k == 1:
         return swapaxes(flip(x, b), a, b)
     return flip(swapaxes(x, a, b), b)
+
+
+def shape(a) -> tuple[int, ...]:
+    """The shape of a tensor (or of anything NumPy can make an array of)."""
+    return a.shape if isinstance(a, Tensor) else np.shape(a)
+
+
+def ndim(a) -> int:
+    """The number of axes."""
+    return a.ndim if isinstance(a, Tensor) else np.ndim(a)
+
+
+def size(a, axis=None) -> int:
+    """The number of elements, in all or along one axis."""
+    s = shape(a)
+    return math.prod(s) if axis is None else s[normalize_axis(axis, len(s))]

@@ -1,14 +1,17 @@
-"""Products: matmul, dot, tensordot, einsum, vdot, vecdot, inner, outer — all dot_general
-(or a multiply and a sum)."""
+"""Products: matmul, dot, tensordot, einsum, vdot, vecdot, inner, outer, kron, cross —
+dot_general, or multiplies and sums."""
 
 from __future__ import annotations
+
+import builtins
 
 from ..compiler.primitives import products
 from ..dispatch import bind1
 from ..errors import at_user_line
 from ..tensor import Tensor
-from ._elementwise import conj, multiply
-from ._manipulation import expand_dims, moveaxis, reshape, squeeze, transpose
+from ._diagonals import diagonal
+from ._elementwise import conj, multiply, subtract
+from ._manipulation import expand_dims, moveaxis, reshape, squeeze, stack, transpose
 from ._operands import broadcast_shapes, broadcast_to, normalize_axis, promote_operands
 from ._reductions import sum
 
@@ -113,32 +116,93 @@ def outer(x, y) -> Tensor:
     return multiply(reshape(x, (-1, 1)), reshape(y, (1, -1)))
 
 
+_LETTERS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+
+
+def _expand_ellipses(terms: list[str], out: str | None, ops) -> tuple[list[str], str | None]:
+    """Each '...' replaced by letters of its own, the broadcast axes aligned from the
+    right (as NumPy); in an implicit output they come first."""
+    free = [c for c in _LETTERS if c not in "".join(terms) + (out or "")]
+    ranks = []
+    for t, x in zip(terms, ops, strict=True):
+        named = len(t.replace("...", ""))
+        ranks.append(x.ndim - named if "..." in t else 0)
+        if "..." in t and ranks[-1] < 0:
+            raise ValueError(at_user_line(f"einsum: subscripts {t!r} name more axes than the "
+                                          f"operand of shape {x.shape} has"))
+    width = builtins.max(ranks, default=0)
+    batch = "".join(free[:width])
+    terms = [t.replace("...", batch[width - r:]) for t, r in zip(terms, ranks, strict=True)]
+    if out is not None:
+        out = out.replace("...", batch)
+    elif width:
+        letters = "".join(terms).translate({ord(c): None for c in batch})
+        out = batch + "".join(sorted(c for c in set(letters) if letters.count(c) == 1))
+    return terms, out
+
+
+def _take_diagonals(term: str, x: Tensor) -> tuple[str, Tensor]:
+    """An operand whose subscripts repeat a letter ('ii', 'iji') reduced to the diagonal
+    of those axes, so each letter names one axis."""
+    while len(set(term)) != len(term):
+        c = next(c for c in term if term.count(c) > 1)
+        i = term.index(c)
+        j = term.index(c, i + 1)
+        if x.shape[i] != x.shape[j]:
+            raise ValueError(at_user_line(f"einsum: index {c!r} repeats in {term!r} over axes "
+                                          f"of sizes {x.shape[i]} and {x.shape[j]}"))
+        x = diagonal(x, 0, i, j)
+        term = "".join(t for k, t in enumerate(term) if k not in (i, j)) + c
+    return term, x
+
+
+def _squeeze_broadcast(terms: list[str], ops: list[Tensor]) -> tuple[list[str], list[Tensor]]:
+    """Size-1 axes whose letter has a larger size in another operand broadcast: they
+    are dropped from their operand."""
+    sizes: dict[str, int] = {}
+    for t, x in zip(terms, ops, strict=True):
+        for c, n in zip(t, x.shape, strict=True):
+            if n != 1:
+                if sizes.get(c, n) != n:
+                    raise ValueError(at_user_line(
+                        f"einsum: index {c!r} has sizes {sizes[c]} and {n} in different "
+                        f"operands"))
+                sizes[c] = n
+    new_terms, new_ops = [], []
+    for t, x in zip(terms, ops, strict=True):
+        drop = tuple(k for k, c in enumerate(t) if x.shape[k] == 1 and sizes.get(c, 1) != 1)
+        if drop:
+            x = squeeze(x, drop)
+            t = "".join(c for k, c in enumerate(t) if k not in drop)
+        new_terms.append(t)
+        new_ops.append(x)
+    return new_terms, new_ops
+
+
 def einsum(subscripts: str, *operands) -> Tensor:
-    """Einstein summation for explicit and implicit subscripts, contracted pairwise
-    left to right with dot_general. Repeated indices within one operand (traces,
-    diagonals) are not supported yet."""
+    """Einstein summation for explicit and implicit subscripts, with '...' (broadcast
+    axes) and repeated indices within one operand (traces, diagonals), contracted
+    pairwise left to right with dot_general."""
     ops = list(promote_operands(*operands)[0])
     subscripts = subscripts.replace(" ", "")
-    if "->" in subscripts:
-        lhs, out = subscripts.split("->")
-    else:
-        lhs = subscripts
-        letters = lhs.replace(",", "")
-        out = "".join(sorted(c for c in set(letters) if letters.count(c) == 1))
+    lhs, out = subscripts.split("->") if "->" in subscripts else (subscripts, None)
     terms = lhs.split(",")
     if len(terms) != len(ops):
         raise ValueError(at_user_line(f"einsum: {len(terms)} operand subscripts for "
                                       f"{len(ops)} operands"))
     if "." in subscripts:
-        raise NotImplementedError(at_user_line("einsum: ellipsis subscripts are not "
-                                               "supported yet; write the axes out"))
+        terms, out = _expand_ellipses(terms, out, ops)
+    if out is None:
+        letters = lhs.replace(",", "")
+        out = "".join(sorted(c for c in set(letters) if letters.count(c) == 1))
     for t, x in zip(terms, ops, strict=True):
-        if len(t) != x.ndim:
+        if len(t) != x.ndim or not t.isalpha():
             raise ValueError(at_user_line(f"einsum: subscripts {t!r} name {len(t)} axes but "
                                           f"the operand has shape {x.shape}"))
-        if len(set(t)) != len(t):
-            raise NotImplementedError(at_user_line(
-                f"einsum: repeated index in {t!r} (trace/diagonal) is not supported yet"))
+    terms, ops = map(list, zip(*(_take_diagonals(t, x) for t, x in zip(terms, ops,
+                                                                           strict=True)),
+                                strict=True))
+    terms, ops = _squeeze_broadcast(terms, ops)
 
     def needed_after(i):
         rest = "".join(terms[i + 1:]) + out
@@ -148,7 +212,7 @@ def einsum(subscripts: str, *operands) -> Tensor:
     def reduce_private(term, x, keep):
         axes = tuple(i for i, c in enumerate(term) if c not in keep)
         if axes:
-            x = sum(x, axis=axes)
+            x = sum(x, axis=axes, dtype=x.dtype)  # einsum keeps the operands' dtype
             term = "".join(c for c in term if c in keep)
         return term, x
 
@@ -171,3 +235,38 @@ def einsum(subscripts: str, *operands) -> Tensor:
         raise ValueError(at_user_line(f"einsum: output subscripts {out!r} name an index "
                                       f"that is not in the inputs"))
     return transpose(cur, [cur_t.index(c) for c in out]) if cur_t != out else cur
+
+
+def kron(a, b) -> Tensor:
+    """The Kronecker product: blocks a[i, j] * b (for any number of axes)."""
+    x, y = promote_operands(a, b)[0]
+    nd = builtins.max(x.ndim, y.ndim)
+    xs, ys = (1,) * (nd - x.ndim) + x.shape, (1,) * (nd - y.ndim) + y.shape
+    xr = reshape(x, tuple(d for n in xs for d in (n, 1)))
+    yr = reshape(y, tuple(d for n in ys for d in (1, n)))
+    return reshape(multiply(xr, yr), tuple(p * q for p, q in zip(xs, ys, strict=True)))
+
+
+def cross(a, b, axisa: int = -1, axisb: int = -1, axisc: int = -1, axis=None) -> Tensor:
+    """The cross product of 3-vectors (or 2-vectors, whose z is 0: two 2-vectors give the
+    z component alone) along axisa of a and axisb of b, put on axisc of the result."""
+    if axis is not None:
+        axisa = axisb = axisc = axis
+    (x, y), _ = promote_operands(a, b)
+    x = moveaxis(x, normalize_axis(axisa, x.ndim, "axisa"), -1)
+    y = moveaxis(y, normalize_axis(axisb, y.ndim, "axisb"), -1)
+    if x.shape[-1] not in (2, 3) or y.shape[-1] not in (2, 3):
+        raise ValueError(at_user_line(f"cross: vectors must have 2 or 3 components, got "
+                                      f"{x.shape[-1]} and {y.shape[-1]}"))
+    x0, x1, y0, y1 = x[..., 0], x[..., 1], y[..., 0], y[..., 1]
+    z = subtract(multiply(x0, y1), multiply(x1, y0))
+    if x.shape[-1] == 2 and y.shape[-1] == 2:
+        return z
+    zero = x._backend.scalar(0, x.dtype)
+    x2 = x[..., 2] if x.shape[-1] == 3 else zero
+    y2 = y[..., 2] if y.shape[-1] == 3 else zero
+    parts = [subtract(multiply(x1, y2), multiply(x2, y1)),
+             subtract(multiply(x2, y0), multiply(x0, y2)), z]
+    shape = broadcast_shapes(*(p.shape for p in parts))
+    out = stack([broadcast_to(p, shape) for p in parts], -1)
+    return moveaxis(out, -1, normalize_axis(axisc, out.ndim, "axisc"))

@@ -10,6 +10,7 @@ from ..errors import at_user_line
 from ..promotion import DEFAULT_FLOAT, DEFAULT_INT
 from ..tensor import Tensor
 from ._elementwise import (
+    add,
     conj,
     divide,
     equal,
@@ -17,9 +18,12 @@ from ._elementwise import (
     isnan,
     logical_and,
     logical_or,
+    maximum,
+    minimum,
     multiply,
     not_equal,
     real,
+    select,
     sqrt,
     subtract,
 )
@@ -28,9 +32,11 @@ from ._operands import (
     as_tensor,
     astype,
     broadcast_shapes,
+    broadcast_to,
     full_like_tensor,
     normalize_axes,
     normalize_axis,
+    promote_operands,
 )
 
 
@@ -65,33 +71,68 @@ def _sum_dtype(x: Tensor):
     return None
 
 
-def sum(x, axis=None, dtype=None, keepdims: bool = False) -> Tensor:  # noqa: A001
+def _where_filled(x: Tensor, where, fill) -> Tensor:
+    """x with `fill` where the (broadcast) mask `where` is False."""
+    if where is None:
+        return x
+    mask = astype(as_tensor(where, x), dt.bool_)
+    shape = broadcast_shapes(x.shape, mask.shape)
+    if shape != x.shape:
+        raise ValueError(at_user_line(f"where= of shape {mask.shape} does not broadcast to "
+                                      f"the reduced tensor's shape {x.shape}"))
+    fill = broadcast_to(fill, x.shape) if isinstance(fill, Tensor) else full_like_tensor(fill, x)
+    return select(mask, x, fill)
+
+
+def sum(x, axis=None, dtype=None, keepdims: bool = False, *, initial=None,  # noqa: A001
+        where=None) -> Tensor:
+    """Sum over `axis`; `where=` masks out elements (counted as 0), `initial` is added."""
     x = as_tensor(x)
-    return _reduce("sum", x, axis, keepdims, dtype or _sum_dtype(x))
+    out = _reduce("sum", _where_filled(x, where, 0), axis, keepdims, dtype or _sum_dtype(x))
+    return out if initial is None else add(out, as_tensor(initial, out).astype(out.dtype))
 
 
-def prod(x, axis=None, dtype=None, keepdims: bool = False) -> Tensor:
+def prod(x, axis=None, dtype=None, keepdims: bool = False, *, initial=None,
+         where=None) -> Tensor:
+    """Product over `axis`; `where=` masks out elements (counted as 1), `initial`
+    multiplies the result."""
     x = as_tensor(x)
-    return _reduce("prod", x, axis, keepdims, dtype or _sum_dtype(x))
+    out = _reduce("prod", _where_filled(x, where, 1), axis, keepdims, dtype or _sum_dtype(x))
+    return out if initial is None else multiply(out, as_tensor(initial, out).astype(out.dtype))
 
 
-def _minmax(kind, x, axis, keepdims):
+def _minmax(kind, x, axis, keepdims, initial=None, where=None):
     x = as_tensor(x)
     axes = normalize_axes(axis, x.ndim)
-    if 0 in [x.shape[a] for a in axes]:  # (`any` here is the reduction)
-        raise ValueError(at_user_line(f"zero-size tensor of shape {x.shape} has no {kind} "
-                                      f"along axis {axis}; pass a non-empty tensor"))
     if x.dtype.is_complex:
         raise TypeError(at_user_line(f"{kind} of complex numbers is not defined"))
-    return _reduce(kind, x, axes, keepdims)
+    if initial is None:
+        if where is not None:
+            raise ValueError(at_user_line(
+                f"{kind} with where= needs initial=: {kind} has no identity to stand for "
+                f"the masked-out elements; pass initial= (the value of an empty reduction)"))
+        if 0 in [x.shape[a] for a in axes]:  # (`any` here is the reduction)
+            raise ValueError(at_user_line(f"zero-size tensor of shape {x.shape} has no {kind} "
+                                          f"along axis {axis}; pass a non-empty tensor or "
+                                          f"initial="))
+        return _reduce(kind, x, axes, keepdims)
+    init = as_tensor(initial, x)
+    (x, init), _ = promote_operands(x, init)
+    out = _reduce(kind, _where_filled(x, where, init), axes, keepdims)
+    return (maximum if kind == "max" else minimum)(out, init)
 
 
-def max(x, axis=None, keepdims: bool = False) -> Tensor:  # noqa: A001
-    return _minmax("max", x, axis, keepdims)
+def max(x, axis=None, keepdims: bool = False, *, initial=None, where=None  # noqa: A001
+        ) -> Tensor:
+    """Maximum over `axis`; `initial` takes part in it (and is the result of an empty
+    reduction), `where=` masks out elements (then initial= is needed)."""
+    return _minmax("max", x, axis, keepdims, initial, where)
 
 
-def min(x, axis=None, keepdims: bool = False) -> Tensor:  # noqa: A001
-    return _minmax("min", x, axis, keepdims)
+def min(x, axis=None, keepdims: bool = False, *, initial=None, where=None  # noqa: A001
+        ) -> Tensor:
+    """Minimum over `axis`; see max."""
+    return _minmax("min", x, axis, keepdims, initial, where)
 
 
 amax, amin = max, min

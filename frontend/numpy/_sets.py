@@ -1,5 +1,5 @@
 """Set functions of the array API: unique_values, unique_counts, unique_inverse,
-unique_all, and NumPy's unique(...).
+unique_all, and NumPy's unique(...) (also of slices along an axis) and isin.
 
 All are one stable sort of the flattened input (carrying the original positions), a
 "new run starts here" mask, a cumulative sum that numbers the runs, and scatters. The
@@ -16,6 +16,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from ..compiler import dtypes as dt
 from ..compiler.primitives import elementwise as ew
 from ..compiler.primitives import indexing as ix
 from ..compiler.primitives import shape_ops as so
@@ -23,10 +24,13 @@ from ..dispatch import bind1
 from ..errors import MustCompileError, at_user_line
 from ..promotion import DEFAULT_INT
 from ..tensor import Tensor
+from ._creation import zeros
 from ._indexing import index_dtype
-from ._manipulation import concatenate, reshape
-from ._operands import as_tensor, astype, broadcast_to
-from ._sorting import cumsum, sort_with
+from ._manipulation import concatenate, moveaxis, reshape
+from ._operands import as_tensor, astype, broadcast_to, normalize_axis, promote_operands
+from ._reductions import any as any_
+from ._searching import searchsorted, take
+from ._sorting import cumsum, sort, sort_with
 
 
 class UniqueAllResult(NamedTuple):
@@ -151,10 +155,11 @@ def unique_all(x, /, *, size=None, fill_value=None) -> UniqueAllResult:
 
 def unique(x, return_index: bool = False, return_inverse: bool = False,
            return_counts: bool = False, axis=None, *, size=None, fill_value=None):
-    """NumPy's unique over the flattened input (axis=None only)."""
+    """NumPy's unique: of the flattened input, or with `axis` of the slices along it
+    (unique rows for axis=0), sorted lexicographically."""
     if axis is not None:
-        raise NotImplementedError(at_user_line("unique(axis=...) is not supported; unique "
-                                               "works on the flattened tensor"))
+        return _unique_slices(x, axis, return_index, return_inverse, return_counts, size,
+                              fill_value)
     flat, s, order, run, slot, size, idt = _unique(x, size, fill_value, "unique")
     out = [_values(flat, s, slot, size, fill_value)]
     if return_index:
@@ -166,5 +171,66 @@ def unique(x, return_index: bool = False, return_inverse: bool = False,
     return out[0] if len(out) == 1 else tuple(out)
 
 
-__all__ = ["unique", "unique_all", "unique_counts", "unique_inverse", "unique_values",
+def _unique_slices(x, axis, return_index, return_inverse, return_counts, size, fill_value):
+    x = as_tensor(x)
+    ax = normalize_axis(axis, x.ndim)
+    if size is None and not x._backend.concrete:
+        raise MustCompileError(at_user_line(
+            "unique(axis=...) inside jit cannot be compiled without a static size: the "
+            "number of unique slices depends on the data. Pass size=N (and fill_value=...) "
+            "or call unique outside jit"))
+    moved = moveaxis(x, ax, 0)
+    n = moved.shape[0]
+    rows = reshape(moved, (n, -1))
+    m = rows.shape[1]
+    idt = index_dtype(n + 1 + (size or 0))
+    iota = bind1(so.iota, shape=(n,), dtype=idt, dimension=0)
+    # one stable sort with the columns as keys, the first column the primary one
+    keys = [rows[:, j] for j in range(m)] or [iota]
+    order = sort_with(keys, [iota], 0)[-1]
+    s = take(rows, order, axis=0)
+    if n:
+        differs = any_(bind1(ew.ne, s[1:], s[:-1]), axis=1) if m else \
+            broadcast_to(_scalar(x, False, dt.bool_), (n - 1,))
+        start = concatenate([broadcast_to(_scalar(x, True, dt.bool_), (1,)), differs], 0)
+        run = bind1(ew.subtract, cumsum(start, dtype=idt), broadcast_to(_scalar(x, 1, idt),
+                                                                         (n,)))
+    else:
+        start = run = iota
+    if size is None:
+        size = int(run[-1].item()) + 1 if n else 0
+    elif not isinstance(size, (int, np.integer)) or size < 0:
+        raise ValueError(at_user_line("unique: size must be a non-negative integer"))
+    size = int(size)
+    slot = bind1(ew.select, start, run, broadcast_to(_scalar(x, size, idt), (n,)))
+    fill = (s[:1] if n else zeros((1, m), x.dtype)) if fill_value is None else \
+        broadcast_to(astype(as_tensor(fill_value, x), x.dtype), (1, m))
+    values = broadcast_to(fill, (size, m)).at[slot].set(s)
+    out = [moveaxis(reshape(values, (size,) + moved.shape[1:]), 0, ax)]
+    if return_index:
+        first = order[0] if n else _scalar(x, 0, idt)
+        out.append(astype(broadcast_to(first, (size,)).at[slot].set(order), DEFAULT_INT))
+    if return_inverse:
+        out.append(astype(zeros((n,), idt).at[order].set(run), DEFAULT_INT))
+    if return_counts:
+        out.append(_counts(iota, slot, size, idt))
+    return out[0] if len(out) == 1 else tuple(out)
+
+
+def isin(element, test_elements, assume_unique: bool = False, invert: bool = False
+         ) -> Tensor:
+    """Whether each element of `element` is in `test_elements` (a sorted copy of them is
+    binary-searched); invert=True gives the opposite."""
+    e = as_tensor(element)
+    t = reshape(as_tensor(test_elements, e), (-1,))
+    if t.shape[0] == 0:
+        found = broadcast_to(_scalar(e, False, dt.bool_), e.shape)
+    else:
+        s = sort(t)
+        i = searchsorted(s, e)
+        found = bind1(ew.eq, *promote_operands(take(s, i, mode="clip"), e)[0])
+    return bind1(ew.not_, found) if invert else found
+
+
+__all__ = ["isin", "unique", "unique_all", "unique_counts", "unique_inverse", "unique_values",
            "UniqueAllResult", "UniqueCountsResult", "UniqueInverseResult"]

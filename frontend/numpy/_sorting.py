@@ -1,5 +1,6 @@
-"""Sorting and scans: sort, argsort, top_k, cumulative_sum/cumulative_prod (array API),
-cumsum/cumprod (NumPy), cummax/cummin.
+"""Sorting and scans: sort, argsort, lexsort, partition, argpartition, top_k,
+cumulative_sum/cumulative_prod (array API), cumsum/cumprod (NumPy), nancumsum/nancumprod,
+cummax/cummin.
 
 Order is NumPy's: NaNs sort last, -0.0 equals 0.0, and sorts are stable by default.
 `descending=True` gives the reverse order with ties kept in their original order (as
@@ -20,9 +21,10 @@ from ..dispatch import bind, bind1
 from ..errors import at_user_line
 from ..promotion import DEFAULT_INT
 from ..tensor import Tensor
+from ._elementwise import isnan, select
 from ._indexing import index_dtype
 from ._manipulation import concatenate, reshape
-from ._operands import as_tensor, astype, normalize_axis
+from ._operands import as_tensor, astype, full_like_tensor, normalize_axis
 
 
 def _flat_or_axis(x: Tensor, axis):
@@ -76,6 +78,55 @@ def sort_with(keys: list[Tensor], riders: list[Tensor], axis: int, *,
               descending: bool = False) -> tuple[Tensor, ...]:
     """One stable sort of `keys` (lexicographic) carrying `riders` along."""
     return bind(srt.sort, (*keys, *riders), _attrs(axis, len(keys), descending, True))
+
+
+def lexsort(keys, axis=-1) -> Tensor:
+    """Indices that sort by several keys: the last key is the primary one, as NumPy.
+    `keys` is a sequence of tensors of one shape (or a tensor whose first axis holds
+    them)."""
+    ks = list(keys) if not isinstance(keys, Tensor) else [keys[i] for i in range(keys.shape[0])]
+    if not ks:
+        raise TypeError(at_user_line("lexsort needs at least one key"))
+    ks = [as_tensor(k) for k in ks]
+    shape = ks[0].shape
+    for i, k in enumerate(ks):
+        if k.shape != shape:
+            raise ValueError(at_user_line(f"lexsort: key {i} has shape {k.shape}, key 0 has "
+                                          f"{shape}; all keys need one shape"))
+        _check_sortable(k, "lexsort")
+    if not shape:
+        return astype(as_tensor(0), DEFAULT_INT)
+    ax = normalize_axis(axis, len(shape))
+    iota = bind1(so.iota, shape=shape, dtype=index_dtype(shape[ax]), dimension=ax)
+    if ks[0].size == 0:
+        return astype(iota, DEFAULT_INT)
+    return astype(sort_with(ks[::-1], [iota], ax)[-1], DEFAULT_INT)
+
+
+def _kth(x: Tensor, kth, axis, name: str) -> int:
+    if not isinstance(kth, int):
+        raise TypeError(at_user_line(f"{name}: kth must be a Python int (as in JAX), got "
+                                     f"{type(kth).__name__}"))
+    n = x.shape[normalize_axis(axis, x.ndim)]
+    if not -n <= kth < n:
+        raise ValueError(at_user_line(f"{name}: kth={kth} is out of bounds for an axis of "
+                                      f"size {n}"))
+    return kth
+
+
+def partition(a, kth: int, axis: int = -1) -> Tensor:
+    """a with its kth element along `axis` where sorting puts it, the smaller ones
+    before it and the larger ones after (here: fully sorted, which is one such order)."""
+    x = as_tensor(a)
+    _kth(x, kth, axis, "partition")
+    return sort(x, axis=axis)
+
+
+def argpartition(a, kth: int, axis: int = -1) -> Tensor:
+    """Indices that partition a around its kth element (see partition)."""
+    x = as_tensor(a)
+    _kth(x, kth, axis, "argpartition")
+    return argsort(x, axis=axis)
 
 
 def top_k(x, k: int) -> tuple[Tensor, Tensor]:
@@ -180,3 +231,20 @@ def cummin(x, axis=None, *, reverse: bool = False) -> Tensor:
     x = as_tensor(x)
     _check_sortable(x, "cummin")
     return _scan("min", x, axis, reverse=reverse, promote=False)
+
+
+def _nan_as(x, value) -> Tensor:
+    x = as_tensor(x)
+    if not x.dtype.is_inexact:
+        return x
+    return select(isnan(x), full_like_tensor(value, x), x)
+
+
+def nancumsum(x, axis=None, dtype=None) -> Tensor:
+    """cumsum counting NaNs as zero."""
+    return cumsum(_nan_as(x, 0), axis, dtype)
+
+
+def nancumprod(x, axis=None, dtype=None) -> Tensor:
+    """cumprod counting NaNs as one."""
+    return cumprod(_nan_as(x, 1), axis, dtype)

@@ -1,4 +1,5 @@
-"""Statistics beyond the core reductions: NaN-ignoring reductions, average, ptp.
+"""Statistics beyond the core reductions: NaN-ignoring reductions (and nanargmax,
+nanargmin), average, ptp, cov and corrcoef.
 
 (sum, prod, mean, var and std with the array API's `correction` live in _reductions.)
 NaN-ignoring reductions replace NaNs by the reduction's identity, which keeps shapes
@@ -7,19 +8,27 @@ static inside jit.
 
 from __future__ import annotations
 
+import builtins
+
+from ..compiler import dtypes as dt
 from ..errors import at_user_line
 from ..tensor import Tensor
 from ._elementwise import (
+    add,
+    clip,
     conj,
     divide,
+    imag,
     isnan,
     logical_not,
+    maximum,
     multiply,
     real,
     select,
     sqrt,
     subtract,
 )
+from ._manipulation import concatenate, matrix_transpose, reshape, squeeze
 from ._operands import (
     as_tensor,
     astype,
@@ -28,7 +37,8 @@ from ._operands import (
     normalize_axes,
     to_inexact,
 )
-from ._reductions import all, max, mean, min, prod, sum
+from ._products import matmul
+from ._reductions import all, argmax, argmin, max, mean, min, prod, sum
 
 
 def _nan_fill(x: Tensor, value) -> Tensor:
@@ -134,3 +144,86 @@ def average(a, axis=None, weights=None, returned: bool = False, *, keepdims: boo
     if returned:
         return avg, broadcast_to(wsum.astype(avg.dtype), avg.shape)
     return avg
+
+
+def _nan_arg(kind: str, a, axis, keepdims: bool) -> Tensor:
+    x = as_tensor(a)
+    find = argmax if kind == "max" else argmin
+    if not x.dtype.is_inexact:
+        return find(x, axis, keepdims)
+    nan = isnan(x)
+    out = find(_nan_fill(x, float("-inf") if kind == "max" else float("inf")), axis, keepdims)
+    return select(all(nan, axis, keepdims), -1, out)
+
+
+def nanargmax(a, axis=None, keepdims: bool = False) -> Tensor:
+    """argmax ignoring NaNs; -1 where a slice is all NaN (as JAX; NumPy raises)."""
+    return _nan_arg("max", a, axis, keepdims)
+
+
+def nanargmin(a, axis=None, keepdims: bool = False) -> Tensor:
+    """argmin ignoring NaNs; -1 where a slice is all NaN (as JAX; NumPy raises)."""
+    return _nan_arg("min", a, axis, keepdims)
+
+
+def _as_rows(x, rowvar: bool, name: str) -> Tensor:
+    x = as_tensor(x)
+    if x.ndim > 2:
+        raise ValueError(at_user_line(f"cov: {name} has shape {x.shape}; it must be 1-D or "
+                                      f"2-D (one variable per row)"))
+    x = reshape(x, (1, -1)) if x.ndim < 2 else x
+    return matrix_transpose(x) if not rowvar and x.shape[0] != 1 else x
+
+
+def cov(m, y=None, rowvar: bool = True, bias: bool = False, ddof=None, fweights=None,
+        aweights=None) -> Tensor:
+    """The covariance matrix of the variables in the rows of m (and y); NumPy's
+    estimator, with frequency and observation weights."""
+    x = _as_rows(m, rowvar, "m")
+    if y is not None:
+        x = concatenate([x, _as_rows(y, rowvar, "y")], 0)
+    x = to_inexact(x)
+    if ddof is None:
+        ddof = 0 if bias else 1
+    w = None
+    if fweights is not None:
+        w = to_inexact(as_tensor(fweights, x)).astype(dt.real_dtype(x.dtype))
+    if aweights is not None:
+        aw = to_inexact(as_tensor(aweights, x)).astype(dt.real_dtype(x.dtype))
+        w = aw if w is None else multiply(w, aw)
+    for name, weights in (("fweights", fweights), ("aweights", aweights)):
+        if weights is not None and as_tensor(weights).shape != (x.shape[1],):
+            raise ValueError(at_user_line(f"cov: {name} has shape {as_tensor(weights).shape}; "
+                                          f"it needs one weight per observation "
+                                          f"({x.shape[1]},)"))
+    avg, w_sum = average(x, axis=1, weights=w, returned=True)
+    w_sum = w_sum[0]
+    if w is None:
+        fact = x.shape[1] - ddof
+    elif ddof == 0:
+        fact = w_sum
+    elif aweights is None:
+        fact = w_sum - ddof
+    else:
+        fact = w_sum - ddof * sum(multiply(w, aw)) / w_sum
+    fact = maximum(fact, 0) if isinstance(fact, Tensor) else builtins.max(fact, 0)
+    d = subtract(x, avg[:, None])
+    c = matmul(d, conj(matrix_transpose(d if w is None else multiply(d, w))))
+    c = divide(c, fact)
+    return squeeze(c) if c.shape in ((1, 1),) else c
+
+
+def corrcoef(x, y=None, rowvar: bool = True) -> Tensor:
+    """Pearson correlation coefficients: cov normalised by the standard deviations,
+    clipped to [-1, 1]."""
+    c = cov(x, y, rowvar)
+    if c.ndim == 0:
+        return divide(c, c)
+    n = c.shape[0]
+    d = real(c.reshape(-1)[:: n + 1])
+    std = sqrt(d)
+    c = divide(divide(c, std[:, None].astype(c.dtype)), std[None, :].astype(c.dtype))
+    if c.dtype.is_complex:
+        return add(clip(real(c), -1, 1).astype(c.dtype),
+                   multiply(clip(imag(c), -1, 1).astype(c.dtype), 1j))
+    return clip(c, -1, 1)

@@ -23,7 +23,7 @@ from ._manipulation import concatenate, moveaxis
 from ._operands import asarray, normalize_axis
 
 __all__ = ["fft", "ifft", "rfft", "irfft", "hfft", "ihfft", "fft2", "ifft2", "fftn", "ifftn",
-           "rfftn", "irfftn",
+           "rfftn", "irfftn", "rfft2", "irfft2",
            "fftfreq", "rfftfreq", "fftshift", "ifftshift"]
 
 
@@ -172,6 +172,14 @@ def fft2(a, s=None, axes=(-2, -1), norm=None) -> Tensor:
 
 def ifft2(a, s=None, axes=(-2, -1), norm=None) -> Tensor:
     return ifftn(a, s, axes, norm)
+
+
+def rfft2(a, s=None, axes=(-2, -1), norm=None) -> Tensor:
+    return rfftn(a, s, axes, norm)
+
+
+def irfft2(a, s=None, axes=(-2, -1), norm=None) -> Tensor:
+    return irfftn(a, s, axes, norm)
 
 
 def fftfreq(n: int, d: float = 1.0, *, dtype=None, device=None) -> Tensor:

@@ -27,7 +27,7 @@ from ._products import matmul, outer, tensordot, vecdot
 __all__ = ["cholesky", "qr", "eigh", "eigvalsh", "svd", "svdvals", "solve", "inv", "det",
            "slogdet", "norm", "matrix_norm", "vector_norm", "matrix_power", "matrix_rank",
            "pinv", "outer", "vecdot", "cross", "trace", "diagonal", "tensordot", "matmul",
-           "matrix_transpose", "lu_factor", "triangular_solve"]
+           "matrix_transpose", "lu_factor", "triangular_solve", "lstsq", "multi_dot", "cond"]
 
 
 class EighResult(NamedTuple):
@@ -350,3 +350,89 @@ def cross(x, y, axis: int = -1) -> Tensor:
     b0, b1, b2 = b[..., 0], b[..., 1], b[..., 2]
     out = stack([a1 * b2 - a2 * b1, a2 * b0 - a0 * b2, a0 * b1 - a1 * b0], axis=-1)
     return moveaxis(out, -1, axis)
+
+
+class LstsqResult(NamedTuple):
+    solution: Tensor
+    residuals: Tensor
+    rank: Tensor
+    singular_values: Tensor
+
+
+def lstsq(a, b, rcond=None, *, numpy_resid: bool = False) -> LstsqResult:
+    """The x minimising ||b - a x||_2, through the SVD of a (singular values below
+    rcond * the largest count as zero). As in JAX, the residuals are always computed
+    (NumPy gives an empty tensor when a is rank-deficient or not tall: numpy_resid=True,
+    outside jit)."""
+    a = _float_matrix(a, "lstsq")
+    (a, b), _ = promote_operands(a, b)
+    if a.ndim != 2 or b.ndim not in (1, 2) or b.shape[0] != a.shape[0]:
+        raise ValueError(at_user_line(f"linalg.lstsq: a must be 2-D and b 1-D or 2-D with as "
+                                      f"many rows; got shapes {a.shape} and {b.shape}"))
+    vec = b.ndim == 1
+    b2 = b[:, None] if vec else b
+    m, n = a.shape
+    u, s, vh = svd(a, full_matrices=False)
+    eps = dt.finfo(dt.real_dtype(a.dtype)).eps
+    cutoff = (builtins.max(m, n) * eps if rcond is None else rcond) * (
+        s[0] if s.shape[0] else 0.0)
+    keep = E.greater_equal(s, cutoff) if s.shape[0] else s > 0
+    rank = R.sum(keep.astype(dt.int32), dtype=dt.int32)  # LAPACK's (and NumPy's) int32
+    s_inv = E.select(keep, 1.0 / E.select(keep, s, 1.0), 0.0).astype(a.dtype)
+    x = matmul(_h(vh), s_inv[:, None] * matmul(_h(u), b2))
+    if numpy_resid and (not rank._backend.concrete or int(rank.item()) < n or m <= n):
+        resid = zeros((0,), dt.real_dtype(a.dtype))
+    else:
+        r = E.abs(b2 - matmul(a, x))
+        resid = R.sum(r * r, axis=0)
+    return LstsqResult(x[:, 0] if vec else x, resid, rank, s)
+
+
+def multi_dot(arrays) -> Tensor:
+    """The product of a chain of matrices (the first may be a row vector and the last a
+    column vector), multiplied in the order that needs the fewest scalar products."""
+    ts = [asarray(t) for t in arrays]
+    if len(ts) < 2:
+        raise ValueError(at_user_line("linalg.multi_dot needs at least two tensors"))
+    first_vec, last_vec = ts[0].ndim == 1, ts[-1].ndim == 1
+    if first_vec:
+        ts[0] = ts[0][None, :]
+    if last_vec:
+        ts[-1] = ts[-1][:, None]
+    for i, t in enumerate(ts):
+        if t.ndim != 2:
+            raise ValueError(at_user_line(f"linalg.multi_dot: tensor {i} has shape {t.shape}; "
+                                          f"inner ones must be 2-D (the ends may be 1-D)"))
+    dims = [ts[0].shape[0]] + [t.shape[1] for t in ts]
+    k = len(ts)
+    cost = [[0] * k for _ in range(k)]
+    split = [[0] * k for _ in range(k)]
+    for length in range(1, k):  # the classic matrix-chain order
+        for i in range(k - length):
+            j = i + length
+            cost[i][j], split[i][j] = builtins.min(
+                (cost[i][s] + cost[s + 1][j] + dims[i] * dims[s + 1] * dims[j + 1], s)
+                for s in range(i, j))
+
+    def product(i, j):
+        return ts[i] if i == j else matmul(product(i, split[i][j]), product(split[i][j] + 1, j))
+
+    out = product(0, k - 1)
+    if first_vec:
+        out = out[0]
+    if last_vec:
+        out = out[..., 0]
+    return out
+
+
+def cond(x, p=None) -> Tensor:
+    """The condition number of x in the norm `p` (None and 2: the ratio of the extreme
+    singular values); inf for singular matrices, as NumPy and JAX."""
+    x = _float_matrix(x, "cond")
+    if p is None or p in (2, -2):
+        s = svdvals(x)
+        r = s[..., 0] / s[..., -1] if p != -2 else s[..., -1] / s[..., 0]
+    else:
+        r = norm(x, p, axis=(-2, -1)) * norm(inv(x), p, axis=(-2, -1))
+    finite_input = E.logical_not(R.any(E.isnan(x), axis=(-2, -1)))
+    return E.select(E.logical_and(E.isnan(r), finite_input), math.inf, r)

@@ -496,6 +496,280 @@ RECORDS += [
       _jax64(lambda x: jax.nn.gelu(x, approximate=False)), dtypes=(F32, F64, F16), tol=LOOSE),
 ]
 
+# ---- the NumPy surface JAX programs use (issue 10) ----------------------------------------
+# NumPy is the reference; JAX (computed in float64, see _jax64) where stablejit follows
+# JAX on purpose: fill_diagonal(inplace=False), histogram's float counts, bincount(length=),
+# unique(size=), nanargmax's -1 for all-NaN slices, unravel_index's clipping, roots with
+# strip_zeros=False.
+import jax.numpy as jnp  # noqa: E402
+
+_Q = np.array([0.1, 0.5, 0.9])
+
+
+def _q(x):
+    """The quantiles in x's dtype (NumPy would promote float32 data to float64 q)."""
+    return snp.asarray(_Q).astype(x.dtype) if isinstance(x, sj.Tensor) else _Q.astype(x.dtype)
+
+
+def _jax64_tree(fn):
+    """_jax64 for functions returning a tuple of arrays."""
+    def ref(*arrays):
+        with jax.enable_x64(True):
+            return [np.asarray(o) for o in fn(*arrays)]
+    return ref
+
+
+def _same_dtype(np_fn):
+    """NumPy's answer in the input's float dtype: NumPy computes cov, corrcoef and interp
+    in float64 for float32 data, JAX (and stablejit) in float32."""
+    return lambda x, *rest: np_fn(x, *rest).astype(x.dtype)
+_BINS = np.array([-2.0, -0.5, 0.0, 1.0, 2.5])
+
+
+def _pieces(p, k: int = 2):
+    """A partition compared as (sorted part before k, the kth value, sorted part after)."""
+    m = snp if isinstance(p, sj.Tensor) else np
+    return m.sort(p[..., :k], axis=-1), p[..., k], m.sort(p[..., k + 1:], axis=-1)
+
+
+def _root_parts(r):
+    """Roots compared without their order: sorted real parts, sorted imaginary parts."""
+    m = snp if isinstance(r, sj.Tensor) else np
+    return m.sort(m.real(r)), m.sort(m.imag(r))
+
+
+RECORDS += [
+    # diagonals and triangles
+    N("diag", lambda v: snp.diag(v, 1), lambda v: np.diag(v, 1), [("any", V)], (F32, I32)),
+    N("diag(of a matrix)", lambda x: snp.diag(x, -1), lambda x: np.diag(x, -1), [("any", S)]),
+    N("diagonal", lambda x: snp.diagonal(x, -1, 0, 2), lambda x: np.diagonal(x, -1, 0, 2),
+      [("any", (3, 4, 4))], (F32, I32)),
+    N("trace", lambda x: snp.trace(x, 1), lambda x: np.trace(x, 1), [("any", S)], (F32, I32)),
+    N("fill_diagonal", lambda x: snp.fill_diagonal(x, 5, inplace=False),
+      _jax64(lambda x: jnp.fill_diagonal(x, 5, inplace=False)), [("any", (5, 3))],
+      (F32, I32)),
+    N("fill_diagonal(values, wrap)",
+      lambda x, v: snp.fill_diagonal(x, v, wrap=True, inplace=False),
+      lambda x, v: (lambda y: (np.fill_diagonal(y, v, wrap=True), y)[1])(x.copy()),
+      [("any", (7, 3)), ("any", (2,))]),
+    N("diag_indices", lambda: snp.diag_indices(3, 3), lambda: np.diag_indices(3, 3), []),
+    N("diag_indices_from", snp.diag_indices_from, np.diag_indices_from, [("any", (3, 3))]),
+    N("tril_indices", lambda: snp.tril_indices(4, -1, 5), lambda: np.tril_indices(4, -1, 5),
+      []),
+    N("triu_indices", lambda: snp.triu_indices(3, 1), lambda: np.triu_indices(3, 1), []),
+    N("tril_indices_from", lambda x: snp.tril_indices_from(x, 1),
+      lambda x: np.tril_indices_from(x, 1), [("any", S)]),
+    N("triu_indices_from", snp.triu_indices_from, np.triu_indices_from, [("any", S)]),
+    # grids and index arithmetic
+    N("indices", lambda: snp.indices((2, 3)), lambda: np.indices((2, 3)), []),
+    N("indices(sparse)", lambda: snp.indices((2, 3, 2), sparse=True),
+      lambda: np.indices((2, 3, 2), sparse=True), []),
+    N("mgrid", lambda: snp.mgrid[0:3, 1:6:2], lambda: np.mgrid[0:3, 1:6:2], []),
+    N("mgrid(point counts)", lambda: snp.mgrid[0:1:5j, -1:1:0.5],
+      lambda: np.mgrid[0:1:5j, -1:1:0.5], [], out_dtype=F32),
+    N("ogrid", lambda: snp.ogrid[0:3, 0:2], lambda: np.ogrid[0:3, 0:2], []),
+    N("ix_", lambda: snp.ix_([0, 2], [1, 3, 3]), lambda: np.ix_([0, 2], [1, 3, 3]), []),
+    N("unravel_index", lambda i: snp.unravel_index(i, (3, 4)),
+      lambda i: np.unravel_index(i, (3, 4)), [("small", S)], (I64,)),
+    N("unravel_index(out of bounds clip, as jax)",
+      lambda: snp.unravel_index(snp.asarray([13, -1, -20, 5]), (3, 4)),
+      _jax64_tree(lambda: jnp.unravel_index(jnp.asarray([13, -1, -20, 5]), (3, 4))), []),
+    N("ravel_multi_index", lambda a, b: snp.ravel_multi_index((a, b), (4, 5)),
+      lambda a, b: np.ravel_multi_index((a, b), (4, 5)), [("small", S), ("small", S)],
+      (I64,), jit="raises"),
+    N("ravel_multi_index(wrap, F)", lambda a, b: snp.ravel_multi_index((a, b), (3, 2), "wrap",
+                                                                     "F"),
+      lambda a, b: np.ravel_multi_index((a, b), (3, 2), "wrap", "F"),
+      [("any", S), ("any", S)], (I64,)),
+    # editing along an axis
+    N("delete", lambda x: snp.delete(x, [0, 2], axis=1), lambda x: np.delete(x, [0, 2], 1),
+      [("any", S)], (F32, I32)),
+    N("delete(flat slice)", lambda x: snp.delete(x, slice(1, None, 3)),
+      lambda x: np.delete(x, slice(1, None, 3)), [("any", S)]),
+    N("delete(mask)", lambda x: snp.delete(x, np.array([True, False, True]), axis=0),
+      lambda x: np.delete(x, np.array([True, False, True]), axis=0), [("any", S)]),
+    N("delete(traced, assume_unique_indices)",
+      lambda x: snp.delete(x, snp.asarray([3, 0]), axis=1, assume_unique_indices=True),
+      lambda x: np.delete(x, [3, 0], axis=1), [("any", S)]),
+    N("insert", lambda x: snp.insert(x, 1, 9.0, axis=1), lambda x: np.insert(x, 1, 9.0, 1),
+      [("any", S)], (F32, I32)),
+    N("insert(positions)", lambda x, v: snp.insert(x, [0, 2, 2], v, axis=1),
+      lambda x, v: np.insert(x, [0, 2, 2], v, axis=1), [("any", S), ("any", (3,))]),
+    N("insert(flat)", lambda x: snp.insert(x, [1, 5], [7, 8]),
+      lambda x: np.insert(x, [1, 5], [7, 8]), [("any", S)], (F32, I32)),
+    N("append", snp.append, np.append, [("any", S), ("any", V)]),
+    N("append(axis)", lambda a, b: snp.append(a, b, axis=0),
+      lambda a, b: np.append(a, b, axis=0), [("any", S), ("any", (2, 4))], (I32,)),
+    N("copy", snp.copy, np.copy, [("any", S)], (F32, BOOL)),
+    # elementwise and reductions
+    N("frexp", snp.frexp, np.frexp, [("special", S)], (F32, F64, F16)),
+    N("frexp(any)", snp.frexp, np.frexp, [("any", S)], (F32, F64)),
+    N("sum(where=, initial=)", lambda x: snp.sum(x, axis=0, where=x > 0, initial=2),
+      lambda x: np.sum(x, axis=0, where=x > 0, initial=2), [("any", S)], (F32, I32)),
+    N("prod(where=)", lambda x: snp.prod(x, axis=1, where=x < 1),
+      lambda x: np.prod(x, axis=1, where=x < 1), [("any", S)], (F32,)),
+    N("max(where=, initial=)", lambda x: snp.max(x, axis=1, where=x < 0, initial=-9),
+      lambda x: np.max(x, axis=1, where=x < 0, initial=-9), [("any", S)], (F32, I32)),
+    N("min(initial=, empty)", lambda x: snp.min(x[:, :0], axis=1, initial=3),
+      lambda x: np.min(x[:, :0], axis=1, initial=3), [("any", S)], (F32,)),
+    # statistics
+    N("median", lambda x: snp.median(x, axis=1), lambda x: np.median(x, axis=1),
+      [("any", (3, 5))], (F32, F64, I32)),
+    *[N(f"quantile({m})", lambda x, m=m: snp.quantile(x, _q(x), axis=(0, 2), method=m,
+                                                      keepdims=True),
+        lambda x, m=m: np.quantile(x, _q(x), axis=(0, 2), method=m, keepdims=True),
+        [("any", (2, 3, 5))], (F32, F64), tol=LOOSE)
+      for m in ("linear", "lower", "higher", "midpoint", "nearest")],
+    N("percentile", lambda x: snp.percentile(x, 30.0), lambda x: np.percentile(x, 30.0),
+      [("any", S)], (F32, I32), tol=LOOSE),
+    N("nanmedian", lambda x: snp.nanmedian(x, axis=0), lambda x: np.nanmedian(x, axis=0),
+      [("nan", (5, 4))], FLOAT2),
+    N("nanquantile", lambda x: snp.nanquantile(x, _q(x), axis=1),
+      lambda x: np.nanquantile(x, _q(x), axis=1), [("nan", (3, 6))], FLOAT2, tol=LOOSE),
+    N("nanpercentile", lambda x: snp.nanpercentile(x, 75, method="nearest"),
+      lambda x: np.nanpercentile(x, 75, method="nearest"), [("nan", S)], FLOAT2),
+    N("nanargmax", lambda x: snp.nanargmax(x, axis=1), lambda x: np.nanargmax(x, axis=1),
+      [("nan", (3, 6))], FLOAT2 + (I32,)),
+    N("nanargmin", lambda x: snp.nanargmin(x), lambda x: np.nanargmin(x), [("nan", S)],
+      FLOAT2),
+    N("nanargmax(all-NaN slice: -1, as jax)",
+      lambda x: snp.nanargmax(snp.where(snp.arange(3)[:, None] == 1, snp.nan, x), axis=1),
+      _jax64(lambda x: jnp.nanargmax(jnp.where(jnp.arange(3)[:, None] == 1, jnp.nan, x),
+                                     axis=1)), [("any", S)], FLOAT2),
+    N("nancumsum", lambda x: snp.nancumsum(x, axis=1), lambda x: np.nancumsum(x, axis=1),
+      [("nan", S)], FLOAT2, tol=LOOSE),
+    N("nancumprod", snp.nancumprod, np.nancumprod, [("nan", S)], FLOAT2, tol=LOOSE),
+    N("cov", snp.cov, _same_dtype(np.cov), [("any", (3, 6))], FLOAT2, tol=LOOSE),
+    N("cov(y, rowvar=False, weights)",
+      lambda x, y: snp.cov(x, y, rowvar=False, fweights=np.array([1, 2, 1, 3, 1, 1]),
+                           aweights=np.linspace(0.5, 2, 6)),
+      lambda x, y: np.cov(x, y, rowvar=False, fweights=np.array([1, 2, 1, 3, 1, 1]),
+                          aweights=np.linspace(0.5, 2, 6)),
+      [("any", (6, 2)), ("any", (6,))], (F64,)),
+    N("corrcoef", snp.corrcoef, _same_dtype(np.corrcoef), [("any", (3, 6))], FLOAT2,
+      tol=LOOSE),
+    # counting into bins
+    N("bincount", snp.bincount, np.bincount, [("small", (10,))], (I32, I64, U8),
+      jit="raises"),
+    N("bincount(weights, minlength)", lambda x, w: snp.bincount(x, w, minlength=7),
+      lambda x, w: np.bincount(x, w, minlength=7), [("small", (10,)), ("any", (10,))],
+      (F64,), arg_dtypes=lambda d: [I64, d], jit="raises"),
+    N("bincount(length=, as jax)", lambda x: snp.bincount(x, length=3),
+      _jax64(lambda x: jnp.bincount(x, length=3)), [("small", (10,))], (I64,)),
+    N("digitize", lambda x: snp.digitize(x, _BINS), lambda x: np.digitize(x, _BINS),
+      [("any", (12,))], FLOAT2),
+    N("digitize(right, decreasing)", lambda x: snp.digitize(x, _BINS[::-1], right=True),
+      lambda x: np.digitize(x, _BINS[::-1], right=True), [("any", (12,))], (F64,)),
+    N("histogram", lambda x: snp.histogram(x, 7), _jax64_tree(lambda x: jnp.histogram(x, 7)),
+      [("any", (40,))], FLOAT2, tol=LOOSE),
+    N("histogram(edges, weights, density)",
+      lambda x, w: snp.histogram(x, _BINS, weights=w, density=True),
+      _jax64_tree(lambda x, w: jnp.histogram(x, _BINS, weights=w, density=True)),
+      [("any", (40,)), ("pos", (40,))], (F64,)),
+    N("histogram_bin_edges", lambda x: snp.histogram_bin_edges(x, 5, range=(-1, 2)),
+      lambda x: np.histogram_bin_edges(x, 5, range=(-1, 2)), [("any", (20,))], FLOAT2,
+      tol=LOOSE),
+    # sets, choices, interpolation
+    N("isin", lambda a, b: snp.isin(a, b), lambda a, b: np.isin(a, b),
+      [("any", S), ("any", (5,))], (I32, I64)),
+    N("isin(invert)", lambda a, b: snp.isin(a, b, invert=True),
+      lambda a, b: np.isin(a, b, invert=True), [("special", S), ("special", (4,))], (F32,)),
+    N("unique(axis=0)", lambda x: snp.unique(x, axis=0, return_index=True,
+                                             return_inverse=True, return_counts=True),
+      lambda x: np.unique(x, axis=0, return_index=True, return_inverse=True,
+                          return_counts=True), [("unit", (8, 2))], (I32,), jit="raises"),
+    N("unique(axis=1)", lambda x: snp.unique(x, axis=1), lambda x: np.unique(x, axis=1),
+      [("unit", (2, 7))], (I64,), jit="raises"),
+    N("unique(axis=0, size=, as jax)", lambda x: snp.unique(x, axis=0, size=8),
+      _jax64(lambda x: jnp.unique(x, axis=0, size=8)), [("unit", (6, 2))], (I64,)),
+    N("select", lambda x: snp.select([x < -1, x > 1], [x * 2, x ** 2], 7.0),
+      lambda x: np.select([x < -1, x > 1], [x * 2, x ** 2], 7.0), [("any", S)], FLOAT2),
+    N("piecewise", lambda x: snp.piecewise(x, [x < 0, x >= 0.5],
+                                           [lambda v: -v, lambda v: v * 10, 3]),
+      lambda x: np.piecewise(x, [x < 0, x >= 0.5], [lambda v: -v, lambda v: v * 10, 3]),
+      [("any", S)], (F32, I32)),
+    N("interp", lambda x, xp, fp: snp.interp(x, snp.sort(xp), fp),
+      _same_dtype(lambda x, xp, fp: np.interp(x, np.sort(xp), fp)),
+      [("any", (9,)), ("unit", (5,)), ("any", (5,))], FLOAT2, tol=LOOSE),
+    N("interp(left, right)", lambda x, xp, fp: snp.interp(x, snp.sort(xp), fp, -9, 9),
+      lambda x, xp, fp: np.interp(x, np.sort(xp), fp, -9, 9),
+      [("any", (9,)), ("unit", (5,)), ("any", (5,))], (F64,)),
+    N("interp(period)", lambda x, xp, fp: snp.interp(x, xp, fp, period=1.5),
+      lambda x, xp, fp: np.interp(x, xp, fp, period=1.5),
+      [("any", (9,)), ("any", (5,)), ("any", (5,))], (F64,)),
+    # sorting
+    N("lexsort", lambda a, b: snp.lexsort((a, b)), lambda a, b: np.lexsort((a, b)),
+      [("small", (2, 8)), ("small", (2, 8))], (I32, F32)),
+    N("partition", lambda x: _pieces(snp.partition(x, 2)), lambda x: _pieces(
+        np.partition(x, 2)), [("any", (3, 6))], (F32, I32)),
+    N("argpartition", lambda x: _pieces(snp.take_along_axis(x, snp.argpartition(x, 2), -1)),
+      lambda x: _pieces(np.take_along_axis(x, np.argpartition(x, 2), -1)),
+      [("any", (3, 6))], (F32,)),
+    # products, convolution, calculus, polynomials
+    N("kron", snp.kron, np.kron, [("any", (2, 3)), ("any", (3, 2))], (F32, I32)),
+    N("kron(1-D with 3-D)", snp.kron, np.kron, [("any", (3,)), ("any", (2, 2, 2))]),
+    N("cross", snp.cross, np.cross, [("any", (4, 3)), ("any", (4, 3))], (F32, I32)),
+    N("cross(axes, a 2-vector, as jax)",
+      lambda a, b: snp.cross(a, b, axisa=0, axisb=-1, axisc=0),
+      _jax64(lambda a, b: jnp.cross(a, b, axisa=0, axisb=-1, axisc=0)),
+      [("any", (2, 4)), ("any", (4, 3))], FLOAT2),
+    N("einsum(ellipsis)", lambda a, b: snp.einsum("...ij,jk->...ik", a, b),
+      lambda a, b: np.einsum("...ij,jk->...ik", a, b), [("any", (2, 3, 4)), ("any", (4, 2))],
+      tol=LOOSE),
+    N("einsum(broadcast ellipsis)", lambda a, b: snp.einsum("...ij,...jk", a, b),
+      lambda a, b: np.einsum("...ij,...jk", a, b), [("any", (2, 3, 4)),
+                                                     ("any", (5, 1, 4, 2))], tol=LOOSE),
+    N("einsum(trace, diagonal)", lambda a, b: (snp.einsum("ii", a), snp.einsum("bii->bi", b),
+                                               snp.einsum("iji->j", b.transpose(1, 0, 2))),
+      lambda a, b: (np.einsum("ii", a), np.einsum("bii->bi", b),
+                    np.einsum("iji->j", b.transpose(1, 0, 2))),
+      [("any", (4, 4)), ("any", (2, 3, 3))], (F32, I32)),
+    N("convolve", snp.convolve, np.convolve, [("any", (7,)), ("any", (3,))], (F32, I32, C64),
+      tol=LOOSE),
+    N("convolve(same, short first)", lambda a, v: snp.convolve(a, v, "same"),
+      lambda a, v: np.convolve(a, v, "same"), [("any", (4,)), ("any", (6,))], (F64,)),
+    N("correlate", snp.correlate, np.correlate, [("any", (7,)), ("any", (3,))], (F32, C64),
+      tol=LOOSE),
+    N("correlate(full, short first)", lambda a, v: snp.correlate(a, v, "full"),
+      lambda a, v: np.correlate(a, v, "full"), [("any", (3,)), ("any", (5,))], (C128, F64)),
+    N("trapezoid", lambda y: snp.trapezoid(y, dx=0.5), lambda y: np.trapezoid(y, dx=0.5),
+      [("any", S)], FLOAT2 + (I32,), tol=LOOSE),
+    N("trapezoid(x)", lambda y, x: snp.trapezoid(y, snp.sort(x), axis=0),
+      lambda y, x: np.trapezoid(y, np.sort(x), axis=0), [("any", S), ("any", (3,))], FLOAT2,
+      tol=LOOSE),
+    N("gradient", lambda f: snp.gradient(f, 0.5), lambda f: np.gradient(f, 0.5),
+      [("any", S)], FLOAT2 + (I32,), tol=LOOSE),
+    N("gradient(coordinates, axis)", lambda f, x: snp.gradient(f, snp.sort(x), axis=1),
+      lambda f, x: np.gradient(f, np.sort(x) + 0, axis=1), [("any", S), ("any", (4,))],
+      (F64,)),
+    N("polyval", snp.polyval, np.polyval, [("any", (5,)), ("any", S)], (F32, F64, I32),
+      tol=LOOSE),
+    N("poly", snp.poly, np.poly, [("any", (4,))], FLOAT2, tol=LOOSE),
+    N("roots", lambda p: _root_parts(snp.roots(p)), lambda p: _root_parts(np.roots(p)),
+      [("any", (6,))], (F64,), jit="raises"),
+    N("roots(strip_zeros=False: NaN for a leading zero, as jax)",
+      lambda: _root_parts(snp.roots(np.array([0.0, 1, -3, 2]), strip_zeros=False)),
+      lambda: (np.array([1.0, 2.0, np.nan]), np.array([0.0, 0.0, np.nan])), []),
+]
+
+# the linalg and fft extensions: names outside stablejit.numpy.__all__
+RECORDS += [
+    N("linalg.lstsq", lambda a, b: snp.linalg.lstsq(a, b), lambda a, b: np.linalg.lstsq(a, b),
+      [("any", (6, 3)), ("any", (6, 2))], FLOAT2, tol=LOOSE),
+    N("linalg.lstsq(wide, 1-D b, residuals as jax)", lambda a, b: snp.linalg.lstsq(a, b)[:2],
+      _jax64_tree(lambda a, b: jnp.linalg.lstsq(a, b)[:2]), [("any", (3, 5)), ("any", (3,))],
+      (F64,)),
+    N("linalg.multi_dot", lambda a, b, c, d: snp.linalg.multi_dot([a, b, c, d]),
+      lambda a, b, c, d: np.linalg.multi_dot([a, b, c, d]),
+      [("any", (4,)), ("any", (4, 7)), ("any", (7, 2)), ("any", (2, 3))], FLOAT2, tol=LOOSE),
+    *[N(f"linalg.cond({p})", lambda x, p=p: snp.linalg.cond(x, p),
+        lambda x, p=p: np.linalg.cond(x, p), [("any", (2, 4, 4))], (F64,))
+      for p in (None, -2, 1, np.inf, "fro", "nuc")],
+    N("fft.rfft2", snp.fft.rfft2, np.fft.rfft2, [("any", (3, 4, 6))], (F64,)),
+    N("fft.irfft2", lambda x: snp.fft.irfft2(x, s=(4, 6)), lambda x: np.fft.irfft2(x, s=(4, 6)),
+      [("any", (4, 4))], (C128,)),
+]
+
 # Functions other helpers own: recorded here when they are in the namespace.
 OPTIONAL = [
     ("sort", lambda: N("sort", lambda x: snp.sort(x, axis=1), lambda x: np.sort(x, axis=1),
@@ -560,6 +834,9 @@ SKIP = {
     "Tensor": "the array type itself", "ndarray": "alias of Tensor", "dtype": "the dtype type",
     **{n: "returns Python objects, not tensors: tested in test_array_api_namespace.py" for n in (
         "can_cast", "finfo", "iinfo", "isdtype", "result_type", "broadcast_shapes")},
+    **{n: "returns Python objects or dtypes: tested against jax and NumPy in "
+          "test_numpy_python_values.py" for n in (
+        "shape", "ndim", "size", "promote_types", "issubdtype", "float_", "int_", "complex_")},
     **{n: "a submodule, tested by its own tests (tests/host/test_linalg*.py, test_fft*.py)"
        for n in ("linalg", "fft", "random")},
 }
