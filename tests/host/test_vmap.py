@@ -148,11 +148,33 @@ def test_collective_over_the_outer_of_two_named_axes():
     _close(got, want)
 
 
-def test_grad_through_psum_inside_vmap():
-    def f(lax, m):
-        return lambda x: m.sum(x * lax.psum(x, "i"))
-    got = sj.vmap(sj.grad(f(coll, snp)), axis_name="i")(X)
-    want = jax.vmap(jax.grad(f(jax.lax, jnp)), axis_name="i")(X)
+def _extreme_for_jax(kind):
+    """JAX does not differentiate pmax / pmin: the same value, whose gradient reaches the
+    examples holding the extreme (shared evenly), as stablejit's rule defines it."""
+    def extreme(x, name):
+        e = (jax.lax.pmax if kind == "max" else jax.lax.pmin)(jax.lax.stop_gradient(x), name)
+        hit = (x == e).astype(x.dtype)
+        moving = jax.lax.psum(hit * (x - jax.lax.stop_gradient(x)), name)
+        return e + moving / jax.lax.psum(hit, name)
+    return extreme
+
+
+GRAD_COLLECTIVES = [
+    ("psum", lambda lax, m: lambda x: m.sum(x * lax.psum(x, "i"))),
+    ("pmax", lambda lax, m: lambda x: m.sum(m.sin(x) * (
+        lax.pmax if lax is coll else _extreme_for_jax("max"))(x, "i"))),
+    ("pmin", lambda lax, m: lambda x: m.sum(m.sin(x) * (
+        lax.pmin if lax is coll else _extreme_for_jax("min"))(x, "i"))),
+    ("all_gather", lambda lax, m: lambda x: m.sum(m.cos(lax.all_gather(x, "i")) * x[0])),
+    ("all_gather_tiled", lambda lax, m: lambda x: m.sum(lax.all_gather(x, "i", tiled=True)
+                                                        ** 2)),
+]
+
+
+@pytest.mark.parametrize("label,make", GRAD_COLLECTIVES, ids=[g[0] for g in GRAD_COLLECTIVES])
+def test_grad_through_collectives_inside_vmap(label, make):
+    got = sj.vmap(sj.grad(make(coll, snp)), axis_name="i")(X)
+    want = jax.vmap(jax.grad(make(jax.lax, jnp)), axis_name="i")(X)
     _close(got, want)
 
 
