@@ -18,29 +18,36 @@ from tests.runners import check_three_ways
 
 nan, inf = np.nan, np.inf
 f32, f64 = np.float32, np.float64
+N = 24  # every table argument has this length, so eager runs share compiled ops
+
+
+def _vec(values) -> np.ndarray:
+    """float32 values, cycled to length N."""
+    assert len(values) <= N
+    return np.resize(np.array(values, f32), N)
 
 # the gamma functions' interesting points: poles, signed zeros, both infinities, nan,
 # tiny and huge values, near-integers, the reflection range
-GAMMA_X = np.array([nan, inf, -inf, 0.0, -0.0, 1, 2, -1, -2, -2.5, -3.3, 0.5, 1e-30, 1e-8,
-                    1 - 1e-7, 3.7, 10.2, 33.3, 171.5, 1e30, -170.5, -1e-6], f32)
-UNIT = np.array([nan, -1.5, -1, -0.999999, -0.5, -0.0, 0.0, 1e-10, 0.3, 0.7, 0.99,
-                 0.9999999, 1, 1.5], f32)
-PROB = np.array([nan, -0.1, 0, 1e-30, 1e-10, 0.01, 0.1, 0.3, 0.5, 0.9, 0.99, 1 - 1e-7, 1,
-                 1.1], f32)
-NORMAL_X = np.array([nan, -inf, -100, -30, -12, -10, -5, -0.5, 0, 0.5, 3, 5.5, 8.5, 40,
-                     inf], f32)
-BESSEL_X = np.array([nan, -inf, -100, -8.5, -8, -1, -1e-10, -0.0, 0, 0.5, 3, 8, 8.01, 30,
-                     700, inf], f32)
-GAMMAINC_A = np.array([0.5, 1, 2, 5, 10, 0, 3, nan, 2, 100, 0.1, -1, 2, 1e-3, 30], f32)
-GAMMAINC_X = np.array([0.3, 1, 3, 2, 12, 1, 0, 1, inf, 90, 50, 1, -1, 1e-3, 29], f32)
-BETAINC_A = np.array([0.5, 1, 2, 5, 10, 0, 3, nan, 2, 100, 0.1, 1, 2, -1, 7], f32)
-BETAINC_B = np.array([1.5, 2, 3, 6, 11, 1, 4, 1, inf, 101, 1.1, 0, 0, 1, 0.5], f32)
-BETAINC_X = np.array([0.3, 0.9, 0.5, 0, 1, 0.01, 0.99, 0.5, 0.5, 0.5, 0.2, 0.5, 1, 0.5,
-                      1.5], f32)
-XLOGY_X = np.array([0, 0, 0, 1, 2, -1, 0, 3, nan, 0.5], f32)
-XLOGY_Y = np.array([0, nan, inf, 0, 3, 2, -1, -1, 1, 1e-30], f32)
-ENTR_P = np.array([0, 0, 0.5, 0.5, -1, 1, 2, nan, 0.3, inf], f32)
-ENTR_Q = np.array([0, 1, 0.25, 0, 1, -1, 2, 1, nan, 1], f32)
+GAMMA_X = _vec([nan, inf, -inf, 0.0, -0.0, 1, 2, -1, -2, -2.5, -3.3, 0.5, 1e-30, 1e-8,
+                    1 - 1e-7, 3.7, 10.2, 33.3, 171.5, 1e30, -170.5, -1e-6])
+UNIT = _vec([nan, -1.5, -1, -0.999999, -0.5, -0.0, 0.0, 1e-10, 0.3, 0.7, 0.99,
+                 0.9999999, 1, 1.5])
+PROB = _vec([nan, -0.1, 0, 1e-30, 1e-10, 0.01, 0.1, 0.3, 0.5, 0.9, 0.99, 1 - 1e-7, 1,
+                 1.1])
+NORMAL_X = _vec([nan, -inf, -100, -30, -12, -10, -5, -0.5, 0, 0.5, 3, 5.5, 8.5, 40,
+                     inf])
+BESSEL_X = _vec([nan, -inf, -100, -8.5, -8, -1, -1e-10, -0.0, 0, 0.5, 3, 8, 8.01, 30,
+                     700, inf])
+GAMMAINC_A = _vec([0.5, 1, 2, 5, 10, 0, 3, nan, 2, 100, 0.1, -1, 2, 1e-3, 30])
+GAMMAINC_X = _vec([0.3, 1, 3, 2, 12, 1, 0, 1, inf, 90, 50, 1, -1, 1e-3, 29])
+BETAINC_A = _vec([0.5, 1, 2, 5, 10, 0, 3, nan, 2, 100, 0.1, 1, 2, -1, 7])
+BETAINC_B = _vec([1.5, 2, 3, 6, 11, 1, 4, 1, inf, 101, 1.1, 0, 0, 1, 0.5])
+BETAINC_X = _vec([0.3, 0.9, 0.5, 0, 1, 0.01, 0.99, 0.5, 0.5, 0.5, 0.2, 0.5, 1, 0.5,
+                      1.5])
+XLOGY_X = _vec([0, 0, 0, 1, 2, -1, 0, 3, nan, 0.5])
+XLOGY_Y = _vec([0, nan, inf, 0, 3, 2, -1, -1, 1, 1e-30])
+ENTR_P = _vec([0, 0, 0.5, 0.5, -1, 1, 2, nan, 0.3, inf])
+ENTR_Q = _vec([0, 1, 0.25, 0, 1, -1, 2, 1, nan, 1])
 LSE = np.array([[1, 2, 3, -inf], [-inf, -inf, -inf, -inf], [1e30, 1e30, 0, -1],
                 [inf, 1, 2, 3], [0, 0, 0, 0]], f32)
 LSE_B = np.array([[1, -1, 2, 1], [1, 1, 1, 1], [1, 1, 0, -2], [1, 1, 1, 1],
@@ -77,41 +84,41 @@ CASES = [
     *_unary("digamma", GAMMA_X, rtol=3e-5),
     *_unary("gamma", GAMMA_X, rtol=3e-5),
     *_unary("gammasgn", GAMMA_X),
-    *_unary("loggamma", GAMMA_X),
-    *_unary("factorial", GAMMA_X, rtol=3e-5),
+    *_unary("loggamma", GAMMA_X, f64=False),
+    *_unary("factorial", GAMMA_X, rtol=3e-5, f64=False),
     *_unary("ndtr", NORMAL_X),
     *_unary("ndtri", PROB),
     *_unary("log_ndtr", NORMAL_X),
     *_case("log_ndtr(series_order=6)", lambda x: special.log_ndtr(x, series_order=6),
-           lambda x: jsp.log_ndtr(x, series_order=6), NORMAL_X),
+           lambda x: jsp.log_ndtr(x, series_order=6), NORMAL_X, f64=False),
     *_unary("i0e", BESSEL_X),
     *_unary("i1e", BESSEL_X),
-    *_unary("i0", BESSEL_X[2:-2] / 10),  # i0(+-inf) is nan in jax (inf * 0)
-    *_unary("i1", BESSEL_X[2:-2] / 10),
+    *_unary("i0", np.nan_to_num(BESSEL_X, posinf=20, neginf=-20) / 10),  # i0(inf, f64=False): nan
+    *_unary("i1", np.nan_to_num(BESSEL_X, posinf=20, neginf=-20) / 10, f64=False),
     *_unary("logit", PROB),
-    *_unary("expit", NORMAL_X),
+    *_unary("expit", NORMAL_X, f64=False),
     *_unary("entr", ENTR_P),
-    *_case("betaln", special.betaln, jsp.betaln, np.abs(GAMMA_X[5:]) + 0.1,
-           np.abs(GAMMA_X[::-1][:-5]) + 0.5, rtol=3e-5),
+    *_case("betaln", special.betaln, jsp.betaln, np.abs(GAMMA_X) + 0.1,
+           np.abs(GAMMA_X[::-1]) + 0.5, rtol=3e-5),
     *_case("xlogy", special.xlogy, jsp.xlogy, XLOGY_X, XLOGY_Y),
-    *_case("xlog1py", special.xlog1py, jsp.xlog1py, XLOGY_X, XLOGY_Y - 1),
-    *_case("rel_entr", special.rel_entr, jsp.rel_entr, ENTR_P, ENTR_Q),
-    *_case("kl_div", special.kl_div, jsp.kl_div, ENTR_P, ENTR_Q),
+    *_case("xlog1py", special.xlog1py, jsp.xlog1py, XLOGY_X, XLOGY_Y - 1, f64=False),
+    *_case("rel_entr", special.rel_entr, jsp.rel_entr, ENTR_P, ENTR_Q, f64=False),
+    *_case("kl_div", special.kl_div, jsp.kl_div, ENTR_P, ENTR_Q, f64=False),
     *_case("gammainc", special.gammainc, jsp.gammainc, GAMMAINC_A, GAMMAINC_X, rtol=1e-5),
     *_case("gammaincc", special.gammaincc, jsp.gammaincc, GAMMAINC_A, GAMMAINC_X,
-           rtol=1e-5),
+           rtol=1e-5, f64=False),
     *_case("betainc", special.betainc, jsp.betainc, BETAINC_A, BETAINC_B, BETAINC_X,
-           rtol=1e-4),
-    *_case("comb", special.comb, jsp.comb, np.array([5, 10, 3, 0, -1, 4.5, 50], f32),
-           np.array([2, 0, 5, 0, 1, 2, 25], f32), rtol=1e-4),
+           rtol=1e-4, f64=False),
+    *_case("comb", special.comb, jsp.comb, _vec([5, 10, 3, 0, -1, 4.5, 50]),
+           _vec([2, 0, 5, 0, 1, 2, 25]), rtol=1e-4, f64=False),
     *_case("comb(repetition)", lambda n, k: special.comb(n, k, repetition=True),
            lambda n, k: jsp.comb(n, k, repetition=True),
-           np.array([5, 10, 3, 0, -1], f32), np.array([2, 0, 5, 0, 1], f32), rtol=1e-5),
+           _vec([5, 10, 3, 0, -1]), _vec([2, 0, 5, 0, 1]), rtol=1e-5, f64=False),
     *_case("multigammaln", lambda a: special.multigammaln(a, 3),
-           lambda a: jsp.multigammaln(a, 3), np.array([1.5, 2, 10, 100], f32), rtol=3e-5),
+           lambda a: jsp.multigammaln(a, 3), _vec([1.5, 2, 10, 100]), rtol=3e-5, f64=False),
     *_case("logsumexp", special.logsumexp, jsp.logsumexp, LSE),
     *_case("logsumexp(axis=1)", lambda a: special.logsumexp(a, axis=1),
-           lambda a: jsp.logsumexp(a, axis=1), LSE),
+           lambda a: jsp.logsumexp(a, axis=1), LSE, f64=False),
     *_case("logsumexp(axis=0, keepdims)", lambda a: special.logsumexp(a, 0, keepdims=True),
            lambda a: jsp.logsumexp(a, 0, keepdims=True), LSE),
     *_case("logsumexp(b=)", lambda a, b: special.logsumexp(a, axis=-1, b=b),
@@ -120,12 +127,12 @@ CASES = [
            lambda a, b: special.logsumexp(a, axis=(1,), b=b, return_sign=True),
            lambda a, b: jsp.logsumexp(a, axis=(1,), b=b, return_sign=True), LSE, LSE_B),
     *_case("logsumexp(where=)", lambda a, w: special.logsumexp(a, axis=1, where=w),
-           lambda a, w: jsp.logsumexp(a, axis=1, where=w), LSE, LSE_B > 0),
+           lambda a, w: jsp.logsumexp(a, axis=1, where=w), LSE, LSE_B > 0, f64=False),
     *_case("softmax", special.softmax, jsp.softmax, LSE[:1]),
     *_case("softmax(axis=1)", lambda x: special.softmax(x, axis=1),
-           lambda x: jsp.softmax(x, axis=1), LSE[[0, 2, 4]]),
+           lambda x: jsp.softmax(x, axis=1), LSE[[0, 2, 4]], f64=False),
     *_case("log_softmax(axis=0)", lambda x: special.log_softmax(x, axis=0),
-           lambda x: jsp.log_softmax(x, axis=0), LSE[[0, 4]]),
+           lambda x: jsp.log_softmax(x, axis=0), LSE[[0, 4]], f64=False),
 ]
 
 
@@ -153,11 +160,12 @@ GRAD_CASES = [
     ("gammaln", lambda m: m.gammaln, (np.array([0.3, 2.5, -1.5, 40.0], f32),)),
     ("digamma", lambda m: m.digamma, (np.array([0.3, 2.5, -1.5, 40.0], f32),)),
     ("erfinv", lambda m: m.erfinv, (np.array([-0.9, 0.0, 0.5, 0.999], f32),)),
-    ("log_ndtr", lambda m: m.log_ndtr, (np.array([-30.0, -3, 0, 6, 10], f32),)),
+    ("log_ndtr", lambda m: m.log_ndtr, (np.array([-30.0, -3, 6, 10], f32),)),
     ("xlogy", lambda m: m.xlogy, (np.array([0.0, 1, 2, 0], f32), np.array([0.0, 2, 3, 1], f32))),
-    ("xlog1py", lambda m: m.xlog1py, (np.array([0.0, 1, 2], f32), np.array([-1.0, 2, 3], f32))),
-    ("entr", lambda m: m.entr, (np.array([0.5, 1.0, 3.0], f32),)),
-    ("logit", lambda m: m.logit, (np.array([0.1, 0.5, 0.9], f32),)),
+    ("xlog1py", lambda m: m.xlog1py, (np.array([0.0, 1, 2, 0], f32),
+                                      np.array([-1.0, 2, 3, 0], f32))),
+    ("entr", lambda m: m.entr, (np.array([0.5, 1.0, 3.0, 1e-3], f32),)),
+    ("logit", lambda m: m.logit, (np.array([0.1, 0.5, 0.9, 1e-4], f32),)),
     ("i0e", lambda m: m.i0e, (np.array([-3.0, -1e-9, 0.5, 10.0], f32),)),
     ("i1e", lambda m: m.i1e, (np.array([-3.0, -1e-9, 0.5, 10.0], f32),)),
     ("gammainc", lambda m: m.gammainc, (np.array([0.5, 2, 5, 10], f32),
@@ -171,9 +179,14 @@ GRAD_CASES = [
 ]
 
 
+LOOPS = ("gammainc", "gammaincc")  # while_loops: slow to compile, run under jit only
+
+
 @pytest.mark.parametrize("name, get, args", GRAD_CASES, ids=[c[0] for c in GRAD_CASES])
 @pytest.mark.parametrize("use_jit", [False, True], ids=["eager", "jit"])
 def test_gradient_matches_jax(name, get, args, use_jit):
+    if name in LOOPS and not use_jit:
+        pytest.skip("covered under jit (the eager run compiles the same loops again)")
     argnums = tuple(range(len(args)))
     ours = stablejit.grad(lambda *xs: snp.sum(get(special)(*xs)), argnums=argnums)
     if use_jit:

@@ -1,0 +1,23 @@
+"""stablejit.scipy.stats: probability distributions as jax.scipy.stats — one module per
+distribution, each with the functions jax has for it (logpdf, pdf, cdf, ...):
+
+    from stablejit.scipy.stats import norm
+    norm.logpdf(x, loc=0.0, scale=1.0)
+"""
+
+from . import (
+    bernoulli,
+    beta,
+    cauchy,
+    gamma,
+    laplace,
+    logistic,
+    multivariate_normal,
+    norm,
+    poisson,
+    t,
+    uniform,
+)
+
+__all__ = ["bernoulli", "beta", "cauchy", "gamma", "laplace", "logistic",
+           "multivariate_normal", "norm", "poisson", "t", "uniform"]
