@@ -21,7 +21,7 @@ def pdf(x, loc=0, scale=1) -> Tensor:
 
 def cdf(x, loc=0, scale=1) -> Tensor:
     x, loc, scale = real_floats("cauchy.cdf", x, loc, scale)
-    return 0.5 + snp.arctan((x - loc) / scale) / math.pi
+    return 0.5 + (1 / math.pi) * snp.arctan((x - loc) / scale)
 
 
 def logcdf(x, loc=0, scale=1) -> Tensor:
