@@ -54,6 +54,13 @@ TABLE = {
     "laplace": {f: (X, LOC, POS) for f in ("logpdf", "pdf", "cdf")},
     "logistic": {"logpdf": (X, LOC, POS), "pdf": (X, LOC, POS), "cdf": (X, LOC, POS),
                  "sf": (X, LOC, POS), "ppf": (Q, LOC, POS), "isf": (Q, LOC, POS)},
+    "expon": {f: (X, LOC, POS) for f in ("logpdf", "pdf", "cdf", "logcdf", "sf", "logsf")}
+    | {"ppf": (Q, LOC, POS)},
+    "chi2": {f: (X, POS, LOC, SCALE) for f in ("logpdf", "pdf", "cdf", "logcdf", "sf",
+                                                "logsf")},
+    "geom": {"logpmf": (K, P), "pmf": (K, P)},
+    "pareto": {f: (X, POS, LOC, SCALE) for f in ("logpdf", "pdf", "cdf", "logcdf", "sf",
+                                                  "logsf")} | {"ppf": (Q, POS, LOC, SCALE)},
     # cauchy's log tails at +-inf: see test_cauchy_log_tails_under_jit_are_jax_jits
     "cauchy": {f: (X, LOC, POS) for f in ("logpdf", "pdf", "cdf", "sf")}
     | {f: (np.clip(X, -10, 10), LOC, POS) for f in ("logcdf", "logsf")}
@@ -62,7 +69,8 @@ TABLE = {
 TOL = {("gamma", "logsf"): 1e-4, ("gamma", "sf"): 1e-4, ("beta", "logsf"): 1e-4,
        ("beta", "logcdf"): 1e-4, ("poisson", "entropy"): 1e-4,
        # tan near its pole at q -> 1: one rounding of pi * q moves the result by 4e-5
-       ("cauchy", "ppf"): 1e-4, ("cauchy", "isf"): 1e-4}
+       ("cauchy", "ppf"): 1e-4, ("cauchy", "isf"): 1e-4, ("chi2", "sf"): 1e-4,
+       ("chi2", "logsf"): 1e-4}
 
 rng = np.random.default_rng(0)
 _M = rng.standard_normal((3, 3)).astype(f32)

@@ -9,15 +9,19 @@ from . import (
     bernoulli,
     beta,
     cauchy,
+    chi2,
+    expon,
     gamma,
+    geom,
     laplace,
     logistic,
     multivariate_normal,
     norm,
+    pareto,
     poisson,
     t,
     uniform,
 )
 
-__all__ = ["bernoulli", "beta", "cauchy", "gamma", "laplace", "logistic",
-           "multivariate_normal", "norm", "poisson", "t", "uniform"]
+__all__ = ["bernoulli", "beta", "cauchy", "chi2", "expon", "gamma", "geom", "laplace",
+           "logistic", "multivariate_normal", "norm", "pareto", "poisson", "t", "uniform"]
