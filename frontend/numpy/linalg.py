@@ -85,7 +85,7 @@ def cholesky(x, *, upper: bool = False) -> Tensor:
     return _h(l) if upper else l
 
 
-def triangular_solve(a, b, *, lower: bool = True, left_side: bool = True,
+def triangular_solve(a, b, *, lower: bool = False, left_side: bool = True,
                      transpose_a: str = "N", unit_diagonal: bool = False) -> Tensor:
     """Solve op(a) x = b (left_side) or x op(a) = b with a triangular."""
     a = _float_matrix(a, "triangular_solve", True)

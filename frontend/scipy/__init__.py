@@ -1,5 +1,5 @@
 """stablejit.scipy: the parts of SciPy's API that stablejit implements (as jax.scipy)."""
 
-from . import special
+from . import linalg, special, stats
 
-__all__ = ["special"]
+__all__ = ["linalg", "special", "stats"]

@@ -1,35 +1,39 @@
 """stablejit.scipy.special: special functions, as scipy.special / jax.scipy.special.
 
-Integer and boolean inputs become the default float (float32), as in JAX; complex
-inputs are an error (the primitives are defined for real floats only).
+Arguments are promoted together; integers and booleans become the default float
+(float32), as in jax; complex arguments are an error (real functions only). Each family
+lives in its own module; this one is the namespace.
 """
 
-from __future__ import annotations
+from ._bessel import i0, i0e, i1, i1e
+from ._error_functions import erf, erfc, erfinv, log_ndtr, ndtr, ndtri
+from ._gamma import (
+    betaln,
+    comb,
+    digamma,
+    factorial,
+    gamma,
+    gammaln,
+    gammasgn,
+    loggamma,
+    multigammaln,
+)
+from ._incomplete import betainc, gammainc, gammaincc
+from ._logarithmic import (
+    entr,
+    expit,
+    kl_div,
+    log_softmax,
+    logit,
+    logsumexp,
+    rel_entr,
+    softmax,
+    xlog1py,
+    xlogy,
+)
 
-from ..compiler.primitives import elementwise as ew
-from ..dispatch import bind1
-from ..errors import at_user_line
-from ..numpy import asarray, astype
-from ..promotion import DEFAULT_FLOAT
-from ..tensor import Tensor
-
-
-def _real_float(name: str, x) -> Tensor:
-    x = asarray(x)
-    if x.dtype.kind == "c":
-        raise TypeError(at_user_line(f"{name} is defined for real tensors only, not "
-                                     f"{x.dtype.name}; apply it to the real part"))
-    return x if x.dtype.kind == "f" else astype(x, DEFAULT_FLOAT)
-
-
-def erf(x) -> Tensor:
-    """The error function, 2/sqrt(pi) * integral from 0 to x of exp(-t^2) dt."""
-    return bind1(ew.erf, _real_float("erf", x))
-
-
-def erfc(x) -> Tensor:
-    """The complementary error function, 1 - erf(x), accurate where erf(x) is near 1."""
-    return bind1(ew.erfc, _real_float("erfc", x))
-
-
-__all__ = ["erf", "erfc"]
+__all__ = ["erf", "erfc", "erfinv", "ndtr", "ndtri", "log_ndtr", "gammaln", "digamma",
+           "gamma", "gammasgn", "loggamma", "betaln", "multigammaln", "factorial", "comb",
+           "gammainc", "gammaincc", "betainc", "i0", "i0e", "i1", "i1e", "xlogy", "xlog1py",
+           "logit", "expit", "entr", "rel_entr", "kl_div", "logsumexp", "softmax",
+           "log_softmax"]

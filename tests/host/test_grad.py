@@ -215,7 +215,7 @@ ENTRIES = [
     ("cholesky", lambda x: snp.linalg.cholesky(_spd(snp, x)),
      lambda x: jnp.linalg.cholesky(_spd(jnp, x)), ["r:3,3"]),
     ("triangular_solve",
-     lambda a, b: snp.linalg.triangular_solve(snp.tril(a) + 3 * snp.eye(3), b),
+     lambda a, b: snp.linalg.triangular_solve(snp.tril(a) + 3 * snp.eye(3), b, lower=True),
      lambda a, b: jax.scipy.linalg.solve_triangular(jnp.tril(a) + 3 * jnp.eye(3), b,
                                                     lower=True),
      ["r:3,3", "r:3,2"]),

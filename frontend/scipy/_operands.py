@@ -1,0 +1,45 @@
+"""Operands of stablejit.scipy functions: promotion to one real floating dtype.
+
+As jax.scipy (promote_args_inexact): the arguments are promoted together, integers and
+booleans become the default float (float32), and complex inputs are refused with advice,
+since these functions are defined for real arguments only.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+
+from ..compiler import dtypes as dt
+from ..errors import at_user_line
+from ..numpy import astype
+from ..numpy._operands import promote_operands
+from ..promotion import DEFAULT_FLOAT
+from ..tensor import Tensor
+
+
+def real_floats(name: str, *xs) -> list[Tensor]:
+    """The arguments as tensors of one real floating dtype."""
+    ts, dtype = promote_operands(*xs)
+    if dtype.kind == "c":
+        raise TypeError(at_user_line(f"{name} is defined for real tensors only, not "
+                                     f"{dtype.name}; apply it to the real part"))
+    if dtype.kind != "f":
+        ts = [astype(t, DEFAULT_FLOAT) for t in ts]
+    return ts
+
+
+def real_float(name: str, x) -> Tensor:
+    return real_floats(name, x)[0]
+
+
+def in_float32(fn: Callable[..., Tensor]) -> Callable[..., Tensor]:
+    """fn's approximations are written for float32 and float64: half-precision
+    arguments are computed in float32 and the result rounded back, as XLA does."""
+    @functools.wraps(fn)
+    def wrapped(*xs: Tensor) -> Tensor:
+        dtype = xs[0].dtype
+        if dtype in (dt.float16, dt.bfloat16):
+            return astype(fn(*(astype(x, dt.float32) for x in xs)), dtype)
+        return fn(*xs)
+    return wrapped
