@@ -12,10 +12,12 @@ from __future__ import annotations
 
 from . import writes
 from .backends import REFERENCE
+from .compiler import dtypes as dt
 from .compiler.errors import ShapeError
 from .compiler.ir import EMPTY_ATTRS, Attrs
 from .context import current_backend, stack
 from .errors import at_user_line
+from .promotion import weak_result
 from .tracing import Trace, escaped_error
 
 
@@ -56,7 +58,7 @@ def bind(prim, tensors=(), attrs: Attrs = EMPTY_ATTRS, backend=None, regions=())
         if s and s[-1] is not backend and getattr(s[-1], "records_all", False):
             backend = s[-1]  # a control-flow body records every op made while it is traced
     if isinstance(backend, Trace):
-        return backend.apply(prim, tensors, attrs, regions)
+        return _weak_types(prim, tensors, backend.apply(prim, tensors, attrs, regions))
     if writes.live_traces:  # computed while tracing: the result may be baked in
         for t in tensors:
             writes.note_read(t)
@@ -65,9 +67,18 @@ def bind(prim, tensors=(), attrs: Attrs = EMPTY_ATTRS, backend=None, regions=())
             tensors = [u if u._backend is backend else _bring(backend, u) for u in tensors]
             break
     try:
-        return backend.apply(prim, tensors, attrs, regions)
+        return _weak_types(prim, tensors, backend.apply(prim, tensors, attrs, regions))
     except ShapeError as e:
         raise ShapeError(at_user_line(str(e))) from None
+
+
+def _weak_types(prim, tensors, outs):
+    """Results of ops on weak values stay weak (promotion.weak_result)."""
+    if any(t.weak for t in tensors) and weak_result(prim, tensors):
+        for o in outs:
+            if o.dtype is not dt.bool_:
+                o.weak = True
+    return outs
 
 
 def _bring(backend, t):

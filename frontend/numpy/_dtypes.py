@@ -5,9 +5,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import numpy as np
+
 from ..compiler import dtypes as dt
 from ..errors import at_user_line
-from ..promotion import promote_strong
 from ..promotion import result_type as _result_type
 from ..tensor import Tensor
 from ._operands import as_tensor, asarray, copy_of
@@ -34,10 +35,11 @@ def astype(x, dtype, /, *, copy: bool = True, device=None) -> Tensor:
 
 
 def can_cast(from_, to, /) -> bool:
-    """Whether `from_` (a dtype or tensor) converts to `to` without changing the kind of
-    value it can hold, by the promotion table: can_cast(a, b) == (promote(a, b) is b)."""
+    """Whether `from_` (a dtype or tensor) converts to `to` keeping every value: NumPy's
+    "safe" casting, as jax.numpy.can_cast. (This is not the promotion table: int32 with
+    float32 promotes to float32, yet not every int32 is a float32.)"""
     a, b = _dtype_of(from_), dt.dtype(to)
-    return promote_strong(a, b) is b
+    return bool(np.can_cast(a.np, b.np, "safe"))
 
 
 def result_type(*arrays_and_dtypes) -> dt.DType:
