@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import jax
 import numpy as np
-
 from stablejit.compiler import dtypes as dt
 
 STABLEJIT_DEFAULT = {"i": dt.int64, "u": dt.int64, "f": dt.float32, "c": dt.complex64}
