@@ -54,7 +54,9 @@ def _unary(name: str, prim, *, inexact: bool = True, kinds: str = "biufc",
         if inexact:
             x = to_inexact(x)
         if on_complex is not None and x.dtype.is_complex:
-            return on_complex(x)
+            out = on_complex(x)
+            out.weak = x.weak  # a composition: weak in, weak out, as the primitive
+            return out
         return bind1(prim, x)
 
     f.__name__ = name

@@ -103,7 +103,7 @@ def _convert(x, dtype, device) -> Tensor:
         t = x
         if backend is not None and t._backend is not backend:
             t = backend_copy(t, backend)
-        return t if d is None or d is t.dtype else astype(t, d)
+        return t if d is None else astype(t, d)
     if backend is None:
         backend = current_backend()
     if _python_scalar(x):  # weak without a dtype, as jax.numpy.asarray(3)
@@ -156,10 +156,15 @@ def as_tensor(x, like: Tensor | None = None) -> Tensor:
 
 
 def astype(x, dtype, copy: bool = True) -> Tensor:
+    """x in `dtype`; a strong tensor, since the dtype was asked for (as in JAX)."""
     x = as_tensor(x)
     d = dt.dtype(dtype)
     if d is x.dtype:
-        return x
+        if not x.weak:
+            return x
+        out = copy_of(x)
+        out.weak = False
+        return out
     if x.dtype.is_complex and not d.is_complex:
         x = bind1(ew.real, x)
         if d is x.dtype:
