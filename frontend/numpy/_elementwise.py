@@ -24,6 +24,7 @@ from ..compiler import dtypes as dt
 from ..compiler.primitives import elementwise as ew
 from ..dispatch import bind, bind1
 from ..errors import at_user_line
+from ..promotion import DEFAULT_INT
 from ..tensor import Tensor
 from ._complex_special import complex_function
 from ._operands import (
@@ -230,8 +231,8 @@ def power(x, y) -> Tensor:
             out = multiply(out, x)
         return out
     (x, y), dtype = prepare(x, y)
-    if dtype.kind == "b":
-        x, y = astype(x, dt.int64), astype(y, dt.int64)
+    if dtype.kind == "b":  # booleans raise to a power as default ints, as in jax
+        x, y = astype(x, DEFAULT_INT), astype(y, DEFAULT_INT)
     return bind1(ew.power, x, y)
 
 
