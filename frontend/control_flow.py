@@ -260,6 +260,27 @@ def _branches(what: str, index: Tensor, fns, names, operands):
 
 # ---- loops ---------------------------------------------------------------------------------
 
+class CarryTypeError(ShapeError):
+    """A loop body returned a carry leaf of another type than the one it got; fori_loop
+    reports it in its own terms (it runs as a scan or a while_loop)."""
+
+    def __init__(self, what: str, body_name: str, leaf: int, path: str, t_in, t_out):
+        self.leaf, self.t_in, self.t_out = leaf, t_in, t_out
+        super().__init__(at_user_line(carry_type_message(what, body_name, path, t_in, t_out)))
+
+
+def carry_type_message(what, body_name, path, t_in, t_out) -> str:
+    if t_in.shape != t_out.shape:
+        fix = (f"make {body_name} return shape {t_in.shape} there, or start the loop from a "
+               f"value of shape {t_out.shape}")
+    else:
+        fix = (f"convert in {body_name} with .astype({t_in.dtype.name}), or start the loop "
+               f"from a {t_out.dtype.name} value")
+    return (f"{what}: {body_name} changes the type of carry leaf {path}: it enters the loop "
+            f"as {t_in} and {body_name} returns {t_out}. The carry must keep its shape and "
+            f"dtype: {fix}")
+
+
 def _check_carry(what: str, body: _Traced, specs, in_tree, paths, body_name: str):
     """Body outputs must match the carry. Returns the index of a carry leaf whose weak
     input type should be promoted to the body's output type (then the caller traces
@@ -277,11 +298,7 @@ def _check_carry(what: str, body: _Traced, specs, in_tree, paths, body_name: str
             continue
         if weak_in and t_out.shape == t_in.shape:
             return i
-        raise ShapeError(at_user_line(
-            f"{what}: {body_name} changes the type of carry leaf {path}: it enters the loop "
-            f"as {t_in} and the body returns {t_out}. The carry must keep its shape and "
-            f"dtype (convert with .astype(...) in the body, or start from a value of the "
-            f"right type)"))
+        raise CarryTypeError(what, body_name, i, path, t_in, t_out)
     return None
 
 
@@ -354,8 +371,12 @@ def fori_loop(lower, upper, body_fun, init_val):
             i, val = carry
             return (i + 1, body_fun(i, val)), None
 
-        (_, val), _ = scan(step, (snp.asarray(lower), init_val), None,
-                           length=max(0, upper - lower))
+        # the index is a weak int (a Python int), as in JAX: i * dt keeps dt's dtype
+        try:
+            (_, val), _ = scan(step, (snp.asarray(lower), init_val), None,
+                               length=max(0, upper - lower))
+        except CarryTypeError as e:
+            raise _fori_carry_error(e, init_val, 1) from None
         return val
     lo, hi = _as_tensor(lower), _as_tensor(upper)
     if lo.shape != () or hi.shape != () or lo.dtype.kind not in "iu" or \
@@ -369,8 +390,21 @@ def fori_loop(lower, upper, body_fun, init_val):
         i, u, val = c
         return i + 1, u, body_fun(i, val)
 
-    _, _, val = while_loop(lambda c: c[0] < c[1], body, (lo, hi, init_val))
+    try:
+        _, _, val = while_loop(lambda c: c[0] < c[1], body, (lo, hi, init_val))
+    except CarryTypeError as e:
+        raise _fori_carry_error(e, init_val, 2) from None
     return val
+
+
+def _fori_carry_error(e: CarryTypeError, init_val, n_lead: int) -> ShapeError:
+    """A carry type error of the scan or while_loop that runs a fori_loop, told in
+    fori_loop's terms: its body_fun and the leaf of init_val (the loop's own leading
+    carries, the index and bound, never change type)."""
+    paths = leaf_paths(tree.flatten(init_val)[1])
+    path = "init_val" + paths[e.leaf - n_lead].replace("(the value itself)", "")
+    return ShapeError(at_user_line(carry_type_message(
+        "fori_loop", "body_fun", path, e.t_in, e.t_out)))
 
 
 def scan(f, init, xs=None, length=None, reverse=False):

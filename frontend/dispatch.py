@@ -13,11 +13,13 @@ from __future__ import annotations
 
 from . import config, debugging, writes
 from .backends import REFERENCE
+from .compiler import dtypes as dt
 from .compiler.errors import ShapeError
 from .compiler.ir import EMPTY_ATTRS, Attrs
 from .context import current_backend, stack
 from .errors import at_user_line, user_location
 from .lazy_backend import LazyBackend
+from .promotion import weak_result
 from .tracing import Trace, escaped_error
 
 
@@ -61,7 +63,7 @@ def bind(prim, tensors=(), attrs: Attrs = EMPTY_ATTRS, backend=None, regions=())
                     top.device:
                 backend = top  # inside lazy(): ops on tensors of its device record too
     if isinstance(backend, Trace):
-        return backend.apply(prim, tensors, attrs, regions)
+        return _weak_types(prim, tensors, backend.apply(prim, tensors, attrs, regions))
     if writes.live_traces:  # computed while tracing: the result may be baked in
         for t in tensors:
             writes.note_read(t)
@@ -70,7 +72,7 @@ def bind(prim, tensors=(), attrs: Attrs = EMPTY_ATTRS, backend=None, regions=())
             tensors = [u if u._backend is backend else _bring(backend, u) for u in tensors]
             break
     try:
-        outs = backend.apply(prim, tensors, attrs, regions)
+        outs = _weak_types(prim, tensors, backend.apply(prim, tensors, attrs, regions))
     except ShapeError as e:
         raise ShapeError(at_user_line(str(e))) from None
     if config.debug_nans() or config.debug_infs():
@@ -81,6 +83,15 @@ def bind(prim, tensors=(), attrs: Attrs = EMPTY_ATTRS, backend=None, regions=())
 def _at_user() -> str:
     loc = user_location()
     return f" at {loc.file}:{loc.line}:{loc.col}" if loc.line else ""
+
+
+def _weak_types(prim, tensors, outs):
+    """Results of ops on weak values stay weak (promotion.weak_result)."""
+    if any(t.weak for t in tensors) and weak_result(prim, tensors):
+        for o in outs:
+            if o.dtype is not dt.bool_:
+                o.weak = True
+    return outs
 
 
 def _bring(backend, t):

@@ -100,7 +100,7 @@ class Inspection:
         self.device = self.backend.device
         self.platform = self.backend.platform
         self.name = self.jitted.__name__
-        self.ir, _, _ = self.jitted.trace(self.args, {})
+        self.ir = self.jitted.trace(self.args, {})[0]
         self.optimized_ir, self.stablehlo = lower(self.ir, platform=self.platform)
         self._exe = None
         self.cache_outcome = None

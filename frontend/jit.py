@@ -29,7 +29,7 @@ from .compiler.ir import Function, TensorType
 from .context import concrete_default, using_backend
 from .errors import at_user_line, user_location
 from .platforms import default_platform
-from .promotion import python_scalar_dtype
+from .promotion import is_weak_scalar, python_scalar_dtype
 from .retrace import describe_retrace
 from .runtime.cache import SingleFlightCache
 from .tensor import Tensor
@@ -62,12 +62,13 @@ class _Entry:
     """One traced signature: the program to run (held by its backend's program cache,
     see compilation.py) and how to turn its results into the output pytree."""
 
-    __slots__ = ("fn", "prog", "out_tree", "out_types", "captured", "backend", "donate",
-                 "_single")
+    __slots__ = ("fn", "prog", "out_tree", "out_types", "out_weak", "captured", "backend",
+                 "donate", "_single")
 
-    def __init__(self, fn, prog, out_tree, captured, backend, donate=()):
+    def __init__(self, fn, prog, out_tree, captured, backend, donate=(), out_weak=None):
         self.fn, self.prog, self.out_tree = fn, prog, out_tree
         self.out_types = prog.result_types
+        self.out_weak = out_weak or (False,) * len(self.out_types)  # weak-typed outputs
         self.captured, self.backend, self.donate = captured, backend, donate
         # the common "returns one tensor" case skips pytree reconstruction
         self._single = out_tree == tree.LEAF
@@ -88,9 +89,10 @@ class _Entry:
             return None
         outs = self.prog.run(bufs)
         if self._single:
-            return Tensor(outs[0], backend, self.out_types[0])
-        return tree.unflatten(self.out_tree, [Tensor(b, backend, t) for b, t in
-                                              zip(outs, self.out_types, strict=True)])
+            return Tensor(outs[0], backend, self.out_types[0], self.out_weak[0])
+        return tree.unflatten(self.out_tree, [
+            Tensor(b, backend, t, w)
+            for b, t, w in zip(outs, self.out_types, self.out_weak, strict=True)])
 
     @property
     def fast_eligible(self) -> bool:
@@ -102,6 +104,8 @@ class _Entry:
         if self.donate:
             _check_donated_once([t._data for t in tensors], self.donate)
         outs = backend.execute(self.prog, tensors + list(self.captured))
+        for o, w in zip(outs, self.out_weak, strict=True):
+            o.weak = w
         for i in self.donate:
             x = leaves[i]
             if type(x) is Tensor and x._backend is backend:
@@ -115,7 +119,7 @@ def _to_tensor(x, backend) -> Tensor:
     if isinstance(x, Tensor):
         return x
     if type(x) in PY_SCALARS:
-        return backend.scalar(x, python_scalar_dtype(x))
+        return backend.scalar(x, python_scalar_dtype(x), is_weak_scalar(x))
     return backend.from_numpy(np.asarray(x))
 
 
@@ -321,9 +325,9 @@ class Jitted:
         return entry
 
     # ---- tracing and compiling --------------------------------------------------------
-    def trace(self, args, kwargs) -> tuple[Function, object, list]:
+    def trace(self, args, kwargs) -> tuple[Function, object, list, tuple[bool, ...]]:
         """Trace fn on abstract versions of the arguments; returns the IR, the output
-        structure and the concrete tensors it captured."""
+        structure, the concrete tensors it captured and which outputs are weakly typed."""
         static, dyn_args, dyn_kwargs = self._split(args, kwargs)
         leaves, treedef = tree.flatten((dyn_args, dyn_kwargs))
         name = getattr(self.fn, "__name__", "fn").replace("<", "").replace(">", "")
@@ -333,7 +337,8 @@ class Jitted:
             if isinstance(x, Tensor):
                 abstract.append(trace.new_arg(x.type, x.weak))
             elif type(x) in PY_SCALARS:
-                abstract.append(trace.new_arg(TensorType((), python_scalar_dtype(x)), True))
+                abstract.append(trace.new_arg(TensorType((), python_scalar_dtype(x)),
+                                              is_weak_scalar(x)))
             else:
                 abstract.append(trace.new_arg(_leaf_signature(x)))
         t_args, t_kwargs = tree.unflatten(treedef, abstract)
@@ -348,20 +353,21 @@ class Jitted:
             with using_backend(trace):
                 out = self.fn(*full_args, **full_kwargs)
             out_leaves, out_tree = tree.flatten(out)
-            values = []
+            values, weak = [], []
             for leaf in out_leaves:
                 if not isinstance(leaf, Tensor):
                     leaf = self._output_tensor(leaf, trace)
                 values.append(trace.value_of(leaf))
+                weak.append(leaf.weak)
             fn = trace.builder.build(values)
         finally:
             trace.finish()
-        return fn, out_tree, [t for t, _ in trace.captured]
+        return fn, out_tree, [t for t, _ in trace.captured], tuple(weak)
 
     def _output_tensor(self, leaf, trace: Trace) -> Tensor:
         """A returned Python scalar or NumPy array as a constant of the program."""
         if type(leaf) in PY_SCALARS:
-            return trace.scalar(leaf, python_scalar_dtype(leaf), weak=True)
+            return trace.scalar(leaf, python_scalar_dtype(leaf), weak=is_weak_scalar(leaf))
         if isinstance(leaf, (np.ndarray, np.generic)):
             return trace.from_numpy(np.asarray(leaf))
         raise TypeError(at_user_line(
@@ -370,17 +376,18 @@ class Jitted:
 
     def _build(self, key, args, kwargs, backend) -> _Entry:
         t0 = time.perf_counter()
-        fn, out_tree, captured = self.trace(args, kwargs)
+        fn, out_tree, captured, out_weak = self.trace(args, kwargs)
         logging_on = config.log_compiles()
         if logging_on or self.traces in _RECOMPILE_WARN_AT:
             _report_trace(self, key, logging_on, time.perf_counter() - t0)
         donate = self._donation(key)
         if not isinstance(backend, XlaBackend):
-            return _Entry(fn, backend.program(fn), out_tree, captured, backend)
+            return _Entry(fn, backend.program(fn), out_tree, captured, backend,
+                          out_weak=out_weak)
         aliases = tuple(self._aliases(fn, donate))
         prog = backend.program(fn, name=self.__name__, donated=aliases, disk=self._disk)
         return _Entry(fn, prog, out_tree, captured, backend,
-                      tuple(i for i, a in enumerate(aliases) if a is not None))
+                      tuple(i for i, a in enumerate(aliases) if a is not None), out_weak)
 
     def _donation(self, key) -> set[int]:
         """Leaf indices of the donated positional arguments."""
@@ -424,8 +431,8 @@ class Jitted:
         key, _, backend = self._signature(args, kwargs)
         if backend is None:
             raise TypeError("lower() needs concrete arguments, not traced ones")
-        fn, out_tree, captured = self.trace(args, kwargs)
-        return Lowered(self, key, fn, out_tree, captured, backend)
+        fn, out_tree, captured, out_weak = self.trace(args, kwargs)
+        return Lowered(self, key, fn, out_tree, captured, backend, out_weak)
 
     def clear_cache(self) -> None:
         self._cache.clear()
@@ -477,9 +484,10 @@ def _describe_sig(key) -> str:
 class Lowered:
     """A traced and lowered call: our IR, the StableHLO text; `.compile()` for XLA's."""
 
-    def __init__(self, jitted: Jitted, key, fn: Function, out_tree, captured, backend):
+    def __init__(self, jitted: Jitted, key, fn: Function, out_tree, captured, backend,
+                 out_weak=None):
         self._jitted, self._key, self.ir, self._out_tree = jitted, key, fn, out_tree
-        self._captured, self.backend = captured, backend
+        self._captured, self.backend, self._out_weak = captured, backend, out_weak
         self.optimized_ir, self._text = lower(fn)
 
     def as_text(self, dialect: str = "stablehlo") -> str:
@@ -499,7 +507,8 @@ class Lowered:
         entry = self._jitted._cache.get(self._key)
         if entry is None or not isinstance(entry.backend, XlaBackend):
             prog = backend.program(self.ir, name=self._jitted.__name__)
-            entry = _Entry(self.ir, prog, self._out_tree, self._captured, backend)
+            entry = _Entry(self.ir, prog, self._out_tree, self._captured, backend,
+                           out_weak=self._out_weak)
         return Compiled(entry, self._jitted, self._key)
 
 

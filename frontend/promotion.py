@@ -1,17 +1,13 @@
-"""Type promotion: the one place that decides result dtypes of mixed operands.
+"""Type promotion: the one place that decides result dtypes and weak types (README,
+"Type promotion", is the same table in words).
 
-- Tensors of the same kind follow the Python array API standard's table.
-- Mixed kinds (int with float, signed with unsigned 64-bit) — which the standard leaves
-  open — follow NumPy 2 (`numpy.promote_types`): int32 + float32 -> float64,
-  uint64 + int64 -> float64.
-- bfloat16 behaves like float16 in that table, and bfloat16 + float16 -> float32.
-- Two Python scalars of different kinds give the higher kind's default (1.0 + 1 is a
-  weak float32, as in jax).
-- Python scalars are weak: they take the tensor's dtype when their kind fits
-  (x_f16 + 1.5 -> float16, x_i8 + 3 -> int8). A float scalar with an integer tensor
-  gives the default float (float32); a complex scalar gives the complex type of the
-  tensor's precision.
-- Defaults: float32 for Python floats, int64 for Python ints.
+The rule is JAX's promotion lattice (jax/_src/dtypes.py, its 64-bit form, since stablejit
+keeps 64-bit types): the result of combining two operands is their least upper bound in
+the graph below. `i*`, `f*`, `c*` are the weak kinds: Python scalars, and values computed
+only from weak values. A weak operand is placed at its kind's node, so it takes the other
+operand's dtype when the kind fits (x_f16 * 2.0 is float16, x_i8 + 3 is int8). A result at
+a weak node is weak and has that kind's default dtype (float32, int64, complex64).
+Python bools are never weak (a bool promotes as bool either way, as in JAX).
 """
 
 from __future__ import annotations
@@ -26,7 +22,80 @@ DEFAULT_FLOAT = dt.float32
 DEFAULT_INT = dt.int64
 DEFAULT_COMPLEX = dt.complex64
 
-_KIND_ORDER = {"b": 0, "u": 1, "i": 1, "f": 2, "c": 3}
+# the weak kinds
+WEAK_INT, WEAK_FLOAT, WEAK_COMPLEX = "i*", "f*", "c*"
+_WEAK_NODE = {"i": WEAK_INT, "u": WEAK_INT, "f": WEAK_FLOAT, "c": WEAK_COMPLEX}
+_WEAK_DEFAULT = {WEAK_INT: DEFAULT_INT, WEAK_FLOAT: DEFAULT_FLOAT,
+                 WEAK_COMPLEX: DEFAULT_COMPLEX}
+
+# Each type -> the types directly above it.
+LATTICE: dict = {
+    dt.bool_: [WEAK_INT],
+    WEAK_INT: [dt.uint8, dt.int8],
+    dt.uint8: [dt.int16, dt.uint16],
+    dt.uint16: [dt.int32, dt.uint32],
+    dt.uint32: [dt.int64, dt.uint64],
+    dt.uint64: [WEAK_FLOAT],
+    dt.int8: [dt.int16],
+    dt.int16: [dt.int32],
+    dt.int32: [dt.int64],
+    dt.int64: [WEAK_FLOAT],
+    WEAK_FLOAT: [dt.bfloat16, dt.float16, WEAK_COMPLEX],
+    dt.bfloat16: [dt.float32],
+    dt.float16: [dt.float32],
+    dt.float32: [dt.float64, dt.complex64],
+    dt.float64: [dt.complex128],
+    WEAK_COMPLEX: [dt.complex64],
+    dt.complex64: [dt.complex128],
+    dt.complex128: [],
+}
+
+
+def _upper_bounds() -> dict:
+    ub = {n: {n} for n in LATTICE}
+    changed = True
+    while changed:
+        changed = False
+        for n in LATTICE:
+            more = set().union(*(LATTICE[m] for m in ub[n])) - ub[n]
+            if more:
+                ub[n] |= more
+                changed = True
+    return ub
+
+
+def _joins() -> dict:
+    """The least upper bound of every pair of nodes: the common upper bound that lies
+    below all the others."""
+    ub = _upper_bounds()
+    out = {}
+    for a in LATTICE:
+        for b in LATTICE:
+            common = ub[a] & ub[b]
+            (least,) = [c for c in common if ub[c] >= common]
+            out[a, b] = least
+    return out
+
+
+_JOIN = _joins()
+
+
+def _node(d: DType, weak: bool):
+    return _WEAK_NODE[d.kind] if weak and d.kind != "b" else d
+
+
+def promote(a: DType, a_weak: bool, b: DType, b_weak: bool) -> tuple[DType, bool]:
+    """Result dtype (and whether it is weak) of combining two operands."""
+    j = _JOIN[_node(a, a_weak), _node(b, b_weak)]
+    if isinstance(j, str):
+        return _WEAK_DEFAULT[j], True
+    return j, False
+
+
+def is_weak_scalar(x) -> bool:
+    """Python int, float and complex are weak; bool is not, and NumPy scalars (np.float64
+    subclasses float) keep their dtype."""
+    return isinstance(x, (int, float, complex)) and not isinstance(x, (bool, np.generic))
 
 
 def python_scalar_dtype(x) -> DType:
@@ -41,49 +110,44 @@ def python_scalar_dtype(x) -> DType:
     raise TypeError(f"{type(x).__name__} is not a Python scalar")
 
 
-def promote_strong(a: DType, b: DType) -> DType:
-    if a is b:
-        return a
-    if a is dt.bfloat16 or b is dt.bfloat16:
-        other = b if a is dt.bfloat16 else a
-        if other in (dt.bfloat16, dt.bool_) or other.kind in "iu" and other.bits <= 8:
-            return dt.bfloat16
-        if other is dt.float16:
-            return dt.float32
-        r = dt.dtype(np.promote_types(np.float16, other.np))
-        return dt.bfloat16 if r is dt.float16 else r
-    return dt.dtype(np.promote_types(a.np, b.np))
+def operand_type(x) -> tuple[DType, bool]:
+    """(dtype, weak) of a Tensor, Python scalar, NumPy value or dtype."""
+    if isinstance(x, Tensor):
+        return x.dtype, x.weak
+    if isinstance(x, (bool, int, float, complex)) and not isinstance(x, np.generic):
+        return python_scalar_dtype(x), is_weak_scalar(x)
+    return dt.dtype(getattr(x, "dtype", x)), False
 
 
-def promote(a: DType, a_weak: bool, b: DType, b_weak: bool) -> tuple[DType, bool]:
-    """Result dtype (and whether it is still weak) of combining two operands."""
-    if a_weak and b_weak and _KIND_ORDER[a.kind] != _KIND_ORDER[b.kind]:
-        # two Python scalars of different kinds: the higher kind's own type, as in jax
-        # (arctan2(0.0, -1) is float32, not the float64 that float32 with int64 gives)
-        return (a if _KIND_ORDER[a.kind] > _KIND_ORDER[b.kind] else b), True
-    if a_weak == b_weak:
-        return promote_strong(a, b), a_weak
-    strong, weak = (b, a) if a_weak else (a, b)
-    if _KIND_ORDER[weak.kind] <= _KIND_ORDER[strong.kind]:
-        return strong, False
-    if weak.kind == "c":
-        return (dt.complex128 if strong is dt.float64 else dt.complex64), False
-    if weak.kind == "f":
-        return DEFAULT_FLOAT, False
-    return DEFAULT_INT, False  # int scalar with a bool tensor
+def result_type_and_weak(*operands) -> tuple[DType, bool]:
+    if not operands:
+        raise ValueError("result_type needs at least one operand")
+    dtype, weak = operand_type(operands[0])
+    for x in operands[1:]:
+        dtype, weak = promote(dtype, weak, *operand_type(x))
+    return dtype, weak
 
 
 def result_type(*operands) -> DType:
-    """Like numpy.result_type over Tensors, dtypes and Python scalars (weak)."""
-    dtype, weak = None, True
-    for x in operands:
-        if isinstance(x, Tensor):
-            d, w = x.dtype, x.weak
-        elif isinstance(x, (bool, int, float, complex)):
-            d, w = python_scalar_dtype(x), True
-        else:
-            d, w = dt.dtype(getattr(x, "dtype", x)), False
-        dtype, weak = (d, w) if dtype is None else promote(dtype, weak, d, w)
-    if dtype is None:
-        raise ValueError("result_type needs at least one operand")
-    return dtype
+    """jax.numpy.result_type over Tensors, dtypes and Python scalars."""
+    return result_type_and_weak(*operands)[0]
+
+
+# ---- weak results of operations ------------------------------------------------------
+
+_WEAK_FAMILIES = ("elementwise", "shape")
+_STRONG_PRIMS = ("convert", "bitcast_convert")  # astype gives a strong dtype, as in JAX
+
+
+def weak_result(prim, tensors) -> bool:
+    """JAX's weak-type rule: an elementwise or shape op whose operands are all weak gives
+    weak results (a boolean operand, such as select's predicate, does not count)."""
+    if prim.family not in _WEAK_FAMILIES or prim.name in _STRONG_PRIMS:
+        return False
+    seen = False
+    for t in tensors:
+        if t.weak:
+            seen = True
+        elif t.dtype is not dt.bool_:
+            return False
+    return seen

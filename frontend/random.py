@@ -19,7 +19,11 @@ Differences from jax.random: float64 `normal` uses Box-Muller on 64-bit uniforms
 computes erf_inv in float64); `truncated_normal` computes erf / erf_inv with float32
 accuracy for every dtype, so its samples are within the bounds and correctly
 distributed, but not bit-identical to jax's. `key(seed)` treats a seed as a 64-bit
-integer (for seeds in [0, 2**31) that is the same key jax makes).
+integer (for seeds in [0, 2**31) that is the same key jax makes); it is the uint32[2]
+that `jax.random.key_data(jax.random.key(seed))` holds, so `key` and `PRNGKey` are one
+function. Indices (`permutation(key, n)`, `choice` of an int, `categorical`) have the
+default int dtype, int64 (jax: int32), with the same values; `randint` defaults to
+int32 as jax's does, because its numbers depend on the dtype's width.
 """
 
 from __future__ import annotations
@@ -39,10 +43,11 @@ from .dispatch import bind, bind1
 from .errors import at_user_line
 from .jit import jit
 from .numpy._operands import as_shape
+from .promotion import DEFAULT_INT
 from .tensor import Tensor
 
 __all__ = ["key", "PRNGKey", "split", "fold_in", "bits", "uniform", "normal", "randint",
-           "bernoulli", "categorical", "gumbel", "permutation", "truncated_normal",
+           "bernoulli", "categorical", "choice", "gumbel", "permutation", "truncated_normal",
            "threefry2x32"]
 
 _ROTATIONS = ((13, 15, 26, 6), (17, 29, 16, 24))
@@ -315,9 +320,11 @@ _truncated = jit(_truncated_impl, static_argnums=(3, 4))
 
 def randint(key, shape, minval, maxval, dtype=None) -> Tensor:
     """Uniform integers in [minval, maxval) (jax.random.randint's algorithm: two draws
-    of the dtype's width, reduced modulo the span)."""
+    of the dtype's width, reduced modulo the span). The dtype defaults to int32, as in
+    jax.random.randint, so the same call gives the same numbers (the draws depend on the
+    dtype's width: dtype=int64 matches jax with 64-bit types enabled)."""
     k = _check_key("randint", key)
-    d = dt.int64 if dtype is None else dt.dtype(dtype)
+    d = dt.int32 if dtype is None else dt.dtype(dtype)
     if d.kind not in "iu":
         raise TypeError(at_user_line(f"random.randint: dtype must be an integer dtype, got "
                                      f"{d.name}"))
@@ -450,6 +457,60 @@ def permutation(key, x, axis: int = 0, independent: bool = False) -> Tensor:
         raise TypeError(at_user_line("random.permutation: x must be an integer or have at "
                                      "least one axis"))
     return _permutation(k, xt, axis % xt.ndim, bool(independent or xt.ndim == 1))
+
+
+def choice(key, a, shape=(), replace: bool = True, p=None, axis: int = 0) -> Tensor:
+    """A random sample of a's entries along `axis` (of range(a), as default ints, when a
+    is an int), with jax.random.choice's algorithm and numbers: randint without p, a
+    permutation's first entries when replace=False; with p, a search of the cumulative
+    sum for uniform draws, or the top of Gumbel-perturbed log-probabilities when
+    replace=False."""
+    k = _check_key("choice", key)
+    shape = _shape(shape)
+    arr = snp.asarray(a)
+    if arr.ndim == 0:
+        if arr.dtype.kind not in "iu":
+            raise TypeError(at_user_line(f"random.choice: a must be an integer or a tensor "
+                                         f"with at least one axis, got {arr.type}"))
+        n_inputs = int(arr)
+    else:
+        axis = axis % arr.ndim
+        n_inputs = arr.shape[axis]
+    n_draws = math.prod(shape)
+    if n_draws == 0:
+        return snp.zeros(shape, dtype=arr.dtype)
+    if n_inputs <= 0:
+        raise ValueError(at_user_line("random.choice: a must be greater than 0 unless no "
+                                      "samples are taken"))
+    if not replace and n_draws > n_inputs:
+        raise ValueError(at_user_line(
+            f"random.choice: cannot take a larger sample (size {n_draws}) than the "
+            f"population (size {n_inputs}) with replace=False"))
+    if p is None:
+        if replace:
+            ind = randint(k, shape, 0, n_inputs)  # int32 draws: jax's numbers
+            result = snp.astype(ind, DEFAULT_INT) if arr.ndim == 0 else snp.take(
+                arr, ind, axis=axis)
+        else:
+            perm = permutation(k, n_inputs if arr.ndim == 0 else arr, axis)
+            result = snp.take(perm, snp.arange(n_draws), axis=0 if arr.ndim == 0 else axis)
+    else:
+        pt = snp.asarray(p)
+        pt = pt if pt.dtype.is_inexact else snp.astype(pt, snp.float32)
+        if pt.shape != (n_inputs,):
+            raise ValueError(at_user_line(
+                f"random.choice: p must be None or a 1-d tensor of a.shape[axis] = "
+                f"{n_inputs} entries, got shape {pt.shape}"))
+        if replace:
+            p_cuml = snp.cumsum(pt)
+            r = p_cuml[-1] * (1 - uniform(k, shape, dtype=p_cuml.dtype))
+            ind = snp.searchsorted(p_cuml, r)
+        else:
+            g = gumbel(k, (n_inputs,), dtype=pt.dtype) + snp.log(pt)
+            ind = snp.argsort(g, descending=True, stable=True)[:n_draws]
+        result = ind if arr.ndim == 0 else snp.take(arr, ind, axis=axis)
+    return snp.reshape(result, shape if arr.ndim == 0 else
+                       arr.shape[:axis] + tuple(shape) + arr.shape[axis + 1:])
 
 
 def _permutation_impl(k, x, axis, independent):

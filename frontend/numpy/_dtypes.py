@@ -9,7 +9,7 @@ import numpy as np
 
 from ..compiler import dtypes as dt
 from ..errors import at_user_line
-from ..promotion import promote_strong
+from ..promotion import promote as _promote
 from ..promotion import result_type as _result_type
 from ..tensor import Tensor
 from ._operands import as_tensor, asarray, copy_of
@@ -36,10 +36,11 @@ def astype(x, dtype, /, *, copy: bool = True, device=None) -> Tensor:
 
 
 def can_cast(from_, to, /) -> bool:
-    """Whether `from_` (a dtype or tensor) converts to `to` without changing the kind of
-    value it can hold, by the promotion table: can_cast(a, b) == (promote(a, b) is b)."""
+    """Whether `from_` (a dtype or tensor) converts to `to` keeping every value: NumPy's
+    "safe" casting, as jax.numpy.can_cast. (This is not the promotion table: int32 with
+    float32 promotes to float32, yet not every int32 is a float32.)"""
     a, b = _dtype_of(from_), dt.dtype(to)
-    return promote_strong(a, b) is b
+    return bool(np.can_cast(a.np, b.np, "safe"))
 
 
 def result_type(*arrays_and_dtypes) -> dt.DType:
@@ -123,7 +124,7 @@ def isdtype(dtype, kind) -> bool:
 def promote_types(a, b) -> dt.DType:
     """The dtype both `a` and `b` convert to, by stablejit's promotion table (the one
     `a + b` uses on tensors of these dtypes)."""
-    return promote_strong(dt.dtype(a), dt.dtype(b))
+    return _promote(dt.dtype(a), False, dt.dtype(b), False)[0]
 
 
 # NumPy's abstract scalar types, as the dtype kinds each one covers

@@ -24,6 +24,7 @@ from ..compiler import dtypes as dt
 from ..compiler.primitives import elementwise as ew
 from ..dispatch import bind, bind1
 from ..errors import at_user_line
+from ..promotion import DEFAULT_INT
 from ..tensor import Tensor
 from ._complex_special import complex_function
 from ._operands import (
@@ -54,7 +55,9 @@ def _unary(name: str, prim, *, inexact: bool = True, kinds: str = "biufc",
         if inexact:
             x = to_inexact(x)
         if on_complex is not None and x.dtype.is_complex:
-            return on_complex(x)
+            out = on_complex(x)
+            out.weak = x.weak  # a composition: weak in, weak out, as the primitive
+            return out
         return bind1(prim, x)
 
     f.__name__ = name
@@ -228,8 +231,8 @@ def power(x, y) -> Tensor:
             out = multiply(out, x)
         return out
     (x, y), dtype = prepare(x, y)
-    if dtype.kind == "b":
-        x, y = astype(x, dt.int64), astype(y, dt.int64)
+    if dtype.kind == "b":  # booleans raise to a power as default ints, as in jax
+        x, y = astype(x, DEFAULT_INT), astype(y, DEFAULT_INT)
     return bind1(ew.power, x, y)
 
 

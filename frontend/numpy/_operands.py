@@ -19,15 +19,23 @@ from ..compiler.primitives import elementwise as ew
 from ..compiler.primitives import shape_ops as so
 from ..dispatch import bind1, current_backend
 from ..errors import at_user_line
-from ..promotion import DEFAULT_COMPLEX, DEFAULT_FLOAT, DEFAULT_INT, promote, python_scalar_dtype
+from ..promotion import (
+    DEFAULT_COMPLEX,
+    DEFAULT_FLOAT,
+    DEFAULT_INT,
+    is_weak_scalar,
+    operand_type,
+    promote,
+    python_scalar_dtype,
+)
 from ..tensor import Tensor
 
 PY_SCALARS = (bool, int, float, complex)
 
 
-def _weak_scalar(x) -> bool:
-    """A Python scalar (weak); NumPy scalars such as np.float64 subclass float but are
-    strong: they keep their dtype, as in NumPy 2."""
+def _python_scalar(x) -> bool:
+    """A Python bool, int, float or complex; NumPy scalars such as np.float64 subclass
+    float but keep their dtype, as in NumPy 2 and JAX."""
     return isinstance(x, PY_SCALARS) and not isinstance(x, np.generic)
 
 
@@ -95,11 +103,11 @@ def _convert(x, dtype, device) -> Tensor:
         t = x
         if backend is not None and t._backend is not backend:
             t = backend_copy(t, backend)
-        return t if d is None or d is t.dtype else astype(t, d)
+        return t if d is None else astype(t, d)
     if backend is None:
         backend = current_backend()
-    if _weak_scalar(x):
-        return backend.scalar(x, d or python_scalar_dtype(x), weak=d is None)
+    if _python_scalar(x):  # weak without a dtype, as jax.numpy.asarray(3)
+        return backend.scalar(x, d or python_scalar_dtype(x), weak=d is None and is_weak_scalar(x))
     if isinstance(x, (list, tuple)) and _contains_tensor(x):
         rows = _stack_rows([_convert(e, None, None) for e in x])
         return rows if d is None else astype(rows, d)
@@ -139,19 +147,24 @@ def as_tensor(x, like: Tensor | None = None) -> Tensor:
     on the backend of `like` (or the default backend)."""
     if isinstance(x, Tensor):
         return x
-    if _weak_scalar(x):
+    if _python_scalar(x):
         backend = like._backend if like is not None else current_backend()
-        return backend.scalar(x, python_scalar_dtype(x), weak=True)
+        return backend.scalar(x, python_scalar_dtype(x), weak=is_weak_scalar(x))
     if like is not None and isinstance(x, (np.ndarray, np.generic)):
         return asarray(x, device=like._backend if like._backend.concrete else None)
     return asarray(x)
 
 
 def astype(x, dtype, copy: bool = True) -> Tensor:
+    """x in `dtype`; a strong tensor, since the dtype was asked for (as in JAX)."""
     x = as_tensor(x)
     d = dt.dtype(dtype)
     if d is x.dtype:
-        return x
+        if not x.weak:
+            return x
+        out = copy_of(x)
+        out.weak = False
+        return out
     if x.dtype.is_complex and not d.is_complex:
         x = bind1(ew.real, x)
         if d is x.dtype:
@@ -202,26 +215,25 @@ def broadcast_arrays(*xs) -> list[Tensor]:
 # ---- operand preparation -------------------------------------------------------------
 
 def promote_operands(*xs) -> tuple[list[Tensor], dt.DType]:
-    """Tensors of one promoted dtype (Python scalars made directly in that dtype)."""
+    """Tensors of one promoted dtype (Python scalars made directly in that dtype), by the
+    table in promotion.py. When the result is weak, so is every converted operand (a
+    bool tensor plus 2 is a weak int, as in JAX)."""
     like = next((x for x in xs if isinstance(x, Tensor)), None)
     dtype, weak = None, True
     for x in xs:
-        if isinstance(x, Tensor):
-            d, w = x.dtype, x.weak
-        elif _weak_scalar(x):
-            d, w = python_scalar_dtype(x), True
-        else:
-            x = asarray(x)
-            d, w = x.dtype, False
+        d, w = operand_type(x if isinstance(x, Tensor) or _python_scalar(x) else asarray(x))
         dtype, weak = (d, w) if dtype is None else promote(dtype, weak, d, w)
     out = []
     for x in xs:
-        if _weak_scalar(x):
+        if _python_scalar(x):
             backend = like._backend if like is not None else current_backend()
             out.append(backend.scalar(x, dtype, weak=weak))
-        else:
-            t = as_tensor(x, like)
-            out.append(t if t.dtype is dtype else astype(t, dtype))
+            continue
+        t = as_tensor(x, like)
+        if t.dtype is not dtype:
+            t = astype(t, dtype)
+            t.weak = weak  # a fresh tensor: the conversion just made it
+        out.append(t)
     return out, dtype
 
 
@@ -237,8 +249,13 @@ def prepare(*xs) -> tuple[list[Tensor], dt.DType]:
 
 
 def to_inexact(x: Tensor) -> Tensor:
-    """Integers and booleans become the default float for float-only math."""
-    return x if x.dtype.is_inexact else astype(x, DEFAULT_FLOAT)
+    """Integers and booleans become the default float for float-only math; a weak int
+    stays weak (sin(3) is a weak float32, as in JAX)."""
+    if x.dtype.is_inexact:
+        return x
+    out = astype(x, DEFAULT_FLOAT)
+    out.weak = x.weak
+    return out
 
 
 def as_shape(shape) -> tuple[int, ...]:

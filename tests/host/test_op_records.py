@@ -263,8 +263,8 @@ RECORDS: list[Rec] = [
     N("divmod", snp.divmod, np.divmod, [("any", S), ("nonzero", V)], (F32, I32)),
     N("modf", snp.modf, np.modf, [("special", S)], FLOAT2),
     # mixed dtypes and Python scalars (promotion)
-    N("add(i32, f32)", snp.add, lambda a, b: np.add(a, b), [("any", S), ("any", V)], (F32,),
-      arg_dtypes=lambda d: [I32, F32]),
+    N("add(i32, f32)", snp.add, lambda a, b: np.add(a.astype(np.float32), b),  # jax: f32
+      [("any", S), ("any", V)], (F32,), arg_dtypes=lambda d: [I32, F32]),
     N("multiply(u8, i8)", snp.multiply, np.multiply, [("any", S), ("any", V)], (I32,),
       arg_dtypes=lambda d: [U8, I8]),
     N("add(f16 tensor, py float)", lambda x: x + 1.5,
@@ -451,8 +451,8 @@ RECORDS: list[Rec] = [
       for m in ("edge", "reflect", "symmetric", "wrap", "maximum", "minimum", "mean")],
     N("diff", lambda x: snp.diff(x, n=2, axis=1), lambda x: np.diff(x, n=2, axis=1),
       [("any", S)], (F32, I32, BOOL)),
-    N("diff(prepend)", lambda x: snp.diff(x, prepend=0), lambda x: np.diff(x, prepend=0),
-      [("any", S)], (I32,)),
+    N("diff(prepend)", lambda x: snp.diff(x, prepend=0),  # a weak 0: x's dtype, as jax
+      lambda x: np.diff(x, prepend=x.dtype.type(0)), [("any", S)], (I32,)),
     # ---- linear algebra of the main namespace ----
     N("matmul", snp.matmul, np.matmul, [("any", (2, 3, 4)), ("any", (4, 5))], (F32, I32),
       tol=LOOSE),

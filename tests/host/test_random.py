@@ -70,6 +70,54 @@ def test_bits_match_jax(name, ours, theirs):
     np.testing.assert_array_equal(got, np.asarray(theirs(jr.PRNGKey(42))), err_msg=name)
 
 
+P5 = np.array([0.1, 0.2, 0.3, 0.15, 0.25], np.float32)
+A45 = np.arange(20.0, dtype=np.float32).reshape(4, 5)
+
+# The same call with default arguments, in both libraries: (name, call(random module,
+# key), index result) -- index results have the default int dtype, jax's int32 and
+# stablejit's int64 (README, "Type promotion"); every other dtype must be jax's.
+DEFAULT_CALLS = [
+    ("split", lambda r, k: r.split(k), False),
+    ("split_3", lambda r, k: r.split(k, 3), False),
+    ("fold_in", lambda r, k: r.fold_in(k, 7), False),
+    ("uniform", lambda r, k: r.uniform(k), False),
+    ("uniform_shape", lambda r, k: r.uniform(k, (7,)), False),
+    ("normal", lambda r, k: r.normal(k, (7,)), False),
+    ("bernoulli", lambda r, k: r.bernoulli(k), False),
+    ("bernoulli_p", lambda r, k: r.bernoulli(k, 0.3, (7,)), False),
+    ("randint", lambda r, k: r.randint(k, (7,), 0, 10), False),
+    ("randint_wide", lambda r, k: r.randint(k, (7,), -2**31, 2**31 - 1), False),
+    ("permutation", lambda r, k: r.permutation(k, 10), True),
+    ("permutation_rows", lambda r, k: r.permutation(k, A45), False),
+    ("choice", lambda r, k: r.choice(k, 10, (6,)), True),
+    ("choice_scalar", lambda r, k: r.choice(k, 7), True),
+    ("choice_no_replace", lambda r, k: r.choice(k, 10, (6,), replace=False), True),
+    ("choice_rows", lambda r, k: r.choice(k, A45, (3,), axis=1), False),
+    ("choice_p", lambda r, k: r.choice(k, 5, (7,), p=P5), True),
+    ("choice_p_no_replace", lambda r, k: r.choice(k, 5, (3,), replace=False, p=P5), True),
+    ("choice_p_rows", lambda r, k: r.choice(k, A45, (2, 2), p=P5, axis=1), False),
+    ("categorical", lambda r, k: r.categorical(k, P5), True),
+]
+
+
+@pytest.mark.parametrize("seed", [0, 42, 2**31 - 1])
+@pytest.mark.parametrize("make_key", ["key", "PRNGKey"])
+def test_default_calls_give_jax_numbers(make_key, seed):
+    ours = getattr(sr, make_key)(seed)
+    theirs = getattr(jr, make_key)(seed)
+    bad = []
+    for name, call, index in DEFAULT_CALLS:
+        got, want = call(sr, ours).numpy(), call(jr, theirs)
+        if jax.dtypes.issubdtype(want.dtype, jax.dtypes.prng_key):
+            want = jr.key_data(want)
+        want = np.asarray(want)
+        want_dtype = np.dtype(np.int64) if index else want.dtype
+        if got.dtype != want_dtype or got.shape != want.shape or not np.array_equal(got, want):
+            bad.append(f"{name}: stablejit {got.dtype} {got.tolist()}, "
+                       f"jax {want.dtype} {want.tolist()}")
+    assert not bad, "\n".join(bad)
+
+
 def test_categorical_matches_jax():
     lg = np.random.default_rng(0).normal(size=(4, 6)).astype(np.float32)
     k, jk = sr.key(3), jr.PRNGKey(3)
