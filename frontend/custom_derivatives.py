@@ -22,11 +22,12 @@ from collections.abc import Callable, Sequence
 from . import numpy as snp
 from . import tree, writes
 from .autodiff import TransformTrace, trace_function
+from .compiler.autodiff import DifferentiationError
 from .compiler.ir import Attrs, Literal
 from .compiler.primitives import custom_ad, shape_ops
 from .context import current_backend, using_backend
 from .dispatch import bind, pick
-from .errors import at_user_line, user_location
+from .errors import EscapedTracerError, at_user_line, user_location
 from .tensor import Tensor
 from .tracing import Trace
 
@@ -93,18 +94,21 @@ class _RuleTrace(TransformTrace):
         if v is not None:
             return v
         if not t._backend.concrete:
-            raise TypeError(at_user_line(
-                f"the rule {self.builder.name} of {self.owner} uses a traced tensor that "
-                f"it closes over (a value computed inside jit, grad or another "
-                f"transformation). Rules are traced when {self.owner} is differentiated, "
-                f"and cannot reach such values then: pass the value to {self.owner} as an "
-                f"argument, and to bwd through the residuals."))
+            raise _rule_closure_error(self.builder.name, self.owner)
         writes.note_read(t)
         v, = self.builder.bind(shape_ops.constant, (), Attrs({"value": Literal(t.numpy())}),
                                user_location())
         self._embedded.append(t)
         self._captured_ids[id(t)] = v
         return v
+
+
+def _rule_closure_error(rule: str, owner: str) -> DifferentiationError:
+    return DifferentiationError(at_user_line(
+        f"the rule {rule} of {owner} uses a traced tensor that it closes over (a value "
+        f"computed inside jit, grad or another transformation). Rules are traced when "
+        f"{owner} is differentiated and cannot reach such values then: pass the value to "
+        f"{owner} as an argument (and to bwd through the residuals)."))
 
 
 def _trace_rule(f: Callable, specs, name: str, owner: str):
@@ -115,6 +119,8 @@ def _trace_rule(f: Callable, specs, name: str, owner: str):
         with using_backend(trace):
             values = [trace.value_of(_as_tensor(x)) for x in f(*args)]
         return trace.builder.build(values)
+    except EscapedTracerError:  # a value of a trace that ended before the rule was traced
+        raise _rule_closure_error(name, owner) from None
     finally:
         trace.finish()
 
