@@ -28,6 +28,8 @@ test: install lint
 bench: install
 	$(PY) benchmarks/run.py
 	$(PY) benchmarks/train_step.py
+	$(PY) benchmarks/vmap.py
+	$(PY) benchmarks/lazy.py
 	$(PY) -m benchmarks.indexing_sort
 	$(PY) benchmarks/linalg_fft_conv.py
 	$(PY) benchmarks/cache.py

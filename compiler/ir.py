@@ -92,10 +92,10 @@ class Location:
         self.file, self.line, self.col, self.func = file, line, col, func
 
     def __str__(self) -> str:
-        return f"{self.file}:{self.line}"
+        return f"{self.file}:{self.line}" + (f":{self.col}" if self.col else "")
 
     def __repr__(self) -> str:
-        return f"Location({self.file!r}, {self.line})"
+        return f"Location({self.file!r}, {self.line}, {self.col})"
 
     def __eq__(self, other) -> bool:
         return isinstance(other, Location) and (self.file, self.line, self.col) == (
@@ -206,7 +206,7 @@ class Op:
 
 
 class Function:
-    __slots__ = ("name", "params", "ops", "results", "_key")
+    __slots__ = ("name", "params", "ops", "results", "_key", "clusters")
 
     def __init__(self, name: str, params: Iterable[Value], ops: Iterable[Op],
                  results: Iterable[Value]):
@@ -215,6 +215,9 @@ class Function:
         self.ops = list(ops)
         self.results = tuple(results)
         self._key = None
+        # one fusion cluster number per op, once passes/fusion.py has run (else None);
+        # an annotation only: it is not part of key()
+        self.clusters: tuple[int, ...] | None = None
 
     @property
     def param_types(self) -> tuple[TensorType, ...]:
@@ -268,14 +271,19 @@ def format_function(fn: Function, indent: str = "", names: dict | None = None) -
     params = ", ".join(f"{name(p)}: {p.type}" for p in fn.params)
     outs = ", ".join(str(t) for t in fn.result_types)
     lines = [f"{indent}func @{fn.name}({params}) -> ({outs}) {{"]
-    for op in fn.ops:
+    for i, op in enumerate(fn.ops):
         operands = ", ".join(name(v) for v in op.operands)
         results = ", ".join(name(r) for r in op.results)
         attrs = f" {op.attrs!r}" if op.attrs else ""
         types = ", ".join(str(t) for t in op.result_types)
         text = f"{indent}  {results} = {op.prim.name}({operands}){attrs} : {types}"
+        notes = []
+        if fn.clusters is not None:
+            notes.append(f"cluster {fn.clusters[i]}")
         if op.loc is not UNKNOWN and op.loc.line:
-            text = f"{text:<60}  # {_short_file(op.loc.file)}:{op.loc.line}"
+            notes.append(f"{_short_file(op.loc.file)}:{op.loc.line}")
+        if notes:
+            text = f"{text:<60}  # {'  '.join(notes)}"
         lines.append(text)
         for region in op.regions:
             lines.append(format_function(region, indent + "    ", names))

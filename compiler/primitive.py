@@ -23,6 +23,16 @@ class _NotDifferentiable:
 NOT_DIFFERENTIABLE = _NotDifferentiable()
 
 
+class _NoOperands:
+    def __repr__(self) -> str:
+        return "NO_OPERANDS"
+
+
+# Batching mark for a primitive with no operands (constant, iota): no operand can be
+# batched, so the batching transform copies it and never needs a rule.
+NO_OPERANDS = _NoOperands()
+
+
 class Primitive:
     """One operation of the IR.
 
@@ -35,19 +45,24 @@ class Primitive:
         The NumPy semantics, matching StableHLO's (not NumPy's where they differ).
     vjp / jvp
         Derivative rules, NOT_DIFFERENTIABLE, or None while not yet written.
+    batch(ops, operands, batched, **attrs) -> tuple[Value, ...]
+        The batching (vmap) rule: see compiler/batch_rules.py. NO_OPERANDS for
+        primitives without operands.
     """
 
-    __slots__ = ("name", "shape_rule", "emit", "reference", "vjp", "jvp",
+    __slots__ = ("name", "shape_rule", "emit", "reference", "vjp", "jvp", "batch",
                  "multiple_results", "family")
 
     def __init__(self, name: str, shape_rule: Callable, emit: Callable, reference: Callable,
-                 *, vjp=None, jvp=None, multiple_results: bool = False, family: str = ""):
+                 *, vjp=None, jvp=None, batch=None, multiple_results: bool = False,
+                 family: str = ""):
         self.name = name
         self.shape_rule = shape_rule
         self.emit = emit
         self.reference = reference
         self.vjp = vjp
         self.jvp = jvp
+        self.batch = batch
         self.multiple_results = multiple_results
         self.family = family
 

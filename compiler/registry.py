@@ -13,6 +13,7 @@ import difflib
 
 from .primitive import Primitive
 from .primitives import (
+    collectives,
     control_flow,
     convolution,
     custom_ad,
@@ -40,6 +41,7 @@ FAMILIES = (
     sorting,
     custom_ad,
     control_flow,
+    collectives,
 )
 
 

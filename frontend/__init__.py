@@ -46,12 +46,14 @@ from .errors import (
     TracerConversionError,
 )
 from .jit import Compiled, Jitted, Lowered, RecompileWarning, jit
+from .lazy import lazy
 from .platforms import default_platform
 from .runtime import client as rt_client
 from .runtime.client import configure as configure_client
 from .stream import Stream, StreamError, stream, stream_is_cached
 from .tensor import Tensor
 from .tree import register_dataclass, register_pytree_node, tree_map
+from .vmap import vmap
 
 __version__ = "0.1.0"
 
@@ -120,4 +122,6 @@ __all__ = [
     "fori_loop",
     "scan",
     "random",
+    "vmap",
+    "lazy",
 ]

@@ -6,6 +6,7 @@ import contextlib
 
 from . import context
 from .backends import REFERENCE, XlaBackend
+from .lazy_backend import LazyBackend
 from .platforms import default_platform
 from .runtime import buffers
 from .tensor import Tensor
@@ -13,7 +14,8 @@ from .tensor import Tensor
 
 def resolve_backend(spec):
     """A backend from a spec: a backend object, "reference", "xla", "xla:cuda",
-    "xla:host:1", a PJRT device, or a Tensor (its backend)."""
+    "xla:host:1", "lazy" / "lazy:cuda" (lazy recording for that device), a PJRT device,
+    or a Tensor (its backend)."""
     if spec is None:
         return context.current_backend()
     if isinstance(spec, Tensor):
@@ -22,12 +24,17 @@ def resolve_backend(spec):
         parts = spec.split(":")
         if parts[0] == "reference" and len(parts) == 1:
             return REFERENCE
+        lazy = parts[0] == "lazy"
+        if lazy:
+            parts = parts[1:] if parts[1:2] == ["xla"] else ["xla", *parts[1:]]
         if parts[0] == "xla" and len(parts) <= 3:
             platform = parts[1] if len(parts) > 1 else default_platform()
             device_id = int(parts[2]) if len(parts) > 2 else None
-            return XlaBackend.for_platform(platform, device_id)
-        raise ValueError(f"unknown backend {spec!r}; use 'reference', 'xla', 'xla:PLATFORM' "
-                         f"or 'xla:PLATFORM:DEVICE_ID'")
+            device = XlaBackend.for_platform(platform, device_id)
+            return LazyBackend.for_target(device) if lazy else device
+        raise ValueError(f"unknown backend {spec!r}; use 'reference', 'xla', 'xla:PLATFORM', "
+                         f"'xla:PLATFORM:DEVICE_ID', or 'lazy' / 'lazy:PLATFORM' for lazy "
+                         f"recording")
     if hasattr(spec, "apply") and hasattr(spec, "from_numpy"):
         return spec
     if hasattr(spec, "client") and hasattr(spec, "platform"):  # a PJRT device

@@ -29,7 +29,10 @@ import numpy as np
 
 from . import numpy as snp
 from . import tree
-from .compiler.autodiff import Linearized, inline, jvp_into
+from .compiler import dtypes as dt
+from .compiler.autodiff import Linearized, inline, jvp_function, jvp_into, vjp_function
+from .compiler.batch_rules import bring
+from .compiler.batching import batch_into
 from .compiler.builder import Builder
 from .compiler.ir import Function, Value
 from .compiler.ops import Ops
@@ -224,7 +227,7 @@ def _check_scalar_output(fn: Function, what: str, holomorphic: bool = False) -> 
             f"dtype {t.dtype.name}.{hint}"))
 
 
-def _split_aux(out_tree, has_aux: bool, what: str):
+def _split_aux(out_tree, has_aux: bool, what: str, scalar: bool = True):
     if not has_aux:
         if out_tree.num_leaves != 1 or out_tree.kind is not None:
             raise TypeError(at_user_line(
@@ -232,9 +235,10 @@ def _split_aux(out_tree, has_aux: bool, what: str):
                 f"{out_tree}; if the extra outputs are auxiliary data, pass has_aux=True"))
         return None
     if out_tree.kind not in (tuple, list) or len(out_tree.children) != 2 or \
-            out_tree.children[0].kind is not None:
+            (scalar and out_tree.children[0].kind is not None):
+        main = "scalar output" if scalar else "output"
         raise TypeError(at_user_line(
-            f"{what}(has_aux=True) requires a function returning a pair (scalar output, "
+            f"{what}(has_aux=True) requires a function returning a pair ({main}, "
             f"auxiliary data), got a pytree {out_tree}"))
     return out_tree.children[1]
 
@@ -407,121 +411,132 @@ def linearize(f: Callable, *primals):
 
 
 # ---- Jacobians -----------------------------------------------------------------------------
-
-def _stack(ops: Ops, parts: list[Value], axis_shape: tuple, inner_shape: tuple,
-           leading: bool) -> Value:
-    """Stack equally shaped values along one new axis and reshape that axis to
-    axis_shape: leading -> axis_shape + inner_shape, else inner_shape + axis_shape."""
-    p = shape_ops.concatenate
-    n = len(parts)
-    if leading:
-        parts = [ops.reshape(v, (1, *inner_shape)) for v in parts]
-        flat = parts[0] if n == 1 else ops.bind(p, *parts, dimension=0)
-        return ops.reshape(flat, (*axis_shape, *inner_shape))
-    parts = [ops.reshape(v, (*inner_shape, 1)) for v in parts]
-    flat = parts[0] if n == 1 else ops.bind(p, *parts, dimension=len(inner_shape))
-    return ops.reshape(flat, (*inner_shape, *axis_shape))
+# One batched pass, as JAX builds them: the vjp (jacrev) or jvp (jacfwd) of f, batched by
+# compiler/batching.py over the standard basis of all outputs (inputs), in one program.
 
 
-def _one_hot(ops: Ops, t, k: int) -> Value:
-    e = np.zeros(t.size, dtype=t.dtype.np)
-    e[k] = 1
-    return ops.const(e.reshape(t.shape), t.dtype)
+def _basis(ops: Ops, sizes: Sequence[int], types, dtype_of) -> list[Value]:
+    """The rows of the identity of size sum(sizes), split into one block per type and
+    shaped (rows, *type.shape): the batched one-hot cotangents (tangents)."""
+    total = sum(sizes)
+    rows = ops.iota((total, total), dt.int32, 0)
+    cols = ops.iota((total, total), dt.int32, 1)
+    eye = ops.eq(rows, cols)
+    out, at = [], 0
+    for n, t in zip(sizes, types, strict=True):
+        block = ops.bind(shape_ops.slice_, eye, start=(0, at), limit=(total, at + n),
+                         strides=(1, 1))
+        out.append(ops.reshape(ops.convert(block, dtype_of(t)), (total, *t.shape)))
+        at += n
+    return out
+
+
+def _rows(ops: Ops, v: Value, at: int, n: int) -> Value:
+    """Rows at..at+n of a batched value (batch axis first)."""
+    shape = v.type.shape
+    return ops.bind(shape_ops.slice_, v, start=(at,) + (0,) * (len(shape) - 1),
+                    limit=(at + n,) + tuple(shape[1:]), strides=(1,) * len(shape))
 
 
 def jacrev(f: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False):
-    """The Jacobian by reverse mode: one backward pass per output element (all in one
-    program). Each output leaf of shape O gets, per argument leaf of shape I, an O + I
-    array; the structure is f's output structure of argnums structures."""
+    """The Jacobian by reverse mode: f's vjp batched over the standard basis of its
+    outputs (one program). Each output leaf of shape O gets, per argument leaf of shape
+    I, an O + I array; the structure is f's output structure of argnums structures."""
     single = isinstance(argnums, int)
 
     @functools.wraps(f)
     def jacrev_f(*args, **kwargs):
         a = _Args(args, kwargs, _argnums(argnums, len(args), "jacrev"), "jacrev")
         fn, out_tree, captured = a.trace(f, "jacrev")
-        aux_tree = _split_aux(out_tree, True, "jacrev") if has_aux else None
+        aux_tree = _split_aux(out_tree, True, "jacrev", scalar=False) if has_aux else None
         main_tree = out_tree.children[0] if has_aux else out_tree
-        n_main = main_tree.num_leaves
-        in_types = [a.leaves[i].type for i in a.wrt]
+        n_main, n_res = main_tree.num_leaves, len(fn.results)
+        in_types = [fn.params[i].type for i in a.wrt]
+        out_types = fn.result_types[:n_main]
+        sizes = [t.size for t in out_types]
+        total = sum(sizes)
 
         def build(b, vals):
             ops = Ops(b)
-            lin = Linearized(b, fn, vals, a.wrt)
-            results = list(lin.outs)
-            for j in range(n_main):
-                ot = fn.result_types[j]
-                rows = [lin.backward([_one_hot(ops, ot, k) if i == j else None
-                                      for i in range(len(fn.results))])
-                        for k in range(ot.size)]
-                for w, it in enumerate(in_types):
-                    if ot.size == 0:
-                        results.append(ops.zeros_like(ops.const(0, it.dtype,
-                                                                (*ot.shape, *it.shape))))
-                    else:
-                        results.append(_stack(ops, [r[w] for r in rows], ot.shape,
-                                              it.shape, leading=True))
+            bwd = vjp_function(fn, a.wrt)
+            n_p = len(fn.params)
+            if total == 0:
+                outs = inline(b, fn, vals)
+                return outs + [ops.const(0, it.dtype, (*ot.shape, *it.shape))
+                               for ot in out_types for it in in_types]
+            cts = _basis(ops, sizes, out_types, lambda t: t.dtype)
+            cts += [ops.const(0, t.dtype, t.shape) for t in fn.result_types[n_main:]]
+            flags = [False] * n_p + [True] * n_main + [False] * (n_res - n_main)
+            res, res_b = batch_into(b, bwd, list(vals) + cts, flags, (None, total))
+            outs, grads = res[:n_res], res[n_res:]
+            grads = [bring(ops, g, gb, total) for g, gb in zip(grads, res_b[n_res:],
+                                                                 strict=True)]
+            results, at = list(outs), 0
+            for ot, n in zip(out_types, sizes, strict=True):
+                for g, it in zip(grads, in_types, strict=True):
+                    results.append(ops.reshape(_rows(ops, g, at, n), (*ot.shape, *it.shape)))
+                at += n
             return results
 
         outs = run_built(f"{_name(f)}_jacrev", build, a.leaves + captured)
-        k = len(fn.results)
-        per_out = [a.unflatten(outs[k + j * len(in_types): k + (j + 1) * len(in_types)],
-                               single) for j in range(n_main)]
+        n_w = len(in_types)
+        per_out = [a.unflatten(outs[n_res + j * n_w: n_res + (j + 1) * n_w], single)
+                   for j in range(n_main)]
         jac = tree.unflatten(main_tree, per_out)
         if has_aux:
-            return jac, tree.unflatten(aux_tree, outs[n_main:k])
+            return jac, tree.unflatten(aux_tree, outs[n_main:n_res])
         return jac
 
     return jacrev_f
 
 
 def jacfwd(f: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False):
-    """The Jacobian by forward mode: one tangent pass per input element (all in one
-    program); same layout as jacrev."""
+    """The Jacobian by forward mode: f's jvp batched over the standard basis of the
+    differentiated inputs (one program); same layout as jacrev."""
     single = isinstance(argnums, int)
 
     @functools.wraps(f)
     def jacfwd_f(*args, **kwargs):
         a = _Args(args, kwargs, _argnums(argnums, len(args), "jacfwd"), "jacfwd")
         fn, out_tree, captured = a.trace(f, "jacfwd")
-        aux_tree = _split_aux(out_tree, True, "jacfwd") if has_aux else None
+        aux_tree = _split_aux(out_tree, True, "jacfwd", scalar=False) if has_aux else None
         main_tree = out_tree.children[0] if has_aux else out_tree
-        n_main = main_tree.num_leaves
-        n_params = len(fn.params)
+        n_main, n_res = main_tree.num_leaves, len(fn.results)
+        in_types = [fn.params[i].type for i in a.wrt]
+        sizes = [t.size for t in in_types]
+        total = sum(sizes)
 
         def build(b, vals):
             ops = Ops(b)
-            outs = inline(b, fn, vals)
-            # cols[w][k]: output tangents for a one-hot tangent at element k of leaf w
-            cols = []
-            for w in a.wrt:
-                it = fn.params[w].type
-                col = []
-                for k in range(it.size):
-                    tangents: list = [None] * n_params
-                    tangents[w] = _one_hot(ops, it, k)
-                    _, t_out = jvp_into(b, fn, vals, tangents)
-                    col.append(t_out)
-                cols.append((it, col))
+            if total == 0:
+                outs = inline(b, fn, vals)
+                return outs + [ops.const(0, ot.dtype, (*ot.shape, *it.shape))
+                               for ot in fn.result_types[:n_main] for it in in_types]
+            fwd = jvp_function(fn, a.wrt)
+            tangents = _basis(ops, sizes, in_types, lambda t: t.dtype)
+            flags = [False] * len(fn.params) + [True] * len(in_types)
+            res, res_b = batch_into(b, fwd, list(vals) + tangents, flags, (None, total))
+            outs, t_out = res[:n_res], res[n_res:]
             results = list(outs)
             for j in range(n_main):
                 ot = fn.result_types[j]
-                for it, col in cols:
-                    if it.size == 0:
-                        results.append(ops.const(0, ot.dtype, (*ot.shape, *it.shape)))
-                        continue
-                    parts = [c[j] if c[j] is not None else ops.zeros_like(outs[j])
-                             for c in col]
-                    results.append(_stack(ops, parts, it.shape, ot.shape, leading=False))
+                t = bring(ops, t_out[j], res_b[n_res + j], total)
+                at = 0
+                for it, n in zip(in_types, sizes, strict=True):
+                    block = ops.reshape(_rows(ops, t, at, n), (*it.shape, *ot.shape))
+                    k = len(it.shape)
+                    perm = list(range(k, k + len(ot.shape))) + list(range(k))
+                    results.append(ops.transpose(block, perm))
+                    at += n
             return results
 
         outs = run_built(f"{_name(f)}_jacfwd", build, a.leaves + captured)
-        k = len(fn.results)
-        n_w = len(a.wrt)
-        per_out = [a.unflatten(outs[k + j * n_w: k + (j + 1) * n_w], single)
+        n_w = len(in_types)
+        per_out = [a.unflatten(outs[n_res + j * n_w: n_res + (j + 1) * n_w], single)
                    for j in range(n_main)]
         jac = tree.unflatten(main_tree, per_out)
         if has_aux:
-            return jac, tree.unflatten(aux_tree, outs[n_main:k])
+            return jac, tree.unflatten(aux_tree, outs[n_main:n_res])
         return jac
 
     return jacfwd_f

@@ -100,6 +100,16 @@ def verify() -> bool:
     return _read("STABLEJIT_VERIFY", _flag, False, "0 or 1")
 
 
+def lazy() -> bool:
+    """STABLEJIT_LAZY=1: the default backend records ops lazily (frontend/lazy.py)."""
+    return _read("STABLEJIT_LAZY", _flag, False, "0 or 1")
+
+
+def lazy_max_ops() -> int:
+    """STABLEJIT_LAZY_MAX_OPS: a pending lazy graph runs once it holds this many ops."""
+    return _read("STABLEJIT_LAZY_MAX_OPS", _positive_int, 4096, "a positive integer")
+
+
 def dump_to() -> str | None:
     return os.environ.get("STABLEJIT_DUMP_TO") or None
 

@@ -7,8 +7,9 @@ from __future__ import annotations
 import contextlib
 import threading
 
-from . import platforms
+from . import config, platforms
 from .backends import XlaBackend
+from .lazy_backend import LazyBackend
 
 _state = threading.local()
 _global_default = None
@@ -31,7 +32,8 @@ def current_backend():
 def global_default():
     global _global_default
     if _global_default is None:
-        _global_default = XlaBackend.for_platform(platforms.default_platform())
+        device = XlaBackend.for_platform(platforms.default_platform())
+        _global_default = LazyBackend.for_target(device) if config.lazy() else device
     return _global_default
 
 
@@ -66,3 +68,31 @@ def set_default_platform(preference, *, verbose: bool = False) -> str:
     name = platforms.choose(preference, verbose=verbose)
     set_global_default(XlaBackend.for_platform(name))
     return name
+
+
+# ---- named axes of the enclosing vmaps (for the collectives in stablejit.lax) --------
+
+def axis_stack() -> list:
+    s = getattr(_state, "axes", None)
+    if s is None:
+        s = _state.axes = []
+    return s
+
+
+@contextlib.contextmanager
+def binding_axis(name, size: int):
+    """While a vmapped function is traced: its axis name (None: unnamed) and size."""
+    s = axis_stack()
+    s.append((name, size))
+    try:
+        yield
+    finally:
+        s.pop()
+
+
+def axis_size(name) -> int | None:
+    """The size of the innermost enclosing vmap axis called `name`, or None."""
+    for n, size in reversed(axis_stack()):
+        if n is not None and n == name:
+            return size
+    return None

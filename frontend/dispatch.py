@@ -1,7 +1,8 @@
 """Binding primitives to tensors: choose the backend, bring operands to it, apply.
 
 Backend choice for one op: a live trace wins (its operands from outside are captured);
-otherwise an XLA device backend wins over the reference backend (whose data moves to
+otherwise a lazy backend wins (it records the op; the other tensor's data joins its
+graph), and an XLA device backend wins over the reference backend (whose data moves to
 the device); two different devices are an error. Ops with no tensor operands (iota,
 constants) go to the current default backend (context.py): the trace while jit is
 tracing, else the user's default (`stablejit.default_backend`). A control-flow body
@@ -16,6 +17,7 @@ from .compiler.errors import ShapeError
 from .compiler.ir import EMPTY_ATTRS, Attrs
 from .context import current_backend, stack
 from .errors import at_user_line
+from .lazy_backend import LazyBackend
 from .tracing import Trace, escaped_error
 
 
@@ -40,10 +42,8 @@ def _combine(a, b):
             cur = current_backend()
             return cur if cur in traces else traces[-1]
         return traces[0]
-    if a is REFERENCE:
-        return b
-    if b is REFERENCE:
-        return a
+    if a is REFERENCE or isinstance(b, LazyBackend) and not isinstance(a, LazyBackend):
+        return b  # data moves to a device; a lazy backend keeps recording
     return a  # two devices: a.adopt(b-tensor) raises a clear error
 
 
@@ -53,8 +53,13 @@ def bind(prim, tensors=(), attrs: Attrs = EMPTY_ATTRS, backend=None, regions=())
     if backend is None:
         backend = pick(tensors) if tensors else current_backend()
         s = stack()
-        if s and s[-1] is not backend and getattr(s[-1], "records_all", False):
-            backend = s[-1]  # a control-flow body records every op made while it is traced
+        if s and s[-1] is not backend:
+            top = s[-1]
+            if getattr(top, "records_all", False):
+                backend = top  # a control-flow body records every op made while traced
+            elif isinstance(top, LazyBackend) and getattr(backend, "device", None) is \
+                    top.device:
+                backend = top  # inside lazy(): ops on tensors of its device record too
     if isinstance(backend, Trace):
         return backend.apply(prim, tensors, attrs, regions)
     if writes.live_traces:  # computed while tracing: the result may be baked in

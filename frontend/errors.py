@@ -23,6 +23,26 @@ def _is_internal(filename: str) -> bool:
     return r
 
 
+# code object -> the column (1-based; 0: unknown) of each bytecode instruction
+_COLUMNS: dict = {}
+
+
+def _column(f) -> int:
+    """The column of the call a frame is executing (Python 3.11+ records one per
+    instruction), so two calls on one line get two locations."""
+    code = f.f_code
+    cols = _COLUMNS.get(code)
+    if cols is None:
+        positions = getattr(code, "co_positions", None)
+        cols = tuple((p[2] + 1 if p[2] is not None else 0) for p in positions()) \
+            if positions else ()
+        if len(_COLUMNS) > 4096:
+            _COLUMNS.clear()
+        _COLUMNS[code] = cols
+    i = f.f_lasti // 2
+    return cols[i] if i < len(cols) else 0
+
+
 def user_location() -> Location:
     """The first stack frame outside stablejit: where the user wrote the operation."""
     f = sys._getframe(1)
@@ -30,12 +50,15 @@ def user_location() -> Location:
         f = f.f_back
     if f is None:
         return Location("<unknown>", 0)
-    return Location(f.f_code.co_filename, f.f_lineno, 0, f.f_code.co_name)
+    return Location(f.f_code.co_filename, f.f_lineno, _column(f), f.f_code.co_name)
 
 
 def at_user_line(message: str) -> str:
     loc = user_location()
-    return f"{message}\n  (at {loc.file}:{loc.line})" if loc.line else message
+    if not loc.line:
+        return message
+    col = f":{loc.col}" if loc.col else ""
+    return f"{message}\n  (at {loc.file}:{loc.line}{col})"
 
 
 class StablejitError(Exception):

@@ -28,6 +28,7 @@ from .backends import XlaBackend
 from .compilation import compile_text, lower
 from .compiler import dtypes as dt
 from .compiler.ir import Function, Location, Op
+from .compiler.passes.fusion import partition
 from .jit import Jitted, jit
 from .platforms import default_platform
 from .runtime.executable import Executable, hlo_before_optimizations
@@ -156,6 +157,7 @@ class Inspection:
             ops = Counter(f["ops"])
             lines.append(f"  {f['name']} ({f['kind']}): " + ", ".join(
                 f"{k}" + (f" x{v}" if v > 1 else "") for k, v in ops.most_common()))
+        lines += [""] + self.cluster_comparison()
         cost = self.cost()
         if cost:
             lines += ["", "cost analysis (XLA's estimate):",
@@ -210,6 +212,32 @@ class Inspection:
                 out.append(f"  {names[r]} -> out{j};")
         out.append("}")
         return "\n".join(out) + "\n"
+
+    def cluster_comparison(self) -> list[str]:
+        """Our fusion pass's clusters beside the fusions XLA made, and where they differ
+        (an XLA fusion spanning several of our clusters, or one of ours split)."""
+        fn = self.optimized_ir
+        ours = fn.clusters if fn.clusters is not None else partition(fn)
+        xla = self._clusters()
+        lines = [f"our fusion pass: {len(set(ours))} cluster(s)"]
+        spans: dict[int, set[int]] = {}
+        for c in sorted(set(ours)):
+            members = [i for i, k in enumerate(ours) if k == c]
+            prims = Counter(fn.ops[i].prim.name for i in members)
+            fused = sorted({xla[i][0] for i in members if i in xla})
+            for n in fused:
+                spans.setdefault(n, set()).add(c)
+            where = ", ".join(f"XLA fusion {n}" for n in fused) or "no XLA fusion"
+            lines.append(f"  cluster {c}: " + ", ".join(
+                k + (f" x{v}" if v > 1 else "") for k, v in prims.most_common())
+                + f"  -> {where}")
+            if len(fused) > 1:
+                lines.append(f"    differs: XLA split cluster {c} into {len(fused)} fusions")
+        for n, cs in sorted(spans.items()):
+            if len(cs) > 1:
+                lines.append(f"  differs: XLA fusion {n} joins our clusters "
+                             f"{', '.join(map(str, sorted(cs)))}")
+        return lines
 
     def _clusters(self) -> dict[int, tuple[int, str]]:
         """op index -> (fusion number, kind). Compiles a copy of the program whose op i

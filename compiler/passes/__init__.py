@@ -6,9 +6,11 @@ from ..ir import Function
 from .cse import cse
 from .dce import dce
 from .fold import fold
+from .fusion import fuse
 from .verify import verify
 
-DEFAULT_PIPELINE = (fold, cse, dce)
+# fuse last: it only annotates the final ops with their kernel clusters
+DEFAULT_PIPELINE = (fold, cse, dce, fuse)
 
 
 def optimize(fn: Function, *, check: bool = False) -> Function:
@@ -22,4 +24,4 @@ def optimize(fn: Function, *, check: bool = False) -> Function:
     return fn
 
 
-__all__ = ["verify", "dce", "cse", "fold", "optimize", "DEFAULT_PIPELINE"]
+__all__ = ["verify", "dce", "cse", "fold", "fuse", "optimize", "DEFAULT_PIPELINE"]

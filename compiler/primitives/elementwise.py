@@ -13,6 +13,7 @@ import math
 
 import numpy as np
 
+from .. import batch_rules as br
 from .. import dtypes as dt
 from ..errors import ShapeError
 from ..ir import TensorType
@@ -609,3 +610,8 @@ PRIMITIVES = [
     and_, or_, xor, shift_left, shift_right, nextafter,
     eq, ne, lt, le, gt, ge, select, clamp, convert, bitcast_convert, complex_,
 ]
+
+# Every elementwise primitive batches the same way: broadcast the operands to the
+# batched shape and apply it unchanged.
+for _p in PRIMITIVES:
+    _p.batch = br.elementwise(_p)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import batch_rules as br
 from .. import dtypes as dt
 from ..emitter import i64_list
 from ..errors import ShapeError
@@ -120,3 +121,25 @@ dot_general.vjp = _dot_vjp
 dot_general.jvp = _dot_jvp
 
 PRIMITIVES = [dot_general]
+
+
+def _dot_batch(ops, xs, batched, *, contracting, batch, preferred_element_type=None):
+    """Both operands batched: the batch axis becomes a new leading batch dimension. One
+    batched: it is a free dimension of that operand, moved to the front afterwards."""
+    (x, y), (bx, by) = xs, batched
+    (xc, yc), (xb, yb) = contracting, batch
+    attrs = {} if preferred_element_type is None else \
+        {"preferred_element_type": preferred_element_type}
+    if bx and by:
+        out = ops.dot_general(x, y, (br.shift(xc), br.shift(yc)),
+                              ((0,) + br.shift(xb), (0,) + br.shift(yb)), **attrs)
+        return (out,)
+    if bx:
+        out = ops.dot_general(x, y, (br.shift(xc), yc), (br.shift(xb), yb), **attrs)
+        return (br.move_axis(ops, out, len(xb), 0),)
+    x_free = x.type.ndim - len(xc) - len(xb)
+    out = ops.dot_general(x, y, (xc, br.shift(yc)), (xb, br.shift(yb)), **attrs)
+    return (br.move_axis(ops, out, len(xb) + x_free, 0),)
+
+
+dot_general.batch = _dot_batch

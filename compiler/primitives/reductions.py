@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import batch_rules as br
 from .. import dtypes as dt
 from ..errors import ShapeError
 from ..ir import TensorType, scalar_type
@@ -86,9 +87,11 @@ def reduction(kind: str) -> Primitive:
                     x.dtype)), x.dtype)
             return np.asarray(_NUMPY[kind](x, axis=tuple(axes)), dtype=x.dtype)
 
-    return Primitive(name, shape_rule, emit, reference,
-                     vjp=NOT_DIFFERENTIABLE if kind in ("and", "or") else None,
-                     family="reduction")
+    p = Primitive(name, shape_rule, emit, reference,
+                  vjp=NOT_DIFFERENTIABLE if kind in ("and", "or") else None,
+                  family="reduction")
+    p.batch = br.leading(p, tuple_attrs=("axes",))
+    return p
 
 
 def _t(x: np.ndarray) -> TensorType:
@@ -207,8 +210,10 @@ def arg_reduction(kind: str) -> Primitive:
         f = np.argmax if kind == "max" else np.argmin
         return np.asarray(f(x, axis=axis), dtype=index_dtype.np)
 
-    return Primitive(name, shape_rule, emit, reference, vjp=NOT_DIFFERENTIABLE,
-                     family="reduction")
+    p = Primitive(name, shape_rule, emit, reference, vjp=NOT_DIFFERENTIABLE,
+                  family="reduction")
+    p.batch = br.leading(p, axis_attrs=("axis",))
+    return p
 
 
 argmax = arg_reduction("max")

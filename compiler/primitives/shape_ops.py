@@ -7,11 +7,12 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import batch_rules as br
 from .. import dtypes as dt
 from ..emitter import dense_text, i64_array
 from ..errors import ShapeError
 from ..ir import TensorType
-from ..primitive import NOT_DIFFERENTIABLE, Primitive
+from ..primitive import NO_OPERANDS, NOT_DIFFERENTIABLE, Primitive
 
 
 def _axes_ok(opname: str, axes, ndim: int, what: str = "axis") -> None:
@@ -378,6 +379,48 @@ reverse = Primitive(
     lambda x, *, axes: np.flip(x, axes) if axes else x, family="shape")
 reverse.vjp = lambda ops, cts, primals, outs, *, axes: (ops.bind(reverse, cts[0], axes=axes),)
 reverse.jvp = _same_op_jvp(reverse)
+
+# ---- batching rules (the batch axis is axis 0 of every batched value) ---------------
+
+
+def _broadcast_batch(ops, xs, batched, *, shape, broadcast_dimensions):
+    (x,) = xs
+    n = x.type.shape[0]
+    return (ops.broadcast(x, (n,) + tuple(shape), (0,) + br.shift(broadcast_dimensions)),)
+
+
+def _pad_batch(ops, xs, batched, *, low, high, interior):
+    x, value = xs
+    n = br.batch_size(xs, batched)
+    x = br.bring(ops, x, batched[0], n)
+    attrs = {"low": (0,) + tuple(low), "high": (0,) + tuple(high),
+             "interior": (0,) + tuple(interior)}
+    if not batched[1]:
+        return (ops.bind(pad, x, value, **attrs),)
+    # a batched padding value: pad with zeros, then put each example's value where a
+    # padded mask says the padding is
+    padded = ops.bind(pad, x, ops.const(0, x.type.dtype), **attrs)
+    ones = ops.const(True, dt.bool_, x.type.shape)
+    mask = ops.bind(pad, ones, ops.const(False, dt.bool_), **attrs)
+    fill = ops.broadcast(value, padded.type.shape, (0,))
+    return (ops.select(mask, padded, fill),)
+
+
+constant.batch = NO_OPERANDS
+iota.batch = NO_OPERANDS
+broadcast_in_dim.batch = _broadcast_batch
+reshape.batch = lambda ops, xs, batched, *, shape: (
+    ops.reshape(xs[0], (xs[0].type.shape[0],) + tuple(shape)),)
+transpose.batch = lambda ops, xs, batched, *, permutation: (
+    ops.transpose(xs[0], (0,) + br.shift(permutation)),)
+slice_.batch = lambda ops, xs, batched, *, start, limit, strides: (ops.bind(
+    slice_, xs[0], start=(0,) + tuple(start), limit=(xs[0].type.shape[0],) + tuple(limit),
+    strides=(1,) + tuple(strides)),)
+concatenate.batch = br.leading(concatenate, axis_attrs=("dimension",))
+pad.batch = _pad_batch
+reverse.batch = br.leading(reverse, tuple_attrs=("axes",))
+# dynamic_slice and dynamic_update_slice batch through gather and scatter when their
+# start indices are batched: their rules are in primitives/indexing.py.
 
 PRIMITIVES = [constant, iota, broadcast_in_dim, reshape, transpose, slice_, dynamic_slice,
               dynamic_update_slice, concatenate, pad, reverse]

@@ -41,7 +41,9 @@ def test_every_primitive_emits_a_module_that_parses_and_verifies(name, case):
 
 
 def test_every_primitive_has_an_emitter_case():
-    assert set(ALL) <= {name for name, _ in CASES}, sorted(set(ALL) - {n for n, _ in CASES})
+    # collectives are never emitted: batching their vmap turns them into other ops
+    emitted = {n for n, p in ALL.items() if p.family != "collective"}
+    assert emitted <= {name for name, _ in CASES}, sorted(emitted - {n for n, _ in CASES})
 
 
 def test_locations_carry_the_users_file_and_line():

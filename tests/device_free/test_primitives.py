@@ -48,7 +48,9 @@ def test_every_primitive_has_a_vjp_rule_or_is_marked_not_differentiable():
 def test_example_table_covers_every_primitive():
     """The emitter and host tests run each primitive from PRIM_TABLE (tests/prim_table/);
     a new primitive needs an entry in its family's TABLE there."""
-    missing = sorted(set(ALL) - set(PRIM_TABLE))
+    # collectives only mean something inside a vmap with their axis name: they are
+    # tested batched, in tests/host/test_vmap.py
+    missing = sorted(n for n in set(ALL) - set(PRIM_TABLE) if ALL[n].family != "collective")
     assert not missing, (f"add example cases to the family TABLE in tests/prim_table/ "
                          f"for: {missing}")
     unknown = sorted(set(PRIM_TABLE) - set(ALL))

@@ -132,6 +132,9 @@ def test_explain_reports_ops_fusions_cost_memory(model, cache_env):
     assert flops >= 2 * 100 * 784 * 10  # the matmul alone
     arg_bytes = int(re.search(r"argument\s+([\d,]+)", out).group(1).replace(",", ""))
     assert arg_bytes == 4 * (100 * 784 + 784 * 10)
+    # our fusion pass's clusters, each mapped to the XLA fusions its ops ended up in
+    n = int(re.search(r"our fusion pass: (\d+) cluster", out).group(1))
+    assert n >= 2 and len(re.findall(r"^  cluster \d+: .* -> ", out, re.M)) == n
 
 
 def test_devices_lists_platforms_and_default():

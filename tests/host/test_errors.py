@@ -1,6 +1,7 @@
 """User errors: each says what was wrong, names the user's file:line and says what to do."""
 
 import inspect
+import re
 
 import numpy as np
 import pytest
@@ -140,3 +141,16 @@ def test_primitive_shape_errors_under_jit_name_the_user_line():
         stablejit.jit(f)(x3())
     assert_names_line(e, f, "# MARK")
     assert "3 elements" in str(e.value) and "5 elements" in str(e.value)
+
+
+def test_locations_carry_the_column_of_the_call():
+    """Two calls on one line get two locations: the StableHLO names each one's column."""
+    def f(x):
+        return snp.sin(x) + snp.cos(x)  # two calls, one line
+
+    text = stablejit.jit(f).lower(np.ones(3, np.float32)).as_text()
+    line = f.__code__.co_firstlineno + 1
+    source = open(__file__).read().splitlines()[line - 1]
+    cols = {source.index("snp.sin") + 1, source.index("snp.cos") + 1}
+    found = {int(c) for c in re.findall(rf'test_errors.py":{line}:(\d+)', text)}
+    assert cols <= found, (cols, found)

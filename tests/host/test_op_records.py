@@ -1,6 +1,7 @@
-"""One table of op records drives every function of `stablejit.numpy` three ways —
-`stablejit.jit`, eager XLA (the default backend) and the reference backend — and
-compares each with NumPy (or a stated reference where stablejit differs on purpose).
+"""One table of op records drives every function of `stablejit.numpy` four ways —
+`stablejit.jit`, eager XLA (the default backend), lazy eager code (`stablejit.lazy()`)
+and the reference backend — and compares each with NumPy (or a stated reference where
+stablejit differs on purpose).
 
 A record names the function, how to call it, its input generators (domains, shapes with
 broadcasting, dtypes) and its tolerances. `test_every_function_has_a_record` fails when a
@@ -564,7 +565,8 @@ SKIP = {
 }
 
 CASES = [(r, d) for r in RECORDS for d in r.dtypes]
-PATHS = ("jit", "eager", "reference")
+# "lazy": eager code under stablejit.lazy() (recorded, run as one program on exit)
+PATHS = ("jit", "eager", "reference", "lazy")
 
 
 def _low(d) -> bool:
@@ -608,6 +610,9 @@ def run(rec: Rec, arrays, path: str):
     ts = [snp.asarray(a) for a in arrays]
     if path == "eager":
         return rec.fn(*ts)
+    if path == "lazy":
+        with sj.lazy():
+            return rec.fn(*ts)
     return sj.jit(rec.fn)(*ts)
 
 

@@ -1,0 +1,92 @@
+"""Eager and lazy execution against jax in the same process (issue 12's targets).
+
+    python benchmarks/lazy.py
+
+Rows:
+  - a chain of 30 elementwise ops with Python scalars on f32[1000]: stablejit lazy (the
+    chain recorded, then run as one program when read) against jax's eager ops, and
+    against jax.jit of the same chain;
+  - single eager ops on f32[1000]: stablejit eager against jax eager;
+  - an MLP training step (64-128-10, batch 128, SGD) written eagerly and run lazily,
+    against the same step under stablejit.jit.
+Medians per call; ratio = stablejit / peer (lower is better).
+"""
+
+from __future__ import annotations
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import stablejit
+import stablejit.numpy as snp
+from common import per_call, table
+
+X = np.linspace(-1, 1, 1000, dtype=np.float32)
+
+
+def chain(m, x):
+    for i in range(10):
+        x = m.tanh(x * 1.001 + 0.01 * i) - 0.5
+    return x
+
+
+def mlp_step(m, params, x, y):
+    def loss(p):
+        h = m.maximum(x @ p[0] + p[1], 0.0)
+        logits = h @ p[2] + p[3]
+        logp = logits - m.log(m.sum(m.exp(logits), axis=1, keepdims=True))
+        return -m.mean(m.take_along_axis(logp, y[:, None], axis=1))
+    return loss
+
+
+def main() -> None:
+    xs, xj = snp.asarray(X), jnp.asarray(X)
+    jax_chain = jax.jit(lambda x: chain(jnp, x))
+
+    def lazy_chain():
+        with stablejit.lazy():
+            out = chain(snp, xs)
+        out.block_until_ready()
+
+    rows = [
+        ("30-op chain, lazy vs jax eager", per_call(lazy_chain, inner=20),
+         "jax eager", per_call(lambda: chain(jnp, xj).block_until_ready(), inner=20), 0.2),
+        ("30-op chain, lazy vs jax.jit", per_call(lazy_chain, inner=20),
+         "jax.jit", per_call(lambda: jax_chain(xj).block_until_ready(), inner=20), 1.5),
+    ]
+    for name, ours, theirs in [
+            ("x + 1.0", lambda: xs + 1.0, lambda: xj + 1.0),
+            ("x * 2", lambda: xs * 2, lambda: xj * 2),
+            ("sum(x)", lambda: snp.sum(xs), lambda: jnp.sum(xj)),
+            ("x + x", lambda: xs + xs, lambda: xj + xj)]:
+        rows.append((f"eager {name}", per_call(lambda o=ours: o().block_until_ready()),
+                     "jax eager", per_call(lambda t=theirs: t().block_until_ready()), 1.0))
+
+    rng = np.random.default_rng(0)
+    params = [rng.standard_normal((64, 128)).astype(np.float32) * 0.1,
+              np.zeros(128, np.float32),
+              rng.standard_normal((128, 10)).astype(np.float32) * 0.1,
+              np.zeros(10, np.float32)]
+    p_s = [snp.asarray(p) for p in params]
+    xb = snp.asarray(rng.standard_normal((128, 64)).astype(np.float32))
+    yb = snp.asarray(rng.integers(0, 10, 128).astype(np.int32))
+
+    def step(p, x, y):
+        g = stablejit.grad(mlp_step(snp, p, x, y))(p)
+        return [a - 0.1 * b for a, b in zip(p, g, strict=True)]
+
+    jitted = stablejit.jit(step)
+
+    def lazy_step():
+        with stablejit.lazy():
+            out = step(p_s, xb, yb)
+        out[0].block_until_ready()
+
+    rows.append(("MLP step written eagerly, lazy", per_call(lazy_step, inner=10),
+                 "stablejit.jit", per_call(lambda: jitted(p_s, xb, yb)[0].block_until_ready(),
+                                           inner=10), 1.5))
+    table("eager and lazy (median per call; ratio = stablejit / peer)", rows)
+
+
+if __name__ == "__main__":
+    main()

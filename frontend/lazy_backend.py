@@ -1,0 +1,187 @@
+"""The lazy backend: ops record into a pending graph that runs as one compiled program
+when a value is needed (the user's side, `stablejit.lazy()`, is in lazy.py).
+
+A lazy tensor's data is either a `Pending` value of the backend's current graph or a
+device buffer. The graph runs (`flush`) when a value is read back (numpy(), print,
+bool(), int(), item()), when a tensor goes to another backend or device, when the
+graph passes STABLEJIT_LAZY_MAX_OPS ops, and when a `lazy()` block ends. Running it
+builds one IR Function whose results are the pending values that live tensors still
+hold; it goes through the compiler passes (the fusion pass marks its kernel clusters)
+and the one executable cache, keyed by its structure, so the second iteration of a loop
+compiles nothing. Results stay on the device.
+
+Semantics do not change: shape rules run as each op is recorded, so an error names the
+user's line of the op, not the line that read the value; values and dtypes are the eager
+ones (the same primitives, compiled by the same XLA).
+"""
+
+from __future__ import annotations
+
+import threading
+import weakref
+
+import numpy as np
+
+from . import compilation, config
+from .backends import Backend, XlaBackend, native
+from .compiler import dtypes as dt
+from .compiler.autodiff import inline
+from .compiler.builder import Builder
+from .compiler.errors import ShapeError
+from .compiler.ir import Attrs, Function, Literal, Value
+from .compiler.primitives import shape_ops
+from .errors import DeviceMismatchError, at_user_line, user_location
+from .runtime import buffers
+from .tensor import Tensor
+
+
+class Pending:
+    """A lazy tensor's data before its graph has run: its value in that graph."""
+
+    __slots__ = ("value", "graph")
+
+    def __init__(self, value: Value, graph: int):
+        self.value, self.graph = value, graph
+
+
+class LazyBackend(Backend):
+    """Records ops for the device of `target` (an XlaBackend) and runs them in batches."""
+
+    def __init__(self, target: XlaBackend):
+        super().__init__()
+        self.target = target
+        self.device = target.device
+        self.name = f"lazy:{target.name}"
+        self._lock = threading.RLock()
+        self._graph = 0
+        self.flushes = 0  # how many graphs ran (for tests and the benchmark)
+        self._new_graph()
+
+    _instances: dict = {}
+    _instances_lock = threading.Lock()
+
+    @classmethod
+    def for_target(cls, target: XlaBackend) -> LazyBackend:
+        b = cls._instances.get(target)
+        if b is None:
+            with cls._instances_lock:
+                b = cls._instances.setdefault(target, cls(target))
+        return b
+
+    def _new_graph(self) -> None:
+        self._graph += 1
+        self._builder = Builder("lazy")
+        self._inputs: list[Tensor] = []
+        self._input_of: dict[int, Value] = {}
+        self._pending: list[weakref.ref] = []
+        self._ops = 0
+
+    # ---- recording -------------------------------------------------------------------
+    def _value(self, t: Tensor) -> Value:
+        if t._backend is self:
+            d = t._live()
+            if isinstance(d, Pending):
+                if d.graph == self._graph:
+                    return d.value
+                raise AssertionError("a pending lazy tensor outlived its graph")
+        else:
+            t = self.adopt(t)
+        v = self._input_of.get(id(t))
+        if v is None:
+            v = self._builder.param(t.type)
+            self._inputs.append(t)  # keeps t (and so its id) alive until the flush
+            self._input_of[id(t)] = v
+        return v
+
+    def _pending_tensor(self, v: Value, weak: bool = False) -> Tensor:
+        t = Tensor(Pending(v, self._graph), self, v.type, weak)
+        self._pending.append(weakref.ref(t))
+        return t
+
+    def apply(self, prim, tensors, attrs: Attrs, regions=()):
+        with self._lock:
+            values = [self._value(t) for t in tensors]
+            try:
+                results = self._builder.bind(prim, values, attrs, user_location(), regions)
+            except ShapeError as e:
+                raise ShapeError(at_user_line(str(e))) from None
+            outs = tuple(self._pending_tensor(r) for r in results)
+            self._ops += 1
+            if self._ops >= config.lazy_max_ops():
+                self.flush()
+            return outs
+
+    def program(self, fn: Function, **_) -> Function:
+        return fn
+
+    def execute(self, fn: Function, tensors) -> list[Tensor]:
+        """Record a whole Function (a jitted call on lazy tensors) into the graph."""
+        with self._lock:
+            outs = inline(self._builder, fn, [self._value(t) for t in tensors])
+            self._ops += len(fn.ops)
+            return [self._pending_tensor(v) for v in outs]
+
+    def scalar(self, value, dtype: dt.DType, weak: bool = False) -> Tensor:
+        # a constant op of the graph, not a transfer: x + 1.0 stays one program
+        with self._lock:
+            literal = Literal(native(np.asarray(value, dtype=dtype.np)))
+            v, = self._builder.bind(shape_ops.constant, (), Attrs({"value": literal}),
+                                    user_location())
+            return self._pending_tensor(v, weak)
+
+    def from_numpy(self, array, weak: bool = False) -> Tensor:
+        t = self.target.from_numpy(array, weak)
+        return Tensor(t._data, self, t.type, weak)
+
+    def adopt(self, t: Tensor) -> Tensor:
+        """A tensor of another backend as a materialised lazy tensor of this one."""
+        if isinstance(t._backend, LazyBackend):
+            if t._backend.device != self.device:
+                raise DeviceMismatchError(at_user_line(
+                    f"operands live on two devices, {t._backend.name} and {self.name}; "
+                    f"move one explicitly with stablejit.backend_transfer"))
+            t._backend.materialize(t)
+            return Tensor(t._data, self, t.type, t.weak)
+        if isinstance(t._backend, XlaBackend) and t._backend.device == self.device:
+            return Tensor(t._live(), self, t.type, t.weak)
+        return Tensor(self.target.adopt(t)._data, self, t.type, t.weak)
+
+    # ---- running ---------------------------------------------------------------------
+    def materialize(self, t: Tensor) -> None:
+        if isinstance(t._live(), Pending):
+            self.flush()
+
+    def flush(self) -> None:
+        """Run the pending graph: one compiled program whose results are the pending
+        values live tensors hold; each of them then holds its device buffer."""
+        with self._lock:
+            live = [t for t in (r() for r in self._pending) if t is not None
+                    and isinstance(t._data, Pending) and t._data.graph == self._graph]
+            inputs = self._inputs
+            fn = self._builder.build([t._data.value for t in live]) if live else None
+            self._new_graph()
+            if fn is None:
+                return
+            prog = compilation.program(fn, self.device, name="lazy")
+            outs = prog.run([t._live() for t in inputs])  # inputs are adopted: buffers
+            self.flushes += 1
+            for t, b in zip(live, outs, strict=True):
+                t._data = b
+
+    def to_numpy(self, t: Tensor):
+        self.materialize(t)
+        return buffers.to_numpy(t._live())
+
+    def block_until_ready(self, t: Tensor) -> None:
+        self.materialize(t)
+        buffers.block_until_ready(t._live())
+
+    def device_of(self, t: Tensor):
+        return self.device
+
+    def describe(self, t: Tensor) -> str:
+        state = "pending" if isinstance(t._data, Pending) else "materialised"
+        return f"{self.name}, {state}"
+
+    def __repr__(self) -> str:
+        return f"<backend {self.name}>"

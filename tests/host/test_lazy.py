@@ -1,0 +1,119 @@
+"""Lazy eager mode (stablejit.lazy, STABLEJIT_LAZY=1, the "lazy" backend): ops record
+until a value is needed, then run as one compiled program; values, dtypes and errors
+are the eager ones. (Every stablejit.numpy function runs lazily in
+tests/host/test_op_records.py's "lazy" path.)"""
+
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+import stablejit as sj
+import stablejit.numpy as snp
+from stablejit import compilation
+from stablejit.lazy_backend import Pending
+
+X = np.linspace(-2, 2, 12, dtype=np.float32).reshape(3, 4)
+
+
+def _chain(x):
+    for i in range(30):
+        x = snp.tanh(x * 1.01 + 0.1 * i)
+    return x
+
+
+def test_ops_wait_until_the_block_ends_and_run_as_one_program():
+    x = snp.asarray(X)
+    with sj.lazy() as backend:
+        before = backend.flushes
+        y = _chain(x)
+        s = snp.sum(y * y)
+        assert isinstance(y._data, Pending) and isinstance(s._data, Pending)
+        assert backend.flushes == before
+    assert backend.flushes == before + 1
+    np.testing.assert_allclose(np.asarray(s), np.asarray(snp.sum(_chain(x) ** 2)),
+                               rtol=1e-6)
+
+
+def test_reading_a_value_runs_the_graph_inside_the_block():
+    with sj.lazy() as backend:
+        y = snp.asarray(X) * 2.0
+        n = backend.flushes
+        assert float(y[0, 0]) == pytest.approx(-4.0)  # float() needs the value
+        assert backend.flushes == n + 1
+        if snp.sum(y) > 0:  # bool() too
+            pass
+        z = y + 1
+        assert isinstance(z._data, Pending)
+
+
+def test_a_loop_compiles_its_graph_once():
+    x = snp.asarray(X)
+    with sj.lazy():
+        _chain(x).block_until_ready()
+    compiled = compilation.stats["compiled"] + compilation.stats["disk"]
+    for _ in range(3):
+        with sj.lazy():
+            _chain(x).block_until_ready()
+    assert compilation.stats["compiled"] + compilation.stats["disk"] == compiled
+
+
+def test_an_error_names_the_line_of_the_op_not_of_the_read():
+    with pytest.raises(ValueError, match=r"(?s)could not be broadcast.*test_lazy.py:\d+:\d+") as e:
+        with sj.lazy():
+            a = snp.ones((3,)) * 2.0
+            b = a + snp.ones((4,))  # noqa: F841  (the error is raised here, at record time)
+    line, col = map(int, e.value.args[0].rstrip(")").rsplit(":", 2)[1:])
+    source = open(__file__).read().splitlines()[line - 1]
+    assert source[col - 1:].startswith("a + snp.ones((4,))")  # the exact expression
+
+
+def test_lazy_tensors_mix_with_eager_ones_and_dtypes_match():
+    eager = snp.asarray(X)
+    with sj.lazy():
+        y = (eager * 2).astype(snp.float16) + snp.asarray(np.int8(3))
+    want = (snp.asarray(X) * 2).astype(snp.float16) + snp.asarray(np.int8(3))
+    assert y.dtype == want.dtype
+    np.testing.assert_array_equal(np.asarray(y), np.asarray(want))
+    assert np.asarray(eager + y).shape == (3, 4)  # a lazy tensor used after its block
+
+
+def test_grad_and_jit_inside_lazy():
+    w = snp.asarray(X)
+    loss = lambda w: snp.sum(snp.tanh(w) ** 2)
+    want = sj.grad(loss)(w)
+    with sj.lazy():
+        g = sj.grad(loss)(w)
+        j = sj.jit(loss)(g)
+    np.testing.assert_allclose(np.asarray(g), np.asarray(want), rtol=1e-6)
+    np.testing.assert_allclose(float(j), float(sj.jit(loss)(want)), rtol=1e-6)
+
+
+def test_the_graph_runs_when_it_passes_the_size_bound(monkeypatch):
+    monkeypatch.setenv("STABLEJIT_LAZY_MAX_OPS", "10")
+    with sj.lazy() as backend:
+        n = backend.flushes
+        _chain(snp.asarray(X))  # 90 ops: runs every 10
+        assert backend.flushes >= n + 8
+
+
+def test_lazy_backend_by_name():
+    backend = sj.resolve_backend("lazy")
+    assert backend is sj.resolve_backend("lazy:host")
+    with sj.default_backend("lazy"):
+        y = snp.arange(4.0) * 3
+        assert isinstance(y._data, Pending)
+    assert np.asarray(y).tolist() == [0.0, 3.0, 6.0, 9.0]
+
+
+def test_environment_variable_makes_the_whole_program_lazy():
+    code = ("import stablejit.numpy as snp; from stablejit.lazy_backend import Pending\n"
+            "x = snp.arange(6.0).reshape(2, 3) * 2 + 1\n"
+            "assert isinstance(x._data, Pending), x._data\n"
+            "print(snp.sum(x))")
+    env = dict(os.environ, STABLEJIT_LAZY="1")
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
+                         text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "36.0"
