@@ -32,11 +32,15 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from ..autodiff import DifferentiationError, inline, jvp_into, vjp_into
+from ..batch_rules import batch_size, bring_all
+from ..batching import batch_function, batched_type
 from ..errors import ShapeError
+from ..ir import Function
 from ..primitive import NOT_DIFFERENTIABLE, Primitive
 
 stop_gradient = Primitive("stop_gradient", lambda x: x, lambda ctx, x: x, lambda x: x,
                           vjp=NOT_DIFFERENTIABLE, jvp=NOT_DIFFERENTIABLE, family="autodiff")
+stop_gradient.batch = lambda ops, operands, batched: (ops.bind(stop_gradient, *operands),)
 
 
 class Rule:
@@ -82,6 +86,32 @@ def _call_ref(*xs, out_types, n_args, rule=None, regions):
     return tuple(regions[0](*xs))
 
 
+def _all_batched(fn: Function, n: int, axis) -> Function:
+    """fn with every param and every result batched (a leading axis of n)."""
+    return batch_function(fn, [True] * len(fn.params), n, force=[True] * len(fn.results),
+                          axis=axis)[0]
+
+
+def _call_batcher(prim: Primitive):
+    """The batching rule of a call with a rule: every operand batched (unbatched ones are
+    broadcast, so a batched cotangent reaching one sums over the batch through the
+    broadcast), and so every region: fun now, the rule's regions when (if) the batched
+    call is differentiated."""
+    def batch(ops, operands, batched, *, out_types, n_args, rule, regions):
+        n = batch_size(operands, batched)
+        operands = bring_all(ops, operands, batched)
+
+        def rule_regions():
+            return tuple(_all_batched(f, n, ops.axis) for f in rule.regions())
+
+        return ops.bind_many(prim, *operands, regions=(_all_batched(regions[0], n, ops.axis),),
+                             out_types=tuple(batched_type(t, n) for t in out_types),
+                             n_args=n_args,
+                             rule=Rule(rule.name, ("batched", rule.key, n, ops.axis),
+                                       rule_regions))
+    return batch
+
+
 def closure_error(kind: str, name: str) -> DifferentiationError:
     """Returned by a rule in place of a closed-over operand's cotangent: autodiff raises
     it only if that operand is being differentiated."""
@@ -107,6 +137,7 @@ def _custom_vjp_vjp(ops, cts, primals, outs, *, out_types, n_args, rule, regions
 
 custom_vjp_call = Primitive("custom_vjp_call", _call_rule, _call_emit, _call_ref,
                             vjp=_custom_vjp_vjp, multiple_results=True, family="autodiff")
+custom_vjp_call.batch = _call_batcher(custom_vjp_call)
 
 
 def _custom_jvp_jvp(ops, tangents, primals, outs, *, out_types, n_args, rule, regions):
@@ -132,6 +163,7 @@ def _custom_jvp_vjp(ops, cts, primals, outs, *, out_types, n_args, rule, regions
 custom_jvp_call = Primitive("custom_jvp_call", _call_rule, _call_emit, _call_ref,
                             vjp=_custom_jvp_vjp, jvp=_custom_jvp_jvp, multiple_results=True,
                             family="autodiff")
+custom_jvp_call.batch = _call_batcher(custom_jvp_call)
 
 
 # ---- rematerialisation -------------------------------------------------------------------
@@ -148,6 +180,8 @@ optimization_barrier = Primitive(
     "optimization_barrier", lambda *ts: tuple(ts), _barrier_emit, lambda *xs: tuple(xs),
     vjp=_barrier_vjp, jvp=lambda ops, ts, primals, outs: tuple(ts), multiple_results=True,
     family="autodiff")
+optimization_barrier.batch = lambda ops, operands, batched: ops.bind_many(
+    optimization_barrier, *operands)
 
 
 def _checkpoint_rule(*in_types, prevent_cse, regions=()):
@@ -181,10 +215,16 @@ def _checkpoint_jvp(ops, tangents, primals, outs, *, prevent_cse, regions):
     return tuple(t_out)
 
 
+def _checkpoint_batch(ops, operands, batched, *, prevent_cse, regions):
+    fun, _ = batch_function(regions[0], batched, batch_size(operands, batched),
+                            axis=ops.axis)
+    return ops.bind_many(checkpoint, *operands, prevent_cse=prevent_cse, regions=(fun,))
+
+
 checkpoint = Primitive("checkpoint", _checkpoint_rule, _call_emit,
                        lambda *xs, prevent_cse, regions: tuple(regions[0](*xs)),
-                       vjp=_checkpoint_vjp,
-                       jvp=_checkpoint_jvp, multiple_results=True, family="autodiff")
+                       vjp=_checkpoint_vjp, jvp=_checkpoint_jvp, batch=_checkpoint_batch,
+                       multiple_results=True, family="autodiff")
 
 PRIMITIVES = [stop_gradient, custom_vjp_call, custom_jvp_call, optimization_barrier,
               checkpoint]

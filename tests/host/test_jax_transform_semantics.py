@@ -573,3 +573,32 @@ def test_linearize_matches_jax():
     _close(out, want_out)
     for tx, ty in [(np.ones(3, np.float32), np.zeros(3, np.float32)), (x, -y)]:
         _close(f_jvp(tx, ty), want_jvp(tx, ty))
+
+
+# ---- vmap of the calls above ----------------------------------------------------------------
+
+XV = RNG.standard_normal((4, 3)).astype(np.float32)
+
+VMAPPED = [
+    ("custom_vjp", lambda np_, lib: _sin_times(np_, lib.custom_vjp), (XV, XV * 0.5)),
+    ("custom_vjp-one-batched", lambda np_, lib: _sin_times(np_, lib.custom_vjp),
+     (XV, X3)),
+    ("custom_jvp", lambda np_, lib: lambda x: np_.sum(_log1pexp(np_, lib.custom_jvp)(x)),
+     (XV,)),
+    ("defjvps", lambda np_, lib: lambda x, y: np_.sum(_defjvps(np_, lib.custom_jvp)(x, y)),
+     (XV, XV + 1)),
+    ("checkpoint", lambda np_, lib: _ck_static(np_, lib.checkpoint), (XV,)),
+]
+
+
+@pytest.mark.parametrize("label,make,args", VMAPPED, ids=[c[0] for c in VMAPPED])
+def test_vmap_of_custom_rules_and_checkpoint_matches_jax(label, make, args):
+    f_s, f_j = make(snp, stablejit), make(jnp, jax)
+    in_axes = tuple(0 if a.ndim == 2 else None for a in args)
+    argnums = tuple(range(len(args)))
+    _close(stablejit.vmap(f_s, in_axes)(*args), jax.vmap(f_j, in_axes)(*args))
+    _close(stablejit.vmap(stablejit.grad(f_s, argnums), in_axes)(*args),
+           jax.vmap(jax.grad(f_j, argnums), in_axes)(*args), rtol=1e-4)
+    # the gradient of a vmapped sum: unbatched arguments collect every example's part
+    _close(stablejit.grad(lambda *a: snp.sum(stablejit.vmap(f_s, in_axes)(*a)), argnums)(*args),
+           jax.grad(lambda *a: jnp.sum(jax.vmap(f_j, in_axes)(*a)), argnums)(*args), rtol=1e-4)
