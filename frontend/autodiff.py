@@ -438,15 +438,18 @@ def _rows(ops: Ops, v: Value, at: int, n: int) -> Value:
                     limit=(at + n,) + tuple(shape[1:]), strides=(1,) * len(shape))
 
 
-def jacrev(f: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False):
+def jacrev(f: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False,
+           holomorphic: bool = False):
     """The Jacobian by reverse mode: f's vjp batched over the standard basis of its
     outputs (one program). Each output leaf of shape O gets, per argument leaf of shape
-    I, an O + I array; the structure is f's output structure of argnums structures."""
+    I, an O + I array; the structure is f's output structure of argnums structures.
+    holomorphic=True: complex inputs, and the Jacobian of complex derivatives."""
     single = isinstance(argnums, int)
 
     @functools.wraps(f)
     def jacrev_f(*args, **kwargs):
-        a = _Args(args, kwargs, _argnums(argnums, len(args), "jacrev"), "jacrev")
+        a = _Args(args, kwargs, _argnums(argnums, len(args), "jacrev"), "jacrev",
+                  "c" if holomorphic else "fc")
         fn, out_tree, captured = a.trace(f, "jacrev")
         aux_tree = _split_aux(out_tree, True, "jacrev", scalar=False) if has_aux else None
         main_tree = out_tree.children[0] if has_aux else out_tree
@@ -490,14 +493,16 @@ def jacrev(f: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False)
     return jacrev_f
 
 
-def jacfwd(f: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False):
+def jacfwd(f: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False,
+           holomorphic: bool = False):
     """The Jacobian by forward mode: f's jvp batched over the standard basis of the
     differentiated inputs (one program); same layout as jacrev."""
     single = isinstance(argnums, int)
 
     @functools.wraps(f)
     def jacfwd_f(*args, **kwargs):
-        a = _Args(args, kwargs, _argnums(argnums, len(args), "jacfwd"), "jacfwd")
+        a = _Args(args, kwargs, _argnums(argnums, len(args), "jacfwd"), "jacfwd",
+                  "c" if holomorphic else "fc")
         fn, out_tree, captured = a.trace(f, "jacfwd")
         aux_tree = _split_aux(out_tree, True, "jacfwd", scalar=False) if has_aux else None
         main_tree = out_tree.children[0] if has_aux else out_tree

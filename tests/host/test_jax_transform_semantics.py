@@ -602,3 +602,16 @@ def test_vmap_of_custom_rules_and_checkpoint_matches_jax(label, make, args):
     # the gradient of a vmapped sum: unbatched arguments collect every example's part
     _close(stablejit.grad(lambda *a: snp.sum(stablejit.vmap(f_s, in_axes)(*a)), argnums)(*args),
            jax.grad(lambda *a: jnp.sum(jax.vmap(f_j, in_axes)(*a)), argnums)(*args), rtol=1e-4)
+
+
+@pytest.mark.parametrize("name", ["jacrev", "jacfwd"])
+def test_holomorphic_jacobians_match_jax(name):
+    z = (XV[0] + 1j * XV[1]).astype(np.complex64)
+
+    def f(np_):
+        return lambda z: np_.sin(z) * z[::-1]
+
+    _close(getattr(stablejit, name)(f(snp), holomorphic=True)(z),
+           getattr(jax, name)(f(jnp), holomorphic=True)(z), rtol=1e-5)
+    with pytest.raises(TypeError, match="holomorphic=True requires inputs with a complex"):
+        getattr(stablejit, name)(f(snp), holomorphic=True)(XV[0])
