@@ -11,10 +11,14 @@ interpreter and the emitter), writing new ops into a Builder through each primit
              transposing it (reverse mode over the rule itself, with the tangents as its
              cotangents) gives the Jacobian-vector product.
 
-The rule contract is the one in compiler/ops.py. Ops with regions (control flow, custom
-derivative calls) also get their region Functions as `regions=` (as the interpreter
-does), so their rules can differentiate the bodies with `vjp_function` / `jvp_function`
-or build into the current builder with `vjp_into` / `jvp_into`.
+The rule contract is the one in compiler/ops.py, plus one case: a vjp rule may give a
+DifferentiationError in place of an operand's cotangent when it cannot differentiate
+with respect to that operand (a custom rule and a tensor its function closes over); it
+is raised only if that operand is actually being differentiated. Ops with regions
+(control flow, custom derivative calls) also get their region Functions as `regions=`
+(as the interpreter does), so their rules can differentiate the bodies with
+`vjp_function` / `jvp_function` or build into the current builder with `vjp_into` /
+`jvp_into`.
 
 Only floating-point and complex values carry derivatives. Values computed only from
 non-differentiated inputs ("inactive" values) get no cotangent, so their backward ops
@@ -126,6 +130,10 @@ class Linearized:
                           tuple(env[v] for v in op.operands),
                           tuple(env[r] for r in op.results), **_rule_kwargs(op))
             for v, c in zip(op.operands, in_cts, strict=True):
+                if isinstance(c, DifferentiationError):
+                    if v in active:
+                        raise c
+                    continue
                 if c is not None and v in active:
                     if c.type != v.type:
                         raise AssertionError(
@@ -210,7 +218,11 @@ def _jvp_by_transposition(builder: Builder, op: Op, t_in, primals, outs) -> list
     ct_params = [b.param(v.type) for v in outs]
     in_cts = op.prim.vjp(Ops(b, op.loc), tuple(ct_params), tuple(p_params), tuple(o_params),
                          **_rule_kwargs(op))
-    keep = [i for i, c in enumerate(in_cts) if c is not None and t_in[i] is not None]
+    for c, t in zip(in_cts, t_in, strict=True):
+        if isinstance(c, DifferentiationError) and t is not None:
+            raise c
+    keep = [i for i, c in enumerate(in_cts) if c is not None and t_in[i] is not None
+            and not isinstance(c, DifferentiationError)]
     if not keep:
         return [None] * len(outs)
     rule_fn = b.build([in_cts[i] for i in keep])

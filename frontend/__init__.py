@@ -19,13 +19,12 @@ from .api import (
     set_default_backend,
 )
 from .autodiff import (
-    custom_jvp,
-    custom_vjp,
     grad,
     hessian,
     jacfwd,
     jacrev,
     jvp,
+    linearize,
     stop_gradient,
     value_and_grad,
     vjp,
@@ -37,6 +36,7 @@ from .compiler import dtypes
 from .compiler.errors import ShapeError
 from .context import set_default_platform
 from .control_flow import cond, fori_loop, scan, switch, while_loop
+from .custom_derivatives import checkpoint, custom_jvp, custom_vjp, remat
 from .debugging import disable_jit
 from .errors import (
     DeletedTensorError,
@@ -114,6 +114,9 @@ __all__ = [
     "stop_gradient",
     "custom_vjp",
     "custom_jvp",
+    "checkpoint",
+    "remat",
+    "linearize",
     "nn",
     "cond",
     "switch",

@@ -1,5 +1,5 @@
-"""Differentiation for users: grad, value_and_grad, vjp, jvp, jacfwd, jacrev, hessian,
-stop_gradient, custom_vjp, custom_jvp.
+"""Differentiation for users: grad, value_and_grad, vjp, jvp, linearize, jacfwd, jacrev,
+hessian, stop_gradient. (custom_vjp, custom_jvp and checkpoint: custom_derivatives.py.)
 
 Every transformation is the same three steps:
   1. trace the user's function into an IR Function (a Trace backend, as jit does);
@@ -10,6 +10,12 @@ Every transformation is the same three steps:
      (inside jit, or inside another transformation), build it straight into that trace,
      so jit(grad(f)), grad(grad(f)) and grad(jit(f)) compose.
 
+As in JAX, only the differentiated arguments (argnums) are traced as variables. Array
+arguments outside argnums are traced as non-differentiated inputs (so one compiled
+program serves every batch); every other argument (Python numbers, bools, strings, None,
+any object) and every keyword argument that is not an array reaches the function as the
+Python value it is, so `if flag:` and `range(n)` on them work.
+
 Only floating-point (and complex) inputs carry gradients: asking grad for an integer or
 boolean argument is a TypeError that names the argument.
 """
@@ -19,6 +25,8 @@ from __future__ import annotations
 import functools
 from collections.abc import Callable, Sequence
 
+import numpy as np
+
 from . import numpy as snp
 from . import tree
 from .compiler import dtypes as dt
@@ -26,14 +34,14 @@ from .compiler.autodiff import Linearized, inline, jvp_function, jvp_into, vjp_f
 from .compiler.batch_rules import bring
 from .compiler.batching import batch_into
 from .compiler.builder import Builder
-from .compiler.ir import Attrs, Function, Value
+from .compiler.ir import Function, Value
 from .compiler.ops import Ops
 from .compiler.primitives import custom_ad, shape_ops
 from .context import current_backend, using_backend
-from .dispatch import bind, bind1, pick
-from .errors import at_user_line
+from .dispatch import bind1, pick
+from .errors import TracerBoolConversionError, TracerConversionError, at_user_line
 from .tensor import Tensor
-from .tracing import Trace
+from .tracing import Trace, escaped_error
 
 # ---- tracing and running IR ------------------------------------------------------------
 
@@ -42,11 +50,37 @@ def _as_tensor(x) -> Tensor:
     return x if isinstance(x, Tensor) else snp.asarray(x)
 
 
-def trace_function(f: Callable, leaves: Sequence[Tensor], in_tree, name: str = "f"):
+class TransformTrace(Trace):
+    """The trace of a function under a transformation (grad, vjp ...): its errors name
+    that transformation, not jit."""
+
+    def __init__(self, name: str, what: str):
+        super().__init__(name)
+        self.what = what
+
+    def check_concrete(self, t: Tensor, what: str) -> None:
+        if not self.alive:
+            raise escaped_error()
+        error = TracerBoolConversionError if what.startswith("bool") else \
+            TracerConversionError
+        raise error(at_user_line(
+            f"{what} needs a concrete value, but this value is traced by "
+            f"stablejit.{self.what}: it depends on an argument that {self.what} "
+            f"differentiates (or on an array argument, which it traces as a "
+            f"non-differentiated input), and {self.what} follows the function once with "
+            f"abstract values. A setting such as a flag or a loop count works when passed "
+            f"as a Python value outside argnums (it then reaches the function unchanged); "
+            f"for a choice that depends on data use stablejit.numpy.where or "
+            f"stablejit.cond, for loops stablejit.fori_loop or stablejit.scan."))
+
+
+def trace_function(f: Callable, leaves: Sequence[Tensor], in_tree, name: str = "f",
+                   what: str = "grad"):
     """Trace f(*args) where args = unflatten(in_tree, leaves). Returns (Function,
     out_tree, captured tensors). The Function's params are one per leaf, then one per
-    captured tensor (closed-over data too large to embed, or values of an outer trace)."""
-    trace = Trace(name)
+    captured tensor (closed-over data too large to embed, or values of an outer trace).
+    `what` names the transformation in errors."""
+    trace = TransformTrace(name, what)
     abstract = [trace.new_arg(t.type, t.weak) for t in leaves]
     try:
         with using_backend(trace):
@@ -96,54 +130,101 @@ def _argnums(argnums, nargs: int, what: str) -> tuple[int, ...]:
     return tuple(i % nargs for i in nums)
 
 
-class _Args:
-    """The flattened positional arguments and which leaves are differentiated."""
+_ARRAYS = (Tensor, np.ndarray)
 
-    def __init__(self, args, nums: Sequence[int], what: str, check_float: bool = True):
-        leaves, self.in_tree = tree.flatten(tuple(args))
-        self.leaves = [_as_tensor(x) for x in leaves]
-        self.nums = tuple(nums)
-        self.ranges = []
-        at = 0
-        for child in self.in_tree.children:
-            self.ranges.append((at, at + child.num_leaves))
-            at += child.num_leaves
-        self.wrt = []
+
+class _Args:
+    """A call's arguments split three ways: the leaves of the differentiated arguments
+    (`nums`), traced and differentiated; the array leaves of the other arguments and
+    keyword arguments, traced as non-differentiated inputs; and every other leaf, which
+    reaches the function as the Python value it is.
+
+    leaves: the traced tensors (differentiated ones first); wrt: their indices that are
+    differentiated."""
+
+    def __init__(self, args, kwargs, nums: Sequence[int], what: str,
+                 dtype_kinds: str | None = "fc"):
+        self.args, self.nums = tuple(args), tuple(nums)
+        self.diff_trees = []
+        diff: list[Tensor] = []
         for i in self.nums:
-            lo, hi = self.ranges[i]
-            for j in range(lo, hi):
-                t = self.leaves[j]
-                if check_float and t.dtype.kind not in "fc":
-                    where = "" if hi - lo == 1 and self.in_tree.children[i].kind is None \
-                        else f" (leaf {j - lo} of its pytree)"
-                    raise TypeError(at_user_line(
-                        f"{what} requires floating-point inputs, but argument {i}{where} has "
-                        f"dtype {t.dtype.name}. Integer and boolean inputs carry no "
-                        f"gradient: convert it with .astype(stablejit.numpy.float32), or "
-                        f"leave it out of argnums."))
-            self.wrt.extend(range(lo, hi))
+            leaves, td = tree.flatten(self.args[i])
+            leaves = [_as_tensor(x) for x in leaves]
+            for j, t in enumerate(leaves):
+                if dtype_kinds is not None and t.dtype.kind not in dtype_kinds:
+                    raise TypeError(at_user_line(_dtype_message(what, i, j, td, t,
+                                                                dtype_kinds)))
+            self.diff_trees.append((td, len(leaves)))
+            diff.extend(leaves)
+        others = [a for i, a in enumerate(self.args) if i not in self.nums]
+        self.rest, self.rest_tree = tree.flatten((others, dict(kwargs)))
+        self.array_at = [j for j, x in enumerate(self.rest) if isinstance(x, _ARRAYS)]
+        self.leaves = diff + [_as_tensor(self.rest[j]) for j in self.array_at]
+        self.wrt = list(range(len(diff)))
+
+    def call(self, f: Callable) -> Callable:
+        """f as a function of the traced leaves, with every other argument in place."""
+        n = len(self.wrt)
+
+        def call_f(*xs):
+            rest = list(self.rest)
+            for j, x in zip(self.array_at, xs[n:], strict=True):
+                rest[j] = x
+            others, kwargs = tree.unflatten(self.rest_tree, rest)
+            others = iter(others)
+            diff, at = {}, 0
+            for i, (td, k) in zip(self.nums, self.diff_trees, strict=True):
+                diff[i] = tree.unflatten(td, xs[at:at + k])
+                at += k
+            args = [diff[i] if i in diff else next(others) for i in range(len(self.args))]
+            return f(*args, **kwargs)
+
+        return call_f
+
+    def trace(self, f: Callable, what: str):
+        """(Function, out_tree, captured) of f traced on the leaves."""
+        flat = tree.flatten(tuple(self.leaves))[1]
+        return trace_function(self.call(f), self.leaves, flat, _name(f), what)
 
     def unflatten(self, values: Sequence, single: bool):
         """Per differentiated argument, its pytree of `values` (one per wrt leaf)."""
         out, at = [], 0
-        for i in self.nums:
-            lo, hi = self.ranges[i]
-            out.append(tree.unflatten(self.in_tree.children[i], values[at:at + hi - lo]))
-            at += hi - lo
+        for td, k in self.diff_trees:
+            out.append(tree.unflatten(td, values[at:at + k]))
+            at += k
         return out[0] if single else tuple(out)
 
 
-def _check_scalar_output(fn: Function, what: str) -> None:
+def _dtype_message(what, i, j, td, t, kinds) -> str:
+    where = "" if td.kind is None else f" (leaf {j} of its pytree)"
+    if kinds == "c":
+        return (f"{what} with holomorphic=True requires inputs with a complex dtype, but "
+                f"argument {i}{where} has dtype {t.dtype.name}; convert it with "
+                f".astype(stablejit.numpy.complex64)")
+    return (f"{what} requires floating-point inputs, but argument {i}{where} has dtype "
+            f"{t.dtype.name}. Integer and boolean inputs carry no gradient: convert it "
+            f"with .astype(stablejit.numpy.float32), or leave it out of argnums (it then "
+            f"reaches the function as the value it is).")
+
+
+def _check_scalar_output(fn: Function, what: str, holomorphic: bool = False) -> None:
     t = fn.result_types[0]
     if t.shape != ():
         raise TypeError(at_user_line(
             f"{what} requires a function with a scalar output, but it returned shape "
             f"{t.shape}. Reduce it (e.g. .sum()), or use stablejit.vjp / jacrev for "
             f"non-scalar outputs."))
-    if t.dtype.kind != "f":
+    if holomorphic and t.dtype.kind != "c":
+        raise TypeError(at_user_line(
+            f"{what} with holomorphic=True requires a complex output, but the function "
+            f"returned dtype {t.dtype.name}"))
+    if not holomorphic and t.dtype.kind != "f":
+        hint = (" For holomorphic differentiation pass holomorphic=True; for a "
+                "non-holomorphic function with complex outputs use stablejit.vjp."
+                if t.dtype.kind == "c" else "")
         raise TypeError(at_user_line(
             f"{what} requires a real floating-point output, but the function returned "
-            f"dtype {t.dtype.name}"))
+            f"dtype {t.dtype.name}.{hint}"))
 
 
 def _split_aux(out_tree, has_aux: bool, what: str, scalar: bool = True):
@@ -164,18 +245,21 @@ def _split_aux(out_tree, has_aux: bool, what: str, scalar: bool = True):
 
 # ---- grad and friends --------------------------------------------------------------------
 
-def value_and_grad(f: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False):
+def value_and_grad(f: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False,
+                   holomorphic: bool = False):
     """A function returning (f(*args), gradient of f w.r.t. the argnums arguments); with
-    has_aux=True, f returns (value, aux) and this returns ((value, aux), gradient)."""
+    has_aux=True, f returns (value, aux) and this returns ((value, aux), gradient).
+    With holomorphic=True, f maps complex inputs to a complex scalar and the gradient is
+    its complex derivative (as in JAX)."""
     single = isinstance(argnums, int)
 
     @functools.wraps(f)
     def value_and_grad_f(*args, **kwargs):
-        a = _Args(args, _argnums(argnums, len(args), "grad"), "grad")
-        fn, out_tree, captured = trace_function(functools.partial(f, **kwargs), a.leaves,
-                                                a.in_tree, _name(f))
+        a = _Args(args, kwargs, _argnums(argnums, len(args), "grad"), "grad",
+                  "c" if holomorphic else "fc")
+        fn, out_tree, captured = a.trace(f, "grad")
         aux_tree = _split_aux(out_tree, has_aux, "grad")
-        _check_scalar_output(fn, "grad")
+        _check_scalar_output(fn, "grad", holomorphic)
         n_out = len(fn.results)
 
         def build(b, vals):
@@ -192,10 +276,12 @@ def value_and_grad(f: Callable, argnums: int | Sequence[int] = 0, has_aux: bool 
     return value_and_grad_f
 
 
-def grad(f: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False):
+def grad(f: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False,
+         holomorphic: bool = False):
     """The gradient of scalar-valued f w.r.t. its argnums arguments (pytrees allowed);
-    with has_aux=True, f returns (value, aux) and this returns (gradient, aux)."""
-    vg = value_and_grad(f, argnums, has_aux)
+    with has_aux=True, f returns (value, aux) and this returns (gradient, aux). Other
+    arguments reach f as they are (see the module docstring)."""
+    vg = value_and_grad(f, argnums, has_aux, holomorphic)
 
     @functools.wraps(f)
     def grad_f(*args, **kwargs):
@@ -207,12 +293,18 @@ def grad(f: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False):
     return grad_f
 
 
+def _is_python_int(x) -> bool:
+    return type(x) in (bool, int)
+
+
 def vjp(f: Callable, *primals, has_aux: bool = False):
     """(f(*primals), vjp_fn) where vjp_fn(cotangent) gives one cotangent per primal.
-    vjp_fn recomputes the forward pass (in one compiled program with the backward pass)
-    rather than keeping residuals alive."""
-    a = _Args(primals, range(len(primals)), "vjp", check_float=False)
-    fn, out_tree, captured = trace_function(f, a.leaves, a.in_tree, _name(f))
+    A primal that is a Python int or bool reaches f as that value (so range(n) works)
+    and gets a zero cotangent. vjp_fn recomputes the forward pass (in one compiled
+    program with the backward pass) rather than keeping residuals alive."""
+    nums = [i for i, p in enumerate(primals) if not _is_python_int(p)]
+    a = _Args(primals, {}, nums, "vjp", dtype_kinds=None)
+    fn, out_tree, captured = a.trace(f, "vjp")
     if has_aux:
         aux_tree = _split_aux(out_tree, True, "vjp")
         main_tree = out_tree.children[0]
@@ -243,30 +335,42 @@ def vjp(f: Callable, *primals, has_aux: bool = False):
             lin = Linearized(b, fn, vals[:n], a.wrt)
             return lin.backward(cts + [None] * (n_res - n_main))
 
-        grads = run_built(f"{_name(f)}_vjp", build, inputs + ct_t)
-        return tuple(a.unflatten(grads, False))
+        grads = iter(a.unflatten(run_built(f"{_name(f)}_vjp", build, inputs + ct_t), False))
+        return tuple(snp.zeros_like(snp.asarray(p)) if _is_python_int(p) else next(grads)
+                     for p in primals)
 
     if has_aux:
         return main, vjp_fn, tree.unflatten(aux_tree, outs[1:])
     return main, vjp_fn
 
 
-def jvp(f: Callable, primals: Sequence, tangents: Sequence):
-    """(f(*primals), J(primals) @ tangents), with tangents structured like primals."""
-    if not isinstance(primals, (tuple, list)) or not isinstance(tangents, (tuple, list)):
-        raise TypeError(at_user_line("jvp: primals and tangents must be tuples or lists"))
-    a = _Args(tuple(primals), range(len(primals)), "jvp", check_float=False)
+def _jvp_parts(f: Callable, primals: Sequence, what: str):
+    if not isinstance(primals, (tuple, list)):
+        raise TypeError(at_user_line(f"{what}: primals must be a tuple or list"))
+    a = _Args(tuple(primals), {}, range(len(primals)), what, dtype_kinds=None)
+    fn, out_tree, captured = a.trace(f, what)
+    return a, fn, out_tree, captured
+
+
+def _tangent_tensors(a: _Args, tangents, what: str) -> list[Tensor]:
+    if not isinstance(tangents, (tuple, list)):
+        raise TypeError(at_user_line(f"{what}: tangents must be a tuple or list"))
     t_leaves, t_tree = tree.flatten(tuple(tangents))
-    if t_tree != a.in_tree:
+    p_tree = tree.flatten(tuple(a.args))[1]
+    if t_tree != p_tree:
         raise TypeError(at_user_line(
-            f"jvp: tangents have structure {t_tree}, primals have {a.in_tree}"))
+            f"{what}: tangents have structure {t_tree}, primals have {p_tree}"))
     ts = [_as_tensor(t) for t in t_leaves]
     for t, p in zip(ts, a.leaves, strict=True):
         if t.shape != p.shape:
             raise ValueError(at_user_line(
-                f"jvp: tangent of shape {t.shape} for a primal of shape {p.shape}"))
-    fn, out_tree, captured = trace_function(f, a.leaves, a.in_tree, _name(f))
-    n = len(a.leaves)
+                f"{what}: tangent of shape {t.shape} for a primal of shape {p.shape}"))
+    return ts
+
+
+def _run_jvp(name: str, fn: Function, leaves, captured, ts, primal_out: bool):
+    """fn's tangent outputs (after its outputs when primal_out) for tangents ts."""
+    n = len(leaves)
 
     def build(b, vals):
         ops = Ops(b)
@@ -274,12 +378,36 @@ def jvp(f: Callable, primals: Sequence, tangents: Sequence):
                     for t, p in zip(vals[n + len(captured):], vals[:n], strict=True)]
         outs, t_out = jvp_into(b, fn, vals[:n + len(captured)],
                                tangents + [None] * len(captured))
-        return outs + [t if t is not None else ops.zeros_like(o)
-                       for t, o in zip(t_out, outs, strict=True)]
+        t_out = [t if t is not None else ops.zeros_like(o)
+                 for t, o in zip(t_out, outs, strict=True)]
+        return outs + t_out if primal_out else t_out
 
-    res = run_built(f"{_name(f)}_jvp", build, a.leaves + captured + ts)
+    return run_built(name, build, list(leaves) + list(captured) + list(ts))
+
+
+def jvp(f: Callable, primals: Sequence, tangents: Sequence):
+    """(f(*primals), J(primals) @ tangents), with tangents structured like primals."""
+    a, fn, out_tree, captured = _jvp_parts(f, primals, "jvp")
+    ts = _tangent_tensors(a, tangents, "jvp")
+    res = _run_jvp(f"{_name(f)}_jvp", fn, a.leaves, captured, ts, primal_out=True)
     k = len(fn.results)
     return tree.unflatten(out_tree, res[:k]), tree.unflatten(out_tree, res[k:])
+
+
+def linearize(f: Callable, *primals):
+    """(f(*primals), f_jvp) where f_jvp(*tangents) gives J(primals) @ tangents, as JAX's
+    linearize. f is traced once; each f_jvp call runs the tangent program (which
+    recomputes what it needs of the forward pass inside the same compiled program)."""
+    a, fn, out_tree, captured = _jvp_parts(f, primals, "linearize")
+    out = tree.unflatten(out_tree, call_function(fn, a.leaves + captured))
+
+    def f_jvp(*tangents):
+        ts = _tangent_tensors(a, tangents, "linearize")
+        res = _run_jvp(f"{_name(f)}_linearized", fn, a.leaves, captured, ts,
+                       primal_out=False)
+        return tree.unflatten(out_tree, res)
+
+    return out, f_jvp
 
 
 # ---- Jacobians -----------------------------------------------------------------------------
@@ -310,17 +438,19 @@ def _rows(ops: Ops, v: Value, at: int, n: int) -> Value:
                     limit=(at + n,) + tuple(shape[1:]), strides=(1,) * len(shape))
 
 
-def jacrev(f: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False):
+def jacrev(f: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False,
+           holomorphic: bool = False):
     """The Jacobian by reverse mode: f's vjp batched over the standard basis of its
     outputs (one program). Each output leaf of shape O gets, per argument leaf of shape
-    I, an O + I array; the structure is f's output structure of argnums structures."""
+    I, an O + I array; the structure is f's output structure of argnums structures.
+    holomorphic=True: complex inputs, and the Jacobian of complex derivatives."""
     single = isinstance(argnums, int)
 
     @functools.wraps(f)
     def jacrev_f(*args, **kwargs):
-        a = _Args(args, _argnums(argnums, len(args), "jacrev"), "jacrev")
-        fn, out_tree, captured = trace_function(functools.partial(f, **kwargs), a.leaves,
-                                                a.in_tree, _name(f))
+        a = _Args(args, kwargs, _argnums(argnums, len(args), "jacrev"), "jacrev",
+                  "c" if holomorphic else "fc")
+        fn, out_tree, captured = a.trace(f, "jacrev")
         aux_tree = _split_aux(out_tree, True, "jacrev", scalar=False) if has_aux else None
         main_tree = out_tree.children[0] if has_aux else out_tree
         n_main, n_res = main_tree.num_leaves, len(fn.results)
@@ -363,16 +493,17 @@ def jacrev(f: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False)
     return jacrev_f
 
 
-def jacfwd(f: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False):
+def jacfwd(f: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False,
+           holomorphic: bool = False):
     """The Jacobian by forward mode: f's jvp batched over the standard basis of the
     differentiated inputs (one program); same layout as jacrev."""
     single = isinstance(argnums, int)
 
     @functools.wraps(f)
     def jacfwd_f(*args, **kwargs):
-        a = _Args(args, _argnums(argnums, len(args), "jacfwd"), "jacfwd")
-        fn, out_tree, captured = trace_function(functools.partial(f, **kwargs), a.leaves,
-                                                a.in_tree, _name(f))
+        a = _Args(args, kwargs, _argnums(argnums, len(args), "jacfwd"), "jacfwd",
+                  "c" if holomorphic else "fc")
+        fn, out_tree, captured = a.trace(f, "jacfwd")
         aux_tree = _split_aux(out_tree, True, "jacfwd", scalar=False) if has_aux else None
         main_tree = out_tree.children[0] if has_aux else out_tree
         n_main, n_res = main_tree.num_leaves, len(fn.results)
@@ -421,7 +552,7 @@ def hessian(f: Callable, argnums: int | Sequence[int] = 0):
     return jacfwd(jacrev(f, argnums), argnums)
 
 
-# ---- stop_gradient, custom rules ---------------------------------------------------------
+# ---- stop_gradient -----------------------------------------------------------------------
 
 def stop_gradient(x):
     """x, through which no gradient flows (applied to every leaf of a pytree)."""
@@ -433,195 +564,5 @@ def stop_gradient(x):
     return tree.tree_map(stop, x)
 
 
-def _live_trace(leaves):
-    """The trace these tensors (or the current computation) belong to, or None."""
-    b = pick(leaves) if leaves else None
-    if isinstance(b, Trace):
-        return b
-    b = current_backend()
-    return b if isinstance(b, Trace) else None
-
-
-def _region(f, leaves, in_tree, name):
-    """Trace f into a region Function; returns (fn, out_tree, captured)."""
-    return trace_function(f, leaves, in_tree, name)
-
-
-def _with_params(fn: Function, n_lead: int, captures: list, all_caps: list,
-                 name: str) -> Function:
-    """fn's first n_lead params, then one param per tensor of all_caps (fn uses those of
-    `captures`, matched by identity)."""
-    b = Builder(name)
-    lead = [b.param(p.type) for p in fn.params[:n_lead]]
-    caps = [b.param(t.type) for t in all_caps]
-    index = {id(t): i for i, t in enumerate(all_caps)}
-    args = lead + [caps[index[id(t)]] for t in captures]
-    return b.build(inline(b, fn, args))
-
-
-def _merge_caps(*cap_lists) -> list:
-    out, seen = [], set()
-    for caps in cap_lists:
-        for t in caps:
-            if id(t) not in seen:
-                seen.add(id(t))
-                out.append(t)
-    return out
-
-
-class _CustomRule:
-    """Shared calling convention of custom_vjp and custom_jvp: outside any trace (or when
-    f is called from inside its own rule) f runs plainly; inside a trace the subclass's
-    _bind records f together with its rule."""
-
-    def __init__(self, fun: Callable):
-        self.fun = fun
-        self._tracing_rule = False
-        functools.update_wrapper(self, fun)
-
-    def __call__(self, *args):
-        leaves, in_tree = tree.flatten(tuple(args))
-        leaves = [_as_tensor(x) for x in leaves]
-        backend = _live_trace(leaves)
-        if backend is None or self._tracing_rule:
-            return self.fun(*args)
-        self._tracing_rule = True
-        try:
-            return self._bind(args, leaves, in_tree, backend)
-        finally:
-            self._tracing_rule = False
-
-
-class custom_vjp(_CustomRule):
-    """A function with a user-written reverse-mode rule:
-
-        @stablejit.custom_vjp
-        def f(x, y): ...
-        def f_fwd(x, y): return f(x, y), residuals      # residuals: a pytree of tensors
-        def f_bwd(residuals, g): return (gx, gy)         # one cotangent per argument
-        f.defvjp(f_fwd, f_bwd)
-
-    Outside any trace it just calls f. Tensors the functions close over get no gradient.
-    """
-
-    def __init__(self, fun: Callable):
-        super().__init__(fun)
-        self.fwd = self.bwd = None
-
-    def defvjp(self, fwd: Callable, bwd: Callable) -> custom_vjp:
-        self.fwd, self.bwd = fwd, bwd
-        return self
-
-    def _bind(self, args, leaves, in_tree, backend):
-        if self.fwd is None:
-            raise TypeError(at_user_line(
-                f"custom_vjp function {self.__name__} has no rule: call .defvjp(fwd, bwd)"))
-        name = _name(self.fun)
-        fun, out_tree, caps_f = _region(self.fun, leaves, in_tree, name)
-        fwd, fwd_tree, caps_w = _region(self.fwd, leaves, in_tree, f"{name}_fwd")
-        if fwd_tree.kind not in (tuple, list) or len(fwd_tree.children) != 2 or \
-                fwd_tree.children[0] != out_tree:
-            raise TypeError(at_user_line(
-                f"custom_vjp fwd of {name} must return (output, residuals) with the output "
-                f"structured as f's ({out_tree}), got {fwd_tree}"))
-        k = out_tree.num_leaves
-        res_tree = fwd_tree.children[1]
-        res_types = fwd.result_types[k:]
-        trace = Trace(f"{name}_bwd")
-        res_args = [trace.new_arg(t) for t in res_types]
-        ct_args = [trace.new_arg(t) for t in fun.result_types]
-        try:
-            with using_backend(trace):
-                gs = self.bwd(tree.unflatten(res_tree, res_args),
-                              tree.unflatten(out_tree, ct_args))
-                if not isinstance(gs, (tuple, list)) or len(gs) != len(args):
-                    raise TypeError(at_user_line(
-                        f"custom_vjp bwd of {name} must return a tuple with one cotangent "
-                        f"per argument ({len(args)}), got {type(gs).__name__}"))
-                g_vals = []
-                flat = []
-                for g, child in zip(gs, in_tree.children, strict=True):
-                    if g is None:
-                        flat.extend([None] * child.num_leaves)
-                    else:
-                        flat.extend(tree.flatten(g)[0])
-                for g, t in zip(flat, leaves, strict=True):
-                    if g is None:
-                        g_vals.append(trace.value_of(_zeros(t, trace)))
-                    else:
-                        g_vals.append(trace.value_of(_as_tensor(g)))
-            bwd = trace.builder.build(g_vals)
-        finally:
-            trace.finish()
-        caps_b = [t for t, _ in trace.captured]
-        all_caps = _merge_caps(caps_f, caps_w, caps_b)
-        n = len(leaves)
-        regions = (_with_params(fun, n, caps_f, all_caps, name),
-                   _with_params(fwd, n, caps_w, all_caps, f"{name}_fwd"),
-                   _with_params(bwd, len(res_types) + k, caps_b, all_caps, f"{name}_bwd"))
-        attrs = Attrs({"out_types": tuple(fun.result_types), "n_args": n})
-        outs = bind(custom_ad.custom_vjp_call, leaves + all_caps, attrs, backend=backend,
-                    regions=regions)
-        return tree.unflatten(out_tree, outs)
-
-
-def _zeros(t: Tensor, trace: Trace) -> Tensor:
-    with using_backend(trace):
-        return snp.zeros(t.shape, t.dtype)
-
-
-class custom_jvp(_CustomRule):
-    """A function with a user-written forward-mode rule:
-
-        @stablejit.custom_jvp
-        def f(x): ...
-        @f.defjvp
-        def f_jvp(primals, tangents):
-            (x,), (t,) = primals, tangents
-            return f(x), t * df(x)
-
-    Reverse mode transposes the rule, so it must be linear in the tangents (as in JAX).
-    """
-
-    def __init__(self, fun: Callable):
-        super().__init__(fun)
-        self.jvp = None
-
-    def defjvp(self, jvp: Callable) -> Callable:
-        self.jvp = jvp
-        return jvp
-
-    def _bind(self, args, leaves, in_tree, backend):
-        if self.jvp is None:
-            raise TypeError(at_user_line(
-                f"custom_jvp function {self.__name__} has no rule: use @f.defjvp"))
-        name = _name(self.fun)
-        fun, out_tree, caps_f = _region(self.fun, leaves, in_tree, name)
-        n = len(leaves)
-        rule = self.jvp
-
-        def jvp_flat(*xs):
-            p = tree.unflatten(in_tree, xs[:n])
-            t = tree.unflatten(in_tree, xs[n:])
-            out, t_out = rule(tuple(p), tuple(t))
-            return out, t_out
-
-        jfn, j_tree, caps_j = _region(jvp_flat, leaves + leaves, tree.flatten(
-            tuple(leaves + leaves))[1], f"{name}_jvp")
-        if j_tree.kind not in (tuple, list) or len(j_tree.children) != 2 or \
-                j_tree.children[0] != out_tree or j_tree.children[1] != out_tree:
-            raise TypeError(at_user_line(
-                f"custom_jvp rule of {name} must return (output, output tangent), each "
-                f"structured as f's output ({out_tree}); got {j_tree}"))
-        all_caps = _merge_caps(caps_f, caps_j)
-        regions = (_with_params(fun, n, caps_f, all_caps, name),
-                   _with_params(jfn, 2 * n, caps_j, all_caps, f"{name}_jvp"))
-        attrs = Attrs({"out_types": tuple(fun.result_types), "n_args": n})
-        outs = bind(custom_ad.custom_jvp_call, leaves + all_caps, attrs, backend=backend,
-                    regions=regions)
-        return tree.unflatten(out_tree, outs)
-
-
-__all__ = ["grad", "value_and_grad", "vjp", "jvp", "jacfwd", "jacrev", "hessian",
-           "stop_gradient", "custom_vjp", "custom_jvp", "trace_function", "run_built",
-           "call_function"]
+__all__ = ["grad", "value_and_grad", "vjp", "jvp", "linearize", "jacfwd", "jacrev",
+           "hessian", "stop_gradient", "trace_function", "run_built", "call_function"]

@@ -407,12 +407,14 @@ def _fori_carry_error(e: CarryTypeError, init_val, n_lead: int) -> ShapeError:
         "fori_loop", "body_fun", path, e.t_in, e.t_out)))
 
 
-def scan(f, init, xs=None, length=None, reverse=False):
+def scan(f, init, xs=None, length=None, reverse=False, unroll=1):
     """Scan `f(carry, x) -> (carry, y)` over the leading axis of `xs`; returns
     (final carry, ys stacked on a new leading axis), like JAX's `lax.scan`.
 
     xs may be None (then `length` says how many steps). With reverse=True the steps
-    run from the last slice to the first (ys keep their positions)."""
+    run from the last slice to the first (ys keep their positions). unroll=k (an int,
+    or True for all steps) runs k steps per loop iteration, as in JAX; the results
+    are the same."""
     c_leaves, c_tree = tree.flatten(init)
     x_leaves, x_tree = tree.flatten(xs)
     carry = [_as_tensor(x) for x in c_leaves]
@@ -435,6 +437,9 @@ def scan(f, init, xs=None, length=None, reverse=False):
     if not lengths:
         raise ValueError(at_user_line("scan: with no xs to scan over, give length="))
     n = lengths.pop()
+    k = _unroll_factor(unroll, n)
+    if k > 1:
+        return _unrolled_scan(f, init, xts, x_tree, n, k, reverse)
     c_specs = [(t.type, t.weak) for t in carry]
     x_specs = [(TensorType(t.shape[1:], t.dtype), t.weak) for t in xts]
     nk = len(c_specs)
@@ -471,3 +476,49 @@ def scan(f, init, xs=None, length=None, reverse=False):
     outs = bind(cf.scan, (*consts, *carry, *xts), attrs, regions=(body_f,))
     c_out = _reweak(outs[:nk], specs)
     return tree.unflatten(c_tree, c_out), tree.unflatten(y_tree, list(outs[nk:]))
+
+
+def _unroll_factor(unroll, n: int) -> int:
+    if isinstance(unroll, bool):
+        return n if unroll else 1
+    if not _static_int(unroll) or unroll < 0:
+        raise ValueError(at_user_line(
+            f"scan: unroll must be a bool or a non-negative int, got {unroll!r}"))
+    return min(int(unroll), n)
+
+
+def _unrolled_scan(f, init, xts, x_tree, n: int, k: int, reverse: bool):
+    """scan with k steps of f per loop iteration: a scan over the n // k blocks of k
+    slices, then one over the n % k slices left (in the reverse order when reverse).
+    Each step is the same f on the same values, so the results are the ones of the
+    rolled loop."""
+    m = n // k
+
+    def blocks(lo, hi, size):
+        return [snp.reshape(x[lo:hi], ((hi - lo) // size, size, *x.shape[1:])) for x in xts]
+
+    def block_body(size):
+        def body(carry, xb):
+            ys = [None] * size
+            for j in (range(size - 1, -1, -1) if reverse else range(size)):
+                carry, ys[j] = f(carry, tree.unflatten(x_tree, [x[j] for x in xb]))
+            leaves = [tree.flatten(y) for y in ys]
+            stacked = [snp.stack([_as_tensor(ls[i]) for ls, _ in leaves])
+                       for i in range(len(leaves[0][0]))]
+            return carry, tree.unflatten(leaves[0][1], stacked)
+        return body
+
+    parts = [(0, m * k, k)] + ([(m * k, n, n - m * k)] if n > m * k else [])
+    carry, ys = init, []
+    for lo, hi, size in (reversed(parts) if reverse else parts):
+        carry, y = scan(block_body(size), carry, blocks(lo, hi, size), length=(hi - lo) // size,
+                        reverse=reverse)
+        ys.append((lo, y))
+    ys.sort(key=lambda p: p[0])
+    y_leaves = [tree.flatten(y)[0] for _, y in ys]
+    y_tree = tree.flatten(ys[0][1])[1]
+    flat = [snp.reshape(leaf, (-1, *leaf.shape[2:])) for leaf in y_leaves[0]]
+    if len(ys) > 1:
+        rest = [snp.reshape(leaf, (-1, *leaf.shape[2:])) for leaf in y_leaves[1]]
+        flat = [snp.concatenate([a, b]) for a, b in zip(flat, rest, strict=True)]
+    return carry, tree.unflatten(y_tree, flat)

@@ -245,6 +245,10 @@ ENTRIES = [
     ("scan", _sj_scan, _jax_scan, ["r:4,2"]),
     ("custom_vjp", _cv(snp.sin), jnp.sin, ["r:5"]),
     ("custom_jvp", _cj(snp.sin), jnp.sin, ["r:5"]),
+    ("checkpoint", stablejit.checkpoint(lambda x: snp.sin(snp.sin(x)) * x),
+     jax.checkpoint(lambda x: jnp.sin(jnp.sin(x)) * x), ["r:5"]),
+    ("optimization_barrier", lambda x: bind1(P["optimization_barrier"], x) * x,
+     lambda x: lax.optimization_barrier(x) * x, ["r:5"]),
 ]
 
 
