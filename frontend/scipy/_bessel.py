@@ -8,8 +8,8 @@ tables in float32 — the algorithm of jax's bessel_i0e and XLA's chlo.bessel_i1
 from __future__ import annotations
 
 from .. import numpy as snp
-from ..autodiff import custom_jvp
 from ..compiler import dtypes as dt
+from ..custom_derivatives import custom_jvp
 from ..tensor import Tensor
 from ._operands import in_float32, real_float
 

@@ -14,9 +14,9 @@ import math
 import numpy as np
 
 from .. import numpy as snp
-from ..autodiff import custom_jvp
 from ..compiler import dtypes as dt
 from ..compiler.primitives import elementwise as ew
+from ..custom_derivatives import custom_jvp
 from ..dispatch import bind1
 from ..errors import at_user_line
 from ..tensor import Tensor

@@ -12,7 +12,7 @@ from __future__ import annotations
 import math
 
 from .. import numpy as snp
-from ..autodiff import custom_jvp
+from ..custom_derivatives import custom_jvp
 from ..errors import at_user_line
 from ..tensor import Tensor
 from ._operands import in_float32, real_float, real_floats

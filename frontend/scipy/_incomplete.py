@@ -12,9 +12,9 @@ from __future__ import annotations
 import math
 
 from .. import numpy as snp
-from ..autodiff import custom_jvp
 from ..compiler import dtypes as dt
 from ..control_flow import while_loop
+from ..custom_derivatives import custom_jvp
 from ..tensor import Tensor
 from ._gamma import _digamma, _lgamma
 from ._operands import in_float32, real_floats

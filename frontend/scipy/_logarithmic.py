@@ -11,7 +11,8 @@ import math
 from collections.abc import Sequence
 
 from .. import numpy as snp
-from ..autodiff import custom_jvp, stop_gradient
+from ..autodiff import stop_gradient
+from ..custom_derivatives import custom_jvp
 from ..tensor import Tensor
 from ._operands import real_float, real_floats
 
