@@ -9,7 +9,7 @@ StableHLO and PJRT.
         return snp.sum(x + y * 2.0)
 """
 
-from . import conv, nn, numpy, random, tree
+from . import conv, lax, nn, numpy, random, tree
 from .api import (
     backend_copy,
     backend_transfer,
@@ -69,6 +69,7 @@ __all__ = [
     "stream",
     "stream_is_cached",
     "numpy",
+    "lax",
     "tree",
     "backend_copy",
     "backend_transfer",
