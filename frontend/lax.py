@@ -29,6 +29,7 @@ import numpy as np
 
 from . import conv as _conv
 from . import numpy as snp
+from . import tree
 from .autodiff import jvp as _jvp
 from .autodiff import stop_gradient
 from .compiler import dtypes as dt
@@ -40,22 +41,26 @@ from .dispatch import bind, bind1
 from .errors import at_user_line
 from .numpy._operands import as_tensor
 from .tensor import Tensor
-from .tree import tree_map
 
 __all__ = [
-    "ConvDimensionNumbers", "Precision", "RoundingMethod",
-    "abs", "add", "argmax", "argmin", "bitcast_convert_type", "broadcast",
-    "broadcast_in_dim", "broadcasted_iota", "ceil", "clamp", "concatenate", "cond", "conv",
-    "conv_dimension_numbers", "conv_general_dilated", "convert_element_type", "cos",
+    "ConvDimensionNumbers", "Precision", "RoundingMethod", "abs", "acos", "acosh", "add",
+    "argmax", "argmin", "asin", "asinh", "associative_scan", "atan", "atan2", "atanh",
+    "batch_matmul", "bitcast_convert_type", "bitwise_and", "bitwise_not", "bitwise_or",
+    "bitwise_xor", "broadcast", "broadcast_in_dim", "broadcast_to_rank", "broadcasted_iota",
+    "cbrt", "ceil", "clamp", "collapse", "complex", "concatenate", "cond", "conj", "conv",
+    "conv_dimension_numbers", "conv_general_dilated", "convert_element_type", "cos", "cosh",
     "cummax", "cummin", "cumprod", "cumsum", "custom_root", "div", "dot", "dot_general",
-    "dynamic_index_in_dim", "dynamic_slice", "dynamic_slice_in_dim", "dynamic_update_slice",
-    "dynamic_update_slice_in_dim", "eq", "erf", "exp", "expand_dims", "expm1", "floor",
-    "fori_loop", "ge", "gt", "index_in_dim", "integer_pow", "iota", "le", "log", "log1p",
-    "logistic", "lt", "map", "max", "min", "mul", "ne", "neg", "pad", "pow", "reduce_max",
-    "reduce_min", "reduce_prod", "reduce_sum", "reduce_window", "rem", "reshape", "rev",
-    "round", "rsqrt", "scan", "select", "select_n", "sign", "sin", "slice", "slice_in_dim",
-    "sort", "sqrt", "squeeze", "stop_gradient", "sub", "switch", "tanh", "top_k",
-    "transpose", "while_loop",
+    "dynamic_index_in_dim", "dynamic_slice", "dynamic_slice_in_dim",
+    "dynamic_update_index_in_dim", "dynamic_update_slice", "dynamic_update_slice_in_dim", "eq",
+    "erf", "erfc", "exp", "expand_dims", "expm1", "floor", "fori_loop", "full", "full_like",
+    "ge", "gt", "imag", "index_in_dim", "integer_pow", "iota", "is_finite", "le", "log",
+    "log1p", "logistic", "lt", "map", "max", "min", "mul", "ne", "neg", "nextafter", "pad",
+    "pow", "real", "reciprocal", "reduce_and", "reduce_max", "reduce_min", "reduce_or",
+    "reduce_prod", "reduce_sum", "reduce_window", "rem", "reshape", "rev", "round", "rsqrt",
+    "scan", "select", "select_n", "shift_left", "shift_right_arithmetic",
+    "shift_right_logical", "sign", "sin", "sinh", "slice", "slice_in_dim", "sort",
+    "sort_key_val", "sqrt", "square", "squeeze", "stop_gradient", "sub", "switch", "tan",
+    "tanh", "top_k", "transpose", "while_loop",
 ]
 
 
@@ -83,8 +88,13 @@ class ConvDimensionNumbers(NamedTuple):
 
 # ---- operands ------------------------------------------------------------------------
 
+# (lax.complex below shadows the builtin in this module)
+_PY_SCALARS = (bool, int, float, builtins.complex)
+_PY_KINDS = {bool: "b", int: "i", float: "f", builtins.complex: "c"}
+
+
 def _is_weak(x) -> bool:
-    return (isinstance(x, (bool, int, float, complex)) and not isinstance(x, np.generic)
+    return (isinstance(x, _PY_SCALARS) and not isinstance(x, np.generic)
             ) or isinstance(x, Tensor) and x.weak
 
 
@@ -95,8 +105,7 @@ _WEAK_FITS = {"b": "b", "i": "i", "u": "i", "f": "if", "c": "ifc"}
 def _weak_kind(x) -> str:
     if isinstance(x, Tensor):
         return x.dtype.kind
-    return {bool: "b", int: "i", float: "f", complex: "c"}[type(x)] if type(x) in (
-        bool, int, float, complex) else snp.asarray(x).dtype.kind
+    return _PY_KINDS[type(x)] if type(x) in _PY_KINDS else snp.asarray(x).dtype.kind
 
 
 def _same_dtype(name: str, *xs) -> list[Tensor]:
@@ -194,6 +203,62 @@ cos = _unary_op("cos", ew.cos, "Cosine.")
 erf = _unary_op("erf", ew.erf, "The error function.")
 floor = _unary_op("floor", ew.floor, "Round toward -inf.")
 ceil = _unary_op("ceil", ew.ceil, "Round toward +inf.")
+tan = _unary_op("tan", ew.tan, "Tangent.")
+asin = _unary_op("asin", ew.asin, "Inverse sine.")
+acos = _unary_op("acos", ew.acos, "Inverse cosine.")
+atan = _unary_op("atan", ew.atan, "Inverse tangent.")
+sinh = _unary_op("sinh", ew.sinh, "Hyperbolic sine.")
+cosh = _unary_op("cosh", ew.cosh, "Hyperbolic cosine.")
+asinh = _unary_op("asinh", ew.asinh, "Inverse hyperbolic sine.")
+acosh = _unary_op("acosh", ew.acosh, "Inverse hyperbolic cosine.")
+atanh = _unary_op("atanh", ew.atanh, "Inverse hyperbolic tangent.")
+cbrt = _unary_op("cbrt", ew.cbrt, "Cube root.")
+erfc = _unary_op("erfc", ew.erfc, "1 - erf(x), accurate for large x.")
+is_finite = _unary_op("is_finite", ew.is_finite, "Neither infinite nor NaN.")
+real = _unary_op("real", ew.real, "Real part.")
+imag = _unary_op("imag", ew.imag, "Imaginary part.")
+conj = _unary_op("conj", ew.conj, "Complex conjugate.")
+bitwise_not = _unary_op("bitwise_not", ew.not_, "~x (logical not for booleans).")
+atan2 = _binary_op("atan2", ew.atan2, "The angle of (x, y) = atan(x / y), by quadrant.")
+nextafter = _binary_op("nextafter", ew.nextafter, "The next float after x toward y.")
+complex = _binary_op("complex", ew.complex_, "x + i y.")
+bitwise_and = _binary_op("bitwise_and", ew.and_, "x & y.")
+bitwise_or = _binary_op("bitwise_or", ew.or_, "x | y.")
+bitwise_xor = _binary_op("bitwise_xor", ew.xor, "x ^ y.")
+shift_left = _binary_op("shift_left", ew.shift_left, "x << y (0 when y >= the bit width).")
+
+
+def _shift_right(name: str, signed: bool) -> Callable:
+    def op(x, y) -> Tensor:
+        x, y = _same_shape(name, _same_dtype(name, x, y))
+        if x.dtype.kind not in "iu":
+            raise TypeError(at_user_line(f"lax.{name} needs integer operands, got "
+                                         f"{x.dtype.name}"))
+        if (x.dtype.kind == "i") == signed:
+            return bind1(ew.shift_right, x, y)
+        # the primitive shifts signed types arithmetically, unsigned logically: reinterpret
+        other = dt.dtype(("int" if signed else "uint") + str(x.dtype.bits))
+        shifted = bind1(ew.shift_right, bind1(ew.bitcast_convert, x, dtype=other),
+                        bind1(ew.bitcast_convert, y, dtype=other))
+        return bind1(ew.bitcast_convert, shifted, dtype=x.dtype)
+    op.__name__ = op.__qualname__ = name
+    op.__doc__ = f"x >> y, {'copying the sign bit' if signed else 'shifting in zeros'}."
+    return op
+
+
+shift_right_arithmetic = _shift_right("shift_right_arithmetic", True)
+shift_right_logical = _shift_right("shift_right_logical", False)
+
+
+def square(x) -> Tensor:
+    """x * x."""
+    x = as_tensor(x)
+    return bind1(ew.multiply, x, x)
+
+
+def reciprocal(x) -> Tensor:
+    """1 / x."""
+    return integer_pow(x, -1)
 
 
 def abs(x) -> Tensor:
@@ -320,6 +385,35 @@ def broadcasted_iota(dtype, shape, dimension: int) -> Tensor:
 
 def iota(dtype, size: int) -> Tensor:
     return broadcasted_iota(dtype, (operator.index(size),), 0)
+
+
+def full(shape, fill_value, dtype=None) -> Tensor:
+    """A tensor of `shape` filled with fill_value (dtype: fill_value's, weak scalars
+    taking the default dtypes)."""
+    return snp.full(_ints(shape, "shape"), fill_value, dtype=dtype)
+
+
+def full_like(x, fill_value, dtype=None, shape=None) -> Tensor:
+    x = as_tensor(x)
+    return full(x.shape if shape is None else shape, fill_value,
+                x.dtype if dtype is None else dtype)
+
+
+def broadcast_to_rank(x, rank: int) -> Tensor:
+    """x with leading size-1 axes up to `rank`."""
+    x = as_tensor(x)
+    return reshape(x, (1,) * (rank - x.ndim) + x.shape) if x.ndim < rank else x
+
+
+def collapse(operand, start_dimension: int, stop_dimension: int | None = None) -> Tensor:
+    """Axes start_dimension..stop_dimension-1 merged into one."""
+    x = as_tensor(operand)
+    stop = x.ndim if stop_dimension is None else stop_dimension
+    start, stop = start_dimension % x.ndim, stop % (x.ndim + 1) if stop < 0 else stop
+    size = 1
+    for n in x.shape[start:stop]:
+        size *= n
+    return reshape(x, x.shape[:start] + (size,) + x.shape[stop:])
 
 
 def _axis(axis: int, ndim: int) -> int:
@@ -487,6 +581,15 @@ def dynamic_update_slice_in_dim(operand, update, start_index, axis: int) -> Tens
     return dynamic_update_slice(x, update, starts)
 
 
+def dynamic_update_index_in_dim(operand, update, index, axis: int) -> Tensor:
+    """operand with `update` (with or without the size-1 axis) written at index."""
+    x, u = as_tensor(operand), as_tensor(update)
+    axis = _axis(axis, x.ndim)
+    if u.ndim == x.ndim - 1:
+        u = snp.expand_dims(u, axis)
+    return dynamic_update_slice_in_dim(x, u, index, axis)
+
+
 # ---- reductions, scans, sorting -----------------------------------------------------------
 
 def _reduce(prim, operand, axes) -> Tensor:
@@ -509,6 +612,14 @@ def reduce_max(operand, axes) -> Tensor:
 
 def reduce_min(operand, axes) -> Tensor:
     return _reduce(reductions.reduce_min, operand, axes)
+
+
+def reduce_and(operand, axes) -> Tensor:
+    return _reduce(reductions.reduce_and, operand, axes)
+
+
+def reduce_or(operand, axes) -> Tensor:
+    return _reduce(reductions.reduce_or, operand, axes)
 
 
 def argmax(operand, axis: int, index_dtype) -> Tensor:
@@ -561,6 +672,11 @@ def sort(operand, dimension: int = -1, is_stable: bool = True, num_keys: int = 1
     return out[0] if single else tuple(out)
 
 
+def sort_key_val(keys, values, dimension: int = -1, is_stable: bool = True):
+    """(sorted keys, values in the keys' order)."""
+    return sort((keys, values), dimension, is_stable, 1)
+
+
 def top_k(operand, k: int) -> tuple[Tensor, Tensor]:
     """The k largest entries along the last axis (descending) and their int32 indices."""
     return snp.top_k(operand, k)
@@ -592,6 +708,14 @@ def dot(lhs, rhs, precision=None, preferred_element_type=None) -> Tensor:
     x = as_tensor(lhs)
     return dot_general(x, rhs, (((x.ndim - 1,), (0,)), ((), ())), precision,
                        preferred_element_type)
+
+
+def batch_matmul(lhs, rhs, precision=None) -> Tensor:
+    """Matrix products over the leading (batch) axes."""
+    x = as_tensor(lhs)
+    nb = x.ndim - 2
+    return dot_general(x, rhs, (((x.ndim - 1,), (nb,)), (tuple(range(nb)), tuple(range(nb)))),
+                       precision)
 
 
 def conv_dimension_numbers(lhs_shape, rhs_shape, dimension_numbers) -> ConvDimensionNumbers:
@@ -684,6 +808,55 @@ def map(f: Callable, xs, *, batch_size: int | None = None):
     return scan(lambda carry, x: (carry, f(x)), (), xs)[1]
 
 
+def associative_scan(fn: Callable, elems, reverse: bool = False, axis: int = 0):
+    """Inclusive scan with an associative fn(a, b) applied elementwise along `axis`, in
+    O(log n) parallel steps (Blelloch; the same combination order as JAX's, so the same
+    rounding). elems is a pytree of tensors with one length along axis."""
+    flat, td = tree.flatten(elems)
+    flat = [as_tensor(e) for e in flat]
+    if not flat:
+        raise ValueError(at_user_line("lax.associative_scan: elems has no tensors"))
+    axis = _axis(axis, flat[0].ndim)
+    n = flat[0].shape[axis]
+    if builtins.any(e.shape[axis] != n for e in flat):
+        raise ValueError(at_user_line(
+            f"lax.associative_scan: all elems need the same length along axis {axis}, got "
+            f"shapes {[e.shape for e in flat]}"))
+    if reverse:
+        flat = [rev(e, (axis,)) for e in flat]
+
+    def combine(a, b):
+        return [as_tensor(c) for c in tree.leaves(fn(tree.unflatten(td, a),
+                                                     tree.unflatten(td, b)))]
+
+    def part(e, start, limit, stride=1):
+        return slice_in_dim(e, start, limit, stride, axis)
+
+    def interleave(a, b):
+        even = a.shape[axis] == b.shape[axis]
+        pa, pb = [(0, 0, 0)] * a.ndim, [(0, 0, 0)] * b.ndim
+        pa[axis], pb[axis] = (0, 1 if even else 0, 1), (1, 0 if even else 1, 1)
+        zero_a, zero_b = snp.zeros((), a.dtype), snp.zeros((), b.dtype)
+        op = bitwise_or if a.dtype is dt.bool_ else add
+        return op(pad(a, zero_a, pa), pad(b, zero_b, pb))
+
+    def scan_(es):
+        m = es[0].shape[axis]
+        if m < 2:
+            return es
+        odd = scan_(combine([part(e, 0, -1, 2) for e in es],
+                            [part(e, 1, None, 2) for e in es]))
+        firsts = [part(e, 0, -1) for e in odd] if m % 2 == 0 else odd
+        even = combine(firsts, [part(e, 2, None, 2) for e in es])
+        even = [concatenate([part(e, 0, 1), r], axis) for e, r in zip(es, even, strict=True)]
+        return [interleave(a, b) for a, b in zip(even, odd, strict=True)]
+
+    out = scan_(flat)
+    if reverse:
+        out = [rev(e, (axis,)) for e in out]
+    return tree.unflatten(td, out)
+
+
 def custom_root(f: Callable, initial_guess, solve: Callable, tangent_solve: Callable,
                 has_aux: bool = False):
     """x = solve(f, initial_guess), a root of f, differentiated implicitly (as JAX's
@@ -691,10 +864,10 @@ def custom_root(f: Callable, initial_guess, solve: Callable, tangent_solve: Call
     dx = -J^-1 (df at fixed x), with tangent_solve(g, y) solving the linear g(x) = y for
     g the linearisation of f at the root. Only the closed-over values of f get
     gradients, not initial_guess."""
-    guess = tree_map(stop_gradient, initial_guess)
+    guess = tree.map(stop_gradient, initial_guess)
     found = solve(f, guess)
     root, aux = found if has_aux else (found, None)
-    root = tree_map(stop_gradient, root)
+    root = tree.map(stop_gradient, root)
 
     def linearized(v):
         return _jvp(f, (root,), (v,))[1]
@@ -702,7 +875,7 @@ def custom_root(f: Callable, initial_guess, solve: Callable, tangent_solve: Call
     # one implicit-function step: value zero (f(root) = 0 up to the solver's residual,
     # which is removed), derivative -J^-1 df
     step = tangent_solve(linearized, f(root))
-    correction = tree_map(lambda s: stop_gradient(s) - s, step)
-    out = tree_map(lambda r, c: r + c, root, correction)
+    correction = tree.map(lambda s: stop_gradient(s) - s, step)
+    out = tree.map(lambda r, c: r + c, root, correction)
     return (out, aux) if has_aux else out
 
