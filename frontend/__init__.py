@@ -53,6 +53,8 @@ from .stream import Stream, StreamError, stream, stream_is_cached
 from .tensor import Tensor
 from .tree import register_dataclass, register_pytree_node, tree_map
 
+tree_util = tree  # jax.tree_util's names live in stablejit.tree too
+
 __version__ = "0.1.0"
 
 
@@ -71,6 +73,7 @@ __all__ = [
     "numpy",
     "lax",
     "tree",
+    "tree_util",
     "backend_copy",
     "backend_transfer",
     "deallocate",

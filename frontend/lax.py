@@ -90,50 +90,36 @@ class ConvDimensionNumbers(NamedTuple):
 
 # (lax.complex below shadows the builtin in this module)
 _PY_SCALARS = (bool, int, float, builtins.complex)
-_PY_KINDS = {bool: "b", int: "i", float: "f", builtins.complex: "c"}
 
 
 def _is_weak(x) -> bool:
+    """A Python scalar, or a weakly typed tensor (a Python scalar passed to jit)."""
     return (isinstance(x, _PY_SCALARS) and not isinstance(x, np.generic)
             ) or isinstance(x, Tensor) and x.weak
 
 
-# which weak kinds fit a strong dtype of this kind
+# the kinds of weak operands that may take a strong operand's dtype, by its kind
 _WEAK_FITS = {"b": "b", "i": "i", "u": "i", "f": "if", "c": "ifc"}
-
-
-def _weak_kind(x) -> str:
-    if isinstance(x, Tensor):
-        return x.dtype.kind
-    return _PY_KINDS[type(x)] if type(x) in _PY_KINDS else snp.asarray(x).dtype.kind
 
 
 def _same_dtype(name: str, *xs) -> list[Tensor]:
     """lax's operand rule: one dtype for all; weak operands take the strong one's dtype."""
-    strong = [as_tensor(x) for x in xs if not _is_weak(x)]
-    if not strong:
-        ts = [as_tensor(x) for x in xs]
-        target = ts[0].dtype
-    else:
-        target = strong[0].dtype
-        ts = [None] * len(xs)
+    ts = [as_tensor(x) for x in xs]
+    weak = [_is_weak(x) for x in xs]
+    target = next((t for t, w in zip(ts, weak, strict=True) if not w), ts[0]).dtype
     out = []
-    for i, x in enumerate(xs):
-        if _is_weak(x):
-            if _weak_kind(x) not in _WEAK_FITS[target.kind]:
+    for i, (t, w) in enumerate(zip(ts, weak, strict=True)):
+        if w and t.dtype is not target:
+            if t.dtype.kind not in _WEAK_FITS[target.kind]:
                 raise TypeError(at_user_line(
-                    f"lax.{name}: operand {i} is a weak {_weak_kind(x)!r}-kind scalar, which "
-                    f"does not fit dtype {target.name}; convert it with "
-                    f"lax.convert_element_type"))
-            t = snp.astype(as_tensor(x), target)
-        else:
-            t = as_tensor(x) if ts[i] is None else ts[i]
+                    f"lax.{name}: operand {i} is a weak {t.dtype.name} scalar, which does not "
+                    f"fit dtype {target.name}; convert it with lax.convert_element_type"))
+            t = snp.astype(t, target)
         if t.dtype is not target:
-            names = ", ".join(as_tensor(v).dtype.name for v in xs)
             raise TypeError(at_user_line(
-                f"lax.{name} requires arguments to have the same dtypes, got {names}; "
-                f"convert one with lax.convert_element_type, or use stablejit.numpy, which "
-                f"promotes"))
+                f"lax.{name} requires arguments to have the same dtypes, got "
+                f"{', '.join(u.dtype.name for u in ts)}; convert one with "
+                f"lax.convert_element_type, or use stablejit.numpy, which promotes"))
         out.append(t)
     return out
 

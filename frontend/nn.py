@@ -310,14 +310,9 @@ def dot_product_attention(query, key, value, bias=None, mask=None, *, scale=None
         raise ValueError(at_user_line(f"dot_product_attention: implementation "
                                       f"{implementation!r} is not available; use None or "
                                       f"'xla'"))
-    q, k, v = snp.asarray(query), snp.asarray(key), snp.asarray(value)
-    out_shape = q.shape
-
-    def four_d(t):
-        return None if t is None else snp.reshape(snp.asarray(t), (1,) * (4 - snp.asarray(
-            t).ndim) + snp.asarray(t).shape)
-
-    q, k, v, bias, mask = (four_d(t) for t in (q, k, v, bias, mask))
+    out_shape = snp.asarray(query).shape
+    q, k, v, bias, mask = (None if t is None else _four_d(snp.asarray(t))
+                           for t in (query, key, value, bias, mask))
     B, S, K, H = k.shape
     _, T, N, _ = q.shape
     if v.shape != k.shape or q.shape[0] != B or q.shape[3] != H:
@@ -370,6 +365,11 @@ def dot_product_attention(query, key, value, bias=None, mask=None, *, scale=None
         keep = snp.arange(T)[None, :] < snp.asarray(query_seq_lengths)[:, None]
         out = out * snp.astype(keep[:, :, None, None, None], out.dtype)
     return snp.reshape(out, out_shape)
+
+
+def _four_d(t: Tensor) -> Tensor:
+    """t with leading size-1 axes up to rank 4 (attention without a batch axis)."""
+    return snp.reshape(t, (1,) * (4 - t.ndim) + t.shape) if t.ndim < 4 else t
 
 
 def _grouped(t: Tensor, K: int, G: int) -> Tensor:

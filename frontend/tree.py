@@ -1,11 +1,12 @@
 """Pytrees: nested tuples, lists, dicts, namedtuples, None and registered classes
 (dataclasses by `register_dataclass`), flattened to leaves and a structure (TreeDef).
 
-This is also `stablejit.tree`, JAX's `jax.tree` namespace plus the registration functions
-of `jax.tree_util`: map, leaves, structure, flatten, unflatten, map_with_path,
-flatten_with_path, leaves_with_path, keystr, reduce, transpose, all, register_pytree_node,
-register_pytree_node_class, register_dataclass, and the key path entries DictKey,
-SequenceKey, GetAttrKey and FlattenedIndexKey (formatted by keystr as JAX does).
+This is also `stablejit.tree` (and `stablejit.tree_util`): JAX's `jax.tree` namespace
+(map, leaves, structure, flatten, unflatten, map_with_path, flatten_with_path,
+leaves_with_path, reduce, transpose, all), keystr, the registration functions
+(register_pytree_node, register_pytree_node_class, register_dataclass) and tree_* names
+of `jax.tree_util`, and the key path entries DictKey, SequenceKey, GetAttrKey and
+FlattenedIndexKey (formatted by keystr as JAX does).
 
 A TreeDef is interned: equal structures are one object, so jit's cache key compares
 structures by identity. Auxiliary data of registered nodes that cannot be hashed (JAX
@@ -26,8 +27,10 @@ from .errors import at_user_line
 __all__ = ["DictKey", "FlattenedIndexKey", "GetAttrKey", "SequenceKey", "TreeDef", "all",
            "flatten", "flatten_with_path", "keystr", "leaves", "leaves_with_path", "map",
            "map_with_path", "reduce", "register_dataclass", "register_pytree_node",
-           "register_pytree_node_class", "structure", "transpose", "tree_leaves", "tree_map",
-           "tree_structure", "unflatten"]
+           "register_pytree_node_class", "structure", "transpose", "tree_all", "tree_flatten",
+           "tree_flatten_with_path", "tree_leaves", "tree_leaves_with_path", "tree_map",
+           "tree_map_with_path", "tree_reduce", "tree_structure", "tree_transpose",
+           "tree_unflatten", "unflatten"]
 
 
 # ---- key path entries (as jax.tree_util) ---------------------------------------------------
@@ -433,3 +436,9 @@ def transpose(outer_treedef: TreeDef, inner_treedef: TreeDef | None,
     groups = [lv[i * n_in:(i + 1) * n_in] for i in range(outer_treedef.num_leaves)]
     return unflatten(inner_treedef, [unflatten(outer_treedef, [g[j] for g in groups])
                                      for j in range(n_in)])
+
+
+# jax.tree_util's names for the same functions (`from stablejit import tree_util`)
+tree_flatten, tree_unflatten, tree_reduce, tree_all = flatten, unflatten, reduce, all
+tree_map_with_path, tree_flatten_with_path = map_with_path, flatten_with_path
+tree_leaves_with_path, tree_transpose = leaves_with_path, transpose
