@@ -9,7 +9,7 @@ StableHLO and PJRT.
         return snp.sum(x + y * 2.0)
 """
 
-from . import config, conv, nn, numpy, random, tree
+from . import config, conv, lax, nn, numpy, random, tree
 from .api import (
     backend_copy,
     backend_transfer,
@@ -57,6 +57,8 @@ from .tensor import Tensor
 from .tree import register_dataclass, register_pytree_node, tree_map
 from .vmap import vmap
 
+tree_util = tree  # jax.tree_util's names live in stablejit.tree too
+
 __version__ = "0.1.0"
 
 
@@ -73,7 +75,9 @@ __all__ = [
     "stream",
     "stream_is_cached",
     "numpy",
+    "lax",
     "tree",
+    "tree_util",
     "backend_copy",
     "backend_transfer",
     "deallocate",

@@ -112,31 +112,7 @@ def _trace(fun, in_tree, specs, name: str, split_output=None, spread=True) -> _T
 
 def leaf_paths(td) -> list[str]:
     """A readable path for each leaf of a TreeDef: [0], ['key'], .field."""
-    out: list[str] = []
-
-    def walk(node, prefix):
-        k = node.kind
-        if k is None:
-            out.append(prefix or "(the value itself)")
-            return
-        if k is type(None):
-            return
-        if k is dict:
-            names = [f"[{key!r}]" for key in node.aux]
-        elif k in (tuple, list):
-            names = [f"[{i}]" for i in range(len(node.children))]
-        elif isinstance(node.aux, tuple) and len(node.aux) == len(node.children) and all(
-                isinstance(a, str) for a in node.aux):
-            names = [f".{a}" for a in node.aux]  # registered dataclasses
-        elif hasattr(k, "_fields"):
-            names = [f".{f}" for f in k._fields]
-        else:
-            names = [f"[{i}]" for i in range(len(node.children))]
-        for n, c in zip(names, node.children, strict=True):
-            walk(c, prefix + n)
-
-    walk(td, "")
-    return out
+    return [tree.keystr(p) or "(the value itself)" for p in td.leaf_paths()]
 
 
 def _fix_weak(traced: _Traced, i: int, target: TensorType) -> bool:

@@ -20,15 +20,19 @@ from typing import NamedTuple
 
 import numpy as np
 
+from . import initializers, random
 from . import numpy as snp
-from . import random
 from .autodiff import stop_gradient
 from .errors import at_user_line
-from .scipy.special import erf
+from .scipy.special import erfc
 from .tensor import Tensor
 from .tree import flatten, tree_map, unflatten
 
 # ---- activations -------------------------------------------------------------------------
+
+
+def identity(x) -> Tensor:
+    return snp.asarray(x)
 
 
 def relu(x) -> Tensor:
@@ -37,8 +41,20 @@ def relu(x) -> Tensor:
     return snp.where(x > 0, x, snp.zeros_like(x))
 
 
+def relu6(x) -> Tensor:
+    """min(max(x, 0), 6), with gradient 0 at both kinks (as JAX)."""
+    x = snp.asarray(x)
+    value = snp.minimum(snp.maximum(stop_gradient(x), 0), 6.0)
+    inside = snp.logical_and(x > 0, x < 6)
+    return value + snp.where(inside, x - stop_gradient(x), 0.0)
+
+
 def sigmoid(x) -> Tensor:
     return snp.sigmoid(x)
+
+
+def tanh(x) -> Tensor:
+    return snp.tanh(x)
 
 
 def silu(x) -> Tensor:
@@ -50,44 +66,183 @@ def silu(x) -> Tensor:
 swish = silu
 
 
+def log_sigmoid(x) -> Tensor:
+    """log(sigmoid(x)) = -softplus(-x), finite for large |x|."""
+    return -softplus(-snp.asarray(x))
+
+
+def softplus(x) -> Tensor:
+    """log(1 + exp(x)), as logaddexp(x, 0)."""
+    return snp.logaddexp(snp.asarray(x), 0)
+
+
+def soft_sign(x) -> Tensor:
+    """x / (|x| + 1)."""
+    x = snp.asarray(x)
+    return x / (snp.abs(x) + 1)
+
+
+def squareplus(x, b=4) -> Tensor:
+    """(x + sqrt(x**2 + b)) / 2."""
+    x = snp.asarray(x)
+    return (x + snp.sqrt(snp.square(x) + b)) / 2
+
+
+def mish(x) -> Tensor:
+    """x * tanh(softplus(x))."""
+    x = snp.asarray(x)
+    return x * snp.tanh(softplus(x))
+
+
+def elu(x, alpha=1.0) -> Tensor:
+    """x for x > 0, alpha * (exp(x) - 1) otherwise."""
+    x = snp.asarray(x)
+    positive = x > 0
+    return snp.where(positive, x, alpha * snp.expm1(snp.where(positive, 0.0, x)))
+
+
+def selu(x) -> Tensor:
+    """scale * elu(x, alpha) with the self-normalising constants."""
+    alpha = 1.6732632423543772848170429916717
+    scale = 1.0507009873554804934193349852946
+    return scale * elu(x, alpha)
+
+
+def celu(x, alpha=1.0) -> Tensor:
+    """max(x, 0) + alpha * expm1(min(x, 0) / alpha)."""
+    x = snp.asarray(x)
+    return snp.maximum(x, 0.0) + alpha * snp.expm1(snp.minimum(x, 0.0) / alpha)
+
+
+def leaky_relu(x, negative_slope=1e-2) -> Tensor:
+    x = snp.asarray(x)
+    return snp.where(x >= 0, x, negative_slope * x)
+
+
+def hard_tanh(x) -> Tensor:
+    """x clipped to [-1, 1]."""
+    x = snp.asarray(x)
+    return snp.where(x > 1, 1, snp.where(x < -1, -1, x))
+
+
+def hard_sigmoid(x) -> Tensor:
+    """relu6(x + 3) / 6."""
+    return relu6(snp.asarray(x) + 3.0) / 6.0
+
+
+def hard_silu(x) -> Tensor:
+    """x * hard_sigmoid(x) (also called hard_swish)."""
+    x = snp.asarray(x)
+    return x * hard_sigmoid(x)
+
+
+hard_swish = hard_silu
+
+
+def sparse_plus(x) -> Tensor:
+    """0 for x <= -1, x for x >= 1, (x + 1)**2 / 4 between."""
+    x = snp.asarray(x)
+    return snp.where(x <= -1.0, 0.0, snp.where(x >= 1.0, x, (x + 1.0) ** 2 / 4))
+
+
+def sparse_sigmoid(x) -> Tensor:
+    """clip((x + 1) / 2, 0, 1)."""
+    return 0.5 * snp.clip(snp.asarray(x) + 1.0, 0.0, 2.0)
+
+
+def log1mexp(x) -> Tensor:
+    """log(1 - exp(-x)), accurate on both sides of log 2."""
+    x = snp.asarray(x)
+    return snp.where(x < math.log(2.0), snp.log(-snp.expm1(-x)), snp.log1p(-snp.exp(-x)))
+
+
 def gelu(x, approximate: bool = True) -> Tensor:
     """The Gaussian error linear unit: x * Phi(x), Phi the standard normal CDF. As in
     JAX, approximate=True (the default) uses the tanh form; approximate=False is exact,
-    0.5 * x * (1 + erf(x / sqrt(2)))."""
+    0.5 * x * erfc(-x / sqrt(2))."""
     x = snp.asarray(x)
+    if not snp.isdtype(x.dtype, ("real floating", "complex floating")):
+        x = snp.astype(x, snp.float32)
     if not approximate:
-        return 0.5 * x * (1.0 + erf(x * (1 / math.sqrt(2.0))))
-    c = math.sqrt(2.0 / math.pi)
-    return 0.5 * x * (1.0 + snp.tanh(c * (x + 0.044715 * (x * x * x))))
+        return 0.5 * x * erfc(-x * snp.asarray(math.sqrt(0.5), dtype=x.dtype))
+    c = snp.asarray(math.sqrt(2.0 / math.pi), dtype=x.dtype)
+    return x * (0.5 * (1.0 + snp.tanh(c * (x + 0.044715 * (x * x * x)))))
 
 
-def logsumexp(x, axis: int | Sequence[int] | None = -1, keepdims: bool = False) -> Tensor:
-    """log(sum(exp(x))) along axis, computed as m + log(sum(exp(x - m))) with m the
-    (gradient-free) maximum, so it neither overflows nor underflows to -inf."""
+def glu(x, axis: int = -1) -> Tensor:
+    """The first half of x along axis, gated by the sigmoid of the second half."""
     x = snp.asarray(x)
-    m = stop_gradient(snp.max(x, axis=axis, keepdims=True))
-    m = snp.where(snp.isfinite(m), m, snp.zeros_like(m))
-    out = snp.log(snp.sum(snp.exp(x - m), axis=axis, keepdims=True)) + m
-    if keepdims:
-        return out
-    return snp.squeeze(out, axis=axis) if axis is not None else snp.reshape(out, ())
+    if x.shape[axis] % 2:
+        raise ValueError(at_user_line(f"glu: axis {axis} of shape {x.shape} has odd size "
+                                      f"{x.shape[axis]}; it must split into two halves"))
+    a, b = snp.split(x, 2, axis)
+    return a * snp.sigmoid(b)
 
 
-def softmax(x, axis: int | Sequence[int] = -1) -> Tensor:
+# ---- reductions with a shift ----------------------------------------------------------
+
+
+def _masked(x: Tensor, where, fill) -> Tensor:
+    return x if where is None else snp.where(where, x, fill)
+
+
+def logsumexp(a, axis: int | Sequence[int] | None = None, b=None, keepdims: bool = False,
+              return_sign: bool = False, where=None):
+    """log(sum(b * exp(a))) over axis (all axes by default, as JAX and SciPy), computed as
+    m + log(sum(b * exp(a - m))) with m the (gradient-free) maximum, so it neither
+    overflows nor underflows to -inf. return_sign=True gives (log|sum|, sign(sum));
+    otherwise a negative sum gives NaN. `where` masks elements out."""
+    a = snp.asarray(a)
+    if not a.dtype.is_inexact:
+        a = snp.astype(a, snp.float32)
+    if where is not None:
+        a = snp.where(where, a, 0)
+    if b is not None:
+        b = snp.asarray(b)
+        a = snp.where(b != 0, a, -math.inf)
+    real = snp.real(a) if a.dtype.is_complex else a
+    m = snp.max(_masked(real, where, -math.inf), axis=axis, keepdims=True)
+    m = stop_gradient(snp.where(snp.isfinite(m), m, snp.zeros_like(m)))
+    e = snp.exp(a - snp.astype(m, a.dtype))
+    if b is not None:
+        e = e * b
+    total = snp.sum(_masked(e, where, 0), axis=axis, keepdims=True)
+    sign = snp.sign(total)
+    if return_sign or not total.dtype.is_complex:
+        total = snp.abs(total)
+    out = snp.log(total) + snp.astype(m, total.dtype)
+    if not keepdims:
+        drop = tuple(range(a.ndim)) if axis is None else axis
+        out, sign = snp.squeeze(out, axis=drop), snp.squeeze(sign, axis=drop)
+    if return_sign:
+        return out, sign
+    if b is not None and not out.dtype.is_complex:
+        out = snp.where(sign < 0, math.nan, out)
+    return out
+
+
+def softmax(x, axis: int | Sequence[int] | None = -1, where=None) -> Tensor:
+    """exp(x) / sum(exp(x)) along axis (None: all axes); masked-out elements (`where`
+    False) get 0."""
     x = snp.asarray(x)
-    e = snp.exp(x - stop_gradient(snp.max(x, axis=axis, keepdims=True)))
-    return e / snp.sum(e, axis=axis, keepdims=True)
+    x_max = stop_gradient(snp.max(_masked(x, where, -math.inf), axis=axis, keepdims=True))
+    e = snp.exp(_masked(x, where, -math.inf) - x_max)
+    out = e / snp.sum(_masked(e, where, 0), axis=axis, keepdims=True)
+    return _masked(out, where, 0)
 
 
-def log_softmax(x, axis: int | Sequence[int] = -1) -> Tensor:
+def log_softmax(x, axis: int | Sequence[int] | None = -1, where=None) -> Tensor:
+    """x - logsumexp(x) along axis; masked-out elements (`where` False) get -inf."""
     x = snp.asarray(x)
-    shifted = x - stop_gradient(snp.max(x, axis=axis, keepdims=True))
-    return shifted - snp.log(snp.sum(snp.exp(shifted), axis=axis, keepdims=True))
+    x_max = stop_gradient(snp.max(_masked(x, where, -math.inf), axis=axis, keepdims=True))
+    shifted = _masked(x, where, -math.inf) - x_max
+    total = snp.sum(_masked(snp.exp(shifted), where, 0), axis=axis, keepdims=True)
+    return _masked(shifted - snp.log(total), where, -math.inf)
 
 
-def one_hot(labels, num_classes: int, dtype=snp.float32) -> Tensor:
-    """labels[..., None] == arange(num_classes), as `dtype`; out-of-range labels give a
-    row of zeros."""
+def one_hot(x, num_classes: int, dtype=snp.float32, *, axis: int = -1) -> Tensor:
+    """x == class along a new axis `axis` of size num_classes, as `dtype`; out-of-range
+    labels give all zeros."""
     try:
         n = operator.index(num_classes)
     except TypeError:
@@ -95,28 +250,134 @@ def one_hot(labels, num_classes: int, dtype=snp.float32) -> Tensor:
             f"one_hot: num_classes must be an integer, got {num_classes!r}")) from None
     if n < 0:
         raise ValueError(at_user_line(f"one_hot: num_classes must be non-negative, got {n}"))
-    labels = snp.asarray(labels)
-    classes = snp.arange(n, dtype=labels.dtype)
-    return snp.astype(snp.expand_dims(labels, -1) == classes, dtype)
-
-
-def standardize(x, axis: int | Sequence[int] = -1, eps: float = 1e-5) -> Tensor:
-    """(x - mean) / sqrt(var + eps) along axis."""
     x = snp.asarray(x)
-    mean = snp.mean(x, axis=axis, keepdims=True)
-    centered = x - mean
-    var = snp.mean(centered * centered, axis=axis, keepdims=True)
-    return centered * snp.rsqrt(var + eps)
+    out_axis = axis % (x.ndim + 1) if -(x.ndim + 1) <= axis <= x.ndim else None
+    if out_axis is None:
+        raise ValueError(at_user_line(f"one_hot: axis {axis} is out of range for a result "
+                                      f"of rank {x.ndim + 1}"))
+    shape = [1] * x.ndim
+    shape.insert(out_axis, n)
+    classes = snp.reshape(snp.arange(n, dtype=x.dtype), tuple(shape))
+    return snp.astype(snp.expand_dims(x, out_axis) == classes, dtype)
+
+
+def standardize(x, axis: int | Sequence[int] | None = -1, mean=None, variance=None,
+                epsilon: float = 1e-5, where=None) -> Tensor:
+    """(x - mean) / sqrt(variance + epsilon) along axis; mean and variance default to
+    the masked (`where`) mean and mean(x**2) - mean**2 (clipped at 0), as JAX."""
+    x = snp.asarray(x)
+    if mean is None:
+        mean = _masked_mean(x, axis, where)
+    if variance is None:
+        variance = snp.clip(_masked_mean(snp.square(x), axis, where) - snp.square(mean), 0)
+    return (x - mean) * snp.rsqrt(variance + epsilon)
+
+
+normalize = standardize
+
+
+def _masked_mean(x: Tensor, axis, where) -> Tensor:
+    if where is None:
+        return snp.mean(x, axis=axis, keepdims=True)
+    mask = snp.broadcast_to(snp.asarray(where), x.shape)
+    count = snp.sum(snp.astype(mask, x.dtype), axis=axis, keepdims=True)
+    return snp.sum(snp.where(mask, x, 0), axis=axis, keepdims=True) / count
 
 
 def layer_norm(x, scale=None, bias=None, axis: int | Sequence[int] = -1,
                eps: float = 1e-5) -> Tensor:
-    y = standardize(x, axis, eps)
+    y = standardize(x, axis, epsilon=eps)
     if scale is not None:
         y = y * scale
     if bias is not None:
         y = y + bias
     return y
+
+
+# ---- attention ------------------------------------------------------------------------------
+
+
+def dot_product_attention(query, key, value, bias=None, mask=None, *, scale=None,
+                          is_causal: bool = False, query_seq_lengths=None,
+                          key_value_seq_lengths=None, local_window_size=None,
+                          implementation=None) -> Tensor:
+    """softmax(query . key / sqrt(H) + bias, masked) . value, as jax.nn's (its "xla"
+    implementation). Shapes [B, T, N, H] for query, [B, S, K, H] for key and value (the
+    B axis may be left out; N a multiple of K: grouped-query attention); bias and mask
+    broadcast to [B, N, T, S]; mask is boolean, True where attention is allowed. Logits
+    are computed in at least float32 and the softmax in float32."""
+    if implementation not in (None, "xla"):
+        raise ValueError(at_user_line(f"dot_product_attention: implementation "
+                                      f"{implementation!r} is not available; use None or "
+                                      f"'xla'"))
+    out_shape = snp.asarray(query).shape
+    q, k, v, bias, mask = (None if t is None else _four_d(snp.asarray(t))
+                           for t in (query, key, value, bias, mask))
+    B, S, K, H = k.shape
+    _, T, N, _ = q.shape
+    if v.shape != k.shape or q.shape[0] != B or q.shape[3] != H:
+        raise ValueError(at_user_line(
+            f"dot_product_attention: query {q.shape}, key {k.shape} and value {v.shape} do "
+            f"not fit [B, T, N, H], [B, S, K, H], [B, S, K, H]"))
+    if N % K:
+        raise ValueError(at_user_line(f"dot_product_attention: the number of query heads "
+                                      f"must be a multiple of key/value heads, got {N} vs {K}"))
+    if mask is not None and mask.dtype is not snp.bool_:
+        raise TypeError(at_user_line(f"dot_product_attention: mask must be boolean, got "
+                                     f"{mask.dtype}"))
+    scale = 1.0 / math.sqrt(H) if scale is None else scale
+    logits_dtype = snp.result_type(q.dtype, snp.float32)
+    G = N // K
+    qg = snp.reshape(q, (B, T, K, G, H))
+    logits = snp.einsum("BTKGH,BSKH->BKGTS", snp.astype(qg, logits_dtype),
+                        snp.astype(k, logits_dtype))
+    logits = logits * snp.asarray(scale, dtype=logits_dtype)
+    if bias is not None:
+        logits = snp.astype(logits + _grouped(bias, K, G), logits_dtype)
+    allowed = None if mask is None else _grouped(mask, K, G)
+    if is_causal:
+        causal = snp.tril(snp.ones((T, S), dtype=snp.bool_))
+        allowed = causal if allowed is None else snp.logical_and(allowed, causal)
+    if local_window_size is not None:
+        left, right = ((local_window_size, local_window_size)
+                       if isinstance(local_window_size, int) else local_window_size)
+        qpos, kpos = snp.arange(T)[:, None], snp.arange(S)[None, :]
+        window = snp.logical_and(qpos <= kpos + left, qpos >= kpos - right)
+        allowed = window if allowed is None else snp.logical_and(allowed, window)
+    if query_seq_lengths is not None or key_value_seq_lengths is not None:
+        lengths = snp.ones((B, 1, 1, T, S), dtype=snp.bool_)
+        if query_seq_lengths is not None:
+            qlen = snp.asarray(query_seq_lengths)
+            lengths = snp.logical_and(lengths, snp.arange(T)[None, None, None, :, None]
+                                      < qlen[:, None, None, None, None])
+        if key_value_seq_lengths is not None:
+            kvlen = snp.asarray(key_value_seq_lengths)
+            lengths = snp.logical_and(lengths, snp.arange(S)[None, None, None, None, :]
+                                      < kvlen[:, None, None, None, None])
+        allowed = lengths if allowed is None else snp.logical_and(allowed, lengths)
+    if allowed is not None:
+        big_negative = -0.7 * min(float(snp.finfo(logits_dtype).max),
+                                  float(snp.finfo(snp.float32).max))
+        logits = snp.where(allowed, logits, snp.asarray(big_negative, dtype=logits_dtype))
+    probs = snp.astype(softmax(snp.astype(logits, snp.float32), axis=-1), k.dtype)
+    out = snp.einsum("BKGTS,BSKH->BTKGH", probs, v)
+    if query_seq_lengths is not None:
+        keep = snp.arange(T)[None, :] < snp.asarray(query_seq_lengths)[:, None]
+        out = out * snp.astype(keep[:, :, None, None, None], out.dtype)
+    return snp.reshape(out, out_shape)
+
+
+def _four_d(t: Tensor) -> Tensor:
+    """t with leading size-1 axes up to rank 4 (attention without a batch axis)."""
+    return snp.reshape(t, (1,) * (4 - t.ndim) + t.shape) if t.ndim < 4 else t
+
+
+def _grouped(t: Tensor, K: int, G: int) -> Tensor:
+    """A [B, N or 1, T, S] bias or mask as [B, K, G, T, S] (N = K * G heads)."""
+    tB, tN, tT, tS = t.shape
+    if tN == 1:
+        return snp.reshape(t, (tB, 1, 1, tT, tS))
+    return snp.reshape(t, (tB, K, G, tT, tS))
 
 
 # ---- initialisers ------------------------------------------------------------------------
@@ -274,8 +535,12 @@ def apply_updates(params, updates):
     return tree_map(lambda p, u: p + u, params, updates)
 
 
-__all__ = ["relu", "sigmoid", "silu", "swish", "gelu", "logsumexp", "softmax", "log_softmax",
-           "one_hot", "standardize", "layer_norm", "glorot_uniform", "glorot_normal",
+__all__ = ["celu", "elu", "gelu", "glu", "hard_sigmoid", "hard_silu", "hard_swish",
+           "hard_tanh", "identity", "initializers", "leaky_relu", "log1mexp", "log_sigmoid",
+           "log_softmax", "logsumexp", "mish", "normalize", "one_hot", "relu", "relu6", "selu",
+           "sigmoid", "silu", "soft_sign", "softmax", "softplus", "sparse_plus",
+           "sparse_sigmoid", "squareplus", "standardize", "swish", "tanh",
+           "dot_product_attention", "layer_norm", "glorot_uniform", "glorot_normal",
            "he_uniform", "he_normal", "xavier_uniform", "xavier_normal", "kaiming_uniform",
            "kaiming_normal", "cross_entropy", "softmax_cross_entropy", "mse", "Optimizer",
            "sgd", "adam", "apply_updates"]

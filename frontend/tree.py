@@ -1,31 +1,147 @@
 """Pytrees: nested tuples, lists, dicts, namedtuples, None and registered classes
-(dataclasses by `register_dataclass`), flattened to leaves and a hashable structure."""
+(dataclasses by `register_dataclass`), flattened to leaves and a structure (TreeDef).
+
+This is also `stablejit.tree` (and `stablejit.tree_util`): JAX's `jax.tree` namespace
+(map, leaves, structure, flatten, unflatten, map_with_path, flatten_with_path,
+leaves_with_path, reduce, transpose, all), keystr, the registration functions
+(register_pytree_node, register_pytree_node_class, register_dataclass) and tree_* names
+of `jax.tree_util`, and the key path entries DictKey, SequenceKey, GetAttrKey and
+FlattenedIndexKey (formatted by keystr as JAX does).
+
+A TreeDef is interned: equal structures are one object, so jit's cache key compares
+structures by identity. Auxiliary data of registered nodes that cannot be hashed (JAX
+allows e.g. a dict) is compared by equality instead.
+"""
 
 from __future__ import annotations
 
+import builtins
 import dataclasses
+import functools
 import sys
-from collections.abc import Callable
-from typing import Any
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any, NamedTuple
 
 from .errors import at_user_line
 
-_registry: dict[type, tuple[Callable, Callable]] = {}
+__all__ = ["DictKey", "FlattenedIndexKey", "GetAttrKey", "SequenceKey", "TreeDef", "all",
+           "flatten", "flatten_with_path", "keystr", "leaves", "leaves_with_path", "map",
+           "map_with_path", "reduce", "register_dataclass", "register_pytree_node",
+           "register_pytree_node_class", "structure", "transpose", "tree_all", "tree_flatten",
+           "tree_flatten_with_path", "tree_leaves", "tree_leaves_with_path", "tree_map",
+           "tree_map_with_path", "tree_reduce", "tree_structure", "tree_transpose",
+           "tree_unflatten", "unflatten"]
 
 
-def register_pytree_node(cls: type, flatten: Callable, unflatten: Callable) -> None:
-    """flatten(obj) -> (children, aux); unflatten(aux, children) -> obj. aux must be
-    hashable: it is part of jit's cache key."""
-    _registry[cls] = (flatten, unflatten)
+# ---- key path entries (as jax.tree_util) ---------------------------------------------------
+
+@dataclasses.dataclass(frozen=True)
+class DictKey:
+    key: Any
+
+    def __str__(self) -> str:
+        return f"[{self.key!r}]"
 
 
-def register_dataclass(cls: type) -> type:
-    """Treat a dataclass's fields as children. Usable as a decorator."""
-    names = tuple(f.name for f in dataclasses.fields(cls))
-    register_pytree_node(cls, lambda o: ([getattr(o, n) for n in names], names),
-                         lambda aux, ch: cls(**dict(zip(aux, ch, strict=True))))
+@dataclasses.dataclass(frozen=True)
+class SequenceKey:
+    idx: int
+
+    def __str__(self) -> str:
+        return f"[{self.idx}]"
+
+
+@dataclasses.dataclass(frozen=True)
+class GetAttrKey:
+    name: str
+
+    def __str__(self) -> str:
+        return f".{self.name}"
+
+
+@dataclasses.dataclass(frozen=True)
+class FlattenedIndexKey:
+    """The i-th child of a registered node that names no keys."""
+
+    key: int
+
+    def __str__(self) -> str:
+        return f"[<flat index {self.key}>]"
+
+
+def keystr(keys: Sequence, *, simple: bool = False, separator: str = "") -> str:
+    """A key path as text: "['a'][0].b" (simple=True: the bare keys joined by
+    `separator`, "a/0/b" for separator="/")."""
+    if not simple:
+        return separator.join(str(k) for k in keys)
+    return separator.join(str(getattr(k, "key", getattr(k, "idx", getattr(k, "name", k))))
+                          for k in keys)
+
+
+# ---- registry --------------------------------------------------------------------------------
+
+class _Node(NamedTuple):
+    flatten: Callable
+    unflatten: Callable
+    field_names: tuple[str, ...] | None  # children named by attribute (dataclasses)
+
+
+_registry: dict[type, _Node] = {}
+
+
+def register_pytree_node(nodetype: type, flatten_func: Callable,
+                         unflatten_func: Callable) -> None:
+    """flatten_func(obj) -> (children, aux); unflatten_func(aux, children) -> obj. aux is
+    part of jit's cache key: hashable, or at least comparable with == (a dict works)."""
+    _registry[nodetype] = _Node(flatten_func, unflatten_func, None)
+
+
+def register_pytree_node_class(cls: type) -> type:
+    """Register a class with methods tree_flatten(self) -> (children, aux) and classmethod
+    tree_unflatten(aux, children). Usable as a decorator."""
+    register_pytree_node(cls, lambda o: o.tree_flatten(), cls.tree_unflatten)
     return cls
 
+
+def register_dataclass(nodetype: type, data_fields: Sequence[str] | None = None,
+                       meta_fields: Sequence[str] | None = None,
+                       drop_fields: Sequence[str] = ()) -> type:
+    """Treat the `data_fields` of a class as children and its `meta_fields` as static
+    structure (part of jit's cache key). For a dataclass both may be left out: fields
+    marked `field(metadata=dict(static=True))` are meta, the others data. Usable as a
+    decorator."""
+    if data_fields is None and meta_fields is None:
+        if not dataclasses.is_dataclass(nodetype):
+            raise TypeError(at_user_line(
+                f"register_dataclass: {nodetype.__name__} is not a dataclass; pass "
+                f"data_fields= and meta_fields="))
+        fields = [f for f in dataclasses.fields(nodetype) if f.name not in drop_fields]
+        meta_fields = [f.name for f in fields if f.metadata.get("static", False)]
+        data_fields = [f.name for f in fields if not f.metadata.get("static", False)]
+    elif data_fields is None or meta_fields is None:
+        raise TypeError(at_user_line("register_dataclass: pass both data_fields and "
+                                     "meta_fields, or neither (for a dataclass)"))
+    data, meta = tuple(data_fields), tuple(meta_fields)
+    if dataclasses.is_dataclass(nodetype):
+        init = {f.name for f in dataclasses.fields(nodetype) if f.init}
+        missing = init - set(data) - set(meta) - set(drop_fields)
+        if missing:
+            raise ValueError(at_user_line(
+                f"register_dataclass: {nodetype.__name__}'s fields {sorted(missing)} are "
+                f"neither data_fields nor meta_fields"))
+
+    def flatten_node(o):
+        return [getattr(o, n) for n in data], tuple(getattr(o, n) for n in meta)
+
+    def unflatten_node(aux, children):
+        return nodetype(**dict(zip(data, children, strict=True)),
+                        **dict(zip(meta, aux, strict=True)))
+
+    _registry[nodetype] = _Node(flatten_node, unflatten_node, data)
+    return nodetype
+
+
+# ---- structure ------------------------------------------------------------------------------
 
 class TreeDef:
     """The structure of a pytree, without its leaves. Interned: equal structures are the
@@ -33,15 +149,34 @@ class TreeDef:
 
     __slots__ = ("kind", "aux", "children", "num_leaves", "__weakref__")
     _interned: dict = {}
+    _by_equality: dict = {}  # (kind, children) -> [TreeDef] whose aux is unhashable
 
     def __new__(cls, kind, aux, children: tuple):
         key = (kind, aux, children)
-        t = cls._interned.get(key)
+        try:
+            t = cls._interned.get(key)
+        except TypeError:  # unhashable aux: find an equal one
+            return cls._equal_aux(kind, aux, children)
         if t is None:
-            t = object.__new__(cls)
-            t.kind, t.aux, t.children = kind, aux, children
-            t.num_leaves = 1 if kind is None else sum(c.num_leaves for c in children)
+            t = cls._make(kind, aux, children)
             cls._interned[key] = t
+        return t
+
+    @classmethod
+    def _make(cls, kind, aux, children):
+        t = object.__new__(cls)
+        t.kind, t.aux, t.children = kind, aux, children
+        t.num_leaves = 1 if kind is None else sum(c.num_leaves for c in children)
+        return t
+
+    @classmethod
+    def _equal_aux(cls, kind, aux, children):
+        same = cls._by_equality.setdefault((kind, children), [])
+        for t in same:
+            if type(t.aux) is type(aux) and bool(t.aux == aux):
+                return t
+        t = cls._make(kind, aux, children)
+        same.append(t)
         return t
 
     def __reduce__(self):
@@ -54,7 +189,55 @@ class TreeDef:
             return "{" + ", ".join(f"{k!r}: {c!r}" for k, c in zip(self.aux, self.children,
                                                                   strict=True)) + "}"
         name = getattr(self.kind, "__name__", str(self.kind))
-        return f"{name}({', '.join(map(repr, self.children))})"
+        return f"{name}({', '.join(repr(c) for c in self.children)})"
+
+    @property
+    def num_nodes(self) -> int:
+        return 1 + sum(c.num_nodes for c in self.children)
+
+    def unflatten(self, leaves: Iterable) -> Any:
+        return unflatten(self, leaves)
+
+    def flatten_up_to(self, tree: Any) -> list:
+        """The subtrees of `tree` at this structure's leaves (ValueError if the structure
+        above them differs)."""
+        out: list = []
+        _flatten_up_to(self, tree, out, ())
+        return out
+
+    def compose(self, inner: TreeDef) -> TreeDef:
+        """This structure with `inner` at each of its leaves."""
+        if self.kind is None:
+            return inner
+        return TreeDef(self.kind, self.aux, tuple(c.compose(inner) for c in self.children))
+
+    def child_keys(self) -> list:
+        """The key path entry of each child."""
+        k = self.kind
+        if k is dict:
+            return [DictKey(key) for key in self.aux]
+        if k is tuple or k is list:
+            return [SequenceKey(i) for i in range(len(self.children))]
+        node = _registry.get(k)
+        if node is not None and node.field_names is not None:
+            return [GetAttrKey(n) for n in node.field_names]
+        if node is None and hasattr(k, "_fields"):
+            return [GetAttrKey(f) for f in k._fields]
+        return [FlattenedIndexKey(i) for i in range(len(self.children))]
+
+    def leaf_paths(self) -> list[tuple]:
+        """The key path of every leaf, in leaf order."""
+        out: list[tuple] = []
+
+        def walk(td, prefix):
+            if td.kind is None:
+                out.append(prefix)
+                return
+            for key, c in zip(td.child_keys(), td.children, strict=True):
+                walk(c, (*prefix, key))
+
+        walk(self, ())
+        return out
 
 
 LEAF = TreeDef(None, None, ())
@@ -65,10 +248,11 @@ def _is_namedtuple(x) -> bool:
     return isinstance(x, tuple) and hasattr(type(x), "_fields")
 
 
-def flatten(tree: Any, leaves: list | None = None) -> tuple[list, TreeDef]:
-    leaves = [] if leaves is None else leaves
+def flatten(tree: Any, is_leaf: Callable[[Any], bool] | None = None) -> tuple[list, TreeDef]:
+    """(leaves, structure). is_leaf(node) True makes a node a leaf."""
+    leaves: list = []
     try:
-        return leaves, _flatten(tree, leaves)
+        return leaves, _flatten(tree, leaves, is_leaf)
     except RecursionError:
         raise _too_deep() from None
 
@@ -80,25 +264,63 @@ def _too_deep() -> ValueError:
         f"list, or raise the limit with sys.setrecursionlimit")
 
 
-def _flatten(x, leaves: list) -> TreeDef:
+def _flatten(x, leaves: list, is_leaf) -> TreeDef:
+    if is_leaf is not None and is_leaf(x):
+        leaves.append(x)
+        return LEAF
     t = type(x)
     if t is tuple or t is list:
-        return TreeDef(t, None, tuple([_flatten(c, leaves) for c in x]))
+        return TreeDef(t, None, tuple([_flatten(c, leaves, is_leaf) for c in x]))
     if t is dict:
         keys = sorted(x)
-        return TreeDef(dict, tuple(keys), tuple([_flatten(x[k], leaves) for k in keys]))
+        return TreeDef(dict, tuple(keys), tuple([_flatten(x[k], leaves, is_leaf)
+                                                 for k in keys]))
     if x is None:
         return _NONE
     if t in _registry:
-        children, aux = _registry[t][0](x)
-        return TreeDef(t, aux, tuple([_flatten(c, leaves) for c in children]))
+        children, aux = _registry[t].flatten(x)
+        return TreeDef(t, aux, tuple([_flatten(c, leaves, is_leaf) for c in children]))
     if _is_namedtuple(x):
-        return TreeDef(t, None, tuple([_flatten(c, leaves) for c in x]))
+        return TreeDef(t, None, tuple([_flatten(c, leaves, is_leaf) for c in x]))
     leaves.append(x)
     return LEAF
 
 
-def unflatten(treedef: TreeDef, leaves) -> Any:
+def _node_of(x) -> tuple[Any, Any, list]:
+    """(kind, aux, children) of one node, as _flatten sees it."""
+    t = type(x)
+    if t is tuple or t is list:
+        return t, None, list(x)
+    if t is dict:
+        keys = sorted(x)
+        return dict, tuple(keys), [x[k] for k in keys]
+    if x is None:
+        return type(None), None, []
+    if t in _registry:
+        children, aux = _registry[t].flatten(x)
+        return t, aux, list(children)
+    if _is_namedtuple(x):
+        return t, None, list(x)
+    return None, None, []
+
+
+def _flatten_up_to(td: TreeDef, x, out: list, path: tuple) -> None:
+    if td.kind is None:
+        out.append(x)
+        return
+    kind, aux, children = _node_of(x)
+    if kind is not td.kind or len(children) != len(td.children) or not (
+            aux is td.aux or bool(aux == td.aux)):
+        where = keystr(path) or "the root"
+        raise ValueError(at_user_line(
+            f"pytree structures differ at {where}: expected {td!r}, got "
+            f"{type(x).__name__} {x!r:.80}; pass trees with the same keys, lengths and node "
+            f"types (a list and a tuple differ)"))
+    for key, c, child in zip(td.child_keys(), td.children, children, strict=True):
+        _flatten_up_to(c, child, out, (*path, key))
+
+
+def unflatten(treedef: TreeDef, leaves: Iterable) -> Any:
     try:
         return _unflatten(treedef, iter(leaves))
     except RecursionError:
@@ -119,27 +341,104 @@ def _unflatten(td: TreeDef, it) -> Any:
     if k is dict:
         return dict(zip(td.aux, children, strict=True))
     if k in _registry:
-        return _registry[k][1](td.aux, children)
+        return _registry[k].unflatten(td.aux, children)
     return k(*children)  # namedtuple
 
 
-def tree_map(f: Callable, tree: Any, *rest: Any) -> Any:
-    leaves, td = flatten(tree)
+# ---- jax.tree ---------------------------------------------------------------------------------
+
+def _rest_leaves(fname: str, td: TreeDef, rest: tuple) -> list[list]:
     others = []
     for i, r in enumerate(rest, 1):
-        r_leaves, r_td = flatten(r)
-        if r_td != td:
+        try:
+            others.append(td.flatten_up_to(r))
+        except ValueError as e:
             raise ValueError(at_user_line(
-                f"tree_map: argument {i} has a different pytree structure than argument 0 "
-                f"({r_td} vs {td}); pass trees with the same keys, lengths and node types "
-                f"(a list and a tuple differ)"))
-        others.append(r_leaves)
+                f"{fname}: argument {i} has a different pytree structure than argument 0 "
+                f"({str(e).splitlines()[0]})")) from None
+    return others
+
+
+def tree_map(f: Callable, tree: Any, *rest: Any,
+             is_leaf: Callable[[Any], bool] | None = None) -> Any:
+    """f applied to each leaf of `tree` (and the matching subtrees of `rest`, which
+    share tree's structure down to its leaves)."""
+    leaves, td = flatten(tree, is_leaf)
+    others = _rest_leaves("tree_map", td, rest)
     return unflatten(td, [f(x, *ys) for x, *ys in zip(leaves, *others, strict=True)])
 
 
-def tree_leaves(tree: Any) -> list:
-    return flatten(tree)[0]
+map = tree_map
 
 
-def tree_structure(tree: Any) -> TreeDef:
-    return flatten(tree)[1]
+def map_with_path(f: Callable, tree: Any, *rest: Any,
+                  is_leaf: Callable[[Any], bool] | None = None) -> Any:
+    """f(key_path, leaf, *matching subtrees of rest) for each leaf."""
+    leaves, td = flatten(tree, is_leaf)
+    others = _rest_leaves("map_with_path", td, rest)
+    return unflatten(td, [f(p, x, *ys) for p, x, *ys in zip(td.leaf_paths(), leaves,
+                                                             *others, strict=True)])
+
+
+def tree_leaves(tree: Any, is_leaf: Callable[[Any], bool] | None = None) -> list:
+    return flatten(tree, is_leaf)[0]
+
+
+def tree_structure(tree: Any, is_leaf: Callable[[Any], bool] | None = None) -> TreeDef:
+    return flatten(tree, is_leaf)[1]
+
+
+leaves, structure = tree_leaves, tree_structure
+
+
+def flatten_with_path(tree: Any, is_leaf: Callable[[Any], bool] | None = None
+                      ) -> tuple[list[tuple[tuple, Any]], TreeDef]:
+    """([(key_path, leaf), ...], structure)."""
+    lv, td = flatten(tree, is_leaf)
+    return list(zip(td.leaf_paths(), lv, strict=True)), td
+
+
+def leaves_with_path(tree: Any, is_leaf: Callable[[Any], bool] | None = None
+                     ) -> list[tuple[tuple, Any]]:
+    return flatten_with_path(tree, is_leaf)[0]
+
+
+_NO_INIT = object()
+
+
+def reduce(function: Callable, tree: Any, initializer: Any = _NO_INIT,
+           is_leaf: Callable[[Any], bool] | None = None) -> Any:
+    """functools.reduce over the leaves."""
+    lv = flatten(tree, is_leaf)[0]
+    if initializer is _NO_INIT:
+        return functools.reduce(function, lv)
+    return functools.reduce(function, lv, initializer)
+
+
+def all(tree: Any, *, is_leaf: Callable[[Any], bool] | None = None) -> bool:
+    """Whether every leaf is truthy (Python's all over the leaves)."""
+    return builtins.all(flatten(tree, is_leaf)[0])
+
+
+def transpose(outer_treedef: TreeDef, inner_treedef: TreeDef | None,
+              pytree_to_transpose: Any) -> Any:
+    """An outer-of-inner pytree turned into an inner-of-outer one (inner_treedef None:
+    the structure of the first outer leaf)."""
+    if inner_treedef is None:
+        first = outer_treedef.flatten_up_to(pytree_to_transpose)[0]
+        inner_treedef = structure(first)
+    lv, td = flatten(pytree_to_transpose)
+    expected = outer_treedef.compose(inner_treedef)
+    if td is not expected:
+        raise TypeError(at_user_line(f"tree.transpose: the tree has structure {td!r}, not "
+                                     f"outer {outer_treedef!r} of inner {inner_treedef!r}"))
+    n_in = inner_treedef.num_leaves
+    groups = [lv[i * n_in:(i + 1) * n_in] for i in range(outer_treedef.num_leaves)]
+    return unflatten(inner_treedef, [unflatten(outer_treedef, [g[j] for g in groups])
+                                     for j in range(n_in)])
+
+
+# jax.tree_util's names for the same functions (`from stablejit import tree_util`)
+tree_flatten, tree_unflatten, tree_reduce, tree_all = flatten, unflatten, reduce, all
+tree_map_with_path, tree_flatten_with_path = map_with_path, flatten_with_path
+tree_leaves_with_path, tree_transpose = leaves_with_path, transpose
