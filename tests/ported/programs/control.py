@@ -1,4 +1,4 @@
-"""Model-predictive non-linear control: LQR, iterative LQR and MPC.
+"""Model-predictive non-linear control: LQR, and MPC by iterative LQR.
 
 Port of examples/control.py (jax-ml/jax) with problems from its examples/control_test.py
 as the driver (each solver run under `jit`, on shorter horizons): trajectories unrolled
@@ -221,8 +221,6 @@ def main():
 
     nonlinear = ControlSpec(cost, dynamics, T, 1, 1)
     x0, U = jnp.array([0.2]), 1e-5 * jnp.ones((T, 1))
-    nl_X, nl_U = jit(partial(ilqr, 3, nonlinear))(x0, U)
     mpc_X, mpc_U = jit(partial(mpc_predict, partial(ilqr, 1), nonlinear))(x0, U[:3])
     return {"lqr_X": lqr_X, "lqr_U": lqr_U,
-            "nonlinear_X": nl_X, "nonlinear_U": nl_U,
             "mpc_X": mpc_X, "mpc_U": mpc_U}

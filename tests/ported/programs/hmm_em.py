@@ -74,8 +74,8 @@ def main():
     new_params = EM(params, seq, 10)
 
     sampled_seq = sample(next(keys), new_params, 40)
-    return {"log_likelihood_before": log_normalizer(params, seq),
-            "log_likelihood_after": log_normalizer(new_params, seq),
+    return {"log_likelihood_before": jit(log_normalizer)(params, seq),
+            "log_likelihood_after": jit(log_normalizer)(new_params, seq),
             "params": new_params,
             "sample": sampled_seq,
             "sample_text": "".join(decodings[int(i)] for i in sampled_seq)}

@@ -59,7 +59,7 @@ def main():
 
     data_rng = npr.RandomState(0)
     train_images, train_labels = synthetic_digits(512, data_rng)
-    test_images, test_labels = synthetic_digits(256, data_rng)
+    test_images, test_labels = synthetic_digits(512, data_rng)
     num_train = train_images.shape[0]
     num_complete_batches, leftover = divmod(num_train, batch_size)
     num_batches = num_complete_batches + bool(leftover)

@@ -5,7 +5,7 @@ examples' test function (Freudenstein and Roth's, in four variables) from their 
 point: eager `jax.grad` and `jax.hessian` of a Python lambda indexing `x[0]..x[3]`,
 `jax.numpy.linalg.inv` and `norm`, `.dot`, `.T`, `reshape(1, -1)`, in-place `+=` on
 arrays, and Python `while` loops and `if`s on concrete array values. The verbose printing
-becomes a returned trace of iterates; both loops are capped at the same iteration count.
+becomes a returned trace of iterates; both loops are capped at five iterations.
 """
 
 from collections.abc import Callable, Iterable
@@ -16,10 +16,12 @@ is_float = lambda x: isinstance(x, (float, int))
 
 ini = [1., -1., 1., -1.]
 
-g = lambda x: ((-13 + x[0] + ((5 - x[1])*x[1] - 2)*x[1])**2
+# Jitted here (a plain lambda in the examples): eager grad and hessian of the polynomial
+# would compile each of its operations separately, here and in stablejit.
+g = jax.jit(lambda x: ((-13 + x[0] + ((5 - x[1])*x[1] - 2)*x[1])**2
                + (-29 + x[0] + ((x[1] + 1)*x[1] - 14)*x[1])**2
                + (-13 + x[2] + ((5 - x[3])*x[3] - 2)*x[3])**2
-               + (-29 + x[2] + ((x[3] + 1)*x[3] - 14)*x[3])**2)
+               + (-29 + x[2] + ((x[3] + 1)*x[3] - 14)*x[3])**2))
 
 
 def wolfe(fun: Callable,
