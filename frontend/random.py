@@ -328,7 +328,9 @@ def randint(key, shape, minval, maxval, dtype=None) -> Tensor:
         if v.dtype.kind not in "iu":
             raise TypeError(at_user_line(f"random.randint: {name} must be an integer, got "
                                          f"{v.dtype.name}"))
-    if d.bits < 32:  # sample at 32 bits to avoid bias
+    if dtype is None:  # as jax's default int32 does: the same key gives the same integers
+        sample = dt.int32
+    elif d.bits < 32:  # sample at 32 bits to avoid bias
         sample = dt.int32
         lo = snp.clip(snp.astype(lo, dt.int32), int(info.min), int(info.max))
         hi = snp.clip(snp.astype(hi, dt.int32), int(info.min), int(info.max) + 1)

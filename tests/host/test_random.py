@@ -54,6 +54,8 @@ def test_key_split_fold_in_match_jax():
     ("normal", lambda k: sr.normal(k, (1000,)), lambda k: jr.normal(k, (1000,))),
     ("randint", lambda k: sr.randint(k, (500,), -3, 17, "int32"),
      lambda k: jr.randint(k, (500,), -3, 17)),
+    ("randint_default_dtype", lambda k: sr.randint(k, (500,), -3, 17),
+     lambda k: jr.randint(k, (500,), -3, 17)),
     ("randint_u8", lambda k: sr.randint(k, (200,), 0, 256, "uint8"),
      lambda k: jr.randint(k, (200,), 0, 256, "uint8")),
     ("bernoulli", lambda k: sr.bernoulli(k, 0.3, (500,)), lambda k: jr.bernoulli(k, 0.3, (500,))),
