@@ -78,7 +78,7 @@ PORTS = {
             "initial parameters (float32 in jax)"),
     "newton_bfgs": Port(
         "examples/newton_method.py, examples/bfgs_method.py", rtol=1e-4, atol=1e-4,
-        why="5 Newton/BFGS steps with 4x4 Hessian inverses on a polynomial of degree 6 "
+        why="3 Newton/BFGS steps with 4x4 Hessian inverses on a polynomial of degree 6 "
             "whose values reach 400"),
     "pca_from_scratch": Port(
         "examples/pca_from_scratch.py", rtol=1e-4, atol=1e-4,

@@ -5,7 +5,7 @@ examples' test function (Freudenstein and Roth's, in four variables) from their 
 point: eager `jax.grad` and `jax.hessian` of a Python lambda indexing `x[0]..x[3]`,
 `jax.numpy.linalg.inv` and `norm`, `.dot`, `.T`, `reshape(1, -1)`, in-place `+=` on
 arrays, and Python `while` loops and `if`s on concrete array values. The verbose printing
-becomes a returned trace of iterates; both loops are capped at five iterations.
+becomes a returned trace of iterates; both loops are capped at three iterations.
 """
 
 from collections.abc import Callable, Iterable
@@ -63,7 +63,7 @@ def newton(fun: Callable,
            x_0: Iterable,
            epsilon: float = 1e-6,
            k: int = 0,
-           max_iter: int = 5):
+           max_iter: int = 3):
     assert all(list(map(is_float, x_0)))
     x_0 = jax.numpy.array(x_0)
     trace = []
@@ -85,7 +85,7 @@ def bfgs(fun: Callable,
          x_0: Iterable,
          epsilon: float = 1e-6,
          k: int = 0,
-         max_iter: int = 5):
+         max_iter: int = 3):
     '''
     Hessian-based BFGS Method.
     '''
