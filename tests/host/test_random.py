@@ -61,6 +61,14 @@ def test_key_split_fold_in_match_jax():
     ("bernoulli", lambda k: sr.bernoulli(k, 0.3, (500,)), lambda k: jr.bernoulli(k, 0.3, (500,))),
     ("gumbel", lambda k: sr.gumbel(k, (300,)), lambda k: jr.gumbel(k, (300,))),
     ("permutation", lambda k: sr.permutation(k, 50), lambda k: jr.permutation(k, 50)),
+    *[(f"choice_{i}", lambda k, kw=kw: sr.choice(k, **kw), lambda k, kw=kw: jr.choice(k, **kw))
+      for i, kw in enumerate([
+          dict(a=10, shape=(6,)), dict(a=10, shape=(2, 3), replace=False),
+          dict(a=np.arange(12.0).reshape(3, 4), shape=(5,), axis=1),
+          dict(a=np.arange(12.0).reshape(3, 4), shape=(2,), replace=False),
+          dict(a=5, shape=(7,), p=np.array([0.1, 0.2, 0.3, 0.2, 0.2], np.float32)),
+          dict(a=5, shape=(3,), replace=False,
+               p=np.array([0.1, 0.2, 0.3, 0.2, 0.2], np.float32))])],
     ("permutation_axis", lambda k: sr.permutation(k, np.arange(12).reshape(3, 4), axis=1),
      lambda k: jr.permutation(k, np.arange(12).reshape(3, 4), axis=1)),
     ("permutation_indep", lambda k: sr.permutation(k, np.arange(12).reshape(3, 4),
