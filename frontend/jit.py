@@ -247,6 +247,8 @@ class Jitted:
         # library-internal jits (random samplers) compile once per shape by design
         self.warn_recompiles = True
         functools.update_wrapper(self, fn)
+        if not hasattr(self, "__name__"):  # functools.partial, callable objects
+            self.__name__ = getattr(getattr(fn, "func", fn), "__name__", type(fn).__name__)
         _ALL_JITTED.add(self)
 
     # ---- calling ---------------------------------------------------------------------

@@ -3,6 +3,7 @@ lowering (StableHLO, our IR, optimised HLO, cost and memory analysis), the refer
 backend, and single-flight compilation across threads."""
 
 import dataclasses
+import functools
 import threading
 from collections import namedtuple
 
@@ -171,3 +172,16 @@ def test_unhashable_static_argument_is_a_clear_error():
     f = stablejit.jit(lambda x, shape: x.reshape(shape), static_argnums=1)
     with pytest.raises(TypeError, match="unhashable.*tuple instead of a list"):
         f(t(np.zeros(4)), [2, 2])
+
+
+def test_jit_of_a_partial_or_a_callable_object():
+    # functools.partial has no __name__ (jax's kernel_lsq.py jits one); the program is
+    # named after the function inside.
+    f = stablejit.jit(functools.partial(lambda k, x: x * k, 2.0))
+    assert f(t([1.0])).tolist() == [2.0] and f.__name__ == "<lambda>"
+
+    class Scale:
+        def __call__(self, x):
+            return x * 3
+
+    assert stablejit.jit(Scale())(t([1.0])).tolist() == [3.0]
