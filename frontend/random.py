@@ -444,49 +444,6 @@ def _categorical_impl(k, logits, axis, shape):
 _categorical = jit(_categorical_impl, static_argnums=(2, 3))
 
 
-def choice(key, a, shape=(), replace: bool = True, p=None, axis: int = 0) -> Tensor:
-    """Samples from range(a) (a an int) or from a's entries along `axis`, as
-    jax.random.choice draws them: uniform indices with replacement, a permutation's
-    first entries without, and with probabilities p the inverse CDF (with replacement)
-    or the Gumbel top-k (without)."""
-    k = _check_key("choice", key)
-    shape = _shape(shape)
-    arr = None if isinstance(a, (int, np.integer)) else snp.asarray(a)
-    if arr is not None and arr.ndim == 0:
-        raise TypeError(at_user_line("random.choice: a must be an integer or have at least "
-                                     "one axis"))
-    axis = 0 if arr is None else axis % arr.ndim
-    n_inputs = int(a) if arr is None else arr.shape[axis]
-    n_draws = math.prod(shape)
-    if n_inputs <= 0 and n_draws:
-        raise ValueError(at_user_line(f"random.choice: a must be greater than 0 unless no "
-                                      f"samples are taken, got {n_inputs}"))
-    if not replace and n_draws > n_inputs:
-        raise ValueError(at_user_line(f"random.choice: cannot take {n_draws} samples from "
-                                      f"{n_inputs} without replacement; pass replace=True"))
-    if p is None and not replace:
-        perm = permutation(k, n_inputs if arr is None else arr, axis)
-        result = snp.take(perm, snp.arange(n_draws), axis=axis)
-    else:
-        if p is None:
-            ind = randint(k, shape, 0, n_inputs)
-        else:
-            pt = snp.asarray(p)
-            if pt.shape != (n_inputs,):
-                raise ValueError(at_user_line(f"random.choice: p must have shape "
-                                              f"({n_inputs},), got {pt.shape}"))
-            if replace:
-                cdf = snp.cumsum(pt)
-                r = cdf[-1] * (1 - uniform(k, shape, dtype=cdf.dtype))
-                ind = snp.astype(snp.searchsorted(cdf, r), dt.int64)
-            else:  # the n_draws largest of gumbel + log p (argsort is top-k's order)
-                g = gumbel(k, (n_inputs,), dtype=pt.dtype) + snp.log(pt)
-                ind = snp.argsort(-g)[:n_draws]
-        result = ind if arr is None else snp.take(arr, ind, axis=axis)
-    return snp.reshape(result, shape if arr is None
-                       else arr.shape[:axis] + shape + arr.shape[axis + 1:])
-
-
 def permutation(key, x, axis: int = 0, independent: bool = False) -> Tensor:
     """A random permutation of range(x) (x an int) or of x's entries along `axis`
     (every slice permuted the same way, or each independently)."""
