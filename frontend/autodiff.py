@@ -547,6 +547,9 @@ def jacfwd(f: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False,
     return jacfwd_f
 
 
+jacobian = jacrev  # JAX's alias
+
+
 def hessian(f: Callable, argnums: int | Sequence[int] = 0):
     """The Hessian of scalar f: jacfwd(jacrev(f))."""
     return jacfwd(jacrev(f, argnums), argnums)

@@ -246,7 +246,9 @@ class Jitted:
         self.traces = 0  # how many times fn was traced (one per new signature)
         # library-internal jits (random samplers) compile once per shape by design
         self.warn_recompiles = True
-        functools.update_wrapper(self, fn)
+        # name and docs only: merging fn's __dict__ would copy another Jitted's state
+        # (fn, caches) over this one's when fn wraps a jitted function (vmap(jit(f)))
+        functools.update_wrapper(self, fn, updated=())
         if not hasattr(self, "__name__"):  # functools.partial, callable objects
             self.__name__ = getattr(getattr(fn, "func", fn), "__name__", type(fn).__name__)
         _ALL_JITTED.add(self)

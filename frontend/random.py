@@ -474,7 +474,8 @@ def choice(key, a, shape=(), replace: bool = True, p=None, axis: int = 0) -> Ten
         if arr.dtype.kind not in "iu":
             raise TypeError(at_user_line(f"random.choice: a must be an integer or a tensor "
                                          f"with at least one axis, got {arr.type}"))
-        n_inputs = int(arr)
+        # a Python int is a size (static under jit); a 0-d tensor must be concrete
+        n_inputs = int(a) if isinstance(a, (int, np.integer)) else int(arr)
     else:
         axis = axis % arr.ndim
         n_inputs = arr.shape[axis]

@@ -20,6 +20,8 @@ from __future__ import annotations
 import functools
 from collections.abc import Callable
 
+import numpy as np
+
 from . import context, tree
 from .autodiff import run_built
 from .compiler.batch_rules import bring, move_axis
@@ -29,6 +31,7 @@ from .compiler.ops import Ops
 from .context import using_backend
 from .errors import at_user_line
 from .numpy._operands import as_tensor
+from .tensor import Tensor
 from .tracing import Trace
 
 
@@ -105,9 +108,13 @@ def _leaf_names(in_tree) -> list[str]:
     return names
 
 
-def _trace(f, specs, in_tree, name):
+def _trace(f, specs, in_tree, name, leaves, keep):
+    """Trace f for one example: the leaves at `keep` abstract (of `specs`), the others
+    the Python values they are."""
     trace = Trace(name)
-    abstract = [trace.new_arg(t, weak) for t, weak in specs]
+    abstract = list(leaves)
+    for i, (t, weak) in zip(keep, specs, strict=True):
+        abstract[i] = trace.new_arg(t, weak)
     try:
         with using_backend(trace):
             args, kwargs = tree.unflatten(in_tree, abstract)
@@ -142,7 +149,14 @@ def vmap(fun: Callable, in_axes=0, out_axes=0, axis_name=None, axis_size: int | 
                 f"{len(args)} positional argument(s); give one axis (or None) per argument"))
         axes = _expand((in_spec, {k: 0 for k in kwargs}), in_tree, "in_axes", "")
         names = _leaf_names(in_tree)
-        tensors = [as_tensor(x) for x in leaves]
+        # unmapped Python values (a size, a flag, a string) reach fun as they are, as in
+        # JAX; arrays and mapped values become tensors
+        static = [ax is NOT_MAPPED and not isinstance(x, (Tensor, np.ndarray, np.generic))
+                  for x, ax in zip(leaves, axes, strict=True)]
+        keep = [i for i, s in enumerate(static) if not s]
+        tensors = [as_tensor(leaves[i]) for i in keep]
+        axes = [axes[i] for i in keep]
+        names = [names[i] for i in keep]
         size, first = axis_size, None
         norm_axes = []
         for t, ax, nm in zip(tensors, axes, names, strict=True):
@@ -175,7 +189,7 @@ def vmap(fun: Callable, in_axes=0, out_axes=0, axis_name=None, axis_size: int | 
             shape = t.shape if ax is None else t.shape[:ax] + t.shape[ax + 1:]
             specs.append((TensorType(shape, t.dtype), t.weak))
         with context.binding_axis(axis_name, size):
-            fn, out_tree, captured = _trace(fun, specs, in_tree, name)
+            fn, out_tree, captured = _trace(fun, specs, in_tree, name, leaves, keep)
         out_axes_list = _expand(out_spec, out_tree, "out_axes", "")
         n_in = len(tensors)
 

@@ -185,3 +185,12 @@ def test_jit_of_a_partial_or_a_callable_object():
             return x * 3
 
     assert stablejit.jit(Scale())(t([1.0])).tolist() == [3.0]
+
+
+def test_jit_of_a_transformed_jitted_function_keeps_the_transformation():
+    """vmap(f) of a jitted f copies f's attributes (functools.wraps); jit of that must
+    still run the vmap, not f (it once took the inner function from those attributes)."""
+    inner = stablejit.jit(lambda x, n: x[:n] * 2, static_argnums=1)
+    outer = stablejit.jit(stablejit.vmap(inner, in_axes=(0, None)), static_argnums=1)
+    x = np.arange(12.0, dtype=np.float32).reshape(3, 4)
+    np.testing.assert_array_equal(np.asarray(outer(x, 2)), x[:, :2] * 2)
