@@ -1,10 +1,13 @@
 """Writes into tensors: x[index] = v and x += y, as functional updates.
 
-A Tensor's data is never written in place: the update is computed as a new tensor
-(x.at[index].set(v), or x op y) and the Tensor object is then rebound to it (data,
-backend, type), so every reference to x sees the new value, as the array API allows.
-Eagerly the old buffer is simply dropped; inside jit the Tensor's IR value is rebound,
-so later uses in the trace see the update.
+A Tensor's data is never written in place. `x[index] = v` computes x.at[index].set(v)
+and rebinds the Tensor object to it (data, backend, type), so every reference to x
+sees the new value (Python gives __setitem__ no other way). `x += y` computes x + y in
+x's shape and dtype (the array API's rule) and rebinds the *name* x to that new tensor,
+as JAX's immutable arrays do: another name for the old tensor keeps the old value, so
+`x_old = x; x += step` means what it means in a JAX program. (The array API leaves
+aliasing under in-place operators to the library.) Inside jit the Tensor's IR value is
+rebound, so later uses in the trace see the update.
 
 A tensor can only be rebound to a result of its own backend: writing a traced value
 into a tensor from outside the trace (a global, a closure, the enclosing function of a
@@ -101,9 +104,10 @@ def _masked_set(x: Tensor, index, value) -> Tensor | None:
 
 
 def inplace(name: str, f, symbol: str):
-    """The Tensor method for `x <name>= y`: x is rebound to f(x, y), keeping its shape
-    and dtype (the array API's rule; NumPy's same_kind casting: `int_tensor += 1.5`
-    raises, `float32_tensor += float64_tensor` stays float32)."""
+    """The Tensor method for `x <name>= y`: f(x, y) as a new tensor with x's shape and
+    dtype (the array API's rule; NumPy's same_kind casting: `int_tensor += 1.5` raises,
+    `float32_tensor += float64_tensor` stays float32), which Python binds to the name x;
+    the tensor x was is unchanged (JAX's semantics, see the module docstring)."""
     def op(self: Tensor, other) -> Tensor:
         new = f(self, other)
         if new.shape != self.shape:
@@ -118,12 +122,7 @@ def inplace(name: str, f, symbol: str):
                     f"x's dtype {self.dtype} (NumPy's same_kind rule); write "
                     f"x = x {symbol[:-1]} y to get a {new.dtype} tensor, or cast y first"))
             new = astype(new, self.dtype)
-        if not _can_rebind(self, new):
-            # self comes from outside the trace being recorded: x op= y rebinds the
-            # Python name only, as it did before tensors were writable
-            return new
-        _rebind(self, new)
-        return self
+        return new
 
     op.__name__ = f"__{name}__"
     return op
