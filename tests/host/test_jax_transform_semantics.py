@@ -150,8 +150,9 @@ def test_vjp_passes_python_ints_through():
 
 
 def test_python_if_on_a_differentiated_value_names_grad_not_jit():
+    # outside jit grad follows the branch (see the test below); inside jit it cannot
     with pytest.raises(stablejit.TracerBoolConversionError) as e:
-        stablejit.grad(lambda x: x if x > 0 else -x)(1.0)
+        stablejit.jit(lambda v: stablejit.grad(lambda x: x if x > 0 else -x)(v))(1.0)
     msg = str(e.value)
     assert "stablejit.grad" in msg and "stablejit.jit" not in msg
     assert "outside argnums" in msg
@@ -615,3 +616,17 @@ def test_holomorphic_jacobians_match_jax(name):
            getattr(jax, name)(f(jnp), holomorphic=True)(z), rtol=1e-5)
     with pytest.raises(TypeError, match="holomorphic=True requires inputs with a complex"):
         getattr(stablejit, name)(f(snp), holomorphic=True)(XV[0])
+
+
+def test_grad_follows_a_python_if_on_the_differentiated_value_outside_jit():
+    """JAX's eager grad follows Python control flow on concrete values (the control-flow
+    docs' f(x) = 3x^2 if x < 3 else -4x); under jit it is the usual error."""
+    def f(x):
+        if x < 3:
+            return 3. * x ** 2
+        return -4 * x
+
+    for x in (2.0, 4.0):
+        assert float(stablejit.grad(f)(x)) == float(jax.grad(f)(x))
+    with pytest.raises(stablejit.TracerBoolConversionError):
+        stablejit.jit(stablejit.grad(f))(2.0)
