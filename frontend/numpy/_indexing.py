@@ -111,8 +111,10 @@ def getitem(x: Tensor, index, mode: str | None = None, fill_value=None) -> Tenso
         elif _is_int(i):
             i = int(i)
             if not -n <= i < n:
-                raise IndexError(at_user_line(f"index {i} is out of bounds for axis {axis} "
-                                              f"with size {n}"))
+                raise IndexError(at_user_line(
+                    f"index {i} is out of bounds for axis {axis} with size {n} (jax.numpy "
+                    f"would clamp it to the nearest element; stablejit raises, as NumPy "
+                    f"does. To clamp, write stablejit.numpy.take(x, i, axis, mode='clip'))"))
             i %= n
             start.append(i)
             limit.append(i + 1)
