@@ -18,6 +18,7 @@ demo: install
 	$(PY) examples/digits_mlp.py
 	$(PY) examples/fusion.py
 	$(PY) examples/matmul_backends.py
+	$(PY) examples/per_example_gradients.py
 
 lint: install
 	$(VENV)/bin/ruff check .
