@@ -54,7 +54,7 @@ def test_log_compiles(tmp_path):
     traces = [ln for ln in lines if "traced scale" in ln]
     assert len(traces) == 5
     assert re.match(rf"stablejit: traced scale \(trace #1\) for f32\[3\], f32\[\] at "
-                    rf"{re.escape(path)}:12 in [\d.]+ ms: first call$", traces[0])
+                    rf"{re.escape(path)}:12:\d+ in [\d.]+ ms: first call$", traces[0])
     assert traces[1].endswith("argument x changed from f32[3] to f32[4]")
     assert traces[2].endswith("static argument 1 changed from 2 to 3")
     assert traces[3].endswith("argument offset['b'] changed from f32[] to i32[]")
