@@ -114,19 +114,24 @@ def update(name: str, value) -> None:
     _overrides[key] = bool(value)
 
 
+def _debug_flag(key: str) -> bool:
+    # asked on every eager op: the variable is read once, at first use (as JAX reads
+    # JAX_DEBUG_NANS at start-up); update() changes the setting afterwards
+    value = _overrides.get(key)
+    if value is None:
+        value = _overrides[key] = _read(_NAMES[key], _flag, False, "0 or 1")
+    return value
+
+
 def debug_nans() -> bool:
     """STABLEJIT_DEBUG_NANS=1: raise at the first op that makes a NaN (frontend/
     debugging.py)."""
-    if "debug_nans" in _overrides:
-        return _overrides["debug_nans"]
-    return _read("STABLEJIT_DEBUG_NANS", _flag, False, "0 or 1")
+    return _debug_flag("debug_nans")
 
 
 def debug_infs() -> bool:
     """STABLEJIT_DEBUG_INFS=1: likewise for infinities."""
-    if "debug_infs" in _overrides:
-        return _overrides["debug_infs"]
-    return _read("STABLEJIT_DEBUG_INFS", _flag, False, "0 or 1")
+    return _debug_flag("debug_infs")
 
 
 def lazy() -> bool:
