@@ -67,10 +67,7 @@ def _first_bad(tensors) -> str | None:
 
 
 def _where(op: Op) -> str:
-    loc = op.loc
-    if not loc.line:
-        return ""
-    return f" at {loc.file}:{loc.line}" + (f":{loc.col}" if loc.col else "")
+    return f" at {op.loc}" if op.loc.line else ""  # file:line:col
 
 
 def call_jitted(jitted, args, kwargs):

@@ -82,7 +82,7 @@ def bind(prim, tensors=(), attrs: Attrs = EMPTY_ATTRS, backend=None, regions=())
 
 def _at_user() -> str:
     loc = user_location()
-    return f" at {loc.file}:{loc.line}:{loc.col}" if loc.line else ""
+    return f" at {loc}" if loc.line else ""  # file:line:col
 
 
 def _weak_types(prim, tensors, outs):

@@ -140,7 +140,8 @@ def vmap(fun: Callable, in_axes=0, out_axes=0, axis_name=None, axis_size: int | 
         raise ValueError(f"vmap: axis_size must be a non-negative int, got {axis_size!r}")
     name = getattr(fun, "__name__", "f")
 
-    @functools.wraps(fun)
+    # name and docs only: fun may be a Jitted, whose state must not be copied here
+    @functools.wraps(fun, updated=())
     def vmapped(*args, **kwargs):
         leaves, in_tree = tree.flatten((args, kwargs))
         if isinstance(in_spec, tuple) and len(in_spec) != len(args):
