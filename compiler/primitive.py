@@ -33,6 +33,9 @@ class _NoOperands:
 NO_OPERANDS = _NoOperands()
 
 
+_INFERRED_SIZE = 4096  # per primitive; a program of ever-new shapes stops adding
+
+
 class Primitive:
     """One operation of the IR.
 
@@ -53,7 +56,7 @@ class Primitive:
     """
 
     __slots__ = ("name", "shape_rule", "emit", "reference", "vjp", "jvp", "batch",
-                 "multiple_results", "family", "effectful")
+                 "multiple_results", "family", "effectful", "_inferred")
 
     def __init__(self, name: str, shape_rule: Callable, emit: Callable, reference: Callable,
                  *, vjp=None, jvp=None, batch=None, multiple_results: bool = False,
@@ -68,6 +71,9 @@ class Primitive:
         self.multiple_results = multiple_results
         self.family = family
         self.effectful = effectful  # has a side effect: passes never drop or merge it
+        # result types by (operand types, attributes): shape rules are pure, and every
+        # traced or recorded op asks (types are interned, so the lookup is cheap)
+        self._inferred: dict = {}
 
     def infer(self, in_types: tuple[TensorType, ...], attrs: Attrs,
               regions: tuple = ()) -> tuple[TensorType, ...]:
@@ -75,9 +81,16 @@ class Primitive:
         region Functions to the shape rule as `regions=`."""
         if regions:
             out = self.shape_rule(*in_types, regions=tuple(regions), **attrs)
-        else:
-            out = self.shape_rule(*in_types, **attrs)
-        return out if self.multiple_results else (out,)
+            return out if self.multiple_results else (out,)
+        key = (in_types, attrs)
+        known = self._inferred.get(key)
+        if known is not None:
+            return known
+        out = self.shape_rule(*in_types, **attrs)  # raises ShapeError: never cached
+        out = out if self.multiple_results else (out,)
+        if len(self._inferred) < _INFERRED_SIZE:
+            self._inferred[key] = out
+        return out
 
     def __repr__(self) -> str:
         return f"<primitive {self.name}>"

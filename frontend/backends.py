@@ -25,6 +25,7 @@ from .compiler import passes
 from .compiler.builder import Builder
 from .compiler.interpreter import interpret
 from .compiler.ir import Attrs, Function, TensorType
+from .compiler.primitives import shape_ops
 from .errors import DeviceMismatchError, at_user_line
 from .runtime import buffers
 from .runtime import client as rt_client
@@ -49,6 +50,23 @@ def _one_op(prim, attrs: Attrs, in_types, regions) -> Function:
     return b.build(b.bind(prim, params, attrs, regions=regions))
 
 
+_BROADCAST = "broadcast"  # marks op-table keys of apply_broadcast's programs
+
+
+def _broadcast_op(prim, in_types, shape) -> Function:
+    """`prim` on operands broadcast to `shape` (trailing axes aligned), as one Function."""
+    b = Builder(prim.name)
+    operands = []
+    for t in in_types:
+        v = b.param(t)
+        if t.shape != shape:
+            lead = len(shape) - len(t.shape)
+            v, = b.bind(shape_ops.broadcast_in_dim, [v],
+                        {"shape": shape, "broadcast_dimensions": tuple(range(lead, len(shape)))})
+        operands.append(v)
+    return b.build(b.bind(prim, operands))
+
+
 def _op_key(prim, attrs, tensors, regions):
     key = (prim, attrs, *[t.type for t in tensors])
     return key + tuple(f.key() for f in regions) if regions else key
@@ -71,7 +89,9 @@ class Backend:
 
     def _op_program(self, key, prim, attrs, in_types, regions):
         fn = _one_op(prim, attrs, in_types, regions)  # runs the shape rule: may raise
-        prog = self.program(fn, name=prim.name, optimize=bool(regions))
+        return self._store(key, self.program(fn, name=prim.name, optimize=bool(regions)))
+
+    def _store(self, key, prog):
         with self._ops_lock:
             if len(self._ops) >= _OP_TABLE_SIZE:
                 self._ops.pop(next(iter(self._ops)))
@@ -179,6 +199,19 @@ class XlaBackend(Backend):
         prog = self._ops.get(key)
         if prog is None:
             prog = self._op_program(key, prim, attrs, [t.type for t in tensors], regions)
+        return self._run_op(prog, tensors)
+
+    def apply_broadcast(self, prim, tensors, shape: tuple[int, ...]):
+        """Elementwise `prim` on `tensors` broadcast to `shape`: one program per
+        signature, so a Python scalar operand costs no dispatch of its own."""
+        key = (prim, _BROADCAST, shape, *[t.type for t in tensors])
+        prog = self._ops.get(key)
+        if prog is None:
+            fn = _broadcast_op(prim, [t.type for t in tensors], shape)
+            prog = self._store(key, self.program(fn, name=prim.name, optimize=False))
+        return self._run_op(prog, tensors)
+
+    def _run_op(self, prog, tensors):
         bufs = [t._data for t in tensors]
         if None in bufs:
             bufs = [t._live() for t in tensors]  # raises the "deleted" error

@@ -12,10 +12,11 @@ being traced records every op made while it is current, whatever its operands.
 from __future__ import annotations
 
 from . import config, debugging, writes
-from .backends import REFERENCE
+from .backends import REFERENCE, XlaBackend
 from .compiler import dtypes as dt
 from .compiler.errors import ShapeError
 from .compiler.ir import EMPTY_ATTRS, Attrs
+from .compiler.primitives import shape_ops
 from .context import current_backend, stack
 from .errors import at_user_line, user_location
 from .lazy_backend import LazyBackend
@@ -49,35 +50,68 @@ def _combine(a, b):
     return a  # two devices: a.adopt(b-tensor) raises a clear error
 
 
-def bind(prim, tensors=(), attrs: Attrs = EMPTY_ATTRS, backend=None, regions=()):
-    """Apply `prim` to `tensors`; returns a tuple of result Tensors. This is the one
-    path every op takes, eager or traced."""
-    if backend is None:
-        backend = pick(tensors) if tensors else current_backend()
-        s = stack()
-        if s and s[-1] is not backend:
-            top = s[-1]
-            if getattr(top, "records_all", False):
-                backend = top  # a control-flow body records every op made while traced
-            elif isinstance(top, LazyBackend) and getattr(backend, "device", None) is \
-                    top.device:
-                backend = top  # inside lazy(): ops on tensors of its device record too
-    if isinstance(backend, Trace):
-        return _weak_types(prim, tensors, backend.apply(prim, tensors, attrs, regions))
+def _backend_for(tensors):
+    backend = pick(tensors) if tensors else current_backend()
+    s = stack()
+    if s and s[-1] is not backend:
+        top = s[-1]
+        if getattr(top, "records_all", False):
+            return top  # a control-flow body records every op made while traced
+        if isinstance(top, LazyBackend) and getattr(backend, "device", None) is top.device:
+            return top  # inside lazy(): ops on tensors of its device record too
+    return backend
+
+
+def _arrive(backend, tensors):
+    """The operands, all on `backend` (host data moves to a device)."""
     if writes.live_traces:  # computed while tracing: the result may be baked in
         for t in tensors:
             writes.note_read(t)
     for t in tensors:
         if t._backend is not backend:
-            tensors = [u if u._backend is backend else _bring(backend, u) for u in tensors]
-            break
-    try:
-        outs = _weak_types(prim, tensors, backend.apply(prim, tensors, attrs, regions))
-    except ShapeError as e:
-        raise ShapeError(at_user_line(str(e))) from None
+            return [u if u._backend is backend else _bring(backend, u) for u in tensors]
+    return tensors
+
+
+def _finish(prim, tensors, outs):
+    outs = _weak_types(prim, tensors, outs)
     if config.debug_nans() or config.debug_infs():
         debugging.check_op(prim, tensors, outs, _at_user())
     return outs
+
+
+def bind(prim, tensors=(), attrs: Attrs = EMPTY_ATTRS, backend=None, regions=()):
+    """Apply `prim` to `tensors`; returns a tuple of result Tensors. This is the one
+    path every op takes, eager or traced."""
+    if backend is None:
+        backend = _backend_for(tensors)
+    if isinstance(backend, Trace):
+        return _weak_types(prim, tensors, backend.apply(prim, tensors, attrs, regions))
+    tensors = _arrive(backend, tensors)
+    try:
+        outs = backend.apply(prim, tensors, attrs, regions)
+    except ShapeError as e:
+        raise ShapeError(at_user_line(str(e))) from None
+    return _finish(prim, tensors, outs)
+
+
+def bind_broadcast(prim, tensors, shape: tuple[int, ...]):
+    """Elementwise `prim` on `tensors` (one dtype) broadcast to `shape`, trailing axes
+    aligned. On an eager device the broadcasts and the op run as one cached program,
+    so `x + 1.0` is one dispatch; elsewhere each broadcast is an op of its own."""
+    backend = _backend_for(tensors)
+    if type(backend) is XlaBackend:
+        tensors = _arrive(backend, tensors)
+        return _finish(prim, tensors, backend.apply_broadcast(prim, tensors, shape))
+    return bind(prim, [t if t.shape == shape else _broadcast(t, shape, backend)
+                       for t in tensors], backend=backend)
+
+
+def _broadcast(t, shape, backend):
+    lead = len(shape) - t.ndim
+    return bind(shape_ops.broadcast_in_dim, (t,),
+                Attrs({"shape": shape, "broadcast_dimensions": tuple(range(lead, len(shape)))}),
+                backend=backend)[0]
 
 
 def _at_user() -> str:

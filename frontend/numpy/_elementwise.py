@@ -22,7 +22,7 @@ import numpy as np
 
 from ..compiler import dtypes as dt
 from ..compiler.primitives import elementwise as ew
-from ..dispatch import bind, bind1
+from ..dispatch import bind, bind1, bind_broadcast
 from ..errors import at_user_line
 from ..promotion import DEFAULT_INT
 from ..tensor import Tensor
@@ -31,10 +31,10 @@ from ._operands import (
     as_tensor,
     astype,
     broadcast_shapes,
-    broadcast_to,
     copy_of,
     full_like_tensor,
     prepare,
+    promote_operands,
     to_inexact,
 )
 
@@ -72,11 +72,11 @@ def _binary(name: str, prim, *, inexact: bool = False, kinds: str = "biufc",
                 and x._backend is y._backend
                 and x.type.dtype.kind in kinds and not (inexact and x.type.dtype.kind in "biu")):
             return bind(prim, (x, y))[0]  # same types: no promotion or broadcasting
-        (x, y), dtype = prepare(x, y)
+        (x, y), dtype = promote_operands(x, y)
         _check_kinds(name, dtype, kinds, what)
         if inexact and not dtype.is_inexact:
             x, y = to_inexact(x), to_inexact(y)
-        return bind1(prim, x, y)
+        return bind_broadcast(prim, (x, y), broadcast_shapes(x.shape, y.shape))[0]
 
     f.__name__ = name
     f.__doc__ = f"Elementwise {name} with broadcasting (primitive {prim.name})."
@@ -363,10 +363,8 @@ def select(condition, x, y) -> Tensor:
     """x where condition holds, else y (the three-argument where), with promotion and
     broadcasting."""
     c = astype(as_tensor(condition), dt.bool_)
-    (x, y), _ = prepare(x, y)
-    shape = broadcast_shapes(c.shape, x.shape, y.shape)
-    c, x, y = broadcast_to(c, shape), broadcast_to(x, shape), broadcast_to(y, shape)
-    return bind1(ew.select, c, x, y)
+    (x, y), _ = promote_operands(x, y)
+    return bind_broadcast(ew.select, (c, x, y), broadcast_shapes(c.shape, x.shape, y.shape))[0]
 
 
 def clip(x, min=None, max=None) -> Tensor:  # noqa: A002

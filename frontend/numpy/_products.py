@@ -34,16 +34,15 @@ def matmul(x, y) -> Tensor:
     if x.ndim == 0 or y.ndim == 0:
         raise ValueError(at_user_line("matmul: operands must have at least one dimension; "
                                       "use multiply (*) for scalars"))
+    if x.ndim <= 2 and y.ndim <= 2:  # no batch axes: one dot_general, no reshapes
+        _check_inner(x.shape, y.shape, y.shape[0])
+        return _dot(x, y, ((x.ndim - 1,), (0,)), ((), ()))
     x1, y1 = x.ndim == 1, y.ndim == 1
     if x1:
         x = expand_dims(x, 0)
     if y1:
         y = expand_dims(y, -1)
-    if x.shape[-1] != y.shape[-2]:
-        raise ValueError(at_user_line(
-            f"matmul: the last axis of the left operand (shape {x.shape}, size "
-            f"{x.shape[-1]}) must match the second-to-last axis of the right operand "
-            f"(shape {y.shape}, size {y.shape[-2]})"))
+    _check_inner(x.shape, y.shape, y.shape[-2])
     batch = broadcast_shapes(x.shape[:-2], y.shape[:-2])
     x = broadcast_to(x, batch + x.shape[-2:])
     y = broadcast_to(y, batch + y.shape[-2:])
@@ -54,6 +53,14 @@ def matmul(x, y) -> Tensor:
     if y1:
         out = squeeze(out, -1)
     return out
+
+
+def _check_inner(xshape, yshape, inner: int) -> None:
+    if xshape[-1] != inner:
+        raise ValueError(at_user_line(
+            f"matmul: the last axis of the left operand (shape {xshape}, size "
+            f"{xshape[-1]}) must match the {'only' if len(yshape) == 1 else 'second-to-last'} "
+            f"axis of the right operand (shape {yshape}, size {inner})"))
 
 
 def dot(x, y) -> Tensor:
