@@ -38,7 +38,7 @@ from .compiler.ir import Function, Value
 from .compiler.ops import Ops
 from .compiler.primitives import custom_ad, shape_ops
 from .context import concrete_default, current_backend, using_backend
-from .dispatch import bind1, pick
+from .dispatch import backend_for, bind1
 from .errors import TracerBoolConversionError, TracerConversionError, at_user_line
 from .tensor import Tensor
 from .tracing import Trace, escaped_error
@@ -179,7 +179,7 @@ def run_built(name: str, build: Callable[[Builder, list[Value]], list[Value]],
     run it on the inputs' backend: inside a live trace its ops go into that trace;
     otherwise it runs (compiled behind the executable cache, or interpreted on the
     reference backend)."""
-    backend = pick(inputs) if inputs else None
+    backend = backend_for(inputs) if inputs else None  # lazy() records it too
     if backend is None or (not isinstance(backend, Trace)
                            and isinstance(current_backend(), Trace)):
         backend = current_backend()

@@ -24,7 +24,7 @@ from .compiler import dtypes as dt
 from .compiler import passes
 from .compiler.builder import Builder
 from .compiler.interpreter import interpret
-from .compiler.ir import Attrs, Function, TensorType
+from .compiler.ir import EMPTY_ATTRS, Attrs, Function, TensorType
 from .compiler.primitives import shape_ops
 from .errors import DeviceMismatchError, at_user_line
 from .runtime import buffers
@@ -86,6 +86,18 @@ class Backend:
         if prog is None:
             prog = self._op_program(key, prim, attrs, [t.type for t in tensors], regions)
         return self.execute(prog, tensors)
+
+    def apply_broadcast(self, prim, tensors, shape: tuple[int, ...]):
+        """Elementwise `prim` on `tensors` broadcast to `shape` (trailing axes aligned);
+        backends that can run the two as one program override this."""
+        ops = []
+        for t in tensors:
+            if t.shape != shape:
+                lead = len(shape) - t.ndim
+                t, = self.apply(shape_ops.broadcast_in_dim, (t,), Attrs(
+                    {"shape": shape, "broadcast_dimensions": tuple(range(lead, len(shape)))}))
+            ops.append(t)
+        return self.apply(prim, ops, EMPTY_ATTRS)
 
     def _op_program(self, key, prim, attrs, in_types, regions):
         fn = _one_op(prim, attrs, in_types, regions)  # runs the shape rule: may raise

@@ -12,7 +12,7 @@ being traced records every op made while it is current, whatever its operands.
 from __future__ import annotations
 
 from . import config, debugging, writes
-from .backends import REFERENCE, XlaBackend
+from .backends import REFERENCE
 from .compiler import dtypes as dt
 from .compiler.errors import ShapeError
 from .compiler.ir import EMPTY_ATTRS, Attrs
@@ -50,7 +50,9 @@ def _combine(a, b):
     return a  # two devices: a.adopt(b-tensor) raises a clear error
 
 
-def _backend_for(tensors):
+def backend_for(tensors):
+    """The backend an op on `tensors` runs on: `pick`, then what the backend stack asks
+    (a control-flow body being traced, an open lazy() block)."""
     backend = pick(tensors) if tensors else current_backend()
     s = stack()
     if s and s[-1] is not backend:
@@ -84,7 +86,7 @@ def bind(prim, tensors=(), attrs: Attrs = EMPTY_ATTRS, backend=None, regions=())
     """Apply `prim` to `tensors`; returns a tuple of result Tensors. This is the one
     path every op takes, eager or traced."""
     if backend is None:
-        backend = _backend_for(tensors)
+        backend = backend_for(tensors)
     if isinstance(backend, Trace):
         return _weak_types(prim, tensors, backend.apply(prim, tensors, attrs, regions))
     tensors = _arrive(backend, tensors)
@@ -98,13 +100,14 @@ def bind(prim, tensors=(), attrs: Attrs = EMPTY_ATTRS, backend=None, regions=())
 def bind_broadcast(prim, tensors, shape: tuple[int, ...]):
     """Elementwise `prim` on `tensors` (one dtype) broadcast to `shape`, trailing axes
     aligned. On an eager device the broadcasts and the op run as one cached program,
-    so `x + 1.0` is one dispatch; elsewhere each broadcast is an op of its own."""
-    backend = _backend_for(tensors)
-    if type(backend) is XlaBackend:
-        tensors = _arrive(backend, tensors)
-        return _finish(prim, tensors, backend.apply_broadcast(prim, tensors, shape))
-    return bind(prim, [t if t.shape == shape else _broadcast(t, shape, backend)
-                       for t in tensors], backend=backend)
+    so `x + 1.0` is one dispatch; a lazy backend records them together; a trace
+    records each broadcast as an op of its own."""
+    backend = backend_for(tensors)
+    if isinstance(backend, Trace):
+        return bind(prim, [t if t.shape == shape else _broadcast(t, shape, backend)
+                           for t in tensors], backend=backend)
+    tensors = _arrive(backend, tensors)
+    return _finish(prim, tensors, backend.apply_broadcast(prim, tensors, shape))
 
 
 def _broadcast(t, shape, backend):

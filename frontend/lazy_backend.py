@@ -28,7 +28,7 @@ from .compiler import dtypes as dt
 from .compiler.autodiff import inline
 from .compiler.builder import Builder
 from .compiler.errors import ShapeError
-from .compiler.ir import Attrs, Function, Literal, Value
+from .compiler.ir import EMPTY_ATTRS, Attrs, Function, Literal, Value
 from .compiler.primitives import shape_ops
 from .errors import DeviceMismatchError, at_user_line, user_location
 from .runtime import buffers
@@ -78,7 +78,9 @@ class LazyBackend(Backend):
         self._input_of: dict[int, Value] = {}
         self._keep: list = []               # what those ids belong to, alive until flush
         self._pending: list[weakref.ref] = []
+        self._constants: dict = {}          # (dtype, bits) -> the graph's constant Value
         self._ops = 0
+        self._max_ops = config.lazy_max_ops()
 
     # ---- recording -------------------------------------------------------------------
     def _value(self, t: Tensor) -> Value:
@@ -109,15 +111,36 @@ class LazyBackend(Backend):
     def apply(self, prim, tensors, attrs: Attrs, regions=()):
         with self._lock:
             values = [self._value(t) for t in tensors]
-            try:
-                results = self._builder.bind(prim, values, attrs, user_location(), regions)
-            except ShapeError as e:
-                raise ShapeError(at_user_line(str(e))) from None
-            outs = tuple(self._pending_tensor(r) for r in results)
-            self._ops += 1
-            if self._ops >= config.lazy_max_ops():
-                self.flush()
-            return outs
+            return self._record(prim, values, attrs, user_location(), regions)
+
+    def apply_broadcast(self, prim, tensors, shape: tuple[int, ...]):
+        """Elementwise `prim` on `tensors` broadcast to `shape`: the broadcasts and the op
+        recorded together (one lock, one look for the user's line)."""
+        with self._lock:
+            loc = user_location()
+            values = []
+            for t in tensors:
+                v = self._value(t)
+                if t.shape != shape:
+                    lead = len(shape) - t.ndim
+                    v, = self._builder.bind(shape_ops.broadcast_in_dim, [v], Attrs(
+                        {"shape": shape, "broadcast_dimensions": tuple(range(lead, len(shape)))}),
+                        loc)
+                values.append(v)
+            return self._record(prim, values, EMPTY_ATTRS, loc)
+
+    def _record(self, prim, values, attrs, loc, regions=()):
+        try:
+            results = self._builder.bind(prim, values, attrs, loc, regions)
+        except ShapeError as e:
+            raise ShapeError(at_user_line(str(e))) from None
+        outs = tuple(self._pending_tensor(r) for r in results)
+        self._ops += 1
+        if self._ops == 1:  # read once per graph: tests and scripts may change it
+            self._max_ops = config.lazy_max_ops()
+        if self._ops >= self._max_ops:
+            self.flush()
+        return outs
 
     def program(self, fn: Function, **_) -> Function:
         return fn
@@ -131,10 +154,15 @@ class LazyBackend(Backend):
 
     def scalar(self, value, dtype: dt.DType, weak: bool = False) -> Tensor:
         # a constant op of the graph, not a transfer: x + 1.0 stays one program
+        # (one per distinct value per graph, keyed on the exact bits: 0.0 is not -0.0)
         with self._lock:
-            literal = Literal(native(np.asarray(value, dtype=dtype.np)))
-            v, = self._builder.bind(shape_ops.constant, (), Attrs({"value": literal}),
-                                    user_location())
+            a = native(np.asarray(value, dtype=dtype.np))
+            key = (dtype, a.tobytes())
+            v = self._constants.get(key)
+            if v is None:
+                v, = self._builder.bind(shape_ops.constant, (), Attrs({"value": Literal(a)}),
+                                        user_location())
+                self._constants[key] = v
             return self._pending_tensor(v, weak)
 
     def from_numpy(self, array, weak: bool = False) -> Tensor:

@@ -152,3 +152,22 @@ def test_bad_setting_does_not_break_jit():
 def test_tree_map_refuses_trees_of_another_structure(a, b):
     with pytest.raises(ValueError, match="different pytree structure"):
         stablejit.tree_map(lambda x, y: x + y, a, b)
+
+
+@pytest.mark.parametrize("op, runs", [
+    (lambda x: x + 1.0, 1), (lambda x: 2 * x, 1), (lambda x: x > 0, 1),
+    (lambda x: x - snp.ones((1, 5)), 2),  # ones, then the broadcast subtraction
+    (lambda x: x @ snp.ones(5), 2),       # ones, then one dot_general (no reshapes)
+    (lambda x: snp.where(x > 0, x, 0.0), 2)])
+def test_common_eager_ops_dispatch_once(op, runs, monkeypatch):
+    """A Python scalar or a broadcast operand is part of the op's own program, not a
+    dispatch of its own (x + 1.0 is one executable run, as in JAX)."""
+    x = snp.asarray(np.arange(10, dtype=np.float32).reshape(2, 5))
+    want = op(np.asarray(x))
+    ran = []
+    run = compilation.Program.run
+    monkeypatch.setattr(compilation.Program, "run",
+                        lambda self, bufs: ran.append(self.name) or run(self, bufs))
+    out = op(x)
+    assert len(ran) == runs, ran
+    np.testing.assert_array_equal(np.asarray(out), want)
