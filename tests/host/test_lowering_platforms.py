@@ -3,13 +3,25 @@ emits StableHLO for host, cuda, rocm or tpu without creating that platform's cli
 
 from __future__ import annotations
 
+import jax
 import numpy as np
 import pytest
 import stablejit
 import stablejit.numpy as snp
+from jaxlib.mlir import ir as mlir_ir
+from stablejit.compiler import dtypes as dt
+from stablejit.compiler.builder import Builder
+from stablejit.compiler.emitter import emit_module
+from stablejit.compiler.errors import ShapeError
+from stablejit.compiler.ir import TensorType
+from stablejit.compiler.primitives import linalg
+from stablejit.compiler.primitives.linalg import UnsupportedPlatformError
+from stablejit.compiler.registry import ALL
 from stablejit.runtime import client
 
+from tests.jax_equivalents import as_jax
 from tests.mlir_check import parse_and_verify
+from tests.prim_table import PRIM_TABLE, PrimCase
 
 ACCELERATORS = ("cuda", "rocm", "tpu")
 
@@ -30,3 +42,158 @@ def test_lower_for_a_platform_creates_no_client(platform):
 def test_lower_names_an_unknown_platform():
     with pytest.raises(ValueError, match="platform='gpu'.*host, cuda, rocm, tpu"):
         stablejit.jit(lambda a: a).lower(np.ones(2), platform="gpu")
+
+
+# ---- every primitive against jax's lowering for the same platform -------------------------
+# Each primitive's program is lowered by us and, written with jax.lax (tests/
+# jax_equivalents.py), by jax for the same platform (host too, as jax's "cpu"): no device
+# or plugin is needed for either. Both must make the same custom calls (targets, operand
+# and result types and layouts, in-place aliases, backend config); our text must parse
+# and verify.
+
+LINALG = {p.name for p in linalg.PRIMITIVES}
+
+# jax registers a Python callback with the client of the platform it lowers for, so
+# without a GPU it lowers callbacks for the host only; its GPU call differs from the
+# host's in the target alone (xla_ffi_python_{cpu,gpu}_callback, jax's
+# mlir.emit_python_callback), so that is what ours is compared with.
+CALLBACKS = {"host_callback", "pure_callback"}
+
+
+# (primitive, platform) -> why our lowering differs from jax's. The test checks that each
+# listed difference is still there: an entry that no longer holds must be removed.
+DIFFERENCES = {
+    ("svd", "tpu"): "jax's TPU SVD is a QDWH polar decomposition written in jax (Eigh and "
+                    "Qr calls inside while loops); we raise UnsupportedPlatformError there",
+    **{("host_callback", p): "our io callback passes its order token (a u8 scalar) "
+                             "through the call as an operand and a result; jax orders its "
+                             "io callbacks outside the call" for p in ("host", "cuda", "rocm")},
+    **{(c, "tpu"): "host callbacks on TPU: jax lowers them only with a TPU client (through "
+                   "XLA's host transfers); we raise a clear error" for c in CALLBACKS},
+}
+
+
+def _svd_case(label, shape, full_matrices, compute_uv=True):
+    return "svd", PrimCase(label, [np.zeros(shape, np.float32)],
+                           {"full_matrices": full_matrices, "compute_uv": compute_uv}, None)
+
+
+# GPU SVD paths the example table's small matrices do not reach (lowered, never run):
+# gesvdj's economy mode above 32x32, gesvd above 1024 (wide: on the transpose)
+SVD_PATHS = [_svd_case("gesvdj-econ", (40, 36), False),
+             _svd_case("gesvd-tall", (1100, 4), False),
+             _svd_case("gesvd-wide", (2, 4, 1100), True),
+             _svd_case("gesvd-values-only", (1100, 4), False, compute_uv=False)]
+
+
+def _tier_cases():
+    """Every case of the linalg family (their calls depend on shapes and dtypes) and the
+    SVD paths above, one case (float32 where there is one) of every other primitive."""
+    for name, spec in PRIM_TABLE.items():
+        cases = [(name, c) for c in spec.cases()]
+        if name not in LINALG:
+            cases = [next(((n, c) for n, c in cases if "f32" in c.label), cases[0])]
+        elif name == "svd":
+            cases += SVD_PATHS
+        for case in cases:
+            for platform in ("host", *ACCELERATORS):
+                yield *case, platform
+
+
+TIER = list(_tier_cases())
+
+
+def _one_op(name, case):
+    b = Builder(name)
+    params = [b.param(TensorType(np.shape(o), dt.dtype(np.asarray(o).dtype)))
+              for o in case.operands]
+    return b.build(b.bind(ALL[name], params, case.attrs, regions=case.regions))
+
+
+def _ours(fn, platform):
+    """Our custom calls for `platform`, or the error our emitter raised."""
+    try:
+        text = emit_module(fn, platform=platform)
+    except (UnsupportedPlatformError, ShapeError) as e:
+        return f"error: {e}"
+    return custom_calls(parse_and_verify(text))
+
+
+def _jax(name, fn, operands, platform):
+    """jax's custom calls for `platform`, or the error jax raised."""
+    via_host = name in CALLBACKS and platform in ("cuda", "rocm")
+    try:
+        with jax.enable_x64(True):
+            lowered = jax.jit(as_jax(fn)).trace(*operands).lower(
+                lowering_platforms=("cpu" if via_host or platform == "host" else platform,))
+            calls = custom_calls(lowered.compiler_ir("stablehlo"))
+    except ValueError as e:
+        return f"error: {str(e).splitlines()[0]}"
+    if via_host:
+        calls = [(c[0].replace("_cpu_", "_gpu_"), *c[1:]) for c in calls]
+    return calls
+
+
+def custom_calls(module) -> list[tuple]:
+    """What XLA needs to agree on for each stablehlo.custom_call of a module, sorted."""
+    out = []
+
+    def visit(op):
+        for region in op.regions:
+            for block in region.blocks:
+                for inner in block.operations:
+                    inner = inner.operation
+                    if inner.name == "stablehlo.custom_call":
+                        out.append(_call_summary(inner))
+                    visit(inner)
+
+    visit(module.operation)
+    return sorted(out)
+
+
+def _layouts(attrs, name, values):
+    if name in attrs:
+        return tuple(tuple(mlir_ir.DenseIntElementsAttr(a)) for a in mlir_ir.ArrayAttr(attrs[name]))
+    ranks = [mlir_ir.RankedTensorType(v.type).rank for v in values]
+    return tuple(tuple(range(r - 1, -1, -1)) for r in ranks)  # the default: row-major
+
+
+def _config(attrs):
+    """The backend config: a typed-FFI attribute dictionary (jax writes it as
+    mhlo.backend_config beside api_version 1, we as backend_config with api_version 4:
+    XLA reads both as the same FFI call), or a string with its api_version."""
+    for key in ("mhlo.backend_config", "backend_config"):
+        if key in attrs and isinstance(attrs[key], mlir_ir.DictAttr):
+            d = attrs[key]
+            return ("ffi", tuple(sorted((d[i].name, str(d[i].attr)) for i in range(len(d)))))
+    text = mlir_ir.StringAttr(attrs["backend_config"]).value if "backend_config" in attrs else ""
+    version = mlir_ir.IntegerAttr(attrs["api_version"]).value if "api_version" in attrs else 1
+    return ("string", text, f"api_version {version}")
+
+
+def _call_summary(op) -> tuple:
+    a = op.attributes
+    return (mlir_ir.StringAttr(a["call_target_name"]).value,
+            tuple(str(v.type) for v in op.operands), tuple(str(r.type) for r in op.results),
+            _layouts(a, "operand_layouts", op.operands),
+            _layouts(a, "result_layouts", op.results), _config(a),
+            str(a["output_operand_aliases"]) if "output_operand_aliases" in a else "[]")
+
+
+@pytest.mark.parametrize("name,case,platform", TIER,
+                         ids=[f"{n}-{c.label}-{p}" for n, c, p in TIER])
+def test_custom_calls_match_jax_for_the_platform(name, case, platform):
+    fn = _one_op(name, case)
+    ours, theirs = _ours(fn, platform), _jax(name, fn, case.operands, platform)
+    why = DIFFERENCES.get((name, platform))
+    if why is not None:
+        assert ours != theirs, (f"{name} on {platform} now lowers as jax does: remove its "
+                                f"DIFFERENCES entry ({why})")
+        return
+    assert ours == theirs, (f"{name} ({case.label}) on {platform}:\n ours: {ours}\n jax:  "
+                            f"{theirs}")
+
+
+def test_every_primitive_is_in_the_tier():
+    assert {n for n, _, _ in TIER} == set(PRIM_TABLE)
+    assert set(DIFFERENCES) <= {(n, p) for n, _, p in TIER}
