@@ -4,6 +4,7 @@ emits StableHLO for host, cuda, rocm or tpu without creating that platform's cli
 from __future__ import annotations
 
 import jax
+import jax.numpy as jnp
 import numpy as np
 import pytest
 import stablejit
@@ -55,13 +56,14 @@ LINALG = {p.name for p in linalg.PRIMITIVES}
 
 # jax registers a Python callback with the client of the platform it lowers for, so
 # without a GPU it lowers callbacks for the host only; its GPU call differs from the
-# host's in the target alone (xla_ffi_python_{cpu,gpu}_callback, jax's
-# mlir.emit_python_callback), so that is what ours is compared with.
+# host's in the target alone (xla_ffi_python_{cpu,gpu}_callback: emit_python_callback
+# in jax/_src/callback.py), so ours is compared with that.
 CALLBACKS = {"host_callback", "pure_callback"}
 
 
-# (primitive, platform) -> why our lowering differs from jax's. The test checks that each
-# listed difference is still there: an entry that no longer holds must be removed.
+# (primitive or program, platform) -> why our lowering differs from jax's: the one table.
+# The tests check that each listed difference is still there: an entry that no longer
+# holds must be removed.
 DIFFERENCES = {
     ("svd", "tpu"): "jax's TPU SVD is a QDWH polar decomposition written in jax (Eigh and "
                     "Qr calls inside while loops); we raise UnsupportedPlatformError there",
@@ -70,6 +72,9 @@ DIFFERENCES = {
                              "io callbacks outside the call" for p in ("host", "cuda", "rocm")},
     **{(c, "tpu"): "host callbacks on TPU: jax lowers them only with a TPU client (through "
                    "XLA's host transfers); we raise a clear error" for c in CALLBACKS},
+    # user programs (PROGRAMS below)
+    **{(f"linalg.{f}", "tpu"): "computed through svd: see ('svd', 'tpu')"
+       for f in ("svd", "pinv", "lstsq")},
 }
 
 
@@ -194,6 +199,59 @@ def test_custom_calls_match_jax_for_the_platform(name, case, platform):
                             f"{theirs}")
 
 
+# ---- user programs through jit(f).lower(*args, platform=...) ------------------------------
+# The public path (passes included) for the compositions people call: linalg built on the
+# primitives above, random bits (threefry in integer ops, as jax's default), fft, sort
+# and scatter. name -> (our function, jax's, arguments); the same DIFFERENCES table.
+
+_A = np.random.default_rng(0).normal(size=(4, 4)).astype(np.float32)
+_B = np.ones((4, 2), np.float32)
+
+
+def _both(f, *args):
+    return f(snp), f(jnp), args
+
+
+PROGRAMS = {
+    "linalg.solve": _both(lambda n: n.linalg.solve, _A, _B),
+    "linalg.inv": _both(lambda n: n.linalg.inv, _A),
+    "linalg.slogdet": _both(lambda n: n.linalg.slogdet, _A),
+    "linalg.eigh": _both(lambda n: n.linalg.eigh, _A),
+    "linalg.svd": _both(lambda n: n.linalg.svd, _A),
+    "linalg.pinv": _both(lambda n: n.linalg.pinv, _A),
+    "linalg.lstsq": _both(lambda n: lambda a, b: n.linalg.lstsq(a, b)[0], _A, _B),
+    "linalg.qr": _both(lambda n: n.linalg.qr, _A),
+    "linalg.cholesky": _both(lambda n: lambda a: n.linalg.cholesky(a @ a.T + 4 * n.eye(4)),
+                             _A),
+    "fft.rfft": _both(lambda n: n.fft.rfft, _A),
+    "argsort": _both(lambda n: lambda a: n.argsort(a, axis=0), _A),
+    "scatter-add": _both(lambda n: lambda a: a.at[n.array([0, 2])].add(1.0), _A),
+    "random.bits": (lambda k: stablejit.random.bits(k, (3, 5)),
+                    lambda k: jax.random.bits(k, (3, 5)), (np.zeros(2, np.uint32),)),
+    "random.normal": (lambda k: stablejit.random.normal(k, (3, 5)),
+                      lambda k: jax.random.normal(k, (3, 5)), (np.zeros(2, np.uint32),)),
+}
+PROGRAM_CASES = [(n, p) for n in PROGRAMS for p in ACCELERATORS]
+
+
+@pytest.mark.parametrize("name,platform", PROGRAM_CASES,
+                         ids=[f"{n}-{p}" for n, p in PROGRAM_CASES])
+def test_programs_lower_as_jax_for_the_platform(name, platform):
+    ours_fn, jax_fn, args = PROGRAMS[name]
+    try:
+        text = stablejit.jit(ours_fn).lower(*args, platform=platform).as_text()
+        ours = custom_calls(parse_and_verify(text))
+    except UnsupportedPlatformError as e:
+        ours = f"error: {e}"
+    theirs = custom_calls(jax.jit(jax_fn).trace(*args).lower(
+        lowering_platforms=(platform,)).compiler_ir("stablehlo"))
+    why = DIFFERENCES.get((name, platform))
+    if why is not None:
+        assert ours != theirs, f"{name} on {platform} now lowers as jax does: remove ({why})"
+        return
+    assert ours == theirs, f"{name} on {platform}:\n ours: {ours}\n jax:  {theirs}"
+
+
 def test_every_primitive_is_in_the_tier():
     assert {n for n, _, _ in TIER} == set(PRIM_TABLE)
-    assert set(DIFFERENCES) <= {(n, p) for n, _, p in TIER}
+    assert set(DIFFERENCES) <= {(n, p) for n, _, p in TIER} | set(PROGRAM_CASES)
