@@ -288,10 +288,9 @@ def _ts_emit(ctx, a, b):
                      "diag": _char("U" if x["unit_diagonal"] else "N")}, alias=(0, 1))
     # elsewhere XLA expands it (cuBLAS trsm on GPUs), as for jax
     tr = {"N": "NO_TRANSPOSE", "T": "TRANSPOSE", "C": "ADJOINT"}[x["transpose_a"]]
-    flag = lambda v: "true" if v else "false"
     return ctx.op("stablehlo.triangular_solve", [a, b], [bt],
-                  f"left_side = {flag(x['left_side'])}, lower = {flag(x['lower'])}, "
-                  f"unit_diagonal = {flag(x['unit_diagonal'])}, "
+                  f"left_side = {_flag(x['left_side'])}, lower = {_flag(x['lower'])}, "
+                  f"unit_diagonal = {_flag(x['unit_diagonal'])}, "
                   f"transpose_a = #stablehlo<transpose {tr}>")
 
 

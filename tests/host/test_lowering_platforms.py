@@ -30,14 +30,22 @@ ACCELERATORS = ("cuda", "rocm", "tpu")
 @pytest.mark.parametrize("platform", ACCELERATORS)
 def test_lower_for_a_platform_creates_no_client(platform):
     x = np.eye(3, dtype=np.float32) * 2
+    before = set(client._clients)
     lowered = stablejit.jit(lambda a: snp.linalg.cholesky(a) + 1).lower(x, platform=platform)
+    assert set(client._clients) <= before | {"host"}
     assert lowered.platform == platform
     text = lowered.as_text()
     parse_and_verify(text)
     assert "lapack_" not in text  # the host's LAPACK calls are not emitted for accelerators
-    assert platform not in client._clients
     host = stablejit.jit(lambda a: snp.linalg.cholesky(a) + 1).lower(x)
     assert host.platform == "host" and "lapack_spotrf_ffi" in host.as_text()
+
+
+@pytest.mark.skipif(client.is_available("cuda"), reason="a CUDA client exists here")
+def test_compiling_a_lowering_for_a_missing_platform_says_so():
+    lowered = stablejit.jit(lambda a: a * 2).lower(np.ones(2), platform="cuda")
+    with pytest.raises(client.PlatformError, match="platform 'cuda' is not available"):
+        lowered.compile()
 
 
 def test_lower_names_an_unknown_platform():
