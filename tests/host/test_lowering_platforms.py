@@ -138,17 +138,27 @@ def _ours(fn, platform):
     return custom_calls(parse_and_verify(text))
 
 
-def _jax(name, fn, operands, platform):
-    """jax's custom calls for `platform`, or the error jax raised."""
-    via_host = name in CALLBACKS and platform in ("cuda", "rocm")
-    try:
+_JAX_LOWERED: dict = {}  # both tier tests read one jax lowering per case and platform
+
+
+def _jax_lowered(name, case, platform):
+    key = (name, case.label, platform)
+    if key not in _JAX_LOWERED:
+        via_host = name in CALLBACKS and platform in ("cuda", "rocm")
         with jax.enable_x64(True):
-            lowered = jax.jit(as_jax(fn)).trace(*operands).lower(
+            _JAX_LOWERED[key] = jax.jit(as_jax(_one_op(name, case))).trace(
+                *case.operands).lower(
                 lowering_platforms=("cpu" if via_host or platform == "host" else platform,))
-            calls = custom_calls(lowered.compiler_ir("stablehlo"))
+    return _JAX_LOWERED[key]
+
+
+def _jax(name, case, platform):
+    """jax's custom calls for `platform`, or the error jax raised."""
+    try:
+        calls = custom_calls(_jax_lowered(name, case, platform).compiler_ir("stablehlo"))
     except ValueError as e:
         return f"error: {str(e).splitlines()[0]}"
-    if via_host:
+    if name in CALLBACKS and platform in ("cuda", "rocm"):
         calls = [(c[0].replace("_cpu_", "_gpu_"), *c[1:]) for c in calls]
     return calls
 
@@ -203,7 +213,7 @@ def _call_summary(op) -> tuple:
                          ids=[f"{n}-{c.label}-{p}" for n, c, p in TIER])
 def test_custom_calls_match_jax_for_the_platform(name, case, platform):
     fn = _one_op(name, case)
-    ours, theirs = _ours(fn, platform), _jax(name, fn, case.operands, platform)
+    ours, theirs = _ours(fn, platform), _jax(name, case, platform)
     why = DIFFERENCES.get((name, platform))
     if why is not None:
         assert ours != theirs, (f"{name} on {platform} now lowers as jax does: remove its "
@@ -254,11 +264,8 @@ def hlo_custom_calls(stablehlo: str) -> list[tuple]:
 @pytest.mark.parametrize("name,case,platform", LINALG_TIER,
                          ids=[f"{n}-{c.label}-{p}" for n, c, p in LINALG_TIER])
 def test_solver_calls_reach_xla_as_jax_s_do(name, case, platform):
-    fn = _one_op(name, case)
-    with jax.enable_x64(True):
-        theirs = jax.jit(as_jax(fn)).trace(*case.operands).lower(
-            lowering_platforms=("cpu" if platform == "host" else platform,)).as_text()
-    ours = hlo_custom_calls(emit_module(fn, platform=platform))
+    theirs = _jax_lowered(name, case, platform).as_text()
+    ours = hlo_custom_calls(emit_module(_one_op(name, case), platform=platform))
     assert ours == hlo_custom_calls(theirs)
     # XLA expands these itself there: every other case calls a solver
     expanded = name == "triangular_solve" and platform != "host" or (name, platform) == (
