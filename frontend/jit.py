@@ -32,6 +32,7 @@ from .platforms import default_platform
 from .promotion import is_weak_scalar, python_scalar_dtype
 from .retrace import describe_retrace
 from .runtime.cache import SingleFlightCache
+from .runtime.client import PLATFORMS
 from .tensor import Tensor
 from .tracing import Trace, escaped_error
 
@@ -431,12 +432,15 @@ class Jitted:
         key, _, backend = self._signature(args, kwargs)
         return backend is not None and key in self._cache
 
-    def lower(self, *args, **kwargs) -> Lowered:
+    def lower(self, *args, platform: str | None = None, **kwargs) -> Lowered:
+        """Trace and emit StableHLO without compiling. `platform` (host, cuda, rocm, tpu)
+        emits for that platform without creating its client, so any machine can lower
+        for any platform; by default, the platform the call would run on."""
         key, _, backend = self._signature(args, kwargs)
         if backend is None:
             raise TypeError("lower() needs concrete arguments, not traced ones")
         fn, out_tree, captured, out_weak = self.trace(args, kwargs)
-        return Lowered(self, key, fn, out_tree, captured, backend, out_weak)
+        return Lowered(self, key, fn, out_tree, captured, backend, out_weak, platform)
 
     def clear_cache(self) -> None:
         self._cache.clear()
@@ -489,10 +493,11 @@ class Lowered:
     """A traced and lowered call: our IR, the StableHLO text; `.compile()` for XLA's."""
 
     def __init__(self, jitted: Jitted, key, fn: Function, out_tree, captured, backend,
-                 out_weak=None):
+                 out_weak=None, platform: str | None = None):
         self._jitted, self._key, self.ir, self._out_tree = jitted, key, fn, out_tree
         self._captured, self.backend, self._out_weak = captured, backend, out_weak
-        self.optimized_ir, self._text = lower(fn)
+        self.platform = _lowering_platform(platform, backend)
+        self.optimized_ir, self._text = lower(fn, platform=self.platform)
 
     def as_text(self, dialect: str = "stablehlo") -> str:
         if dialect == "stablehlo":
@@ -506,14 +511,24 @@ class Lowered:
 
     def compile(self) -> Compiled:
         backend = self.backend
-        if not isinstance(backend, XlaBackend):
-            backend = XlaBackend.for_platform()
+        if not isinstance(backend, XlaBackend) or backend.platform != self.platform:
+            backend = XlaBackend.for_platform(self.platform)
         entry = self._jitted._cache.get(self._key)
-        if entry is None or not isinstance(entry.backend, XlaBackend):
+        if entry is None or entry.backend is not backend:
             prog = backend.program(self.ir, name=self._jitted.__name__)
             entry = _Entry(self.ir, prog, self._out_tree, self._captured, backend,
                            out_weak=self._out_weak)
         return Compiled(entry, self._jitted, self._key)
+
+
+def _lowering_platform(platform: str | None, backend) -> str:
+    if platform is None:
+        return backend.platform if isinstance(backend, XlaBackend) else "host"
+    if platform not in PLATFORMS:
+        raise ValueError(at_user_line(
+            f"lower(platform={platform!r}): unknown platform; use one of "
+            f"{', '.join(PLATFORMS)}"))
+    return platform
 
 
 def _type_text(sig) -> str:

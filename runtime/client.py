@@ -32,8 +32,19 @@ def _check(platform: str) -> str:
 
 def configure(platform: str, *, default_device_id: int | None = None,
               preallocate: bool | None = None, memory_fraction: float | None = None) -> None:
-    """Set client options for a platform before its client is first used."""
+    """Set client options for a platform before its client is first used (EXLA's client
+    options). default_device_id: the device a computation runs on unless told otherwise
+    (default 0). On cuda and rocm: preallocate, whether the allocator reserves its whole
+    pool when the client starts (default True); memory_fraction, the share of each GPU's
+    memory the allocator may use (jaxlib's default, 0.75, where EXLA's is 0.9)."""
     _check(platform)
+    if preallocate is not None and not isinstance(preallocate, bool):
+        raise TypeError(f"preallocate must be True or False, not {preallocate!r}")
+    for name, value, kind, what in (
+            ("memory_fraction", memory_fraction, (int, float), "a number in (0, 1]"),
+            ("default_device_id", default_device_id, int, "a device number (an int)")):
+        if value is not None and (isinstance(value, bool) or not isinstance(value, kind)):
+            raise TypeError(f"{name} must be {what}, not {value!r}")
     with _lock:
         if platform in _clients or _jax_has_client(platform):
             raise PlatformError(

@@ -6,6 +6,11 @@ qr, eigh, svd) as LAPACK typed-FFI custom calls (`lapack_<t><routine>_ffi`). jax
 registers their handlers with XLA, but the handlers call LAPACK symbols that jaxlib
 only loads when asked. Executable.compile and Executable.deserialize call `prepare`
 first, so emission stays free of side effects.
+
+The GPU solver calls (cusolver_*_ffi, hipsolver_*_ffi, <cu|hip>_lu_pivots_to_permutation)
+need nothing here: importing jax, which the runtime does to create any client,
+registers them with the GPU plugin (jax._src.lax.linalg). TPU's decompositions are
+built into XLA's TPU compiler.
 """
 
 from __future__ import annotations

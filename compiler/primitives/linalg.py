@@ -1,16 +1,27 @@
 """Dense linear algebra on batches of matrices (the last two axes): cholesky,
 triangular_solve, lu, qr, eigh, svd.
 
-Where the computation runs decides how it is emitted (the emitter knows its platform):
+Where the computation runs decides how it is emitted (the emitter knows its platform),
+with the custom calls JAX emits there, so XLA's own handlers run them:
     host        LAPACK through the typed-FFI custom calls that jaxlib registers with XLA
                 (lapack_<t>potrf_ffi, _trsm_ffi, _getrf_ffi, _geqrf_ffi/_orgqr_ffi,
                 _syevd_ffi/_heevd_ffi, _gesdd_ffi; column-major layouts, api_version 4);
                 the runtime loads LAPACK before compiling such a program
                 (runtime/custom_calls.py), so emitting one has no side effect;
-    other       stablehlo.cholesky and stablehlo.triangular_solve, which XLA lowers for
-                every platform; lu, qr, eigh and svd raise a clear error there for now.
+    cuda, rocm  cuSOLVER / hipSOLVER typed-FFI calls (<cu|hip>solver_potrf_ffi, _getrf_ffi,
+                _geqrf_ffi/_orgqr_ffi, _syevd_ffi, _gesvdj_ffi up to 1024x1024 else
+                _gesvd_ffi; <cu|hip>_lu_pivots_to_permutation), same layouts as the host's;
+                jax registers their handlers with the GPU client when it is imported;
+                triangular_solve is stablehlo.triangular_solve (XLA calls cuBLAS trsm);
+    tpu         XLA's TPU decompositions (LuDecomposition, Qr with
+                ProductOfElementaryHouseholderReflectors, Eigh: Jacobi at every size,
+                where jax switches to QDWH above 256x256), stablehlo.cholesky and
+                stablehlo.triangular_solve; svd raises a clear error there (jax's TPU SVD
+                is a QDWH polar decomposition written in jax, not a custom call).
 A factorisation that fails (a matrix that is not positive definite, an iteration that
 does not converge) gives NaNs, as in JAX.
+tests/host/test_lowering_platforms.py compares every rule's custom calls with jax's
+lowering for each platform.
 """
 
 from __future__ import annotations
@@ -52,13 +63,15 @@ def _layout(rank: int, matrix: bool) -> str:
 
 
 def _ffi(ctx, target: str, operands, operand_types, result_types, config: dict,
-         alias: tuple[int, int] | None = None) -> list[str]:
-    """One LAPACK typed-FFI custom call. Matrices (the highest-rank operands and results)
-    are column-major; `alias` = (result index, operand index) lets LAPACK work in place."""
+         alias: tuple[int, int] | None = None, column_major: bool = True) -> list[str]:
+    """One typed-FFI custom call. Matrices (the operands and results of the highest
+    operand rank) are column-major unless `column_major` is False; `config` maps attribute
+    names to their text (see _char, _flag); `alias` = (result index, operand index) lets
+    the solver work in place."""
     top = max(t.ndim for t in operand_types)
-    ol = ", ".join(_layout(t.ndim, t.ndim == top) for t in operand_types)
-    rl = ", ".join(_layout(t.ndim, t.ndim == top) for t in result_types)
-    cfg = ", ".join(f"{k} = {ord(v)} : ui8" for k, v in config.items())
+    ol = ", ".join(_layout(t.ndim, column_major and t.ndim == top) for t in operand_types)
+    rl = ", ".join(_layout(t.ndim, column_major and t.ndim == top) for t in result_types)
+    cfg = ", ".join(f"{k} = {v}" for k, v in config.items())
     attrs = (f'call_target_name = "{target}", api_version = 4 : i32, '
              f"backend_config = {{{cfg}}}, operand_layouts = [{ol}], result_layouts = [{rl}]")
     if alias is not None:
@@ -70,17 +83,41 @@ def _ffi(ctx, target: str, operands, operand_types, result_types, config: dict,
                   operand_types=list(operand_types))
 
 
-def _host_only(ctx, opname: str) -> None:
+def _tpu_call(ctx, target: str, operands, operand_types, result_types, config: str = "",
+              api_version: int = 1) -> list[str]:
+    """One of XLA's TPU decompositions, called as jax calls it (a string config)."""
+    attrs = (f'call_target_name = "{target}", api_version = {api_version} : i32, '
+             f'backend_config = "{config}"')
+    return ctx.op("stablehlo.custom_call", list(operands), list(result_types), attrs,
+                  operand_types=list(operand_types))
+
+
+def _char(c: str) -> str:
+    """A LAPACK character option as the host's FFI handlers take it."""
+    return f"{ord(c)} : ui8"
+
+
+def _flag(v: bool) -> str:
+    return "true" if v else "false"
+
+
+_GPU_PREFIX = {"cuda": "cu", "rocm": "hip"}
+
+
+def _solver(ctx, routine: str, d: dt.DType) -> str:
+    """The FFI target of a LAPACK-style routine on the host or a GPU (cuSOLVER's and
+    hipSOLVER's names carry no type letter: one handler serves every dtype)."""
     p = ctx.emitter.platform
-    if p != "host":
-        raise UnsupportedPlatformError(
-            f"{opname} is implemented for the host (CPU, LAPACK) platform only; this program "
-            f"is compiled for {p!r}. Run it on the host (jit(f, platform='host') or "
-            f"stablejit.backend_transfer to a host backend)")
+    if p == "host":
+        return f"lapack_{LAPACK_TYPES[d]}{routine}_ffi"
+    return f"{_GPU_PREFIX[p]}solver_{routine}_ffi"
 
 
-def _lapack_name(base: str, d: dt.DType) -> str:
-    return f"lapack_{LAPACK_TYPES[d]}{base}_ffi"
+def _unsupported(ctx, opname: str, why: str) -> UnsupportedPlatformError:
+    return UnsupportedPlatformError(
+        f"{opname} is not implemented for {ctx.emitter.platform!r} ({why}). Run it on "
+        f"another platform: jit(f, platform='host'), or move its operand with "
+        f"stablejit.backend_transfer")
 
 
 def _cmp(ctx, a, b, t: TensorType, direction: str) -> str:
@@ -180,13 +217,14 @@ def _chol_rule(a):
 
 def _chol_emit(ctx, a):
     t = ctx.in_types[0]
-    if ctx.emitter.platform == "host":
-        info_t = TensorType(t.shape[:-2], dt.int32)
-        out, info = _ffi(ctx, _lapack_name("potrf", t.dtype), [a], [t], [t, info_t],
-                         {"uplo": "L"}, alias=(0, 0))
-        return _nan_unless_ok(ctx, info, info_t, _triangle(ctx, out, t, lower=True), t)
-    out = ctx.op("stablehlo.cholesky", [a], [t], "lower = true")[0]
-    return _triangle(ctx, out, t, lower=True)
+    if ctx.emitter.platform == "tpu":
+        out = ctx.op("stablehlo.cholesky", [a], [t], "lower = true")[0]
+        return _triangle(ctx, out, t, lower=True)
+    info_t = TensorType(t.shape[:-2], dt.int32)
+    lower = {"uplo": _char("L")} if ctx.emitter.platform == "host" else {"lower": "true"}
+    out, info = _ffi(ctx, _solver(ctx, "potrf", t.dtype), [a], [t], [t, info_t], lower,
+                     alias=(0, 0))
+    return _nan_unless_ok(ctx, info, info_t, _triangle(ctx, out, t, lower=True), t)
 
 
 def _chol_ref(a):
@@ -243,15 +281,16 @@ def _ts_emit(ctx, a, b):
     at, bt = ctx.in_types
     x = ctx.attrs
     if ctx.emitter.platform == "host":
-        return _ffi(ctx, _lapack_name("trsm", at.dtype), [a, b], [at, bt], [bt],
-                    {"side": "L" if x["left_side"] else "R", "uplo": "L" if x["lower"] else "U",
-                     "trans_x": x["transpose_a"], "diag": "U" if x["unit_diagonal"] else "N"},
-                    alias=(0, 1))
+        return _ffi(ctx, _solver(ctx, "trsm", at.dtype), [a, b], [at, bt], [bt],
+                    {"side": _char("L" if x["left_side"] else "R"),
+                     "uplo": _char("L" if x["lower"] else "U"),
+                     "trans_x": _char(x["transpose_a"]),
+                     "diag": _char("U" if x["unit_diagonal"] else "N")}, alias=(0, 1))
+    # elsewhere XLA expands it (cuBLAS trsm on GPUs), as for jax
     tr = {"N": "NO_TRANSPOSE", "T": "TRANSPOSE", "C": "ADJOINT"}[x["transpose_a"]]
-    flag = lambda v: "true" if v else "false"
     return ctx.op("stablehlo.triangular_solve", [a, b], [bt],
-                  f"left_side = {flag(x['left_side'])}, lower = {flag(x['lower'])}, "
-                  f"unit_diagonal = {flag(x['unit_diagonal'])}, "
+                  f"left_side = {_flag(x['left_side'])}, lower = {_flag(x['lower'])}, "
+                  f"unit_diagonal = {_flag(x['unit_diagonal'])}, "
                   f"transpose_a = #stablehlo<transpose {tr}>")
 
 
@@ -312,15 +351,22 @@ def _lu_rule(a):
 
 
 def _lu_emit(ctx, a):
-    _host_only(ctx, "lu")
     t, piv_t, perm_t = ctx.out_types
+    p = ctx.emitter.platform
+    if p == "tpu":  # 0-based pivots and the permutation come from XLA's TPU LU
+        return _tpu_call(ctx, "LuDecomposition", [a], [t], [t, piv_t, perm_t], api_version=2)
     info_t = TensorType(t.shape[:-2], dt.int32)
-    lu, piv, info = _ffi(ctx, _lapack_name("getrf", t.dtype), [a], [t], [t, piv_t, info_t],
+    lu, piv, info = _ffi(ctx, _solver(ctx, "getrf", t.dtype), [a], [t], [t, piv_t, info_t],
                          {}, alias=(0, 0))
     piv = ctx.op("stablehlo.subtract", [piv, ctx.constant(1, dt.int32, piv_t.shape)],
                  [piv_t])[0]  # LAPACK's pivots are 1-based
     lu = _nan_unless_ok(ctx, info, info_t, lu, t, "GE")
-    return [lu, piv, _pivots_to_permutation(ctx, piv, piv_t, perm_t)]
+    if p == "host":
+        perm = _pivots_to_permutation(ctx, piv, piv_t, perm_t)
+    else:  # the GPU kernel jax uses; its row-major layouts are the default ones
+        perm = _ffi(ctx, f"{_GPU_PREFIX[p]}_lu_pivots_to_permutation", [piv], [piv_t],
+                    [perm_t], {}, column_major=False)[0]
+    return [lu, piv, perm]
 
 
 def _pivots_to_permutation(ctx, piv: str, piv_t: TensorType, perm_t: TensorType) -> str:
@@ -440,15 +486,31 @@ def _slice(ctx, x, t: TensorType, rows: int, cols: int) -> tuple[str, TensorType
                   f"strides = array<i64: {', '.join(['1'] * t.ndim)}>")[0], out
 
 
+def _geqrf(ctx, a, t: TensorType, tau_t: TensorType) -> list[str]:
+    """Householder QR: R above the diagonal, the reflectors below it, and their taus."""
+    if ctx.emitter.platform == "tpu":
+        return _tpu_call(ctx, "Qr", [a], [t], [t, tau_t])
+    return _ffi(ctx, _solver(ctx, "geqrf", t.dtype), [a], [t], [t, tau_t], {}, alias=(0, 0))
+
+
+def _orgqr(ctx, q, tau, qt: TensorType, tau_t: TensorType) -> str:
+    """Q from the reflectors (the first columns of q) and their taus."""
+    p = ctx.emitter.platform
+    if p == "tpu":
+        return _tpu_call(ctx, "ProductOfElementaryHouseholderReflectors", [q, tau],
+                         [qt, tau_t], [qt])[0]
+    routine = "ungqr" if p == "host" and qt.dtype.is_complex else "orgqr"
+    return _ffi(ctx, _solver(ctx, routine, qt.dtype), [q, tau], [qt, tau_t], [qt], {},
+                alias=(0, 0))[0]
+
+
 def _qr_emit(ctx, a):
-    _host_only(ctx, "qr")
     t = ctx.in_types[0]
     q_t, r_t = ctx.out_types
     m, n = t.shape[-2:]
     k = min(m, n)
     tau_t = TensorType((*t.shape[:-2], k), t.dtype)
-    r, tau = _ffi(ctx, _lapack_name("geqrf", t.dtype), [a], [t], [t, tau_t], {},
-                  alias=(0, 0))
+    r, tau = _geqrf(ctx, a, t, tau_t)
     if m < n:
         q, qt = _slice(ctx, r, t, m, m)
     elif q_t.shape[-1] > n:  # complete Q of a tall matrix: orgqr on m x m
@@ -461,8 +523,7 @@ def _qr_emit(ctx, a):
         qt = pad
     else:
         q, qt = r, t
-    q = _ffi(ctx, _lapack_name("orgqr" if not t.dtype.is_complex else "ungqr", t.dtype),
-             [q, tau], [qt, tau_t], [qt], {}, alias=(0, 0))[0]
+    q = _orgqr(ctx, q, tau, qt, tau_t)
     r, rt = _slice(ctx, r, t, r_t.shape[-2], n)
     return [q, _triangle(ctx, r, rt, lower=False)]
 
@@ -501,13 +562,21 @@ def _eigh_rule(a, *, lower):
 
 
 def _eigh_emit(ctx, a):
-    _host_only(ctx, "eigh")
     t = ctx.in_types[0]
     w_t = ctx.out_types[0]
+    lower = ctx.attrs["lower"]
+    p = ctx.emitter.platform
+    if p == "tpu":  # config: lower, sort the eigenvalues, at most 100 sweeps, tolerance
+        v, w = _tpu_call(ctx, "Eigh", [a], [t], [t, w_t], f"{int(lower)},1,100,1e-6")
+        return [w, v]
     info_t = TensorType(t.shape[:-2], dt.int32)
-    base = "heevd" if t.dtype.is_complex else "syevd"
-    v, w, info = _ffi(ctx, _lapack_name(base, t.dtype), [a], [t], [t, w_t, info_t],
-                      {"mode": "V", "uplo": "L" if ctx.attrs["lower"] else "U"}, alias=(0, 0))
+    if p == "host":
+        routine = "heevd" if t.dtype.is_complex else "syevd"
+        config = {"mode": _char("V"), "uplo": _char("L" if lower else "U")}
+    else:  # algorithm 0: the handler's default choice, as jax asks
+        routine, config = "syevd", {"algorithm": "0 : ui8", "lower": _flag(lower)}
+    v, w, info = _ffi(ctx, _solver(ctx, routine, t.dtype), [a], [t], [t, w_t, info_t],
+                      config, alias=(0, 0))
     return [_nan_unless_ok(ctx, info, info_t, w, w_t), _nan_unless_ok(ctx, info, info_t, v, t)]
 
 
@@ -562,19 +631,69 @@ def _svd_rule(a, *, full_matrices, compute_uv):
 
 
 def _svd_emit(ctx, a):
-    _host_only(ctx, "svd")
     t = ctx.in_types[0]
     x = ctx.attrs
     s_t, u_t, vt_t = _svd_types(t, x["full_matrices"])
     info_t = TensorType(t.shape[:-2], dt.int32)
-    mode = "N" if not x["compute_uv"] else ("A" if x["full_matrices"] else "S")
-    _, s, u, vt, info = _ffi(ctx, _lapack_name("gesdd", t.dtype), [a], [t],
-                             [t, s_t, u_t, vt_t, info_t], {"mode": mode}, alias=(0, 0))
+    p = ctx.emitter.platform
+    if p == "tpu":
+        raise _unsupported(ctx, "svd", "jax's TPU SVD is a QDWH polar decomposition "
+                                       "written in jax operations, not one of XLA's calls")
+    if p == "host":
+        mode = "N" if not x["compute_uv"] else ("A" if x["full_matrices"] else "S")
+        _, s, u, vt, info = _ffi(ctx, _solver(ctx, "gesdd", t.dtype), [a], [t],
+                                 [t, s_t, u_t, vt_t, info_t], {"mode": _char(mode)},
+                                 alias=(0, 0))
+    else:
+        s, u, vt, info = _svd_gpu(ctx, a, t, s_t, u_t, vt_t, info_t, **x)
     out = [_nan_unless_ok(ctx, info, info_t, s, s_t)]
     if x["compute_uv"]:
         out += [_nan_unless_ok(ctx, info, info_t, u, u_t),
                 _nan_unless_ok(ctx, info, info_t, vt, vt_t)]
     return out
+
+
+def _svd_gpu(ctx, a, t: TensorType, s_t, u_t, vt_t, info_t, *, full_matrices, compute_uv):
+    """cuSOLVER / hipSOLVER SVD, chosen as jax chooses: Jacobi (gesvdj) up to 1024x1024,
+    else QR-based gesvd (on the transpose of a wide matrix). Returns s, u, vt, info."""
+    m, n = t.shape[-2:]
+    k = min(m, n)
+    batch, nb = t.shape[:-2], t.ndim - 2
+    prefix = _GPU_PREFIX[ctx.emitter.platform]
+    if m > 1024 or n > 1024:
+        wide = m < n
+        if not compute_uv:  # gesvd then writes no U or V^H
+            u_t = vt_t = TensorType((), t.dtype)
+        # a wide matrix goes in row-major: gesvd sees its transpose, so U and V^H swap
+        _, s, u, vt, info = _ffi(
+            ctx, f"{prefix}solver_gesvd_ffi", [a], [t],
+            [t, s_t, *((vt_t, u_t) if wide else (u_t, vt_t)), info_t],
+            {"compute_uv": _flag(compute_uv), "full_matrices": _flag(full_matrices),
+             "transposed": _flag(wide)}, alias=(0, 0), column_major=not wide)
+        return (s, vt, u, info) if wide else (s, u, vt, info)
+    # gesvdj has no economy mode for the small matrices of its batched path
+    econ = not full_matrices and m > 32 and n > 32
+    uj_t = TensorType((*batch, m, k if econ else m), t.dtype)
+    vj_t = TensorType((*batch, n, k if econ else n), t.dtype)
+    _, s, u, v, info = _ffi(ctx, f"{prefix}solver_gesvdj_ffi", [a], [t],
+                            [t, s_t, uj_t, vj_t, info_t],
+                            {"compute_uv": _flag(compute_uv), "full_matrices": _flag(not econ)},
+                            alias=(0, 0))
+    if not compute_uv:
+        return s, u, v, info
+    vh_t = TensorType((*batch, vj_t.shape[-1], n), t.dtype)
+    vt = ctx.op("stablehlo.transpose", [v], [vh_t],
+                f"permutation = array<i64: {', '.join(map(str, (*range(nb), nb + 1, nb)))}>")[0]
+    if t.dtype.is_complex:
+        rt = vh_t.with_dtype(dt.real_dtype(t.dtype))
+        re = ctx.op("stablehlo.real", [vt], [rt])[0]
+        im = ctx.op("stablehlo.imag", [vt], [rt])[0]
+        im = ctx.op("stablehlo.negate", [im], [rt])[0]
+        vt = ctx.op("stablehlo.complex", [re, im], [vh_t])[0]
+    if not full_matrices and not econ:
+        u, _ = _slice(ctx, u, uj_t, m, k)
+        vt, _ = _slice(ctx, vt, vh_t, k, n)
+    return s, u, vt, info
 
 
 def _svd_ref(a, *, full_matrices, compute_uv):

@@ -3,6 +3,7 @@ client exists, the preference list, environment variables for scripts."""
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -125,3 +126,91 @@ def test_gpu_client_options_in_a_script():
         print(stats.get("bytes_limit", 0) > 0)
         """)
     assert out.split()[:3] == ["cuda", "false", "0.5"]
+
+
+def test_client_options_are_checked_before_use():
+    with pytest.raises(TypeError, match="preallocate must be True or False, not 'false'"):
+        stablejit.configure_client("cuda", preallocate="false")
+    with pytest.raises(TypeError, match=r"memory_fraction must be a number in \(0, 1\]"):
+        stablejit.configure_client("cuda", memory_fraction="0.5")
+    with pytest.raises(TypeError, match="default_device_id must be a device number"):
+        stablejit.configure_client("cuda", default_device_id=1.0)
+
+
+def test_gpu_options_reach_the_gpu_allocator_when_its_client_starts():
+    """Without a GPU the client fails to start, after the options were handed on as the
+    variables jaxlib's GPU plugin reads (the deprecated spelling of the fraction is
+    dropped: jaxlib refuses both at once)."""
+    out = run("""
+        import os, stablejit
+        from stablejit.runtime import client
+        stablejit.configure_client("cuda", preallocate=False, memory_fraction=0.3)
+        client.is_available("cuda")
+        print(os.environ.get("XLA_PYTHON_CLIENT_PREALLOCATE"),
+              os.environ.get("XLA_CLIENT_MEM_FRACTION"),
+              os.environ.get("XLA_PYTHON_CLIENT_MEM_FRACTION"))
+        """, env={"XLA_PYTHON_CLIENT_MEM_FRACTION": "0.7"})
+    assert out.split() == ["false", "0.3", "None"]
+
+
+# ---- on a GPU (skipped elsewhere) ----------------------------------------------------------
+# Each runs a fresh process, since options apply only when the client is created. None of
+# these has run on a GPU yet: no GPU was lent while they were written.
+
+GPUS = [p for p in ("cuda", "rocm") if client.is_available(p)]
+needs_gpu = pytest.mark.skipif(
+    not GPUS, reason="needs a CUDA or ROCm GPU with jax's plugin (pip install "
+                     "'jax[cuda13]'); tests/host/test_lowering_platforms.py checks GPU "
+                     "lowering without one")
+
+
+def _gpu_memory_stats(options: str) -> dict:
+    """memory_stats() of the default GPU after one small array, in a process whose GPU
+    client was created with `options` (configure_client keyword text)."""
+    out = run(f"""
+        import json, stablejit, stablejit.numpy as snp
+        stablejit.configure_client({GPUS[0]!r}, {options})
+        stablejit.set_default_platform([{GPUS[0]!r}])
+        x = snp.ones(1000)
+        x.numpy()
+        print(json.dumps(x.device.memory_stats() or {{}}))
+        """)
+    return json.loads(out.splitlines()[-1])
+
+
+@needs_gpu
+def test_gpu_memory_fraction_sets_the_allocator_limit():
+    small = _gpu_memory_stats("memory_fraction=0.2")
+    large = _gpu_memory_stats("memory_fraction=0.4")
+    assert large["bytes_limit"] == pytest.approx(2 * small["bytes_limit"], rel=0.05)
+
+
+@needs_gpu
+def test_gpu_preallocate_reserves_the_pool_when_the_client_starts():
+    on = _gpu_memory_stats("preallocate=True, memory_fraction=0.3")
+    off = _gpu_memory_stats("preallocate=False, memory_fraction=0.3")
+    key = next((k for k in ("pool_bytes", "bytes_reserved") if k in on), None)
+    if key is None:
+        pytest.skip(f"this GPU client's memory_stats() report no pool size: {sorted(on)}")
+    assert on[key] >= 0.9 * on["bytes_limit"], on
+    assert off[key] < 0.5 * off["bytes_limit"], off
+
+
+@needs_gpu
+def test_gpu_default_device_id():
+    last = len(client.devices(GPUS[0])) - 1
+    out = run(f"""
+        import stablejit, stablejit.numpy as snp
+        stablejit.configure_client({GPUS[0]!r}, default_device_id={last})
+        stablejit.set_default_platform([{GPUS[0]!r}])
+        x = snp.ones(3)
+        print(x.device.id, stablejit.jit(lambda a: a * 2)(x).device.id)
+        """)
+    assert out.split() == [str(last), str(last)]
+    r = subprocess.run([sys.executable, "-c", textwrap.dedent(f"""
+        import stablejit, stablejit.numpy as snp
+        stablejit.configure_client({GPUS[0]!r}, default_device_id={last + 1})
+        stablejit.set_default_platform([{GPUS[0]!r}])
+        snp.ones(3)
+        """)], capture_output=True, text=True, timeout=120)
+    assert r.returncode != 0 and f"default_device_id {last + 1} is out of range" in r.stderr
