@@ -17,6 +17,7 @@ is never silently skipped.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import time
 
@@ -26,6 +27,7 @@ from . import config
 from .compiler import passes
 from .compiler.emitter import emit_module, host_callbacks
 from .compiler.ir import Function
+from .runtime import client as rt_client
 from .runtime import disk_cache, dump
 from .runtime.cache import SingleFlightCache
 from .runtime.client import platform_of
@@ -51,7 +53,7 @@ class Program:
     it; when the executable cache has evicted it, `run` loads it again first."""
 
     __slots__ = ("fn", "device", "name", "optimize", "donated", "disk", "key",
-                 "result_types", "exe", "_execute")
+                 "result_types", "exe", "_execute", "_handlers")
 
     def __init__(self, fn: Function, device, *, name: str, optimize: bool, donated: tuple,
                  disk):
@@ -60,7 +62,7 @@ class Program:
         self.key = (fn.key(), device, optimize, donated)
         self.result_types = fn.result_types
         self.exe: Executable | None = None
-        self._execute = None
+        self._execute = self._handlers = None
 
     @property
     def executable(self) -> Executable:
@@ -78,24 +80,28 @@ class Program:
         if execute is None:
             self._revive()
             execute = self._execute
-        res = execute(buffers)
-        return [b[0] for b in res.disassemble_into_single_device_arrays()]
+        return execute(buffers).consume_with_handlers(self._handlers)
 
     def _load(self) -> Program:
         self.exe = _compile_program(self)
         self._execute = self.exe.loaded.execute_sharded
+        self._new_handlers()
         callbacks = host_callbacks(self.fn)
         if callbacks:
             self._execute = _synchronous(self._execute, callbacks)
         return self
 
+    def _new_handlers(self) -> None:
+        self._handlers = self.exe.result_handlers(
+            [(t.shape, t.dtype.np) for t in self.result_types])
+
     def _drop(self) -> None:
-        self.exe = self._execute = None
+        self.exe = self._execute = self._handlers = None
 
     def _revive(self) -> None:
         live = _EXECUTABLES.get_or_create(self.key, self._load)
         if live is not self:  # another holder brought the program back first: share it
-            self.exe, self._execute = live.exe, live._execute
+            self.exe, self._execute, self._handlers = live.exe, live._execute, live._handlers
 
     @property
     def nbytes(self) -> int:
@@ -111,15 +117,20 @@ class Program:
 
 
 class _Finished:
-    """The outputs of a run that has already completed."""
+    """The results of a run that calls Python functions: consuming them waits for the
+    run to complete (see _synchronous)."""
 
-    __slots__ = ("arrays",)
+    __slots__ = ("results", "callbacks")
 
-    def __init__(self, arrays):
-        self.arrays = arrays
+    def __init__(self, results, callbacks):
+        self.results, self.callbacks = results, callbacks
 
-    def disassemble_into_single_device_arrays(self):
-        return self.arrays
+    def consume_with_handlers(self, handlers):
+        with _raising_callback_errors(self.callbacks):
+            arrays = self.results.consume_with_handlers(handlers)
+            for a in arrays:
+                a.block_until_ready()
+        return arrays
 
 
 def _synchronous(execute, callbacks):
@@ -129,22 +140,37 @@ def _synchronous(execute, callbacks):
     def run(buffers):
         for cb in callbacks:
             cb.error = None
-        try:
-            arrays = execute(buffers).disassemble_into_single_device_arrays()
-            for a in arrays:
-                a[0].block_until_ready()
-        except Exception as e:
-            raised = next((cb.error for cb in callbacks if cb.error is not None), None)
-            if raised is None:
-                raise
-            raise raised.with_traceback(raised.__traceback__) from e
-        return _Finished(arrays)
+        with _raising_callback_errors(callbacks):
+            return _Finished(execute(buffers), callbacks)
     return run
+
+
+@contextlib.contextmanager
+def _raising_callback_errors(callbacks):
+    """Re-raise the exception a callback raised in place of XLA's report of it."""
+    try:
+        yield
+    except Exception as e:
+        raised = next((cb.error for cb in callbacks if cb.error is not None), None)
+        if raised is None:
+            raise
+        raise raised.with_traceback(raised.__traceback__) from e
 
 
 _EXECUTABLES = SingleFlightCache(max_entries=config.executable_cache_entries(),
                                  max_bytes=config.executable_cache_bytes(),
                                  size=lambda p: p.nbytes, on_evict=Program._drop)
+
+
+def _rebuild_result_handlers() -> None:
+    """jax has been imported: outputs from now on carry its array metadata."""
+    for key in _EXECUTABLES.keys():
+        prog = _EXECUTABLES.get(key)
+        if prog is not None and prog.exe is not None:
+            prog._new_handlers()
+
+
+rt_client.jax_loaded_hooks.append(_rebuild_result_handlers)
 
 
 def program(fn: Function, device, *, name: str | None = None, optimize: bool = True,
