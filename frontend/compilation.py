@@ -10,9 +10,10 @@ left out) and the device, so eight jit objects of one program, or a function ret
 to the same IR, compile once. It is bounded by entries and bytes
 (STABLEJIT_EXECUTABLE_CACHE_ENTRIES / _BYTES); an evicted Program drops its executable
 and gets it back, from the disk cache or by compiling, the next time it runs. The disk
-cache (runtime/disk_cache.py) is keyed by the StableHLO text and everything else that
-decides what XLA produces; a run that asks XLA for a dump always compiles, so the dump
-is never silently skipped.
+cache (runtime/disk_cache.py) is keyed by the StableHLO text without source locations
+and everything else that decides what XLA produces; a run that asks XLA for a dump
+always compiles, so the dump is never silently skipped, and one that asks for ours
+(STABLEJIT_DUMP_TO) keys on the locations too, so the dumped HLO names current lines.
 """
 
 from __future__ import annotations
@@ -231,7 +232,8 @@ def compile_text(text: str, device, *, name: str = "fn", cache=None, host_callba
     exe = None
     flags = config.xla_flags()
     if store is not None:
-        key = disk_key(text, device)
+        # with STABLEJIT_DUMP_TO, the dumped HLO must name this text's lines: key on them
+        key = disk_key(text, device, locations=bool(config.dump_to()))
         if not disk_cache.xla_dump_requested(flags):
             data = store.get(key)
             if data is not None:
@@ -258,11 +260,12 @@ def compile_text(text: str, device, *, name: str = "fn", cache=None, host_callba
     return exe, outcome, time.perf_counter() - t0
 
 
-def disk_key(text: str, device) -> str:
-    """The persistent-cache key of a program for a device."""
+def disk_key(text: str, device, *, locations: bool = False) -> str:
+    """The persistent-cache key of a program for a device (see disk_cache.make_key)."""
     client = device.client
     return disk_cache.make_key(
-        text, platform=platform_of(device), platform_version=str(client.platform_version),
+        text, locations=locations, platform=platform_of(device),
+        platform_version=str(client.platform_version),
         device_kind=str(device.device_kind), device_id=device.id,
         jaxlib_version=jaxlib.__version__, compile_options=_options_bytes(device),
         xla_flags=disk_cache.significant_xla_flags(config.xla_flags()))
