@@ -54,7 +54,7 @@ class Program:
     it; when the executable cache has evicted it, `run` loads it again first."""
 
     __slots__ = ("fn", "device", "name", "optimize", "donated", "disk", "key",
-                 "result_types", "exe", "_execute", "_handlers")
+                 "result_types", "exe", "execute", "handlers")
 
     def __init__(self, fn: Function, device, *, name: str, optimize: bool, donated: tuple,
                  disk):
@@ -63,7 +63,9 @@ class Program:
         self.key = (fn.key(), device, optimize, donated)
         self.result_types = fn.result_types
         self.exe: Executable | None = None
-        self._execute = self._handlers = None
+        # execute(buffers).consume_with_handlers(handlers) is a run: jit's fast path
+        # calls them itself (None while the program is not loaded; `run` loads it)
+        self.execute = self.handlers = None
 
     @property
     def executable(self) -> Executable:
@@ -77,32 +79,32 @@ class Program:
 
     def run(self, buffers) -> list:
         """Execute on device buffers; the output buffers come back at once (async)."""
-        execute = self._execute
+        execute = self.execute
         if execute is None:
             self._revive()
-            execute = self._execute
-        return execute(buffers).consume_with_handlers(self._handlers)
+            execute = self.execute
+        return execute(buffers).consume_with_handlers(self.handlers)
 
     def _load(self) -> Program:
         self.exe = _compile_program(self)
-        self._execute = self.exe.loaded.execute_sharded
+        self.execute = self.exe.loaded.execute_sharded
         self._new_handlers()
         callbacks = host_callbacks(self.fn)
         if callbacks:
-            self._execute = _synchronous(self._execute, callbacks)
+            self.execute = _synchronous(self.execute, callbacks)
         return self
 
     def _new_handlers(self) -> None:
-        self._handlers = self.exe.result_handlers(
+        self.handlers = self.exe.result_handlers(
             [(t.shape, t.dtype.np) for t in self.result_types])
 
     def _drop(self) -> None:
-        self.exe = self._execute = self._handlers = None
+        self.exe = self.execute = self.handlers = None
 
     def _revive(self) -> None:
         live = _EXECUTABLES.get_or_create(self.key, self._load)
         if live is not self:  # another holder brought the program back first: share it
-            self.exe, self._execute, self._handlers = live.exe, live._execute, live._handlers
+            self.exe, self.execute, self.handlers = live.exe, live.execute, live.handlers
 
     @property
     def nbytes(self) -> int:

@@ -38,8 +38,7 @@ _state = _State()
 def active() -> bool:
     """Whether jitted calls must take the debug path (disable_jit or a NaN/Inf check),
     and this thread is not already inside it. Asked on every jitted call."""
-    return (_state.no_jit > 0 or config.debug_nans() or config.debug_infs()) \
-        and not _state.inside
+    return (_state.no_jit > 0 or config.debug_checks()) and not _state.inside
 
 
 @contextlib.contextmanager

@@ -38,7 +38,7 @@ from .tracing import Trace, escaped_error
 log = logging.getLogger("stablejit")
 PY_SCALARS = (bool, int, float, complex)
 _data_of = operator.attrgetter("_data")
-_is_none = functools.partial(operator.is_, None)
+_is_tensor = Tensor.__instancecheck__
 # a leaf's part of the fast-path key: only non-weak tensors of the entry's backend
 # were entered, so any other leaf misses (or raises AttributeError: not a tensor)
 _fast_leaf = operator.attrgetter("type", "weak", "_backend")
@@ -81,19 +81,11 @@ class _Entry:
     def exe(self):
         return self.prog.executable
 
-    def fast(self, leaves):
-        """Call with the argument leaves (tensors of this entry's XLA backend, as the
-        fast-path key guarantees), or return None to send the call down the general
-        path (which also reports errors)."""
-        bufs = list(map(_data_of, leaves))
-        if any(map(_is_none, bufs)):  # a deleted tensor: the general path says so clearly
-            return None
-        outs = self.prog.run(bufs)
+    def outputs(self, buffers):
+        """The output pytree of a fast-path call (see Jitted.__call__)."""
         backend = self.backend
-        if self._single:
-            return Tensor(outs[0], backend, self.out_types[0], self.out_weak[0])
         outs = [Tensor(b, backend, t, w)
-                for b, t, w in zip(outs, self.out_types, self.out_weak, strict=True)]
+                for b, t, w in zip(buffers, self.out_types, self.out_weak, strict=True)]
         if self.fast_out is not None:
             return self.fast_out.unflatten(outs)
         return tree.unflatten(self.out_tree, outs)
@@ -271,18 +263,30 @@ class Jitted:
     # ---- calling ---------------------------------------------------------------------
     def __call__(self, *args, **kwargs):
         if not kwargs and self._epoch == writes.epoch and not debugging.active():
-            # Fast path: tensors (in any pytree) of types seen before, flattened in C++;
-            # only simple, cacheable calls are entered in _fast, and entry.fast declines
-            # with None when the general path must decide.
-            leaves, structure = tree.fast_flatten(args)
+            # Fast path: tensors of types seen before, as positional arguments or in any
+            # pytree (flattened in C++). Only simple, cacheable calls are entered in
+            # _fast (see _enter_fast). This is the one place where a Python call costs,
+            # so the entry's work is inlined here.
             try:
-                entry = self._fast[(structure, *map(_fast_leaf, leaves))]
-            except (KeyError, AttributeError, TypeError):  # TypeError: unhashable aux data
-                pass
-            else:
-                out = entry.fast(leaves)
-                if out is not None:
-                    return out
+                if all(map(_is_tensor, args)):
+                    leaves = args
+                    entry = self._fast.get(tuple(map(_fast_leaf, args)))
+                else:
+                    leaves, structure = tree.fast_flatten(args)
+                    entry = self._fast.get((structure, *map(_fast_leaf, leaves)))
+            except (AttributeError, TypeError):  # a leaf is no tensor; unhashable aux data
+                entry = None
+            if entry is not None:
+                prog = entry.prog
+                try:
+                    results = prog.execute(list(map(_data_of, leaves)))
+                except TypeError:  # a deleted tensor, or an evicted program: not run
+                    return self._call(args, kwargs)
+                outs = results.consume_with_handlers(prog.handlers)
+                if entry._single:
+                    return Tensor(outs[0], entry.backend, entry.out_types[0],
+                                  entry.out_weak[0])
+                return entry.outputs(outs)
         return self._call(args, kwargs)
 
     def _call(self, args, kwargs):
@@ -302,10 +306,16 @@ class Jitted:
 
     def _enter_fast(self, entry, args, leaves) -> None:
         """Let calls like this one take the fast path, if every leaf is a non-weak
-        tensor of the entry's backend and the C++ flattener sees the same leaves."""
+        tensor of the entry's backend and the C++ flattener sees the same leaves. Keys:
+        positional tensors by their (type, weak, backend) alone; other pytrees by their
+        jaxlib structure too."""
         backend = entry.backend
         if not all(type(x) is Tensor and not x.weak and x._backend is backend
                    for x in leaves):
+            return
+        if len(args) == len(leaves) and all(a is b for a, b in zip(args, leaves,
+                                                                    strict=True)):
+            self._fast[tuple(map(_fast_leaf, args))] = entry
             return
         fast_leaves, structure = tree.fast_flatten(args)
         if len(fast_leaves) != len(leaves) or not all(
