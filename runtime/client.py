@@ -132,7 +132,7 @@ def _host_client_without_jax():
     passes by default: asynchronous dispatch, one process, no cross-process collectives,
     the device count from XLA_FLAGS (--xla_force_host_platform_device_count) and jax's
     topology timeouts. Its buffers carry stablejit's array metadata (see buffers.py)."""
-    from jaxlib import xla_client
+    from jaxlib import xla_client  # noqa: PLC0415 - import cost: only when the host starts
 
     client = xla_client.make_cpu_client(asynchronous=True, num_devices=None,
                                         get_local_topology_timeout_minutes=2,
