@@ -33,6 +33,7 @@ bench: install
 	$(PY) benchmarks/lazy.py
 	$(PY) -m benchmarks.indexing_sort
 	$(PY) benchmarks/linalg_fft_conv.py
+	$(PY) benchmarks/startup.py
 	$(PY) benchmarks/cache.py
 	$(PY) benchmarks/memory.py
 

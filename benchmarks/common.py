@@ -20,6 +20,23 @@ def per_call(fn, *, inner: int = 100, repeat: int = 15, warmup: int = 3) -> floa
     return float(np.median(times))
 
 
+def paired_per_call(fns, *, inner: int = 100, repeat: int = 21, warmup: int = 3
+                    ) -> list[float]:
+    """Median seconds per call of each of fns, measured in alternating batches of `inner`
+    calls, so that a busy machine slows all of them alike."""
+    for fn in fns:
+        for _ in range(warmup):
+            fn()
+    times: list[list[float]] = [[] for _ in fns]
+    for _ in range(repeat):
+        for fn, ts in zip(fns, times, strict=True):
+            t0 = time.perf_counter()
+            for _ in range(inner):
+                fn()
+            ts.append((time.perf_counter() - t0) / inner)
+    return [float(np.median(ts)) for ts in times]
+
+
 def once_each(make, *, repeat: int = 7) -> float:
     """Median seconds of make()() where make builds a fresh thing to time each round."""
     times = []

@@ -3,7 +3,8 @@
     python benchmarks/run.py            (or: make bench)
 
 Prints medians and ratios (stablejit / peer; lower is better) for: a cached jit call
-of x+y on f32[4]; one eager add on f32[4]; trace+emit of a 10-layer 256-wide tanh MLP
+of x+y on f32[4], with PJRT's own share of it; one eager add on f32[4]; the 64-128-10
+MLP train step at batch 128; trace+emit of a 10-layer 256-wide tanh MLP
 against jax.jit(f).lower; the first call (trace+compile); the steady-state MLP forward
 at batch 32; and the {10000,784}.{784,10} matmul.
 """
@@ -22,7 +23,7 @@ import jax.numpy as jnp  # noqa: E402
 import numpy as np  # noqa: E402
 import stablejit  # noqa: E402
 import stablejit.numpy as snp  # noqa: E402
-from common import once_each, per_call, table  # noqa: E402
+from common import once_each, paired_per_call, per_call, table  # noqa: E402
 from stablejit import compilation  # noqa: E402
 
 LAYERS, WIDTH = 10, 256
@@ -36,6 +37,28 @@ def mlp(np_mod):
     return forward
 
 
+def train_step_row() -> tuple:
+    """The 64-128-10 MLP train step (forward, backward, Adam; 15 argument leaves) at
+    batch 128, both sides alternating (benchmarks/train_step.py has the larger model)."""
+    import train_step as ts  # noqa: PLC0415
+
+    sizes = (64, 128, 10)
+    params_np, (x, y) = ts._init(sizes), ts._data(sizes, 128)
+    runs = []
+    for make in (ts.stablejit_step, ts.jax_step):
+        step, setup, jit = make()
+        jitted, state = jit(step), {"args": setup(params_np, x, y)}
+
+        def run(jitted=jitted, state=state):
+            p, s, xx, yy = state["args"]
+            p, s, loss = jitted(p, s, xx, yy)
+            loss.block_until_ready()
+            state["args"] = (p, s, xx, yy)
+        runs.append(run)
+    ours, peer = paired_per_call(runs, inner=50)
+    return ("train step MLP 64-128-10, batch 128", ours, "jax", peer, 1.05)
+
+
 def main() -> None:
     rng = np.random.default_rng(0)
     x4 = np.arange(4, dtype=np.float32)
@@ -45,16 +68,20 @@ def main() -> None:
     s_add = stablejit.jit(lambda a, b: a + b)
     j_add = jax.jit(lambda a, b: a + b)
     s_add(sx, sy), j_add(jx, jy)
-    s_execute = s_add.lower(sx, sy).compile().executable.loaded.execute_sharded
-    bufs = [sx._data, sy._data]
-    rows = [("cached jit call x+y f32[4]", per_call(lambda: s_add(sx, sy), inner=2000),
-             "jax", per_call(lambda: j_add(jx, jy), inner=2000), 1.5),
-            # the floor under our cached call: PJRT's Python execute + output wrapping alone
-            ("  of which PJRT execute+disassemble", per_call(
-                lambda: s_execute(bufs).disassemble_into_single_device_arrays(), inner=2000),
-             "jax", per_call(lambda: j_add(jx, jy), inner=2000), None),
+    # the floor under our cached call: PJRT's execute alone, and with the C++ result
+    # handlers that make the output buffers (what Program.run calls)
+    prog = next(iter(s_add._fast.values())).prog
+    execute, handlers, bufs = prog.execute, prog.handlers, [sx._data, sy._data]
+    call, j_call, pjrt, pjrt_out = paired_per_call(
+        [lambda: s_add(sx, sy), lambda: j_add(jx, jy), lambda: execute(bufs),
+         lambda: execute(bufs).consume_with_handlers(handlers)], inner=2000)
+    rows = [("cached jit call x+y f32[4]", call, "jax", j_call, 1.3),
+            ("  of which PJRT execute_sharded alone", pjrt, "jax", j_call, None),
+            ("  of which execute + C++ result handlers", pjrt_out, "jax", j_call, None),
+            ("  our Python on top (target <= 1 us)", call - pjrt_out, "jax", j_call, None),
             ("eager add f32[4]", per_call(lambda: sx + sy, inner=2000),
              "jax", per_call(lambda: jx + jy, inner=2000), 1.0)]
+    rows.append(train_step_row())
 
     params_np = [((rng.standard_normal((WIDTH, WIDTH)) / np.sqrt(WIDTH)).astype(np.float32),
                   np.zeros(WIDTH, np.float32)) for _ in range(LAYERS)]

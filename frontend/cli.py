@@ -5,6 +5,7 @@ what the compilation cache holds.
     stablejit dump FILE.py:FUNC --args ... --format dot --out DIR
     stablejit dump FILE.py:FUNC --args ... --bundle DIR
     stablejit explain FILE.py:FUNC --args ...
+    stablejit profile FILE.py:FUNC --args ... [--runs 100]
     stablejit devices
     stablejit cache info|list|clear
 """
@@ -18,7 +19,6 @@ import time
 
 from . import config
 from .errors import StablejitError
-from .explain import Inspection, load_target, write_dot
 from .platforms import default_platform
 from .runtime import client, disk_cache
 from .runtime.client import PlatformError
@@ -27,6 +27,7 @@ STAGES = ("ir", "stablehlo", "hlo", "all")
 
 
 def _inspection(ns):
+    from .explain import Inspection, load_target  # noqa: PLC0415 - for dump/explain only
 
     fn, _ = load_target(ns.target)
     return Inspection(fn, ns.args or [], platform=ns.platform, device_id=ns.device_id)
@@ -62,6 +63,7 @@ def cmd_dump(ns) -> int:
             print(f"  {f}")
         return 0
     if ns.format == "dot":
+        from .explain import write_dot  # noqa: PLC0415 - for dump only
 
         text = insp.dot()
         if not ns.out:
@@ -94,6 +96,16 @@ def cmd_explain(ns) -> int:
     insp = _inspection(ns)
     insp.executable  # noqa: B018 (compile before reporting)
     print(insp.report())
+    return 0
+
+
+def cmd_profile(ns) -> int:
+    from .explain import load_target  # noqa: PLC0415 - for profile only
+    from .profiling import Profile  # noqa: PLC0415
+
+    fn, _ = load_target(ns.target)
+    print(Profile(fn, ns.args or [], platform=ns.platform, device_id=ns.device_id,
+                  runs=ns.runs).report())
     return 0
 
 
@@ -176,6 +188,12 @@ def build_parser() -> argparse.ArgumentParser:
     e = sub.add_parser("explain", help="op counts, XLA's fusions, cost and memory analysis")
     _add_target(e)
     e.set_defaults(run=cmd_explain)
+    p = sub.add_parser("profile", help="time each stage: trace, passes, emit, compile or "
+                                       "load, first run, steady state")
+    _add_target(p)
+    p.add_argument("--runs", type=int, default=100,
+                   help="steady-state runs to take the median of (default 100)")
+    p.set_defaults(run=cmd_profile)
     v = sub.add_parser("devices", help="list platforms and devices, and the default")
     v.set_defaults(run=cmd_devices)
     c = sub.add_parser("cache", help="the persistent compilation cache")

@@ -10,13 +10,15 @@ left out) and the device, so eight jit objects of one program, or a function ret
 to the same IR, compile once. It is bounded by entries and bytes
 (STABLEJIT_EXECUTABLE_CACHE_ENTRIES / _BYTES); an evicted Program drops its executable
 and gets it back, from the disk cache or by compiling, the next time it runs. The disk
-cache (runtime/disk_cache.py) is keyed by the StableHLO text and everything else that
-decides what XLA produces; a run that asks XLA for a dump always compiles, so the dump
-is never silently skipped.
+cache (runtime/disk_cache.py) is keyed by the StableHLO text without source locations
+and everything else that decides what XLA produces; a run that asks XLA for a dump
+always compiles, so the dump is never silently skipped, and one that asks for ours
+(STABLEJIT_DUMP_TO) keys on the locations too, so the dumped HLO names current lines.
 """
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import time
 
@@ -26,6 +28,7 @@ from . import config
 from .compiler import passes
 from .compiler.emitter import emit_module, host_callbacks
 from .compiler.ir import Function
+from .runtime import client as rt_client
 from .runtime import disk_cache, dump
 from .runtime.cache import SingleFlightCache
 from .runtime.client import platform_of
@@ -51,7 +54,7 @@ class Program:
     it; when the executable cache has evicted it, `run` loads it again first."""
 
     __slots__ = ("fn", "device", "name", "optimize", "donated", "disk", "key",
-                 "result_types", "exe", "_execute")
+                 "result_types", "exe", "execute", "handlers")
 
     def __init__(self, fn: Function, device, *, name: str, optimize: bool, donated: tuple,
                  disk):
@@ -60,7 +63,9 @@ class Program:
         self.key = (fn.key(), device, optimize, donated)
         self.result_types = fn.result_types
         self.exe: Executable | None = None
-        self._execute = None
+        # execute(buffers).consume_with_handlers(handlers) is a run: jit's fast path
+        # calls them itself (None while the program is not loaded; `run` loads it)
+        self.execute = self.handlers = None
 
     @property
     def executable(self) -> Executable:
@@ -74,28 +79,32 @@ class Program:
 
     def run(self, buffers) -> list:
         """Execute on device buffers; the output buffers come back at once (async)."""
-        execute = self._execute
+        execute = self.execute
         if execute is None:
             self._revive()
-            execute = self._execute
-        res = execute(buffers)
-        return [b[0] for b in res.disassemble_into_single_device_arrays()]
+            execute = self.execute
+        return execute(buffers).consume_with_handlers(self.handlers)
 
     def _load(self) -> Program:
         self.exe = _compile_program(self)
-        self._execute = self.exe.loaded.execute_sharded
+        self.execute = self.exe.loaded.execute_sharded
+        self._new_handlers()
         callbacks = host_callbacks(self.fn)
         if callbacks:
-            self._execute = _synchronous(self._execute, callbacks)
+            self.execute = _synchronous(self.execute, callbacks)
         return self
 
+    def _new_handlers(self) -> None:
+        self.handlers = self.exe.result_handlers(
+            [(t.shape, t.dtype.np) for t in self.result_types])
+
     def _drop(self) -> None:
-        self.exe = self._execute = None
+        self.exe = self.execute = self.handlers = None
 
     def _revive(self) -> None:
         live = _EXECUTABLES.get_or_create(self.key, self._load)
         if live is not self:  # another holder brought the program back first: share it
-            self.exe, self._execute = live.exe, live._execute
+            self.exe, self.execute, self.handlers = live.exe, live.execute, live.handlers
 
     @property
     def nbytes(self) -> int:
@@ -111,15 +120,20 @@ class Program:
 
 
 class _Finished:
-    """The outputs of a run that has already completed."""
+    """The results of a run that calls Python functions: consuming them waits for the
+    run to complete (see _synchronous)."""
 
-    __slots__ = ("arrays",)
+    __slots__ = ("results", "callbacks")
 
-    def __init__(self, arrays):
-        self.arrays = arrays
+    def __init__(self, results, callbacks):
+        self.results, self.callbacks = results, callbacks
 
-    def disassemble_into_single_device_arrays(self):
-        return self.arrays
+    def consume_with_handlers(self, handlers):
+        with _raising_callback_errors(self.callbacks):
+            arrays = self.results.consume_with_handlers(handlers)
+            for a in arrays:
+                a.block_until_ready()
+        return arrays
 
 
 def _synchronous(execute, callbacks):
@@ -129,22 +143,37 @@ def _synchronous(execute, callbacks):
     def run(buffers):
         for cb in callbacks:
             cb.error = None
-        try:
-            arrays = execute(buffers).disassemble_into_single_device_arrays()
-            for a in arrays:
-                a[0].block_until_ready()
-        except Exception as e:
-            raised = next((cb.error for cb in callbacks if cb.error is not None), None)
-            if raised is None:
-                raise
-            raise raised.with_traceback(raised.__traceback__) from e
-        return _Finished(arrays)
+        with _raising_callback_errors(callbacks):
+            return _Finished(execute(buffers), callbacks)
     return run
+
+
+@contextlib.contextmanager
+def _raising_callback_errors(callbacks):
+    """Re-raise the exception a callback raised in place of XLA's report of it."""
+    try:
+        yield
+    except Exception as e:
+        raised = next((cb.error for cb in callbacks if cb.error is not None), None)
+        if raised is None:
+            raise
+        raise raised.with_traceback(raised.__traceback__) from e
 
 
 _EXECUTABLES = SingleFlightCache(max_entries=config.executable_cache_entries(),
                                  max_bytes=config.executable_cache_bytes(),
                                  size=lambda p: p.nbytes, on_evict=Program._drop)
+
+
+def _rebuild_result_handlers() -> None:
+    """jax has been imported: outputs from now on carry its array metadata."""
+    for key in _EXECUTABLES.keys():
+        prog = _EXECUTABLES.get(key)
+        if prog is not None and prog.exe is not None:
+            prog._new_handlers()
+
+
+rt_client.jax_loaded_hooks.append(_rebuild_result_handlers)
 
 
 def program(fn: Function, device, *, name: str | None = None, optimize: bool = True,
@@ -205,7 +234,8 @@ def compile_text(text: str, device, *, name: str = "fn", cache=None, host_callba
     exe = None
     flags = config.xla_flags()
     if store is not None:
-        key = disk_key(text, device)
+        # with STABLEJIT_DUMP_TO, the dumped HLO must name this text's lines: key on them
+        key = disk_key(text, device, locations=bool(config.dump_to()))
         if not disk_cache.xla_dump_requested(flags):
             data = store.get(key)
             if data is not None:
@@ -232,11 +262,12 @@ def compile_text(text: str, device, *, name: str = "fn", cache=None, host_callba
     return exe, outcome, time.perf_counter() - t0
 
 
-def disk_key(text: str, device) -> str:
-    """The persistent-cache key of a program for a device."""
+def disk_key(text: str, device, *, locations: bool = False) -> str:
+    """The persistent-cache key of a program for a device (see disk_cache.make_key)."""
     client = device.client
     return disk_cache.make_key(
-        text, platform=platform_of(device), platform_version=str(client.platform_version),
+        text, locations=locations, platform=platform_of(device),
+        platform_version=str(client.platform_version),
         device_kind=str(device.device_kind), device_id=device.id,
         jaxlib_version=jaxlib.__version__, compile_options=_options_bytes(device),
         xla_flags=disk_cache.significant_xla_flags(config.xla_flags()))

@@ -134,6 +134,15 @@ def debug_infs() -> bool:
     return _debug_flag("debug_infs")
 
 
+def debug_checks() -> bool:
+    """debug_nans or debug_infs: asked on every jitted call, so one dictionary read each
+    once both are known."""
+    nans, infs = _overrides.get("debug_nans"), _overrides.get("debug_infs")
+    if nans is None or infs is None:
+        return debug_nans() or debug_infs()
+    return nans or infs
+
+
 def lazy() -> bool:
     """STABLEJIT_LAZY=1: the default backend records ops lazily (frontend/lazy.py)."""
     return _read("STABLEJIT_LAZY", _flag, False, "0 or 1")

@@ -26,21 +26,26 @@ from .context import concrete_default
 from .promotion import python_scalar_dtype
 from .tensor import Tensor
 
-_state = threading.local()
+
+class _State(threading.local):
+    no_jit = 0  # disable_jit blocks entered in this thread
+    inside = False  # this thread is running a jitted function the debug way
+
+
+_state = _State()
 
 
 def active() -> bool:
     """Whether jitted calls must take the debug path (disable_jit or a NaN/Inf check),
-    and this thread is not already inside it."""
-    return (getattr(_state, "no_jit", 0) > 0 or config.debug_nans() or config.debug_infs()) \
-        and not getattr(_state, "inside", False)
+    and this thread is not already inside it. Asked on every jitted call."""
+    return (_state.no_jit > 0 or config.debug_checks()) and not _state.inside
 
 
 @contextlib.contextmanager
 def disable_jit():
     """Within the block, jitted functions run as plain Python (eagerly, op by op), so
     print, breakpoints and Python control flow on values work inside them."""
-    _state.no_jit = getattr(_state, "no_jit", 0) + 1
+    _state.no_jit += 1
     try:
         yield
     finally:

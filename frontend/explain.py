@@ -10,7 +10,7 @@ function was traced again.
 
 from __future__ import annotations
 
-import importlib.metadata
+import importlib
 import json
 import os
 import platform as py_platform
@@ -298,7 +298,10 @@ print(exe.hlo_modules()[0].to_string())
 
 
 def versions(device=None) -> dict:
-    import jax  # for the bug report's version list only (importing jax is slow)
+    # for the bug report's version list only: both are slow to import
+    import importlib.metadata  # noqa: PLC0415
+
+    import jax  # noqa: PLC0415
 
     out = {"stablejit": importlib.metadata.version("stablejit"), "python": sys.version.split()[0],
            "numpy": np.__version__, "jax": jax.__version__, "jaxlib": jaxlib.__version__,

@@ -38,8 +38,11 @@ from .tracing import Trace, escaped_error
 
 log = logging.getLogger("stablejit")
 PY_SCALARS = (bool, int, float, complex)
-_type_of = operator.attrgetter("type")
 _data_of = operator.attrgetter("_data")
+_is_tensor = Tensor.__instancecheck__
+# a leaf's part of the fast-path key: only non-weak tensors of the entry's backend
+# were entered, so any other leaf misses (or raises AttributeError: not a tensor)
+_fast_leaf = operator.attrgetter("type", "weak", "_backend")
 _ALL_JITTED: weakref.WeakSet = weakref.WeakSet()
 
 
@@ -64,7 +67,7 @@ class _Entry:
     see compilation.py) and how to turn its results into the output pytree."""
 
     __slots__ = ("fn", "prog", "out_tree", "out_types", "out_weak", "captured", "backend",
-                 "donate", "_single")
+                 "donate", "_single", "fast_out")
 
     def __init__(self, fn, prog, out_tree, captured, backend, donate=(), out_weak=None):
         self.fn, self.prog, self.out_tree = fn, prog, out_tree
@@ -73,27 +76,20 @@ class _Entry:
         self.captured, self.backend, self.donate = captured, backend, donate
         # the common "returns one tensor" case skips pytree reconstruction
         self._single = out_tree == tree.LEAF
+        self.fast_out = _fast_structure(out_tree)
 
     @property
     def exe(self):
         return self.prog.executable
 
-    def fast(self, args):
-        """Call with positional tensors on this entry's (XLA) backend, or return None to
-        send the call down the general path (which also reports errors)."""
+    def outputs(self, buffers):
+        """The output pytree of a fast-path call (see Jitted.__call__)."""
         backend = self.backend
-        for a in args:
-            if a._backend is not backend or a.weak:
-                return None
-        bufs = list(map(_data_of, args))
-        if None in bufs:  # a deleted tensor: the general path says so clearly
-            return None
-        outs = self.prog.run(bufs)
-        if self._single:
-            return Tensor(outs[0], backend, self.out_types[0], self.out_weak[0])
-        return tree.unflatten(self.out_tree, [
-            Tensor(b, backend, t, w)
-            for b, t, w in zip(outs, self.out_types, self.out_weak, strict=True)])
+        outs = [Tensor(b, backend, t, w)
+                for b, t, w in zip(buffers, self.out_types, self.out_weak, strict=True)]
+        if self.fast_out is not None:
+            return self.fast_out.unflatten(outs)
+        return tree.unflatten(self.out_tree, outs)
 
     @property
     def fast_eligible(self) -> bool:
@@ -112,6 +108,17 @@ class _Entry:
             if type(x) is Tensor and x._backend is backend:
                 x._data = None  # its buffer now belongs to an output (host data: a copy)
         return tree.unflatten(self.out_tree, outs)
+
+
+def _fast_structure(out_tree):
+    """The output structure as a jaxlib PyTreeDef, which rebuilds outputs in C++; None
+    when the two flatteners disagree on it (the Python unflatten is used then)."""
+    marks = list(range(out_tree.num_leaves))
+    try:
+        leaves, fast = tree.fast_flatten(tree.unflatten(out_tree, marks))
+    except Exception:  # a registered class that will not hold placeholder leaves
+        return None
+    return fast if leaves == marks else None
 
 
 def _to_tensor(x, backend) -> Tensor:
@@ -256,31 +263,69 @@ class Jitted:
 
     # ---- calling ---------------------------------------------------------------------
     def __call__(self, *args, **kwargs):
+        if not kwargs and self._epoch == writes.epoch and not debugging.active():
+            # Fast path: tensors of types seen before, as positional arguments or in any
+            # pytree (flattened in C++). Only simple, cacheable calls are entered in
+            # _fast (see _enter_fast). This is the one place where a Python call costs,
+            # so the entry's work is inlined here.
+            try:
+                if all(map(_is_tensor, args)):
+                    leaves = args
+                    entry = self._fast.get(tuple(map(_fast_leaf, args)))
+                else:
+                    leaves, structure = tree.fast_flatten(args)
+                    entry = self._fast.get((structure, *map(_fast_leaf, leaves)))
+            except (AttributeError, TypeError):  # a leaf is no tensor; unhashable aux data
+                entry = None
+            if entry is not None:
+                prog = entry.prog
+                try:
+                    results = prog.execute(list(map(_data_of, leaves)))
+                except TypeError:  # a deleted tensor, or an evicted program: not run
+                    return self._call(args, kwargs)
+                outs = results.consume_with_handlers(prog.handlers)
+                if entry._single:
+                    return Tensor(outs[0], entry.backend, entry.out_types[0],
+                                  entry.out_weak[0])
+                return entry.outputs(outs)
+        return self._call(args, kwargs)
+
+    def _call(self, args, kwargs):
+        """The general path: checks, signature, tracing and compiling when new."""
         if debugging.active():  # disable_jit() or a NaN/Inf check
             return debugging.call_jitted(self, args, kwargs)
         if self._epoch != writes.epoch:
             self.clear_cache()
             self._epoch = writes.epoch
-        if not kwargs:
-            # Fast path: positional tensors of types seen before (only simple, cacheable
-            # calls are entered in _fast). entry.fast declines with None when the general
-            # path must decide.
-            try:
-                entry = self._fast[tuple(map(_type_of, args))]
-            except (KeyError, AttributeError):
-                pass
-            else:
-                out = entry.fast(args)
-                if out is not None:
-                    return out
         key, leaves, backend = self._signature(args, kwargs)
         if backend is None:  # called while tracing another function: trace inline
             return self.fn(*args, **kwargs)
         entry = self._entry(key, args, kwargs, backend)
-        if self._simple and not kwargs and entry.fast_eligible and all(
-                type(a) is Tensor and not a.weak and a._backend is backend for a in args):
-            self._fast[tuple(map(_type_of, args))] = entry
+        if self._simple and not kwargs and entry.fast_eligible:
+            self._enter_fast(entry, args, leaves)
         return entry.run(leaves)
+
+    def _enter_fast(self, entry, args, leaves) -> None:
+        """Let calls like this one take the fast path, if every leaf is a non-weak
+        tensor of the entry's backend and the C++ flattener sees the same leaves. Keys:
+        positional tensors by their (type, weak, backend) alone; other pytrees by their
+        jaxlib structure too."""
+        backend = entry.backend
+        if not all(type(x) is Tensor and not x.weak and x._backend is backend
+                   for x in leaves):
+            return
+        if len(args) == len(leaves) and all(a is b for a, b in zip(args, leaves,
+                                                                    strict=True)):
+            self._fast[tuple(map(_fast_leaf, args))] = entry
+            return
+        fast_leaves, structure = tree.fast_flatten(args)
+        if len(fast_leaves) != len(leaves) or not all(
+                a is b for a, b in zip(fast_leaves, leaves, strict=True)):
+            return
+        try:
+            self._fast[(structure, *map(_fast_leaf, leaves))] = entry
+        except TypeError:  # unhashable aux data in the structure
+            pass
 
     def _split(self, args, kwargs):
         """(static part, dynamic part) of the arguments."""

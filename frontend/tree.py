@@ -11,6 +11,11 @@ FlattenedIndexKey (formatted by keystr as JAX does).
 A TreeDef is interned: equal structures are one object, so jit's cache key compares
 structures by identity. Auxiliary data of registered nodes that cannot be hashed (JAX
 allows e.g. a dict) is compared by equality instead.
+
+Every registration is mirrored into a jaxlib C++ pytree registry (`fast_flatten`), which
+jit's cached calls use to flatten their arguments without Python per node or leaf; the
+structures it returns are jaxlib's PyTreeDefs, used only as cache keys and to rebuild
+outputs.
 """
 
 from __future__ import annotations
@@ -21,6 +26,8 @@ import functools
 import sys
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any, NamedTuple
+
+from jaxlib import _jax
 
 from .errors import at_user_line
 
@@ -87,13 +94,31 @@ class _Node(NamedTuple):
 
 
 _registry: dict[type, _Node] = {}
+_cpp_registry = _jax.pytree.PyTreeRegistry()
+
+
+def fast_flatten(tree: Any) -> tuple[list, Any]:
+    """(leaves, jaxlib PyTreeDef), flattened in C++ with the same nodes, leaf order and
+    registrations as `flatten` (jit checks that they agree before relying on it)."""
+    return _cpp_registry.flatten(tree)
+
+
+def _register(nodetype: type, node: _Node) -> None:
+    global _cpp_registry
+    if nodetype in _registry:  # jaxlib's registry refuses a second registration: rebuild
+        _cpp_registry = _jax.pytree.PyTreeRegistry()
+        for t, n in _registry.items():
+            if t is not nodetype:
+                _cpp_registry.register_node(t, n.flatten, n.unflatten)
+    _registry[nodetype] = node
+    _cpp_registry.register_node(nodetype, node.flatten, node.unflatten)
 
 
 def register_pytree_node(nodetype: type, flatten_func: Callable,
                          unflatten_func: Callable) -> None:
     """flatten_func(obj) -> (children, aux); unflatten_func(aux, children) -> obj. aux is
     part of jit's cache key: hashable, or at least comparable with == (a dict works)."""
-    _registry[nodetype] = _Node(flatten_func, unflatten_func, None)
+    _register(nodetype, _Node(flatten_func, unflatten_func, None))
 
 
 def register_pytree_node_class(cls: type) -> type:
@@ -137,7 +162,7 @@ def register_dataclass(nodetype: type, data_fields: Sequence[str] | None = None,
         return nodetype(**dict(zip(data, children, strict=True)),
                         **dict(zip(meta, aux, strict=True)))
 
-    _registry[nodetype] = _Node(flatten_node, unflatten_node, data)
+    _register(nodetype, _Node(flatten_node, unflatten_node, data))
     return nodetype
 
 

@@ -8,9 +8,10 @@ from host data.
 from __future__ import annotations
 
 import functools
+import sys
 
 import numpy as np
-from jaxlib import _jax
+from jaxlib import _hlo, _jax
 
 Buffer = _jax.ArrayImpl
 
@@ -19,11 +20,44 @@ class DeletedBufferError(RuntimeError):
     pass
 
 
-@functools.lru_cache(maxsize=4096)
-def _aval(shape: tuple, np_dtype):
-    from jax._src.core import ShapedArray  # the array metadata PJRT arrays carry
+class ArrayMeta:
+    """The metadata a PJRT array carries (its `aval`) when jax is not loaded: jaxlib only
+    reads shape, dtype and weak_type. With jax loaded, arrays carry jax's ShapedArray so
+    that jax can compute on them; an array made before jax was imported goes to jax
+    through jax.device_put."""
 
-    return ShapedArray(shape, np_dtype)
+    __slots__ = ("shape", "dtype", "weak_type")
+
+    def __init__(self, shape: tuple, dtype):
+        self.shape, self.dtype, self.weak_type = shape, dtype, False
+
+    @property
+    def ndim(self) -> int:
+        return len(self.shape)
+
+    def __repr__(self) -> str:
+        return f"{self.dtype.name}[{','.join(map(str, self.shape))}]"
+
+
+def aval(shape: tuple, np_dtype):
+    """The metadata for new arrays of this shape and dtype (see ArrayMeta)."""
+    return _aval(shape, np.dtype(np_dtype), "jax._src.core" in sys.modules)
+
+
+@functools.lru_cache(maxsize=4096)
+def _aval(shape: tuple, np_dtype, jax_loaded: bool):
+    if jax_loaded:
+        from jax._src.core import ShapedArray  # noqa: PLC0415 - only when jax is loaded
+
+        return ShapedArray(shape, np_dtype)
+    return ArrayMeta(shape, np_dtype)
+
+
+_REPLICATED = _hlo.HloSharding.replicate()
+if not hasattr(_jax.SingleDeviceSharding, "_to_xla_hlo_sharding"):
+    # jaxlib's device_put asks the sharding for its HLO form through a method that jax
+    # attaches when it loads (the same answer: a single device holds everything)
+    _jax.SingleDeviceSharding._to_xla_hlo_sharding = lambda self, ndim: _REPLICATED
 
 
 @functools.lru_cache(maxsize=256)
@@ -31,13 +65,19 @@ def _sharding(device):
     return _jax.SingleDeviceSharding(device)
 
 
+def result_handler(shape: tuple, np_dtype, device):
+    """What turns an executable's output on `device` into a buffer, in C++ (see
+    Executable.run)."""
+    return _jax.array_result_handler(aval(shape, np_dtype), _sharding(device), True, True)
+
+
 def to_device(array: np.ndarray, device) -> Buffer:
     """Copy host data to `device` (asynchronously; the array must stay alive, so it is
     copied when it is not already an owned contiguous array)."""
     a = np.asarray(array)
     return _jax.batched_device_put(
-        _aval(a.shape, a.dtype), _sharding(device), [a], [device], True, False,
-        _jax.HostBufferSemantics.IMMUTABLE_UNTIL_TRANSFER_COMPLETES, True)
+        _aval(a.shape, a.dtype, "jax._src.core" in sys.modules), _sharding(device), [a],
+        [device], True, False, _jax.HostBufferSemantics.IMMUTABLE_UNTIL_TRANSFER_COMPLETES, True)
 
 
 def to_numpy(buf: Buffer) -> np.ndarray:

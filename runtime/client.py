@@ -3,10 +3,19 @@
 Platform names are stablejit's: host, cuda, rocm, tpu (jax calls host "cpu").
 Clients are created lazily; options given to `configure()` apply when a client is
 created, and setting them after that raises instead of being silently ignored.
+
+Starting on the host needs jaxlib only: importing jax costs half a second, so the host
+client is made with jaxlib's factory, with the options jax would pass, unless jax is
+already in the process (then its client is shared). If jax is imported later, it is
+handed our host client instead of making a second one that would not accept our
+buffers. Accelerators go through jax's plugin discovery (one client per GPU, memory
+preallocation), which is only imported when a plugin is installed.
 """
 
 from __future__ import annotations
 
+import importlib.abc
+import importlib.util
 import os
 import sys
 import threading
@@ -101,14 +110,80 @@ def _create(platform: str):
             os.environ.pop("XLA_PYTHON_CLIENT_MEM_FRACTION", None)  # deprecated spelling
             os.environ["XLA_CLIENT_MEM_FRACTION"] = str(opts["memory_fraction"])
     os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "1")  # keep XLA's INFO lines off stderr
+    if "jax" not in sys.modules:
+        if platform == "host":
+            return _host_client_without_jax()
+        if not _plugin_installed(platform):
+            raise PlatformError(f"platform {platform!r} is not available here (no PJRT plugin "
+                                f"for it is installed). {_INSTALL_HINT.format(platform)}")
     from jax._src import xla_bridge  # PJRT client factory and plugin discovery
 
     try:
         return xla_bridge.get_backend(_PJRT_NAME[platform])
     except RuntimeError as e:
-        raise PlatformError(f"platform {platform!r} is not available here ({e}). Install its "
-                            f"plugin (pip install 'stablejit[{platform}...]') or choose "
-                            f"another with stablejit.set_default_platform") from None
+        raise PlatformError(f"platform {platform!r} is not available here ({e}). "
+                            f"{_INSTALL_HINT.format(platform)}") from None
+
+
+_INSTALL_HINT = ("Install its plugin (pip install 'stablejit[{0}...]') or choose another "
+                 "with stablejit.set_default_platform")
+
+
+def _plugin_installed(platform: str) -> bool:
+    """Whether jax's plugin discovery could find `platform`, judged without importing jax:
+    the cuda and rocm PJRT plugins live in the `jax_plugins` namespace package, the TPU
+    runtime in `libtpu`."""
+    if platform == "tpu":
+        return importlib.util.find_spec("libtpu") is not None
+    return importlib.util.find_spec("jax_plugins") is not None
+
+
+def _host_client_without_jax():
+    """The host client from jaxlib's factory, with the options jax's make_cpu_client
+    passes by default: asynchronous dispatch, one process, no cross-process collectives,
+    the device count from XLA_FLAGS (--xla_force_host_platform_device_count) and jax's
+    topology timeouts. Its buffers carry stablejit's array metadata (see buffers.py)."""
+    from jaxlib import xla_client  # noqa: PLC0415 - import cost: only when the host starts
+
+    client = xla_client.make_cpu_client(asynchronous=True, num_devices=None,
+                                        get_local_topology_timeout_minutes=2,
+                                        get_global_topology_timeout_minutes=5)
+    sys.meta_path.insert(0, _HandToJax(client))
+    return client
+
+
+# Called once jax, imported after our host client was made, has loaded: the frontend
+# rebuilds its result handlers there, so that new outputs carry jax's array metadata.
+jax_loaded_hooks: list = []
+
+
+class _HandToJax(importlib.abc.MetaPathFinder):
+    """When jax is imported after our host client exists, register that client as jax's
+    "cpu" backend as soon as jax has loaded, so that the process has one host client
+    and jax and stablejit pass buffers to each other."""
+
+    def __init__(self, client):
+        self.client = client
+
+    def find_spec(self, name, path=None, target=None):
+        if name != "jax":
+            return None
+        sys.meta_path.remove(self)  # once; and lets the other finders locate jax
+        spec = importlib.util.find_spec(name)
+        if spec is None or spec.loader is None:
+            return spec
+        load, client = spec.loader.exec_module, self.client
+
+        def exec_module(module):
+            load(module)
+            from jax._src import xla_bridge  # noqa: PLC0415 - jax has just been imported
+
+            xla_bridge.register_backend_factory("cpu", lambda: client, priority=0,
+                                                fail_quietly=False)
+            for hook in jax_loaded_hooks:
+                hook()
+        spec.loader.exec_module = exec_module
+        return spec
 
 
 def is_available(platform: str) -> bool:

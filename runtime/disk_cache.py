@@ -23,6 +23,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import stat
 import struct
 import tempfile
@@ -51,18 +52,30 @@ def xla_dump_requested(flags: str) -> bool:
     return any(f.startswith("--xla_dump_to") for f in flags.split())
 
 
-def make_key(stablehlo: str, *, platform: str, platform_version: str, device_kind: str,
-             device_id: int, jaxlib_version: str, compile_options: bytes,
-             xla_flags: str) -> str:
+# MLIR's file location inside a named one: `loc("add"("model.py":12:5))`
+_FILE_LOCATION = re.compile(r'\("(?:[^"\\]|\\.)*":\d+:\d+\)\)')
+
+
+def without_locations(stablehlo: str) -> str:
+    """The text with each op's file, line and column left out (its name stays)."""
+    return _FILE_LOCATION.sub(")", stablehlo)
+
+
+def make_key(stablehlo: str, *, locations: bool = False, platform: str,
+             platform_version: str, device_kind: str, device_id: int, jaxlib_version: str,
+             compile_options: bytes, xla_flags: str) -> str:
     """The entry name. The device id is part of it: a loaded executable keeps the device
-    assignment it was compiled with."""
+    assignment it was compiled with. Source locations are not, unless `locations`: they
+    only reach XLA's debug metadata, and moving a function within or between files must
+    keep its entry (a caller that shows that metadata, a dump, passes locations=True)."""
     h = hashlib.sha256()
     for part in (FORMAT_VERSION, platform, platform_version, device_kind, str(device_id),
                  jaxlib_version, xla_flags):
         h.update(part.encode())
         h.update(b"\0")
     h.update(hashlib.sha256(compile_options).digest())
-    h.update(hashlib.sha256(stablehlo.encode()).digest())
+    text = stablehlo if locations else without_locations(stablehlo)
+    h.update(hashlib.sha256(text.encode()).digest())
     return h.hexdigest()
 
 

@@ -121,6 +121,40 @@ def test_dump_bundle_recompiles_without_stablejit(model, cache_env, tmp_path):
     assert r.stdout.startswith("HloModule predict")
 
 
+PROFILE_STAGES = ("trace", "passes", "emit", "compile or load", "first run",
+                  "steady-state run", "jit call")
+
+
+def _profile_times(out: str) -> dict[str, float]:
+    return {stage: float(re.search(rf"^  {stage}\s+([\d.]+) ms", out, re.M).group(1))
+            for stage in PROFILE_STAGES}
+
+
+def test_profile_times_every_stage_then_loads_from_disk(model, cache_env):
+    args = ("profile", f"{model}:mlp", "--args", "f32[8,16]", "f32[16,4]", "f32[4,3]",
+            "--runs", "5")
+    first = run_cli(*args, env=cache_env).stdout
+    assert "profile of mlp on host:0 (f32[8,16], f32[16,4], f32[4,3])" in first
+    assert re.search(r"^  passes .* (\d+) -> (\d+) ops", first, re.M)
+    assert "XLA compiled it" in first and "median of 5" in first
+    times = _profile_times(first)
+    assert all(t > 0 for t in times.values()), times
+    assert times["compile or load"] > times["steady-state run"]
+    second = run_cli(*args, env=cache_env).stdout
+    assert "loaded from the disk cache" in second
+
+
+def test_profile_takes_python_scalars_and_reports_bad_specs(model, cache_env, tmp_path):
+    scaled = tmp_path / "scaled.py"
+    scaled.write_text("def scaled(x, k):\n    return x * k\n")
+    out = run_cli("profile", f"{scaled}:scaled", "--args", "f32[3]", "2.5", "--runs", "2",
+                  env=cache_env).stdout
+    assert "(f32[3], f32[])" in out and set(_profile_times(out)) == set(PROFILE_STAGES)
+    r = run_cli("profile", f"{model}:predict", "--args", "q9[2]", "f32[3,2]",
+                env=cache_env, check=False)
+    assert r.returncode == 2 and "unknown dtype 'q9'" in r.stderr
+
+
 def test_explain_reports_ops_fusions_cost_memory(model, cache_env):
     r = run_cli("explain", f"{model}:predict", "--args", "f32[100,784]", "f32[784,10]",
                 env=cache_env)

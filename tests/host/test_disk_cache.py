@@ -299,3 +299,24 @@ def test_directory_trust_is_checked_again_when_it_changes(tmp_path):
     os.mkdir(c.directory, 0o777)
     os.chmod(c.directory, 0o777)
     assert c.get(key(1)) is None and not c.put(key(1), b"p")
+
+
+def test_moving_a_function_down_its_file_keeps_its_entry(tmp_path):
+    """The key leaves source locations out; a dump compiles afresh and names the new line."""
+    cache = tmp_path / "cache"
+    first, _ = run_prog(tmp_path, cache)
+    moved = "\n\n\n\n\n" + PROG  # every line five lower
+    (tmp_path / "prog.py").write_text(moved)
+    path = tmp_path / "prog.py"
+    env = {**os.environ, "TF_CPP_MIN_LOG_LEVEL": "1", "STABLEJIT_CACHE_DIR": str(cache)}
+    again = finish(subprocess.Popen([sys.executable, str(path), "3"], stdout=subprocess.PIPE,
+                                    stderr=subprocess.PIPE, text=True, env=env))[0]
+    assert again["stats"]["compiled"] == 0 and again["out"] == first["out"]
+    dumps = tmp_path / "dumps"
+    dumped = finish(subprocess.Popen(
+        [sys.executable, str(path), "3"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        text=True, env={**env, "STABLEJIT_DUMP_TO": str(dumps)}))[0]
+    assert dumped["stats"]["disk"] == 0 and dumped["stats"]["compiled"] >= 1
+    line = moved.splitlines().index("            x = snp.tanh(x @ w)") + 1
+    hlo = "".join(p.read_text() for p in dumps.glob("*.mlp.hlo.txt"))
+    assert f" line={line} " in hlo and f" line={line - 5} " not in hlo  # FileLocations
