@@ -275,7 +275,9 @@ class Jitted:
                 else:
                     leaves, structure = tree.fast_flatten(args)
                     entry = self._fast.get((structure, *map(_fast_leaf, leaves)))
-            except (AttributeError, TypeError):  # a leaf is no tensor; unhashable aux data
+            except (AttributeError, TypeError, RecursionError, SystemError):
+                # a leaf is no tensor; unhashable aux data; a tree too deep for C++
+                # (the general path says so clearly)
                 entry = None
             if entry is not None:
                 prog = entry.prog
@@ -318,7 +320,10 @@ class Jitted:
                                                                     strict=True)):
             self._fast[tuple(map(_fast_leaf, args))] = entry
             return
-        fast_leaves, structure = tree.fast_flatten(args)
+        try:
+            fast_leaves, structure = tree.fast_flatten(args)
+        except (RecursionError, SystemError):  # too deep for C++: the general path only
+            return
         if len(fast_leaves) != len(leaves) or not all(
                 a is b for a, b in zip(fast_leaves, leaves, strict=True)):
             return

@@ -101,7 +101,8 @@ def copy(buf: Buffer) -> Buffer:
 
 
 def device_of(buf: Buffer):
-    return next(iter(buf.devices()))
+    # jaxlib's own attribute: `devices()` is a method jax adds when it loads
+    return buf._sharding._internal_device_list[0]
 
 
 def delete(buf: Buffer) -> None:

@@ -143,8 +143,12 @@ def _host_client_without_jax():
     passes by default: asynchronous dispatch, one process, no cross-process collectives,
     the device count from XLA_FLAGS (--xla_force_host_platform_device_count) and jax's
     topology timeouts. Its buffers carry stablejit's array metadata (see buffers.py)."""
-    from jaxlib import xla_client  # noqa: PLC0415 - import cost: only when the host starts
+    from jaxlib import utils, xla_client  # noqa: PLC0415 - import cost: only when the host starts
 
+    # jaxlib's C++ logs through absl, which does not read TF_CPP_MIN_LOG_LEVEL (jax
+    # passes it on when it loads): without this, client creation prints INFO lines
+    level = os.environ.get("TF_CPP_MIN_LOG_LEVEL", "1")
+    utils.absl_set_min_log_level(int(level) if level.isdigit() else 1)
     client = xla_client.make_cpu_client(asynchronous=True, num_devices=None,
                                         get_local_topology_timeout_minutes=2,
                                         get_global_topology_timeout_minutes=5)

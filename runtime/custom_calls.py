@@ -3,8 +3,9 @@ loads it.
 
 The compiler emits the host's dense linear algebra (cholesky, triangular_solve, lu,
 qr, eigh, svd) as LAPACK typed-FFI custom calls (`lapack_<t><routine>_ffi`). jaxlib
-registers their handlers with XLA, but the handlers call LAPACK symbols that jaxlib
-only loads when asked. Executable.compile and Executable.deserialize call `prepare`
+has the handlers, but they are registered with XLA by jax's import (which stablejit no
+longer needs) and call LAPACK symbols that jaxlib only loads when asked: `prepare`
+does both, once. Executable.compile and Executable.deserialize call `prepare`
 first, so emission stays free of side effects.
 
 The GPU solver calls (cusolver_*_ffi, hipsolver_*_ffi, <cu|hip>_lu_pivots_to_permutation)
@@ -14,6 +15,8 @@ built into XLA's TPU compiler.
 """
 
 from __future__ import annotations
+
+import sys
 
 from jaxlib import lapack
 
@@ -27,4 +30,11 @@ def prepare(stablehlo: str, platform: str) -> None:
     if _lapack_loaded or platform != "host" or _LAPACK_TARGET not in stablehlo:
         return
     lapack._lapack.initialize()  # idempotent, so two threads racing here is harmless
+    if "jax._src.lax.linalg" not in sys.modules:  # jax registers the handlers on import
+        from jaxlib import xla_client  # noqa: PLC0415 - only for programs that need LAPACK
+
+        for platform_name, targets in lapack.registrations().items():
+            for name, handler, api_version in targets:
+                xla_client.register_custom_call_target(name, handler, platform_name,
+                                                       api_version)
     _lapack_loaded = True
