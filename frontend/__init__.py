@@ -9,7 +9,7 @@ StableHLO and PJRT.
         return snp.sum(x + y * 2.0)
 """
 
-from . import config, conv, lax, nn, numpy, random, tree
+from . import config, conv, lax, nn, numpy, random, sharding, tree
 from .api import (
     backend_copy,
     backend_transfer,
@@ -53,6 +53,8 @@ from .lazy import lazy
 from .platforms import default_platform
 from .runtime import client as rt_client
 from .runtime.client import configure as configure_client
+from .shard_map import shard_map
+from .spmd import device_put
 from .stream import Stream, StreamError, stream, stream_is_cached
 from .tensor import Tensor
 from .tree import register_dataclass, register_pytree_node, tree_map
@@ -139,4 +141,7 @@ __all__ = [
     "ShapeDtypeStruct",
     "disable_jit",
     "config",
+    "sharding",
+    "device_put",
+    "shard_map",
 ]
