@@ -389,7 +389,8 @@ class Jitted:
         if logging_on or self.traces in _RECOMPILE_WARN_AT:
             _report_trace(self, key, logging_on, time.perf_counter() - t0)
         donate = self._donation(key)
-        if isinstance(backend, SpmdBackend) or program_mesh(fn) is not None:  # several devices
+        if isinstance(backend, SpmdBackend) or isinstance(backend, XlaBackend) and \
+                program_mesh(fn) is not None:  # a program over several devices
             prog = jit_program(fn, key[0], out_tree, self.in_shardings, self.out_shardings,
                                backend, self.__name__)
             return _Entry(fn, prog, out_tree, captured, prog.backend, out_weak=out_weak)
