@@ -119,15 +119,18 @@ class SpmdBackend(Backend):
 
     def to_numpy(self, t: Tensor) -> np.ndarray:
         shards = t._live()
-        placed = _addressable(shards.sharding, t.shape)
-        if len(placed) != len(shards.sharding.device_assignment):
-            raise ValueError(at_user_line(
-                f"this {t.type} tensor spans devices of other processes, so this process "
-                f"cannot read all of it; read its addressable_shards, or gather it first "
-                f"(a jitted function with out_shardings=NamedSharding(mesh, P()))"))
         out = np.empty(t.shape, t.dtype.np)
-        for (_, index), buf in zip(placed, shards.buffers, strict=True):
-            out[index] = buffers.to_numpy(buf)
+        seen = np.zeros(t.shape, bool)
+        for (_, index), buf in zip(_addressable(shards.sharding, t.shape), shards.buffers,
+                                   strict=True):
+            if not seen[index].all():
+                out[index] = buffers.to_numpy(buf)
+                seen[index] = True
+        if not seen.all():
+            raise ValueError(at_user_line(
+                f"this {t.type} tensor has blocks on devices of other processes, so this "
+                f"process cannot read all of it; read its addressable_shards, or replicate "
+                f"it first (jit with out_shardings=NamedSharding(mesh, P()))"))
         return out
 
     def describe(self, t: Tensor) -> str:
@@ -307,6 +310,63 @@ def _addressable_shards(t: Tensor) -> list[Shard]:
 
 Tensor.sharding = property(_sharding)
 Tensor.addressable_shards = property(_addressable_shards)
+
+
+def make_array_from_single_device_arrays(shape, sharding, arrays) -> Tensor:
+    """The global tensor of `shape` laid out as `sharding` whose addressable blocks are
+    `arrays` (single-device tensors, one per addressable device, in any order)."""
+    by_device = {a.device: a for a in arrays}
+    placed = _addressable(sharding, tuple(shape))
+    missing = [d for d, _ in placed if d not in by_device]
+    if missing:
+        raise ValueError(at_user_line(
+            f"make_array_from_single_device_arrays: no array for device(s) {missing}; give "
+            f"one per addressable device of the sharding"))
+    first = by_device[placed[0][0]]
+    bufs = []
+    for d, index in placed:
+        a = by_device[d]
+        want = tuple(len(range(*i.indices(n))) for i, n in zip(index, shape, strict=True))
+        if a.shape != want or a.dtype != first.dtype:
+            raise ValueError(at_user_line(
+                f"make_array_from_single_device_arrays: the array on {d} is {a.type}, its "
+                f"block of a {tuple(shape)} value is {first.dtype.name}{list(want)}"))
+        bufs.append(a._live())
+    return SpmdBackend.for_devices(sharding.device_assignment).tensor(
+        Shards(sharding, bufs), TensorType(tuple(shape), first.dtype))
+
+
+def make_array_from_process_local_data(sharding, local_data, global_shape=None) -> Tensor:
+    """The global tensor whose blocks on this process's devices come from `local_data`,
+    this process's contiguous part of it (data parallelism: its rows of the batch).
+    global_shape defaults to local_data's, scaled along each dimension by how many
+    distinct parts the processes' devices hold there."""
+    local = native(np.asarray(local_data))
+    if global_shape is None:
+        global_shape = _global_shape(sharding, local.shape)
+    placed = _addressable(sharding, tuple(global_shape))
+    origin = [min(i[d].start for _, i in placed) for d in range(local.ndim)]
+    bufs = []
+    for d, index in placed:
+        block = tuple(slice(i.start - o, i.stop - o) for i, o in zip(index, origin,
+                                                                     strict=True))
+        bufs.append(buffers.to_device(np.ascontiguousarray(local[block]), d))
+    return SpmdBackend.for_devices(sharding.device_assignment).tensor(
+        Shards(sharding, bufs), TensorType(tuple(global_shape), dt.dtype(local.dtype)))
+
+
+def _global_shape(sharding, local_shape) -> tuple:
+    """Per dimension: local size times (all blocks / blocks held here)."""
+    probe = tuple(n * sharding.mesh.size for n in local_shape)  # divisible by any split
+    every = sharding.indices(probe)
+    here = [i for d, i in zip(sharding.device_assignment, every, strict=True)
+            if is_addressable(d)]
+    out = []
+    for dim, n in enumerate(local_shape):
+        total = len({i[dim].start for i in every})
+        mine = len({i[dim].start for i in here})
+        out.append(n * total // mine)
+    return tuple(out)
 
 
 # ---- jit's options and with_sharding_constraint ----------------------------------------
