@@ -222,7 +222,7 @@ class SpmdProgram:
             result_shardings=[None if s is None else sharding_attr(s.dims(t.ndim))
                               for s, t in zip(self.out_shardings, fn.result_types,
                                               strict=True)])
-        exe = SpmdExecutable.compile(text, mesh.devices.flat)
+        exe = SpmdExecutable.compile(text, mesh.devices.flat, len(fn.params), len(fn.results))
         outs = []
         for s, hlo, t in zip(self.out_shardings, exe.output_shardings(), fn.result_types,
                              strict=True):

@@ -36,22 +36,26 @@ def spmd_options(device_ids: Sequence[int]) -> _jax.CompileOptions:
 class SpmdExecutable:
     """A program compiled for the devices of a device assignment."""
 
-    __slots__ = ("loaded", "stablehlo", "devices", "compile_seconds", "_in_shardings",
-                 "_execute")
+    __slots__ = ("loaded", "stablehlo", "devices", "compile_seconds", "num_results",
+                 "spans_processes", "_in_shardings", "_execute")
 
-    def __init__(self, loaded, stablehlo: str, devices: tuple, compile_seconds: float):
+    def __init__(self, loaded, stablehlo: str, devices: tuple, compile_seconds: float,
+                 num_args: int, num_results: int):
         self.loaded, self.stablehlo, self.devices = loaded, stablehlo, devices
-        self.compile_seconds = compile_seconds
+        self.compile_seconds, self.num_results = compile_seconds, num_results
         device_list = _jax.DeviceList(devices)
         # execute_sharded takes global arrays; their sharding only has to name the
         # devices and the layout XLA chose for each parameter
-        self._in_shardings = [_jax.GSPMDSharding(device_list, s)
-                              for s in loaded.get_parameter_shardings() or ()]
+        self._in_shardings = [_jax.GSPMDSharding(device_list, s) for s in _or_replicated(
+            loaded.get_parameter_shardings(), num_args)]
         self._execute = loaded.execute_sharded
+        # over several processes each run finishes before the next starts: back-to-back
+        # asynchronous runs let gloo's collectives of two runs meet and fail
+        self.spans_processes = len(loaded.local_devices()) < len(devices)
 
     @classmethod
-    def compile(cls, stablehlo: str, devices: Sequence, *,
-                host_callbacks: Sequence = ()) -> SpmdExecutable:
+    def compile(cls, stablehlo: str, devices: Sequence, num_args: int, num_results: int,
+                ) -> SpmdExecutable:
         t0 = time.perf_counter()
         devices = tuple(devices)
         client = devices[0].client
@@ -61,11 +65,14 @@ class SpmdExecutable:
         except Exception as e:  # XLA reports parse and partitioning failures as errors
             raise CompileError(f"XLA could not compile the program for {len(devices)} "
                                f"devices: {e}") from None
-        return cls(loaded, stablehlo, devices, time.perf_counter() - t0)
+        return cls(loaded, stablehlo, devices, time.perf_counter() - t0, num_args,
+                   num_results)
 
     def output_shardings(self) -> list:
         """XLA's sharding of each result (HloSharding), as the partitioner chose it."""
-        return [_hlo.HloSharding.from_proto(s) for s in self.loaded.get_output_shardings()]
+        return [s if isinstance(s, _hlo.HloSharding) else _hlo.HloSharding.from_proto(s)
+                for s in _or_replicated(self.loaded.get_output_shardings(),
+                                        self.num_results)]
 
     def run(self, args: Sequence[tuple], shapes: Sequence) -> list[list]:
         """Execute; args[i] is parameter i's per-device buffers, shapes[i] its global
@@ -73,8 +80,18 @@ class SpmdExecutable:
         arrays = [_jax.ArrayImpl(_aval(shape, dtype), sharding, list(bufs), True, True)
                   for bufs, (shape, dtype), sharding in zip(args, shapes, self._in_shardings,
                                                             strict=True)]
-        return self._execute(arrays).disassemble_into_single_device_arrays()
+        outs = self._execute(arrays).disassemble_into_single_device_arrays()
+        if self.spans_processes:
+            for bufs in outs:
+                for b in bufs:
+                    b.block_until_ready()
+        return outs
 
     def optimized_hlo(self) -> str:
         return self.loaded.hlo_modules()[0].to_string()
 
+
+
+def _or_replicated(shardings, n: int) -> list:
+    """XLA reports no shardings for a program over one device: all are replicated."""
+    return list(shardings) if shardings is not None else [_hlo.HloSharding.replicate()] * n
