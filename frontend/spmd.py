@@ -30,7 +30,7 @@ from .context import concrete_default
 from .dispatch import bind1
 from .errors import DeviceMismatchError, at_user_line
 from .numpy._operands import as_tensor
-from .runtime import buffers
+from .runtime import buffers, dump
 from .runtime.spmd import SpmdExecutable
 from .sharding import (
     Mesh,
@@ -229,6 +229,14 @@ class SpmdProgram:
             if s is None:
                 s = named_from_hlo(hlo, mesh, t.shape) or replicated
             outs.append(s)
+        directory = config.dump_to()
+        if directory:  # the shardings asked for and got, and the collectives XLA inserted
+            dump.write_dump(directory, self.name, {
+                "ir.txt": str(opt), "stablehlo.mlir": text, "hlo.txt": exe.optimized_hlo(),
+                "json": dump.metadata_json({
+                    "name": self.name, "mesh": repr(mesh), "devices": len(exe.devices),
+                    "in_shardings": list(map(repr, ins)), "out_shardings": list(map(repr, outs)),
+                    "seconds": exe.compile_seconds})})
         return exe, ins, tuple(outs)
 
     def stablehlo(self, shardings: tuple) -> str:

@@ -153,3 +153,15 @@ def test_grad_through_a_sharded_jit(mesh):
     g = stablejit.jit(stablejit.grad(loss))(w, np.cos(A))
     jg = jax.grad(lambda w, b: jnp.sum(jnp.tanh(w * b) ** 2))(A, np.cos(A))
     np.testing.assert_allclose(np.asarray(g), np.asarray(jg), rtol=1e-5, atol=1e-6)
+
+
+def test_dump_shows_the_shardings_and_the_collectives_xla_inserted(mesh, tmp_path,
+                                                                  monkeypatch):
+    monkeypatch.setenv("STABLEJIT_DUMP_TO", str(tmp_path))
+    f = stablejit.jit(lambda a: (a * 3).sum(), in_shardings=NamedSharding(mesh, P("x")))
+    np.testing.assert_allclose(float(f(A)), float((A * 3).sum()), rtol=1e-5)
+    hlo = next(tmp_path.glob("*.hlo.txt")).read_text()
+    assert "all-reduce" in hlo and "num_partitions=8" in hlo
+    meta = next(tmp_path.glob("*.json")).read_text()
+    assert "PartitionSpec('x')" in meta and "Mesh('x': 4, 'y': 2)" in meta
+    assert 'sdy.sharding<@mesh, [{"x"}, {}]>' in next(tmp_path.glob("*.mlir")).read_text()
