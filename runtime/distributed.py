@@ -10,6 +10,8 @@ once, each process passing its own devices' shards.
 
 from __future__ import annotations
 
+import atexit
+
 from jaxlib import _jax
 
 from . import client as rt_client
@@ -48,10 +50,13 @@ def initialize(coordinator_address: str, num_processes: int, process_id: int, *,
             distributed_client=dist), num_devices=local_device_count)
     rt_client.install("host", cpu)
     state.client, state.process_id, state.num_processes = dist, process_id, num_processes
+    # leaving without shutdown makes the others' clients see a dead task and abort
+    atexit.register(shutdown)
 
 
 def shutdown() -> None:
-    """Leave the run (process 0 last: it stops the service)."""
+    """Leave the run: the client's shutdown waits for every process (a barrier), then
+    process 0 stops the service."""
     if state.client is not None:
         state.client.shutdown()
     if state.service is not None:
