@@ -157,6 +157,7 @@ class Emitter:
     def __init__(self, platform: str = "host", callbacks: Sequence = ()):
         self.platform = platform  # the PJRT platform compiled for (some rules depend on it)
         self.callbacks = list(callbacks)  # host_callbacks(fn): custom calls index into it
+        self.mesh = None  # the device mesh while a shard_map body is written (collectives)
         self.counter = 0
         self.type_of: dict[str, TensorType] = {}
         self.indent = "    "
@@ -196,11 +197,15 @@ class Emitter:
 
 
 def emit_module(fn: Function, *, module_name: str = "stablejit",
-                donated: Sequence[int | None] = (), platform: str = "host") -> str:
+                donated: Sequence[int | None] = (), platform: str = "host",
+                mesh=None, arg_shardings: Sequence[str | None] = (),
+                result_shardings: Sequence[str | None] = ()) -> str:
     """The StableHLO module for `fn`, with `fn` as its public @main.
 
     donated[i], when given, is the index of the result that may reuse argument i's
-    buffer (input/output aliasing for donation).
+    buffer (input/output aliasing for donation). A program over a device mesh (see
+    primitives/sharding.py) gets `mesh`, its declaration text and partition count, and
+    the `sdy.sharding` attribute of each argument and result (None: left to XLA).
     """
     e = Emitter(platform, host_callbacks(fn))
     args = [f"%arg{i}" for i in range(len(fn.params))]
@@ -214,16 +219,31 @@ def emit_module(fn: Function, *, module_name: str = "stablejit",
     ret = e._lines[0].strip()
 
     def arg_text(i, a, p):
-        attrs = ""
+        attrs = []
         if i < len(donated) and donated[i] is not None:
-            attrs = f" {{tf.aliasing_output = {donated[i]} : i32}}"
-        return f"{a}: {p.type.mlir()}{attrs}"
+            attrs.append(f"tf.aliasing_output = {donated[i]} : i32")
+        if i < len(arg_shardings) and arg_shardings[i] is not None:
+            attrs.append(f"sdy.sharding = {arg_shardings[i]}")
+        return f"{a}: {p.type.mlir()}" + (f" {{{', '.join(attrs)}}}" if attrs else "")
+
+    def result_text(i, t):
+        if i < len(result_shardings) and result_shardings[i] is not None:
+            return f"{t.mlir()} {{sdy.sharding = {result_shardings[i]}}}"
+        return t.mlir()
 
     params = ", ".join(arg_text(i, a, p)
                        for i, (a, p) in enumerate(zip(args, fn.params, strict=True)))
-    outs = ", ".join(t.mlir() for t in fn.result_types)
+    outs = ", ".join(result_text(i, t) for i, t in enumerate(fn.result_types))
     safe = "".join(c if c.isalnum() or c == "_" else "_" for c in module_name) or "stablejit"
-    head = (f"module @{safe} attributes {{mhlo.num_partitions = 1 : i32, "
-            f"mhlo.num_replicas = 1 : i32}} {{\n"
+    partitions = 1 if mesh is None else int(np.prod(mesh.axis_sizes))
+    declare = "" if mesh is None else "  " + _mesh_declaration(mesh) + "\n"
+    head = (f"module @{safe} attributes {{mhlo.num_partitions = {partitions} : i32, "
+            f"mhlo.num_replicas = 1 : i32}} {{\n{declare}"
             f"  func.func public @main({params}) -> ({outs}) {{")
     return "\n".join([head, *body, "    " + ret, "  }", "}", ""])
+
+
+def _mesh_declaration(mesh) -> str:
+    axes = ", ".join(f'"{n}"={s}' for n, s in zip(mesh.axis_names, mesh.axis_sizes,
+                                                   strict=True))
+    return f"sdy.mesh @mesh = <[{axes}]>"

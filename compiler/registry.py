@@ -25,6 +25,7 @@ from .primitives import (
     products,
     reductions,
     shape_ops,
+    sharding,
     sorting,
     windows,
 )
@@ -43,6 +44,7 @@ FAMILIES = (
     custom_ad,
     control_flow,
     collectives,
+    sharding,
     callbacks,
 )
 

@@ -9,7 +9,7 @@ StableHLO and PJRT.
         return snp.sum(x + y * 2.0)
 """
 
-from . import config, conv, lax, nn, numpy, random, tree
+from . import config, conv, distributed, lax, nn, numpy, random, sharding, tree
 from .api import (
     backend_copy,
     backend_transfer,
@@ -39,6 +39,7 @@ from .context import set_default_platform
 from .control_flow import cond, fori_loop, scan, switch, while_loop
 from .custom_derivatives import checkpoint, custom_jvp, custom_vjp, remat
 from .debugging import disable_jit
+from .distributed import process_count, process_index
 from .errors import (
     DeletedTensorError,
     DeviceMismatchError,
@@ -53,6 +54,12 @@ from .lazy import lazy
 from .platforms import default_platform
 from .runtime import client as rt_client
 from .runtime.client import configure as configure_client
+from .shard_map import shard_map
+from .spmd import (
+    device_put,
+    make_array_from_process_local_data,
+    make_array_from_single_device_arrays,
+)
 from .stream import Stream, StreamError, stream, stream_is_cached
 from .tensor import Tensor
 from .tree import register_dataclass, register_pytree_node, tree_map
@@ -64,8 +71,17 @@ __version__ = "0.1.0"
 
 
 def devices(platform: str | None = None) -> list:
-    """The devices of a platform (default: the default platform)."""
+    """The devices of a platform (default: the default platform), of every process."""
+    return sharding.global_devices(platform)
+
+
+def local_devices(platform: str | None = None) -> list:
+    """The devices of a platform this process drives."""
     return rt_client.devices(platform or default_platform())
+
+
+def device_count(platform: str | None = None) -> int:
+    return len(devices(platform))
 
 
 __all__ = [
@@ -139,4 +155,14 @@ __all__ = [
     "ShapeDtypeStruct",
     "disable_jit",
     "config",
+    "sharding",
+    "device_put",
+    "shard_map",
+    "distributed",
+    "process_index",
+    "process_count",
+    "make_array_from_process_local_data",
+    "make_array_from_single_device_arrays",
+    "local_devices",
+    "device_count",
 ]

@@ -33,6 +33,7 @@ from .promotion import is_weak_scalar, python_scalar_dtype
 from .retrace import describe_retrace
 from .runtime.cache import SingleFlightCache
 from .runtime.client import PLATFORMS
+from .spmd import SpmdBackend, backend_for, jit_program, program_mesh
 from .tensor import Tensor
 from .tracing import Trace, escaped_error
 
@@ -236,7 +237,7 @@ def _check_donated_once(bufs, donate) -> None:
 
 class Jitted:
     def __init__(self, fn, *, static_argnums=(), static_argnames=(), donate_argnums=(),
-                 backend=None, cache=None):
+                 backend=None, cache=None, in_shardings=None, out_shardings=None):
         if not callable(fn):
             raise TypeError(at_user_line(
                 f"jit expects a function, got {type(fn).__name__} {fn!r}; use @jit or "
@@ -246,6 +247,9 @@ class Jitted:
         self.static_argnums, self.static_argnames, self.donate_argnums = _argnums(
             fn, static_argnums, static_argnames, donate_argnums)
         self._backend_spec = backend
+        self.in_shardings, self.out_shardings = in_shardings, out_shardings  # see spmd.py
+        if in_shardings is not None or out_shardings is not None:
+            self._backend_spec = backend_for(in_shardings, out_shardings)
         self._cache = SingleFlightCache()
         self._fast: dict = {}
         self._epoch = writes.epoch  # see writes.py: a tensor a trace read was written
@@ -364,7 +368,7 @@ class Jitted:
                     if not b.alive:
                         raise escaped_error()
                     return None, leaves, None  # inside another trace
-                if backend is None or backend is REFERENCE:
+                if backend is None or backend is REFERENCE or isinstance(b, SpmdBackend):
                     backend = b
         if self._backend_spec is not None:
             backend = resolve_backend(self._backend_spec)
@@ -436,6 +440,11 @@ class Jitted:
         if logging_on or self.traces in _RECOMPILE_WARN_AT:
             _report_trace(self, key, logging_on, time.perf_counter() - t0)
         donate = self._donation(key)
+        if isinstance(backend, SpmdBackend) or isinstance(backend, XlaBackend) and \
+                program_mesh(fn) is not None:  # a program over several devices
+            prog = jit_program(fn, key[0], out_tree, self.in_shardings, self.out_shardings,
+                               backend, self.__name__)
+            return _Entry(fn, prog, out_tree, captured, prog.backend, out_weak=out_weak)
         if not isinstance(backend, XlaBackend):
             return _Entry(fn, backend.program(fn), out_tree, captured, backend,
                           out_weak=out_weak)
@@ -655,18 +664,23 @@ class Compiled:
 
 
 def jit(fn=None, *, static_argnums=(), static_argnames=(), donate_argnums=(), backend=None,
-        platform: str | None = None, device_id: int | None = None, cache=None):
+        platform: str | None = None, device_id: int | None = None, cache=None,
+        in_shardings=None, out_shardings=None):
     """Compile `fn` with XLA. Usable as @jit or @jit(static_argnums=...).
 
     backend / platform / device_id pin where it runs; by default it runs where its
     tensor arguments live (or on the default backend). cache: the persistent compilation
     cache to use — None/True the default (STABLEJIT_CACHE_DIR or the per-user cache
-    directory), False none, or a directory path."""
+    directory), False none, or a directory path. in_shardings / out_shardings (a
+    sharding, or one per positional argument / a pytree prefix of the results) run it
+    over several devices, partitioned by XLA (see spmd.py)."""
     if platform is not None or device_id is not None:
         backend = XlaBackend.for_platform(platform or default_platform(), device_id)
     if fn is None:
         return functools.partial(jit, static_argnums=static_argnums,
                                  static_argnames=static_argnames,
-                                 donate_argnums=donate_argnums, backend=backend, cache=cache)
+                                 donate_argnums=donate_argnums, backend=backend, cache=cache,
+                                 in_shardings=in_shardings, out_shardings=out_shardings)
     return Jitted(fn, static_argnums=static_argnums, static_argnames=static_argnames,
-                  donate_argnums=donate_argnums, backend=backend, cache=cache)
+                  donate_argnums=donate_argnums, backend=backend, cache=cache,
+                  in_shardings=in_shardings, out_shardings=out_shardings)

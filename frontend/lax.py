@@ -32,7 +32,17 @@ from . import numpy as snp
 from . import tree
 from .autodiff import jvp as _jvp
 from .autodiff import stop_gradient
-from .collectives import all_gather, axis_index, pmax, pmean, pmin, psum  # noqa: F401
+from .collectives import (  # noqa: F401
+    all_gather,
+    all_to_all,
+    axis_index,
+    pmax,
+    pmean,
+    pmin,
+    ppermute,
+    psum,
+    psum_scatter,
+)
 from .compiler import dtypes as dt
 from .compiler.ir import Attrs
 from .compiler.primitives import elementwise as ew
@@ -41,6 +51,7 @@ from .control_flow import cond, fori_loop, scan, switch, while_loop
 from .dispatch import bind, bind1
 from .errors import at_user_line
 from .numpy._operands import as_tensor
+from .spmd import with_sharding_constraint  # noqa: F401
 from .tensor import Tensor
 
 __all__ = [

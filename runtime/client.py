@@ -101,6 +101,18 @@ def get_client(platform: str = "host"):
         return _clients[platform]
 
 
+def install(platform: str, client) -> None:
+    """Use `client` for `platform` (the distributed runtime's host client); only before
+    any other client for it exists."""
+    with _lock:
+        if platform in _clients or _jax_has_client(platform):
+            raise PlatformError(
+                f"the {platform} client already exists, so it cannot be replaced by one "
+                f"that spans processes; call stablejit.distributed.initialize at the top "
+                f"of the program, before the first operation")
+        _clients[platform] = client
+
+
 def _create(platform: str):
     opts = options(platform)
     if platform in ("cuda", "rocm"):  # the GPU allocator reads these at client creation

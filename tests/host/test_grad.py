@@ -401,12 +401,12 @@ def test_every_differentiable_primitive_has_an_entry():
         leaves, tree = flatten(tuple(args))
         fn, _, _ = trace_function(f_sj, leaves, tree)
         walk(fn)
-    # collectives exist only inside a named vmap: tests/host/test_vmap.py differentiates
-    # each there against jax; differentiating a callback is an error by design
-    # (tests/host/test_callbacks.py)
+    # collectives exist only inside a named vmap or shard_map: tests/host/test_vmap.py
+    # and test_shard_map.py differentiate them (and shard_map) against jax; differentiating
+    # a callback is an error by design (tests/host/test_callbacks.py)
     missing = sorted(p.name for p in P.values()
                      if p.vjp is not NOT_DIFFERENTIABLE and p.name not in covered
-                     and p.family not in ("collective", "callback"))
+                     and p.family not in ("collective", "sharding", "callback"))
     assert not missing, f"differentiable primitives with no gradient test entry: {missing}"
 
 

@@ -1,0 +1,71 @@
+"""Tests over several host devices.
+
+A module marked `pytestmark = pytest.mark.host_devices(8)` needs 8 host CPU devices,
+which XLA only makes when XLA_FLAGS=--xla_force_host_platform_device_count=8 is set
+before the client starts. In a run without that flag, its tests are collected as one
+test that runs the module in a subprocess with the flag (one process start per module,
+not per test); in a run with it they run here as usual.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+
+import pytest
+
+FLAG = "--xla_force_host_platform_device_count"
+
+
+def forced_devices() -> int:
+    m = re.search(FLAG + r"=(\d+)", os.environ.get("XLA_FLAGS", ""))
+    return int(m.group(1)) if m else 1
+
+
+def device_env(n: int) -> dict:
+    """The environment of a subprocess with `n` host devices."""
+    flags = re.sub(FLAG + r"=\d+", "", os.environ.get("XLA_FLAGS", "")).strip()
+    return {**os.environ, "XLA_FLAGS": f"{flags} {FLAG}={n}".strip(),
+            "TF_CPP_MIN_LOG_LEVEL": "1"}
+
+
+def pytest_configure(config):
+    config.addinivalue_line("markers", "host_devices(n): the module needs n host devices")
+
+
+class _InSubprocess(pytest.Item):
+    def __init__(self, *, devices: int, node_ids: list[str], **kw):
+        super().__init__(**kw)
+        self.devices, self.node_ids = devices, node_ids
+
+    def runtest(self):
+        r = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
+                            "-p", "no:xdist", *self.node_ids], capture_output=True, text=True,
+                           env=device_env(self.devices), timeout=900,
+                           cwd=str(self.config.rootpath))
+        if r.returncode != 0:
+            raise AssertionError(f"tests on {self.devices} host devices failed:\n"
+                                 f"{r.stdout[-8000:]}\n{r.stderr[-3000:]}")
+
+    def reportinfo(self):
+        return self.path, None, f"{self.name} ({len(self.node_ids)} tests in a subprocess)"
+
+
+def pytest_collection_modifyitems(session, config, items):
+    groups: dict = {}
+    for item in items:
+        mark = item.get_closest_marker("host_devices")
+        if mark is not None and forced_devices() < mark.args[0]:
+            groups.setdefault(item.module, (mark.args[0], []))[1].append(item)
+    if not groups:
+        return
+    replaced = {id(i) for _, its in groups.values() for i in its}
+    kept = [i for i in items if id(i) not in replaced]
+    for n, its in groups.values():
+        parent = its[0].getparent(pytest.Module)
+        kept.append(_InSubprocess.from_parent(
+            parent, name=f"on_{n}_host_devices", devices=n,
+            node_ids=[i.nodeid for i in its]))
+    items[:] = kept

@@ -1,0 +1,167 @@
+"""Tensors over several devices and jit with shardings, on 8 host devices (the module
+runs in a subprocess with XLA_FLAGS=--xla_force_host_platform_device_count=8 when this
+run has fewer; see conftest.py). jax, under the same 8 devices, is the oracle."""
+
+from __future__ import annotations
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+import stablejit
+import stablejit.numpy as snp
+from jax.sharding import NamedSharding as JNamed
+from jax.sharding import PartitionSpec as JP
+from stablejit.sharding import Mesh, NamedSharding, P, SingleDeviceSharding, make_mesh
+
+pytestmark = pytest.mark.host_devices(8)
+
+A = np.arange(8 * 16, dtype=np.float32).reshape(8, 16) / 10
+
+SPECS = [P(), P("x"), P("x", "y"), P(None, "y"), P(("x", "y")), P("y", "x"),
+         P(None, ("y", "x"))]
+
+
+@pytest.fixture(scope="module")
+def mesh():
+    return make_mesh((4, 2), ("x", "y"))
+
+
+@pytest.fixture(scope="module")
+def jmesh():
+    return jax.make_mesh((4, 2), ("x", "y"), axis_types=(jax.sharding.AxisType.Auto,) * 2)
+
+
+@pytest.mark.parametrize("spec", SPECS, ids=map(repr, SPECS))
+def test_device_put_shards_like_jax(mesh, jmesh, spec):
+    x = stablejit.device_put(A, NamedSharding(mesh, spec))
+    j = jax.device_put(A, JNamed(jmesh, JP(*spec)))
+    assert x.shape == A.shape and x.dtype == stablejit.dtypes.float32
+    np.testing.assert_array_equal(np.asarray(x), A)
+    ours = {(s.device.id, tuple((i.start, i.stop) for i in s.index)): np.asarray(s.data)
+            for s in x.addressable_shards}
+    theirs = {(s.device.id, tuple((i.start or 0, i.stop or n) for i, n in
+                                  zip(s.index, A.shape, strict=True))): np.asarray(s.data)
+              for s in j.addressable_shards}
+    assert ours.keys() == theirs.keys()
+    for k, v in ours.items():
+        np.testing.assert_array_equal(v, theirs[k])
+    assert x.sharding == NamedSharding(mesh, spec)
+
+
+def test_sharded_tensor_prints_its_global_value_and_sharding(mesh):
+    x = stablejit.device_put(A[:4, :4], NamedSharding(mesh, P("x", "y")))
+    assert str(x) == str(A[:4, :4])
+    assert "spmd:host:8" in repr(x) and "PartitionSpec('x', 'y')" in repr(x)
+
+
+def test_single_device_put_and_sharding():
+    d = stablejit.devices()[3]
+    x = stablejit.device_put(A, SingleDeviceSharding(d))
+    assert x.device == d and x.sharding == SingleDeviceSharding(d)
+    assert [s.device for s in x.addressable_shards] == [d]
+    y = stablejit.device_put(A, d)
+    assert y.device == d
+
+
+def test_device_put_errors_say_what_to_do(mesh):
+    with pytest.raises(ValueError, match="does not divide into 4 blocks"):
+        stablejit.device_put(np.ones((6, 2)), NamedSharding(mesh, P("x")))
+    with pytest.raises(ValueError, match="axis 'z'"):
+        NamedSharding(mesh, P("z"))
+    with pytest.raises(ValueError, match="needs 16 devices"):
+        make_mesh((16,), ("i",))
+    with pytest.raises(ValueError, match="one name per axis"):
+        Mesh(np.array(stablejit.devices()), ("a", "b"))
+
+
+def test_eager_ops_on_sharded_tensors_keep_a_sharding(mesh):
+    x = stablejit.device_put(A, NamedSharding(mesh, P("x", "y")))
+    y = snp.sin(x) * 2 + 1
+    np.testing.assert_allclose(np.asarray(y), np.sin(A) * 2 + 1, rtol=1e-5, atol=1e-6)
+    assert y.sharding == NamedSharding(mesh, P("x", "y"))
+    s = x.sum(axis=0)
+    np.testing.assert_allclose(np.asarray(s), A.sum(axis=0), rtol=1e-6)
+
+
+CASES = [  # (function, its jax twin, in specs, out spec)
+    ("matmul", lambda a, b: a @ b.T, lambda a, b: a @ b.T, (P("x"), P()), P("x")),
+    ("reduce", lambda a, b: (a * b).sum(), lambda a, b: (a * b).sum(), (P("x", "y"), P("y")),
+     P()),
+    ("elementwise", lambda a, b: snp.tanh(a) - b, lambda a, b: jnp.tanh(a) - b,
+     (P(None, "y"), P("x")), P("x", "y")),
+    ("transpose", lambda a, b: a.T + b.T, lambda a, b: a.T + b.T, (P("x"), P("x")),
+     P(None, "x")),
+]
+
+
+@pytest.mark.parametrize("name,f,jf,ins,out", CASES, ids=[c[0] for c in CASES])
+def test_jit_with_shardings_equals_one_device_and_jax(mesh, jmesh, name, f, jf, ins, out):
+    b = np.cos(A)
+    sharded = stablejit.jit(f, in_shardings=tuple(NamedSharding(mesh, s) for s in ins),
+                            out_shardings=NamedSharding(mesh, out))
+    got = sharded(A, b)
+    assert got.sharding == NamedSharding(mesh, out)
+    one = stablejit.jit(f)(A, b)
+    jgot = jax.jit(jf, in_shardings=tuple(JNamed(jmesh, JP(*s)) for s in ins),
+                   out_shardings=JNamed(jmesh, JP(*out)))(A, b)
+    np.testing.assert_allclose(np.asarray(got), np.asarray(one), rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(np.asarray(got), np.asarray(jgot), rtol=1e-5, atol=1e-5)
+
+
+def test_jit_of_sharded_arguments_runs_over_their_devices(mesh):
+    x = stablejit.device_put(A, NamedSharding(mesh, P("x")))
+    f = stablejit.jit(lambda u: snp.exp(u) / u.sum())
+    got = f(x)
+    assert len(got.addressable_shards) == 8
+    np.testing.assert_allclose(np.asarray(got), np.exp(A) / A.sum(), rtol=1e-5)
+    assert got.sharding.mesh == mesh  # the partitioner's choice, read back over the mesh
+
+
+def test_with_sharding_constraint_is_emitted_as_jax_does(mesh, jmesh):
+    def f(a):
+        return stablejit.lax.with_sharding_constraint(a * 2, NamedSharding(mesh, P(None, "y")))
+
+    def jf(a):
+        return jax.lax.with_sharding_constraint(a * 2, JNamed(jmesh, JP(None, "y")))
+
+    g = stablejit.jit(f, in_shardings=NamedSharding(mesh, P("x")))
+    got = g(A)
+    np.testing.assert_allclose(np.asarray(got), A * 2)
+    prog = g._cache.get(next(iter(g._cache.keys()))).prog
+    text = prog.stablehlo(prog.shardings_for([stablejit.device_put(A, NamedSharding(
+        mesh, P("x")))]))
+    jtext = jax.jit(jf, in_shardings=JNamed(jmesh, JP("x"))).lower(A).as_text()
+    for piece in ('sdy.mesh @mesh = <["x"=4, "y"=2]>', "mhlo.num_partitions = 8",
+                  'sdy.sharding = #sdy.sharding<@mesh, [{"x"}, {}]>',
+                  '@mesh, [{}, {"y"}]>'):
+        assert piece in text and piece in jtext, piece
+    assert "sdy.sharding_constraint" in text
+
+
+def test_with_sharding_constraint_outside_jit_places_the_value(mesh):
+    x = stablejit.lax.with_sharding_constraint(A, NamedSharding(mesh, P("y")))
+    assert x.sharding == NamedSharding(mesh, P("y"))
+
+
+def test_grad_through_a_sharded_jit(mesh):
+    w = stablejit.device_put(A, NamedSharding(mesh, P("x")))
+
+    def loss(w, b):
+        return snp.sum(snp.tanh(w * b) ** 2)
+
+    g = stablejit.jit(stablejit.grad(loss))(w, np.cos(A))
+    jg = jax.grad(lambda w, b: jnp.sum(jnp.tanh(w * b) ** 2))(A, np.cos(A))
+    np.testing.assert_allclose(np.asarray(g), np.asarray(jg), rtol=1e-5, atol=1e-6)
+
+
+def test_dump_shows_the_shardings_and_the_collectives_xla_inserted(mesh, tmp_path,
+                                                                  monkeypatch):
+    monkeypatch.setenv("STABLEJIT_DUMP_TO", str(tmp_path))
+    f = stablejit.jit(lambda a: (a * 3).sum(), in_shardings=NamedSharding(mesh, P("x")))
+    np.testing.assert_allclose(float(f(A)), float((A * 3).sum()), rtol=1e-5)
+    hlo = next(tmp_path.glob("*.hlo.txt")).read_text()
+    assert "all-reduce" in hlo and "num_partitions=8" in hlo
+    meta = next(tmp_path.glob("*.json")).read_text()
+    assert "PartitionSpec('x')" in meta and "Mesh('x': 4, 'y': 2)" in meta
+    assert 'sdy.sharding<@mesh, [{"x"}, {}]>' in next(tmp_path.glob("*.mlir")).read_text()
