@@ -15,7 +15,7 @@ from collections.abc import Sequence
 import numpy as np
 from jaxlib import _hlo, _jax
 
-from .buffers import _aval
+from .buffers import aval
 from .executable import CompileError
 
 
@@ -77,7 +77,7 @@ class SpmdExecutable:
     def run(self, args: Sequence[tuple], shapes: Sequence) -> list[list]:
         """Execute; args[i] is parameter i's per-device buffers, shapes[i] its global
         (shape, NumPy dtype). Returns each result's per-device buffers (async)."""
-        arrays = [_jax.ArrayImpl(_aval(shape, dtype), sharding, list(bufs), True, True)
+        arrays = [_jax.ArrayImpl(aval(shape, dtype), sharding, list(bufs), True, True)
                   for bufs, (shape, dtype), sharding in zip(args, shapes, self._in_shardings,
                                                             strict=True)]
         outs = self._execute(arrays).disassemble_into_single_device_arrays()
