@@ -65,6 +65,10 @@ def _unary(name: str, prim, *, inexact: bool = True, kinds: str = "biufc",
     return f
 
 
+_PY_NUMBERS = (int, float)  # exact types: bool is not a number here
+_FAST_KINDS = "fc"
+
+
 def _binary(name: str, prim, *, inexact: bool = False, kinds: str = "biufc",
             what: str = "numeric"):
     def f(x, y) -> Tensor:
@@ -72,6 +76,16 @@ def _binary(name: str, prim, *, inexact: bool = False, kinds: str = "biufc",
                 and x._backend is y._backend
                 and x.type.dtype.kind in kinds and not (inexact and x.type.dtype.kind in "biu")):
             return bind(prim, (x, y))[0]  # same types: no promotion or broadcasting
+        # a float tensor and a Python number: the number takes the tensor's dtype and
+        # weakness (JAX's rule for a weak scalar), with no promotion table to walk
+        if type(y) in _PY_NUMBERS and type(x) is Tensor and x.type.dtype.kind in _FAST_KINDS:
+            if x.type.dtype.kind in kinds:
+                s = x._backend.scalar(y, x.type.dtype, weak=x.weak)
+                return bind_broadcast(prim, (x, s), x.type.shape)[0]
+        elif type(x) in _PY_NUMBERS and type(y) is Tensor and y.type.dtype.kind in _FAST_KINDS:
+            if y.type.dtype.kind in kinds:
+                s = y._backend.scalar(x, y.type.dtype, weak=y.weak)
+                return bind_broadcast(prim, (s, y), y.type.shape)[0]
         (x, y), dtype = promote_operands(x, y)
         _check_kinds(name, dtype, kinds, what)
         if inexact and not dtype.is_inexact:
