@@ -60,9 +60,8 @@ def _broadcast_op(prim, in_types, shape) -> Function:
     for t in in_types:
         v = b.param(t)
         if t.shape != shape:
-            lead = len(shape) - len(t.shape)
             v, = b.bind(shape_ops.broadcast_in_dim, [v],
-                        {"shape": shape, "broadcast_dimensions": tuple(range(lead, len(shape)))})
+                        shape_ops.trailing_broadcast(len(t.shape), shape))
         operands.append(v)
     return b.build(b.bind(prim, operands))
 
@@ -93,9 +92,8 @@ class Backend:
         ops = []
         for t in tensors:
             if t.shape != shape:
-                lead = len(shape) - t.ndim
-                t, = self.apply(shape_ops.broadcast_in_dim, (t,), Attrs(
-                    {"shape": shape, "broadcast_dimensions": tuple(range(lead, len(shape)))}))
+                t, = self.apply(shape_ops.broadcast_in_dim, (t,),
+                                shape_ops.trailing_broadcast(t.ndim, shape))
             ops.append(t)
         return self.apply(prim, ops, EMPTY_ATTRS)
 

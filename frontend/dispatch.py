@@ -111,9 +111,7 @@ def bind_broadcast(prim, tensors, shape: tuple[int, ...]):
 
 
 def _broadcast(t, shape, backend):
-    lead = len(shape) - t.ndim
-    return bind(shape_ops.broadcast_in_dim, (t,),
-                Attrs({"shape": shape, "broadcast_dimensions": tuple(range(lead, len(shape)))}),
+    return bind(shape_ops.broadcast_in_dim, (t,), shape_ops.trailing_broadcast(t.ndim, shape),
                 backend=backend)[0]
 
 

@@ -122,10 +122,8 @@ class LazyBackend(Backend):
             for t in tensors:
                 v = self._value(t)
                 if t.shape != shape:
-                    lead = len(shape) - t.ndim
-                    v, = self._builder.bind(shape_ops.broadcast_in_dim, [v], Attrs(
-                        {"shape": shape, "broadcast_dimensions": tuple(range(lead, len(shape)))}),
-                        loc)
+                    v, = self._builder.bind(shape_ops.broadcast_in_dim, [v],
+                                            shape_ops.trailing_broadcast(t.ndim, shape), loc)
                 values.append(v)
             return self._record(prim, values, EMPTY_ATTRS, loc)
 

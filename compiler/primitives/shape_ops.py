@@ -5,13 +5,15 @@ reverse.
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from .. import batch_rules as br
 from .. import dtypes as dt
 from ..emitter import dense_text, i64_array
 from ..errors import ShapeError
-from ..ir import TensorType
+from ..ir import Attrs, TensorType
 from ..primitive import NO_OPERANDS, NOT_DIFFERENTIABLE, Primitive
 
 
@@ -108,6 +110,14 @@ def _broadcast_vjp(ops, cts, primals, outs, *, shape, broadcast_dimensions):
 
 broadcast_in_dim.vjp = _broadcast_vjp
 broadcast_in_dim.jvp = _same_op_jvp(broadcast_in_dim)
+
+
+@functools.lru_cache(maxsize=1024)
+def trailing_broadcast(ndim: int, shape: tuple[int, ...]) -> Attrs:
+    """broadcast_in_dim's attributes for NumPy broadcasting: an operand of rank `ndim`
+    aligned with the trailing axes of `shape` (cached: eager ops ask on every call)."""
+    return Attrs({"shape": shape,
+                  "broadcast_dimensions": tuple(range(len(shape) - ndim, len(shape)))})
 
 
 def _reshape_rule(x, *, shape):

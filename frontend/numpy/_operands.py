@@ -17,7 +17,7 @@ from ..api import backend_copy, resolve_backend
 from ..compiler import dtypes as dt
 from ..compiler.primitives import elementwise as ew
 from ..compiler.primitives import shape_ops as so
-from ..dispatch import bind1, current_backend
+from ..dispatch import bind, bind1, current_backend
 from ..errors import at_user_line
 from ..promotion import (
     DEFAULT_COMPLEX,
@@ -201,9 +201,7 @@ def broadcast_to(x, shape) -> Tensor:
     if len(shape) < x.ndim or broadcast_shapes(x.shape, shape) != shape:
         raise ValueError(at_user_line(f"cannot broadcast a tensor of shape {x.shape} to "
                                       f"shape {shape}"))
-    lead = len(shape) - x.ndim
-    return bind1(so.broadcast_in_dim, x, shape=shape,
-                 broadcast_dimensions=tuple(range(lead, len(shape))))
+    return bind(so.broadcast_in_dim, (x,), so.trailing_broadcast(x.ndim, shape))[0]
 
 
 def broadcast_arrays(*xs) -> list[Tensor]:
