@@ -9,7 +9,8 @@ Rows:
   - single eager ops on f32[1000]: stablejit eager against jax eager;
   - an MLP training step (64-128-10, batch 128, SGD) written eagerly and run lazily,
     against the same step under stablejit.jit.
-Medians per call; ratio = stablejit / peer (lower is better).
+Medians per call, measured in alternating batches (a busy machine slows both sides
+alike); ratio = stablejit / peer (lower is better).
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ import jax.numpy as jnp
 import numpy as np
 import stablejit
 import stablejit.numpy as snp
-from common import per_call, table
+from common import paired_per_call, table
 
 X = np.linspace(-1, 1, 1000, dtype=np.float32)
 
@@ -48,19 +49,19 @@ def main() -> None:
             out = chain(snp, xs)
         out.block_until_ready()
 
-    rows = [
-        ("30-op chain, lazy vs jax eager", per_call(lazy_chain, inner=20),
-         "jax eager", per_call(lambda: chain(jnp, xj).block_until_ready(), inner=20), 0.2),
-        ("30-op chain, lazy vs jax.jit", per_call(lazy_chain, inner=20),
-         "jax.jit", per_call(lambda: jax_chain(xj).block_until_ready(), inner=20), 1.5),
-    ]
+    lazy_t, eager_t, jit_t = paired_per_call(
+        [lazy_chain, lambda: chain(jnp, xj).block_until_ready(),
+         lambda: jax_chain(xj).block_until_ready()], inner=20)
+    rows = [("30-op chain, lazy vs jax eager", lazy_t, "jax eager", eager_t, 0.2),
+            ("30-op chain, lazy vs jax.jit", lazy_t, "jax.jit", jit_t, 1.5)]
     for name, ours, theirs in [
             ("x + 1.0", lambda: xs + 1.0, lambda: xj + 1.0),
             ("x * 2", lambda: xs * 2, lambda: xj * 2),
             ("sum(x)", lambda: snp.sum(xs), lambda: jnp.sum(xj)),
             ("x + x", lambda: xs + xs, lambda: xj + xj)]:
-        rows.append((f"eager {name}", per_call(lambda o=ours: o().block_until_ready()),
-                     "jax eager", per_call(lambda t=theirs: t().block_until_ready()), 1.0))
+        t_ours, t_theirs = paired_per_call([lambda o=ours: o().block_until_ready(),
+                                            lambda t=theirs: t().block_until_ready()])
+        rows.append((f"eager {name}", t_ours, "jax eager", t_theirs, 1.0))
 
     rng = np.random.default_rng(0)
     params = [rng.standard_normal((64, 128)).astype(np.float32) * 0.1,
@@ -82,9 +83,9 @@ def main() -> None:
             out = step(p_s, xb, yb)
         out[0].block_until_ready()
 
-    rows.append(("MLP step written eagerly, lazy", per_call(lazy_step, inner=10),
-                 "stablejit.jit", per_call(lambda: jitted(p_s, xb, yb)[0].block_until_ready(),
-                                           inner=10), 1.5))
+    t_lazy, t_jit = paired_per_call(
+        [lazy_step, lambda: jitted(p_s, xb, yb)[0].block_until_ready()], inner=10)
+    rows.append(("MLP step written eagerly, lazy", t_lazy, "stablejit.jit", t_jit, 1.5))
     table("eager and lazy (median per call; ratio = stablejit / peer)", rows)
 
 

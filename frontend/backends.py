@@ -73,6 +73,7 @@ def _op_key(prim, attrs, tensors, regions):
 
 class Backend:
     concrete = True
+    deferred = False  # True for the lazy backend: its data may not be computed yet
     name = "backend"
 
     def __init__(self):
@@ -96,6 +97,12 @@ class Backend:
                                 shape_ops.trailing_broadcast(t.ndim, shape))
             ops.append(t)
         return self.apply(prim, ops, EMPTY_ATTRS)
+
+    def apply_scalar(self, prim, x: Tensor, value, scalar_first: bool):
+        """Elementwise `prim` on `x` and the Python number `value` in x's dtype and
+        weakness; backends that record the constant with the op override this."""
+        s = self.scalar(value, x.type.dtype, weak=x.weak)
+        return self.apply_broadcast(prim, (s, x) if scalar_first else (x, s), x.type.shape)
 
     def _op_program(self, key, prim, attrs, in_types, regions):
         fn = _one_op(prim, attrs, in_types, regions)  # runs the shape rule: may raise

@@ -12,7 +12,7 @@ being traced records every op made while it is current, whatever its operands.
 from __future__ import annotations
 
 from . import config, debugging, writes
-from .backends import REFERENCE
+from .backends import REFERENCE, XlaBackend
 from .compiler import dtypes as dt
 from .compiler.errors import ShapeError
 from .compiler.ir import EMPTY_ATTRS, Attrs
@@ -59,8 +59,15 @@ def backend_for(tensors):
         top = s[-1]
         if getattr(top, "records_all", False):
             return top  # a control-flow body records every op made while traced
-        if isinstance(top, LazyBackend) and getattr(backend, "device", None) is top.device:
-            return top  # inside lazy(): ops on tensors of its device record too
+        if isinstance(backend, XlaBackend):
+            # inside lazy(), ops on tensors of its device record too, also while grad or
+            # jit traces a function there (an op on its concrete operands only, such as
+            # one on a closed-over label array, joins the graph instead of running)
+            for b in reversed(s):
+                if not isinstance(b, Trace):
+                    if isinstance(b, LazyBackend) and b.device is backend.device:
+                        return b
+                    break
     return backend
 
 
@@ -97,12 +104,27 @@ def bind(prim, tensors=(), attrs: Attrs = EMPTY_ATTRS, backend=None, regions=())
     return _finish(prim, tensors, outs)
 
 
-def bind_broadcast(prim, tensors, shape: tuple[int, ...]):
+def bind_scalar(prim, x, value, scalar_first: bool = False):
+    """Elementwise `prim` on tensor `x` and the Python number `value`, which takes x's
+    dtype and weakness (JAX's rule for a weak scalar; the caller checked it applies).
+    The number becomes a 0-d operand on the backend that runs the op (a constant of a
+    lazy graph or trace, a cached buffer on a device), so this is one dispatch."""
+    backend = backend_for((x,))
+    if isinstance(backend, Trace) or config.debug_nans() or config.debug_infs():
+        s = backend.scalar(value, x.type.dtype, weak=x.weak)
+        return bind_broadcast(prim, (s, x) if scalar_first else (x, s), x.type.shape,
+                              backend)
+    x, = _arrive(backend, (x,))
+    return _weak_types(prim, (x,), backend.apply_scalar(prim, x, value, scalar_first))
+
+
+def bind_broadcast(prim, tensors, shape: tuple[int, ...], backend=None):
     """Elementwise `prim` on `tensors` (one dtype) broadcast to `shape`, trailing axes
     aligned. On an eager device the broadcasts and the op run as one cached program,
     so `x + 1.0` is one dispatch; a lazy backend records them together; a trace
     records each broadcast as an op of its own."""
-    backend = backend_for(tensors)
+    if backend is None:
+        backend = backend_for(tensors)
     if isinstance(backend, Trace):
         return bind(prim, [t if t.shape == shape else _broadcast(t, shape, backend)
                            for t in tensors], backend=backend)

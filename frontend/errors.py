@@ -27,10 +27,9 @@ def _is_internal(filename: str) -> bool:
 _COLUMNS: dict = {}
 
 
-def _column(f) -> int:
-    """The column of the call a frame is executing (Python 3.11+ records one per
-    instruction), so two calls on one line get two locations."""
-    code = f.f_code
+def _column(code, lasti: int) -> int:
+    """The column of the call at instruction offset `lasti` (Python 3.11+ records one
+    per instruction), so two calls on one line get two locations."""
     cols = _COLUMNS.get(code)
     if cols is None:
         positions = getattr(code, "co_positions", None)
@@ -39,18 +38,37 @@ def _column(f) -> int:
         if len(_COLUMNS) > 4096:
             _COLUMNS.clear()
         _COLUMNS[code] = cols
-    i = f.f_lasti // 2
+    i = lasti // 2
     return cols[i] if i < len(cols) else 0
+
+
+def user_site() -> tuple | None:
+    """(code, line, instruction offset) of the first stack frame outside stablejit, or
+    None: cheaper than user_location, for recorders that need the Location only later
+    (location_at makes it)."""
+    f = sys._getframe(1)
+    skip = _SKIP_CACHE
+    while f is not None:
+        code = f.f_code
+        internal = skip.get(code.co_filename)
+        if internal is None:
+            internal = _is_internal(code.co_filename)
+        if not internal:
+            return code, f.f_lineno, f.f_lasti
+        f = f.f_back
+    return None
+
+
+def location_at(site: tuple | None) -> Location:
+    if site is None:
+        return Location("<unknown>", 0)
+    code, line, lasti = site
+    return Location(code.co_filename, line, _column(code, lasti), code.co_name)
 
 
 def user_location() -> Location:
     """The first stack frame outside stablejit: where the user wrote the operation."""
-    f = sys._getframe(1)
-    while f is not None and _is_internal(f.f_code.co_filename):
-        f = f.f_back
-    if f is None:
-        return Location("<unknown>", 0)
-    return Location(f.f_code.co_filename, f.f_lineno, _column(f), f.f_code.co_name)
+    return location_at(user_site())
 
 
 def at_user_line(message: str) -> str:

@@ -4,11 +4,16 @@ when a value is needed (the user's side, `stablejit.lazy()`, is in lazy.py).
 A lazy tensor's data is either a `Pending` value of the backend's current graph or a
 device buffer. The graph runs (`flush`) when a value is read back (numpy(), print,
 bool(), int(), item()), when a tensor goes to another backend or device, when the
-graph passes STABLEJIT_LAZY_MAX_OPS ops, and when a `lazy()` block ends. Running it
-builds one IR Function whose results are the pending values that live tensors still
-hold; it goes through the compiler passes (the fusion pass marks its kernel clusters)
-and the one executable cache, keyed by its structure, so the second iteration of a loop
-compiles nothing. Results stay on the device.
+graph passes STABLEJIT_LAZY_MAX_OPS ops, and when a `lazy()` block ends. Its results are
+the pending values that live tensors still hold. Results stay on the device.
+
+Recording is the hot path (a training loop records every op of every step), so a graph
+is a tape, not IR: each value is a slot number, each op a tuple of (primitive,
+attributes, operand slots) appended to a list, and that list is also the graph's
+structural key. Running a graph looks the key up in `_programs`; only a graph not seen
+before is replayed into an IR Function, which goes through the compiler passes (the
+fusion pass marks its kernel clusters) and the one executable cache. So the second
+iteration of a loop builds no IR and compiles nothing.
 
 Semantics do not change: shape rules run as each op is recorded, so an error names the
 user's line of the op, not the line that read the value; values and dtypes are the eager
@@ -17,8 +22,11 @@ ones (the same primitives, compiled by the same XLA).
 
 from __future__ import annotations
 
+import logging
+import math
 import threading
 import weakref
+from collections import OrderedDict
 
 import numpy as np
 
@@ -28,27 +36,64 @@ from .compiler import dtypes as dt
 from .compiler.autodiff import inline
 from .compiler.builder import Builder
 from .compiler.errors import ShapeError
-from .compiler.ir import EMPTY_ATTRS, Attrs, Function, Literal, Value
+from .compiler.ir import EMPTY_ATTRS, Attrs, Function, Literal
 from .compiler.primitives import shape_ops
-from .errors import DeviceMismatchError, at_user_line, user_location
+from .errors import DeviceMismatchError, at_user_line, location_at, user_site
 from .runtime import buffers
 from .tensor import Tensor
 
+log = logging.getLogger("stablejit")
+
+_PROGRAMS_KEPT = 256  # graph keys remembered per backend (their Programs stay cached)
+_INLINE = "inline"    # a tape entry that inlines a whole Function (a jitted call)
+_PARAM = "param"      # a tape entry for a device buffer the graph reads
+
 
 class Pending:
-    """A lazy tensor's data: its value in the graph that computes it, and the device
+    """A lazy tensor's data: its slot in the graph that computes it, and the device
     buffer once that graph has run. Tensors share it (an in-place update rebinds a
     tensor to another tensor's Pending), so the graph tracks Pendings, not tensors."""
 
-    __slots__ = ("value", "graph", "buffer", "__weakref__")
+    __slots__ = ("slot", "graph", "buffer", "__weakref__")
 
-    def __init__(self, value: Value, graph: int):
-        self.value, self.graph = value, graph
+    def __init__(self, slot: int, graph: int):
+        self.slot, self.graph = slot, graph
         self.buffer = None
+
+
+def _scalar_key(value, dtype: dt.DType):
+    """A dict key for a number as a constant of `dtype`. Python's -0.0 and 0.0 are equal,
+    as are 1, 1.0 and True, so the key carries the sign and the type; other numbers
+    (NumPy scalars) are keyed on their bits."""
+    t = type(value)
+    if t is float:
+        return dtype, t, value, math.copysign(1.0, value)
+    if t is int or t is bool:
+        return dtype, t, value
+    if t is complex:
+        return dtype, t, value, math.copysign(1.0, value.real), math.copysign(1.0, value.imag)
+    return dtype, np.asarray(value, dtype=dtype.np).tobytes()
+
+
+# _scalar_key -> the Attrs of that constant: graphs share them, so a loop that records
+# `x * 2.0` every iteration makes the Literal once
+_CONSTANT_ATTRS: dict = {}
+_CONSTANT_ATTRS_KEPT = 4096
+
+
+def _constant_attrs(key, value, dtype: dt.DType) -> Attrs:
+    attrs = _CONSTANT_ATTRS.get(key)
+    if attrs is None:
+        attrs = Attrs({"value": Literal(native(np.asarray(value, dtype=dtype.np)))})
+        if len(_CONSTANT_ATTRS) < _CONSTANT_ATTRS_KEPT:
+            _CONSTANT_ATTRS[key] = attrs
+    return attrs
 
 
 class LazyBackend(Backend):
     """Records ops for the device of `target` (an XlaBackend) and runs them in batches."""
+
+    deferred = True
 
     def __init__(self, target: XlaBackend):
         super().__init__()
@@ -58,6 +103,9 @@ class LazyBackend(Backend):
         self._lock = threading.RLock()
         self._graph = 0
         self.flushes = 0  # how many graphs ran (for tests and the benchmark)
+        # graph key -> Program: the counterpart of jit's signature cache in front of the
+        # executable cache (a miss replays the tape into IR and asks compilation.program)
+        self._programs: OrderedDict = OrderedDict()
         self._new_graph()
 
     _instances: dict = {}
@@ -73,17 +121,21 @@ class LazyBackend(Backend):
 
     def _new_graph(self) -> None:
         self._graph += 1
-        self._builder = Builder("lazy")
-        self._inputs: list = []             # device buffers bound to the graph's params
-        self._input_of: dict[int, Value] = {}
-        self._keep: list = []               # what those ids belong to, alive until flush
+        self._tape: list = []       # one entry per param or op: also the structural key
+        self._locs: list = []       # the user's line of each entry (errors.user_site)
+        self._types: list = []      # TensorType of each slot
+        self._inputs: list = []     # device buffers bound to the graph's params
+        self._input_of: dict = {}   # id(buffer owner) -> its param slot
+        self._keep: list = []       # what those ids belong to, alive until flush
         self._pending: list[weakref.ref] = []
-        self._constants: dict = {}          # (dtype, bits) -> the graph's constant Value
+        self._constants: dict = {}  # _scalar_key -> the constant's slot
+        self._broadcasts: dict = {}  # (slot, shape) -> the broadcast's slot
+        self._holds_functions = False  # an entry inlines a Function or has regions
         self._ops = 0
-        self._max_ops = config.lazy_max_ops()
+        self._max_ops = 1 << 62  # read at the graph's first op
 
     # ---- recording -------------------------------------------------------------------
-    def _value(self, t: Tensor) -> Value:
+    def _slot(self, t: Tensor) -> int:
         if t._backend is not self:
             t = self.adopt(t)
         d = t._live()
@@ -91,48 +143,59 @@ class LazyBackend(Backend):
             if d.buffer is None:
                 if d.graph != self._graph:
                     raise AssertionError("a pending lazy value outlived its graph")
-                return d.value
+                return d.slot
             key, buf = d, d.buffer
         else:
             key, buf = d, d
-        v = self._input_of.get(id(key))
-        if v is None:
-            v = self._builder.param(t.type)
+        s = self._input_of.get(id(key))
+        if s is None:
+            s = self._input_of[id(key)] = len(self._types)
+            self._tape.append((_PARAM, t.type))
+            self._locs.append(None)
+            self._types.append(t.type)
             self._inputs.append(buf)
             self._keep.append(key)
-            self._input_of[id(key)] = v
-        return v
+        return s
 
-    def _pending_tensor(self, v: Value, weak: bool = False) -> Tensor:
-        p = Pending(v, self._graph)
+    def _pending_tensor(self, slot: int, weak: bool = False) -> Tensor:
+        p = Pending(slot, self._graph)
         self._pending.append(weakref.ref(p))
-        return Tensor(p, self, v.type, weak)
+        return Tensor(p, self, self._types[slot], weak)
 
-    def apply(self, prim, tensors, attrs: Attrs, regions=()):
-        with self._lock:
-            values = [self._value(t) for t in tensors]
-            return self._record(prim, values, attrs, user_location(), regions)
+    def _add(self, prim, args: tuple, attrs: Attrs, site, regions=()) -> int:
+        """Append one op to the tape (its shape rule runs now); its first result's slot."""
+        types = self._types
+        n = len(args)
+        in_types = ((types[args[0]], types[args[1]]) if n == 2 else (types[args[0]],)
+                    if n == 1 else tuple(types[a] for a in args))
+        out = None if regions else prim._inferred.get((in_types, attrs))
+        if out is None:
+            try:
+                out = prim.infer(in_types, attrs, regions)
+            except ShapeError as e:
+                raise ShapeError(at_user_line(str(e))) from None
+        if regions:
+            self._tape.append((prim, attrs, args, tuple(regions)))
+            self._holds_functions = True
+        else:
+            self._tape.append((prim, attrs, args))
+        self._locs.append(site)
+        first = len(types)
+        types.extend(out)
+        return first
 
-    def apply_broadcast(self, prim, tensors, shape: tuple[int, ...]):
-        """Elementwise `prim` on `tensors` broadcast to `shape`: the broadcasts and the op
-        recorded together (one lock, one look for the user's line)."""
-        with self._lock:
-            loc = user_location()
-            values = []
-            for t in tensors:
-                v = self._value(t)
-                if t.shape != shape:
-                    v, = self._builder.bind(shape_ops.broadcast_in_dim, [v],
-                                            shape_ops.trailing_broadcast(t.ndim, shape), loc)
-                values.append(v)
-            return self._record(prim, values, EMPTY_ATTRS, loc)
+    def _broadcast(self, slot: int, shape: tuple[int, ...], site) -> int:
+        key = (slot, shape)
+        b = self._broadcasts.get(key)
+        if b is None:
+            attrs = shape_ops.trailing_broadcast(len(self._types[slot].shape), shape)
+            b = self._broadcasts[key] = self._add(shape_ops.broadcast_in_dim, (slot,),
+                                                  attrs, site)
+        return b
 
-    def _record(self, prim, values, attrs, loc, regions=()):
-        try:
-            results = self._builder.bind(prim, values, attrs, loc, regions)
-        except ShapeError as e:
-            raise ShapeError(at_user_line(str(e))) from None
-        outs = tuple(self._pending_tensor(r) for r in results)
+    def _results(self, first: int, n: int) -> tuple[Tensor, ...]:
+        outs = ((self._pending_tensor(first),) if n == 1
+                else tuple(self._pending_tensor(first + i) for i in range(n)))
         self._ops += 1
         if self._ops == 1:  # read once per graph: tests and scripts may change it
             self._max_ops = config.lazy_max_ops()
@@ -140,28 +203,62 @@ class LazyBackend(Backend):
             self.flush()
         return outs
 
+    def apply(self, prim, tensors, attrs: Attrs, regions=()):
+        with self._lock:
+            args = tuple(self._slot(t) for t in tensors)
+            first = self._add(prim, args, attrs, user_site(), regions)
+            return self._results(first, len(self._types) - first)
+
+    def apply_broadcast(self, prim, tensors, shape: tuple[int, ...]):
+        """Elementwise `prim` on `tensors` broadcast to `shape`: the broadcasts and the op
+        recorded together (one lock, one look for the user's line)."""
+        with self._lock:
+            site = user_site()
+            args = tuple(self._slot(t) if t.type.shape == shape
+                         else self._broadcast(self._slot(t), shape, site) for t in tensors)
+            first = self._add(prim, args, EMPTY_ATTRS, site)
+            return self._results(first, len(self._types) - first)
+
     def program(self, fn: Function, **_) -> Function:
         return fn
 
     def execute(self, fn: Function, tensors) -> list[Tensor]:
         """Record a whole Function (a jitted call on lazy tensors) into the graph."""
         with self._lock:
-            outs = inline(self._builder, fn, [self._value(t) for t in tensors])
+            args = tuple(self._slot(t) for t in tensors)
+            self._tape.append((_INLINE, fn, args))
+            self._holds_functions = True
+            self._locs.append(None)
+            first = len(self._types)
+            self._types.extend(fn.result_types)
             self._ops += len(fn.ops)
-            return [self._pending_tensor(v) for v in outs]
+            return [self._pending_tensor(first + i) for i in range(len(fn.results))]
+
+    def _constant(self, value, dtype: dt.DType, site) -> int:
+        # one per distinct value per graph, keyed on the exact bits (0.0 is not -0.0)
+        key = _scalar_key(value, dtype)
+        s = self._constants.get(key)
+        if s is None:
+            s = self._constants[key] = self._add(
+                shape_ops.constant, (), _constant_attrs(key, value, dtype), site)
+        return s
 
     def scalar(self, value, dtype: dt.DType, weak: bool = False) -> Tensor:
         # a constant op of the graph, not a transfer: x + 1.0 stays one program
-        # (one per distinct value per graph, keyed on the exact bits: 0.0 is not -0.0)
         with self._lock:
-            a = native(np.asarray(value, dtype=dtype.np))
-            key = (dtype, a.tobytes())
-            v = self._constants.get(key)
-            if v is None:
-                v, = self._builder.bind(shape_ops.constant, (), Attrs({"value": Literal(a)}),
-                                        user_location())
-                self._constants[key] = v
-            return self._pending_tensor(v, weak)
+            return self._pending_tensor(self._constant(value, dtype, user_site()), weak)
+
+    def apply_scalar(self, prim, x: Tensor, value, scalar_first: bool):
+        """Elementwise `prim` on `x` and a Python number in x's dtype: the constant, its
+        broadcast and the op recorded together."""
+        with self._lock:
+            site = user_site()
+            a = self._slot(x)
+            c = self._constant(value, x.type.dtype, site)
+            if x.type.shape:
+                c = self._broadcast(c, x.type.shape, site)
+            first = self._add(prim, (c, a) if scalar_first else (a, c), EMPTY_ATTRS, site)
+            return self._results(first, 1)
 
     def from_numpy(self, array, weak: bool = False) -> Tensor:
         t = self.target.from_numpy(array, weak)
@@ -179,6 +276,11 @@ class LazyBackend(Backend):
             return Tensor(t._live(), self, t.type, t.weak)
         return Tensor(self.target.adopt(t)._data, self, t.type, t.weak)
 
+    def recorded(self) -> list[str]:
+        """The names of the ops pending in the current graph, in order (for tests)."""
+        return [e[1].name if e[0] is _INLINE else e[0].name
+                for e in self._tape if e[0] is not _PARAM]
+
     # ---- running ---------------------------------------------------------------------
     def buffer(self, t: Tensor):
         """t's device buffer, running the pending graph first if t is in it."""
@@ -193,18 +295,41 @@ class LazyBackend(Backend):
         """Run the pending graph: one compiled program whose results are the pending
         values something still holds; each of them then holds its device buffer."""
         with self._lock:
+            graph = self._graph
             live = [p for p in (r() for r in self._pending)
-                    if p is not None and p.buffer is None and p.graph == self._graph]
-            inputs = self._inputs
-            fn = self._builder.build([p.value for p in live]) if live else None
-            self._new_graph()
-            if fn is None:
+                    if p is not None and p.buffer is None and p.graph == graph]
+            if not live:
+                self._new_graph()
                 return
-            prog = compilation.program(fn, self.device, name="lazy")
+            tape, locs, inputs = self._tape, self._locs, self._inputs
+            results = tuple(p.slot for p in live)
+            structural = self._holds_functions
+            self._new_graph()
+            prog = self._program(tape, locs, results, structural)
             outs = prog.run(inputs)
             self.flushes += 1
             for p, b in zip(live, outs, strict=True):
                 p.buffer = b
+
+    def _program(self, tape: list, locs: list, results: tuple, structural: bool
+                 ) -> compilation.Program:
+        # with STABLEJIT_DUMP_TO the dump must name this graph's lines: no key-only reuse
+        if config.dump_to():
+            return compilation.program(_function(tape, locs, results), self.device,
+                                       name="lazy")
+        # grad and control flow make new Functions each call: key them by structure
+        key = (tuple(map(_structural, tape)) if structural else tuple(tape), results)
+        prog = self._programs.get(key)
+        if prog is not None:
+            self._programs.move_to_end(key)
+            if config.log_compiles():
+                log.warning("stablejit: memory hit lazy graph of %d ops", len(tape))
+            return prog
+        prog = compilation.program(_function(tape, locs, results), self.device, name="lazy")
+        self._programs[key] = prog
+        if len(self._programs) > _PROGRAMS_KEPT:
+            self._programs.popitem(last=False)
+        return prog
 
     def to_numpy(self, t: Tensor):
         return buffers.to_numpy(self.buffer(t))
@@ -222,3 +347,29 @@ class LazyBackend(Backend):
 
     def __repr__(self) -> str:
         return f"<backend {self.name}>"
+
+
+def _structural(entry: tuple) -> tuple:
+    """A tape entry with its Functions replaced by their structural keys."""
+    if entry[0] is _INLINE:
+        return _INLINE, entry[1].key(), entry[2]
+    if len(entry) > 3:
+        return entry[:3] + (tuple(f.key() for f in entry[3]),)
+    return entry
+
+
+def _function(tape: list, locs: list, results: tuple) -> Function:
+    """Replay a graph's tape into an IR Function returning the values in `results`."""
+    b = Builder("lazy")
+    values: list = []
+    for entry, site in zip(tape, locs, strict=True):
+        head = entry[0]
+        if head is _PARAM:
+            values.append(b.param(entry[1]))
+        elif head is _INLINE:
+            values.extend(inline(b, entry[1], [values[a] for a in entry[2]]))
+        else:
+            regions = entry[3] if len(entry) > 3 else ()
+            values.extend(b.bind(head, [values[a] for a in entry[2]], entry[1],
+                                 location_at(site), regions))
+    return b.build([values[s] for s in results])

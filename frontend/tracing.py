@@ -71,7 +71,9 @@ class Trace:
             return v
         if t._backend.concrete:
             writes.note_read(t)
-        if t._backend.concrete and t.size <= EMBED_LIMIT:
+        # a lazy tensor is captured as an argument: embedding it would run its graph
+        # and read it back to the host (the traced program then joins that graph)
+        if t._backend.concrete and t.size <= EMBED_LIMIT and not t._backend.deferred:
             v, = self.builder.bind(shape_ops.constant, (), Attrs(
                 {"value": Literal(t.numpy())}), user_location())
             self._embedded.append(t)

@@ -22,7 +22,7 @@ import numpy as np
 
 from ..compiler import dtypes as dt
 from ..compiler.primitives import elementwise as ew
-from ..dispatch import bind, bind1, bind_broadcast
+from ..dispatch import bind, bind1, bind_broadcast, bind_scalar
 from ..errors import at_user_line
 from ..promotion import DEFAULT_INT
 from ..tensor import Tensor
@@ -80,12 +80,10 @@ def _binary(name: str, prim, *, inexact: bool = False, kinds: str = "biufc",
         # weakness (JAX's rule for a weak scalar), with no promotion table to walk
         if type(y) in _PY_NUMBERS and type(x) is Tensor and x.type.dtype.kind in _FAST_KINDS:
             if x.type.dtype.kind in kinds:
-                s = x._backend.scalar(y, x.type.dtype, weak=x.weak)
-                return bind_broadcast(prim, (x, s), x.type.shape)[0]
+                return bind_scalar(prim, x, y)[0]
         elif type(x) in _PY_NUMBERS and type(y) is Tensor and y.type.dtype.kind in _FAST_KINDS:
             if y.type.dtype.kind in kinds:
-                s = y._backend.scalar(x, y.type.dtype, weak=y.weak)
-                return bind_broadcast(prim, (s, y), y.type.shape)[0]
+                return bind_scalar(prim, y, x, scalar_first=True)[0]
         (x, y), dtype = promote_operands(x, y)
         _check_kinds(name, dtype, kinds, what)
         if inexact and not dtype.is_inexact:
