@@ -168,12 +168,10 @@ class LazyBackend(Backend):
         n = len(args)
         in_types = ((types[args[0]], types[args[1]]) if n == 2 else (types[args[0]],)
                     if n == 1 else tuple(types[a] for a in args))
-        out = None if regions else prim._inferred.get((in_types, attrs))
-        if out is None:
-            try:
-                out = prim.infer(in_types, attrs, regions)
-            except ShapeError as e:
-                raise ShapeError(at_user_line(str(e))) from None
+        try:
+            out = prim.infer(in_types, attrs, regions)  # memoised per (types, attrs)
+        except ShapeError as e:
+            raise ShapeError(at_user_line(str(e))) from None
         if regions:
             self._tape.append((prim, attrs, args, tuple(regions)))
             self._holds_functions = True
