@@ -15,6 +15,7 @@ attributes, operand types, region structure): an eager op compiles once per sign
 
 from __future__ import annotations
 
+import math
 import threading
 
 import numpy as np
@@ -69,6 +70,18 @@ def _broadcast_op(prim, in_types, shape) -> Function:
 def _op_key(prim, attrs, tensors, regions):
     key = (prim, attrs, *[t.type for t in tensors])
     return key + tuple(f.key() for f in regions) if regions else key
+
+
+def scalar_key(value, dtype: dt.DType):
+    """A dict key for a number made a constant of `dtype`. Python's -0.0 and 0.0 are
+    equal, as are 1, 1.0 and True, so the key carries the sign and the type; NaNs and
+    other numbers (NumPy scalars) are keyed on their bits."""
+    t = type(value)
+    if t is float and value == value:
+        return dtype, t, value, math.copysign(1.0, value)
+    if t is int or t is bool:
+        return dtype, t, value
+    return dtype, np.asarray(value, dtype=dtype.np).tobytes()
 
 
 class Backend:
@@ -254,13 +267,11 @@ class XlaBackend(Backend):
         return Tensor(buffers.to_device(a, self.device), self, TensorType(a.shape, d), weak)
 
     def scalar(self, value, dtype: dt.DType, weak: bool = False) -> Tensor:
-        # Python scalars recur (x * 2, x + 1): keep their device buffers, keyed on the
-        # exact bits (0.0 == -0.0 and NaN != NaN, so the value cannot be the key).
-        a = np.asarray(value, dtype=dtype.np)
-        key = (dtype, a.tobytes())
+        # Python scalars recur (x * 2, x + 1): keep their device buffers
+        key = scalar_key(value, dtype)
         buf = self._scalars.get(key)
         if buf is None:
-            buf = buffers.to_device(a, self.device)
+            buf = buffers.to_device(np.asarray(value, dtype=dtype.np), self.device)
             if len(self._scalars) < 4096:
                 self._scalars[key] = buf
         return Tensor(buf, self, TensorType((), dtype), weak)

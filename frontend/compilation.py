@@ -188,7 +188,7 @@ def program(fn: Function, device, *, name: str | None = None, optimize: bool = T
         stats["memory"] += 1
         if config.log_compiles():
             log.warning("stablejit: memory hit %s for %s in %.1f ms (passes+emit 0.0 ms)",
-                        name or fn.name, _where(device), 1e3 * (time.perf_counter() - t0))
+                        name or fn.name, where(device), 1e3 * (time.perf_counter() - t0))
         return prog
     return _EXECUTABLES.get_or_create(key, lambda: Program(
         fn, device, name=name or fn.name, optimize=optimize, donated=tuple(donated),
@@ -205,7 +205,7 @@ def _compile_program(prog: Program) -> Executable:
                                          host_callbacks=host_callbacks(opt))
     if config.log_compiles():
         log.warning("stablejit: %s %s for %s in %.1f ms (passes+emit %.1f ms)", outcome,
-                    prog.name, _where(device), 1e3 * seconds, 1e3 * t_lower)
+                    prog.name, where(device), 1e3 * seconds, 1e3 * t_lower)
     directory = config.dump_to()
     if directory:
         dump.write_dump(directory, prog.name, {
@@ -285,5 +285,5 @@ def clear_memory_cache() -> None:
     _EXECUTABLES.clear()
 
 
-def _where(device) -> str:
+def where(device) -> str:
     return f"{platform_of(device)}:{device.id}"

@@ -23,7 +23,6 @@ ones (the same primitives, compiled by the same XLA).
 from __future__ import annotations
 
 import logging
-import math
 import threading
 import weakref
 from collections import OrderedDict
@@ -31,7 +30,7 @@ from collections import OrderedDict
 import numpy as np
 
 from . import compilation, config
-from .backends import Backend, XlaBackend, native
+from .backends import Backend, XlaBackend, native, scalar_key
 from .compiler import dtypes as dt
 from .compiler.autodiff import inline
 from .compiler.builder import Builder
@@ -61,21 +60,7 @@ class Pending:
         self.buffer = None
 
 
-def _scalar_key(value, dtype: dt.DType):
-    """A dict key for a number as a constant of `dtype`. Python's -0.0 and 0.0 are equal,
-    as are 1, 1.0 and True, so the key carries the sign and the type; other numbers
-    (NumPy scalars) are keyed on their bits."""
-    t = type(value)
-    if t is float:
-        return dtype, t, value, math.copysign(1.0, value)
-    if t is int or t is bool:
-        return dtype, t, value
-    if t is complex:
-        return dtype, t, value, math.copysign(1.0, value.real), math.copysign(1.0, value.imag)
-    return dtype, np.asarray(value, dtype=dtype.np).tobytes()
-
-
-# _scalar_key -> the Attrs of that constant: graphs share them, so a loop that records
+# scalar_key -> the Attrs of that constant: graphs share them, so a loop that records
 # `x * 2.0` every iteration makes the Literal once
 _CONSTANT_ATTRS: dict = {}
 _CONSTANT_ATTRS_KEPT = 4096
@@ -128,7 +113,7 @@ class LazyBackend(Backend):
         self._input_of: dict = {}   # id(buffer owner) -> its param slot
         self._keep: list = []       # what those ids belong to, alive until flush
         self._pending: list[weakref.ref] = []
-        self._constants: dict = {}  # _scalar_key -> the constant's slot
+        self._constants: dict = {}  # scalar_key -> the constant's slot
         self._broadcasts: dict = {}  # (slot, shape) -> the broadcast's slot
         self._holds_functions = False  # an entry inlines a Function or has regions
         self._ops = 0
@@ -234,7 +219,7 @@ class LazyBackend(Backend):
 
     def _constant(self, value, dtype: dt.DType, site) -> int:
         # one per distinct value per graph, keyed on the exact bits (0.0 is not -0.0)
-        key = _scalar_key(value, dtype)
+        key = scalar_key(value, dtype)
         s = self._constants.get(key)
         if s is None:
             s = self._constants[key] = self._add(
@@ -320,8 +305,9 @@ class LazyBackend(Backend):
         prog = self._programs.get(key)
         if prog is not None:
             self._programs.move_to_end(key)
-            if config.log_compiles():
-                log.warning("stablejit: memory hit lazy graph of %d ops", len(tape))
+            if config.log_compiles():  # as compilation.program logs its hits
+                log.warning("stablejit: memory hit lazy for %s (a graph of %d entries seen "
+                            "before: no IR built)", compilation.where(self.device), len(tape))
             return prog
         prog = compilation.program(_function(tape, locs, results), self.device, name="lazy")
         self._programs[key] = prog

@@ -185,7 +185,8 @@ def test_signed_zeros_and_number_types_stay_distinct_constants():
     np.testing.assert_array_equal(np.signbit(np.asarray(npz)), np.signbit(np.asarray(eager)))
 
 
-def test_grad_over_a_closed_over_array_in_lazy_runs_one_graph():
+def test_grad_over_a_closed_over_array_in_lazy_runs_one_graph(monkeypatch):
+    from stablejit import lazy_backend
     labels = snp.asarray(np.array([0, 2, 1], np.int32))
     w = snp.asarray(X)
 
@@ -200,3 +201,11 @@ def test_grad_over_a_closed_over_array_in_lazy_runs_one_graph():
         assert _pending(g) and backend.flushes == n
     assert backend.flushes == n + 1
     np.testing.assert_allclose(np.asarray(g), np.asarray(want), rtol=1e-6)
+    # grad makes a new Function every call; the graph is still found by its structure
+    built = []
+    real = lazy_backend._function
+    monkeypatch.setattr(lazy_backend, "_function", lambda *a: built.append(1) or real(*a))
+    with sj.lazy():
+        again = sj.grad(loss)(w)
+    assert built == []
+    np.testing.assert_array_equal(np.asarray(again), np.asarray(g))
