@@ -112,6 +112,8 @@ def update(name: str, value) -> None:
     if key not in _NAMES:
         raise ValueError(f"unknown setting {name!r}; settable in code: {sorted(_NAMES)}")
     _overrides[key] = bool(value)
+    global _checks
+    _checks = None
 
 
 def _debug_flag(key: str) -> bool:
@@ -135,12 +137,15 @@ def debug_infs() -> bool:
 
 
 def debug_checks() -> bool:
-    """debug_nans or debug_infs: asked on every jitted call, so one dictionary read each
-    once both are known."""
-    nans, infs = _overrides.get("debug_nans"), _overrides.get("debug_infs")
-    if nans is None or infs is None:
-        return debug_nans() or debug_infs()
-    return nans or infs
+    """debug_nans or debug_infs: asked on every op, so one global read once both are
+    known (update() forgets the answer)."""
+    global _checks
+    if _checks is None:
+        _checks = debug_nans() or debug_infs()
+    return _checks
+
+
+_checks: bool | None = None
 
 
 def lazy() -> bool:

@@ -84,7 +84,7 @@ def _arrive(backend, tensors):
 
 def _finish(prim, tensors, outs):
     outs = _weak_types(prim, tensors, outs)
-    if config.debug_nans() or config.debug_infs():
+    if config.debug_checks():
         debugging.check_op(prim, tensors, outs, _at_user())
     return outs
 
@@ -104,18 +104,37 @@ def bind(prim, tensors=(), attrs: Attrs = EMPTY_ATTRS, backend=None, regions=())
     return _finish(prim, tensors, outs)
 
 
+def bind_unary(prim, x):
+    """`prim` on the one tensor `x` with no attributes: bind's path with the checks a
+    single operand does not need (the hot path of elementwise math)."""
+    backend = x._backend
+    s = stack()
+    if s and s[-1] is not backend or isinstance(backend, Trace) or writes.live_traces \
+            or config.debug_checks():
+        return bind(prim, (x,))[0]
+    out, = backend.apply(prim, (x,), EMPTY_ATTRS)
+    if x.weak:
+        _weak_types(prim, (x,), (out,))
+    return out
+
+
 def bind_scalar(prim, x, value, scalar_first: bool = False):
     """Elementwise `prim` on tensor `x` and the Python number `value`, which takes x's
     dtype and weakness (JAX's rule for a weak scalar; the caller checked it applies).
     The number becomes a 0-d operand on the backend that runs the op (a constant of a
     lazy graph or trace, a cached buffer on a device), so this is one dispatch."""
-    backend = backend_for((x,))
-    if isinstance(backend, Trace) or config.debug_nans() or config.debug_infs():
+    backend = x._backend
+    s = stack()
+    if s and s[-1] is not backend:  # the stack may ask another backend (backend_for)
+        backend = backend_for((x,))
+    if isinstance(backend, Trace) or config.debug_checks():
         s = backend.scalar(value, x.type.dtype, weak=x.weak)
         return bind_broadcast(prim, (s, x) if scalar_first else (x, s), x.type.shape,
                               backend)
-    x, = _arrive(backend, (x,))
-    return _weak_types(prim, (x,), backend.apply_scalar(prim, x, value, scalar_first))
+    if writes.live_traces or x._backend is not backend:
+        x, = _arrive(backend, (x,))
+    outs = backend.apply_scalar(prim, x, value, scalar_first)
+    return _weak_types(prim, (x,), outs) if x.weak else outs
 
 
 def bind_broadcast(prim, tensors, shape: tuple[int, ...], backend=None):

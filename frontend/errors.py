@@ -42,17 +42,24 @@ def _column(code, lasti: int) -> int:
     return cols[i] if i < len(cols) else 0
 
 
-def user_site() -> tuple | None:
+# code object -> whether it is stablejit's own (user_site asks for every recorded op)
+_CODE_INTERNAL: dict = {}
+
+
+def user_site(skip: int = 1) -> tuple | None:
     """(code, line, instruction offset) of the first stack frame outside stablejit, or
     None: cheaper than user_location, for recorders that need the Location only later
-    (location_at makes it)."""
-    f = sys._getframe(1)
-    skip = _SKIP_CACHE
+    (location_at makes it). `skip`: how many frames up to start (1: the caller), for
+    hot paths whose nearest callers are stablejit's by construction."""
+    f = sys._getframe(skip)
+    known = _CODE_INTERNAL
     while f is not None:
         code = f.f_code
-        internal = skip.get(code.co_filename)
+        internal = known.get(code)
         if internal is None:
-            internal = _is_internal(code.co_filename)
+            if len(known) > 4096:
+                known.clear()
+            internal = known[code] = _is_internal(code.co_filename)
         if not internal:
             return code, f.f_lineno, f.f_lasti
         f = f.f_back

@@ -25,7 +25,6 @@ from __future__ import annotations
 import logging
 import threading
 import weakref
-from collections import OrderedDict
 
 import numpy as np
 
@@ -46,6 +45,7 @@ log = logging.getLogger("stablejit")
 _PROGRAMS_KEPT = 256  # graph keys remembered per backend (their Programs stay cached)
 _INLINE = "inline"    # a tape entry that inlines a whole Function (a jitted call)
 _PARAM = "param"      # a tape entry for a device buffer the graph reads
+_SCALAR = "scalar"    # an elementwise op of a slot and a Python number (apply_scalar)
 
 
 class Pending:
@@ -90,7 +90,7 @@ class LazyBackend(Backend):
         self.flushes = 0  # how many graphs ran (for tests and the benchmark)
         # graph key -> Program: the counterpart of jit's signature cache in front of the
         # executable cache (a miss replays the tape into IR and asks compilation.program)
-        self._programs: OrderedDict = OrderedDict()
+        self._programs: dict = {}
         self._new_graph()
 
     _instances: dict = {}
@@ -188,9 +188,26 @@ class LazyBackend(Backend):
 
     def apply(self, prim, tensors, attrs: Attrs, regions=()):
         with self._lock:
-            args = tuple(self._slot(t) for t in tensors)
-            first = self._add(prim, args, attrs, user_site(), regions)
-            return self._results(first, len(self._types) - first)
+            graph = self._graph
+            args = []
+            for t in tensors:  # _slot, written out for the common pending operand
+                d = t._data
+                args.append(d.slot if type(d) is Pending and d.buffer is None
+                            and d.graph == graph and t._backend is self else self._slot(t))
+            args = tuple(args)
+            first = self._add(prim, args, attrs, user_site(2), regions)
+            n = len(self._types) - first
+            if n != 1:
+                return self._results(first, n)
+            p = Pending(first, graph)
+            self._pending.append(weakref.ref(p))
+            t = Tensor(p, self, self._types[first])
+            self._ops += 1
+            if self._ops == 1:
+                self._max_ops = config.lazy_max_ops()
+            if self._ops >= self._max_ops:
+                self.flush()
+            return (t,)
 
     def apply_broadcast(self, prim, tensors, shape: tuple[int, ...]):
         """Elementwise `prim` on `tensors` broadcast to `shape`: the broadcasts and the op
@@ -232,16 +249,31 @@ class LazyBackend(Backend):
             return self._pending_tensor(self._constant(value, dtype, user_site()), weak)
 
     def apply_scalar(self, prim, x: Tensor, value, scalar_first: bool):
-        """Elementwise `prim` on `x` and a Python number in x's dtype: the constant, its
-        broadcast and the op recorded together."""
+        """Elementwise `prim` on `x` and a Python number in x's dtype: one tape entry
+        (the replay makes the constant and its broadcast, each once per graph). The
+        hot path of recording, so the common case is written out here."""
         with self._lock:
-            site = user_site()
-            a = self._slot(x)
-            c = self._constant(value, x.type.dtype, site)
-            if x.type.shape:
-                c = self._broadcast(c, x.type.shape, site)
-            first = self._add(prim, (c, a) if scalar_first else (a, c), EMPTY_ATTRS, site)
-            return self._results(first, 1)
+            xt = x.type
+            d = x._data
+            if type(d) is Pending and d.buffer is None and d.graph == self._graph:
+                a = d.slot
+            else:
+                a = self._slot(x)
+            out = prim.infer((xt, xt), EMPTY_ATTRS)[0]  # memoised; raises only for bad dtypes
+            types = self._types
+            slot = len(types)
+            self._tape.append((_SCALAR, prim, a, scalar_key(value, xt.dtype), scalar_first))
+            self._locs.append(user_site(4))  # past this, bind_scalar and its caller
+            types.append(out)
+            p = Pending(slot, self._graph)
+            self._pending.append(weakref.ref(p))
+            t = Tensor(p, self, out)
+            self._ops += 1
+            if self._ops == 1:
+                self._max_ops = config.lazy_max_ops()
+            if self._ops >= self._max_ops:
+                self.flush()
+            return (t,)
 
     def from_numpy(self, array, weak: bool = False) -> Tensor:
         t = self.target.from_numpy(array, weak)
@@ -261,8 +293,17 @@ class LazyBackend(Backend):
 
     def recorded(self) -> list[str]:
         """The names of the ops pending in the current graph, in order (for tests)."""
-        return [e[1].name if e[0] is _INLINE else e[0].name
-                for e in self._tape if e[0] is not _PARAM]
+        names, constants = [], set()
+        for e in self._tape:
+            if e[0] is _SCALAR:  # as _function replays it: a constant once per shape
+                shape = self._types[e[2]].shape
+                if (e[3], shape) not in constants:
+                    constants.add((e[3], shape))
+                    names += ["constant", "broadcast_in_dim"] if shape else ["constant"]
+                names.append(e[1].name)
+            elif e[0] is not _PARAM:
+                names.append(e[1].name if e[0] is _INLINE else e[0].name)
+        return names
 
     # ---- running ---------------------------------------------------------------------
     def buffer(self, t: Tensor):
@@ -303,16 +344,15 @@ class LazyBackend(Backend):
         # grad and control flow make new Functions each call: key them by structure
         key = (tuple(map(_structural, tape)) if structural else tuple(tape), results)
         prog = self._programs.get(key)
-        if prog is not None:
-            self._programs.move_to_end(key)
+        if prog is not None:  # (no LRU reordering: that would hash the key again)
             if config.log_compiles():  # as compilation.program logs its hits
                 log.warning("stablejit: memory hit lazy for %s (a graph of %d entries seen "
                             "before: no IR built)", compilation.where(self.device), len(tape))
             return prog
         prog = compilation.program(_function(tape, locs, results), self.device, name="lazy")
         self._programs[key] = prog
-        if len(self._programs) > _PROGRAMS_KEPT:
-            self._programs.popitem(last=False)
+        if len(self._programs) > _PROGRAMS_KEPT:  # the oldest goes (its Program may
+            del self._programs[next(iter(self._programs))]  # stay in the executable cache)
         return prog
 
     def to_numpy(self, t: Tensor):
@@ -337,7 +377,7 @@ def _structural(entry: tuple) -> tuple:
     """A tape entry with its Functions replaced by their structural keys."""
     if entry[0] is _INLINE:
         return _INLINE, entry[1].key(), entry[2]
-    if len(entry) > 3:
+    if len(entry) > 3 and entry[0] is not _SCALAR:
         return entry[:3] + (tuple(f.key() for f in entry[3]),)
     return entry
 
@@ -346,14 +386,35 @@ def _function(tape: list, locs: list, results: tuple) -> Function:
     """Replay a graph's tape into an IR Function returning the values in `results`."""
     b = Builder("lazy")
     values: list = []
+    constants: dict = {}  # (scalar_key, shape) -> the constant broadcast to that shape
     for entry, site in zip(tape, locs, strict=True):
         head = entry[0]
         if head is _PARAM:
             values.append(b.param(entry[1]))
         elif head is _INLINE:
             values.extend(inline(b, entry[1], [values[a] for a in entry[2]]))
+        elif head is _SCALAR:
+            _, prim, a, key, scalar_first = entry
+            x = values[a]
+            c = constants.get((key, x.type.shape))
+            if c is None:
+                c = _scalar_constant(b, key, x.type, location_at(site))
+                constants[key, x.type.shape] = c
+            values.extend(b.bind(prim, [c, x] if scalar_first else [x, c], EMPTY_ATTRS,
+                                 location_at(site)))
         else:
             regions = entry[3] if len(entry) > 3 else ()
             values.extend(b.bind(head, [values[a] for a in entry[2]], entry[1],
                                  location_at(site), regions))
     return b.build([values[s] for s in results])
+
+
+def _scalar_constant(b: Builder, key, type, loc):
+    """The number that `key` (backends.scalar_key) stands for, broadcast to `type`."""
+    dtype = key[0]
+    value = key[2] if len(key) > 2 else np.frombuffer(key[1], dtype.np)[0]
+    c, = b.bind(shape_ops.constant, [], _constant_attrs(key, value, dtype), loc)
+    if type.shape:
+        c, = b.bind(shape_ops.broadcast_in_dim, [c],
+                    shape_ops.trailing_broadcast(0, type.shape), loc)
+    return c

@@ -22,7 +22,7 @@ import numpy as np
 
 from ..compiler import dtypes as dt
 from ..compiler.primitives import elementwise as ew
-from ..dispatch import bind, bind1, bind_broadcast, bind_scalar
+from ..dispatch import bind, bind1, bind_broadcast, bind_scalar, bind_unary
 from ..errors import at_user_line
 from ..promotion import DEFAULT_INT
 from ..tensor import Tensor
@@ -49,7 +49,11 @@ def _unary(name: str, prim, *, inexact: bool = True, kinds: str = "biufc",
            what: str = "numeric"):
     on_complex = complex_function(name, prim)
 
+    fast = "f" in kinds
+
     def f(x) -> Tensor:
+        if type(x) is Tensor and fast and x.type.dtype.kind == "f":
+            return bind_unary(prim, x)  # a real float tensor: nothing to convert
         x = as_tensor(x)
         _check_kinds(name, x.dtype, kinds, what)
         if inexact:
