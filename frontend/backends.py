@@ -222,8 +222,13 @@ class XlaBackend(Backend):
     # ---- running ---------------------------------------------------------------------
     def apply(self, prim, tensors, attrs: Attrs, regions=()):
         # the hot path of eager execution: one dict lookup, one PJRT call
+        n = len(tensors)
         if regions:
             key = _op_key(prim, attrs, tensors, regions)
+        elif n == 1:
+            key = (prim, attrs, tensors[0].type)
+        elif n == 2:
+            key = (prim, attrs, tensors[0].type, tensors[1].type)
         else:
             key = (prim, attrs, *[t.type for t in tensors])
         prog = self._ops.get(key)
@@ -243,8 +248,9 @@ class XlaBackend(Backend):
 
     def _run_op(self, prog, tensors):
         bufs = [t._data for t in tensors]
-        if None in bufs:
-            bufs = [t._live() for t in tensors]  # raises the "deleted" error
+        for b in bufs:  # (not `None in bufs`: that would call each buffer's __eq__)
+            if b is None:
+                bufs = [t._live() for t in tensors]  # raises the "deleted" error
         outs = prog.run(bufs)
         if len(outs) == 1:
             return (Tensor(outs[0], self, prog.result_types[0]),)

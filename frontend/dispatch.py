@@ -104,15 +104,15 @@ def bind(prim, tensors=(), attrs: Attrs = EMPTY_ATTRS, backend=None, regions=())
     return _finish(prim, tensors, outs)
 
 
-def bind_unary(prim, x):
-    """`prim` on the one tensor `x` with no attributes: bind's path with the checks a
-    single operand does not need (the hot path of elementwise math)."""
+def bind_unary(prim, x, attrs: Attrs = EMPTY_ATTRS):
+    """`prim` on the one tensor `x`, one result: bind's path without the checks a
+    single operand does not need (the hot path of elementwise math and reductions)."""
     backend = x._backend
     s = stack()
     if s and s[-1] is not backend or isinstance(backend, Trace) or writes.live_traces \
             or config.debug_checks():
-        return bind(prim, (x,))[0]
-    out, = backend.apply(prim, (x,), EMPTY_ATTRS)
+        return bind(prim, (x,), attrs)[0]
+    out, = backend.apply(prim, (x,), attrs)
     if x.weak:
         _weak_types(prim, (x,), (out,))
     return out
@@ -163,10 +163,13 @@ def _at_user() -> str:
 
 def _weak_types(prim, tensors, outs):
     """Results of ops on weak values stay weak (promotion.weak_result)."""
-    if any(t.weak for t in tensors) and weak_result(prim, tensors):
-        for o in outs:
-            if o.dtype is not dt.bool_:
-                o.weak = True
+    for t in tensors:  # (a loop, not any(): this runs on every op)
+        if t.weak:
+            if weak_result(prim, tensors):
+                for o in outs:
+                    if o.dtype is not dt.bool_:
+                        o.weak = True
+            break
     return outs
 
 

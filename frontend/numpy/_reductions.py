@@ -4,8 +4,9 @@ count_nonzero, and the whole-tensor comparisons allclose, array_equal, array_equ
 from __future__ import annotations
 
 from ..compiler import dtypes as dt
+from ..compiler.ir import Attrs
 from ..compiler.primitives import reductions as red
-from ..dispatch import bind1
+from ..dispatch import bind, bind1, bind_unary
 from ..errors import at_user_line
 from ..promotion import DEFAULT_FLOAT, DEFAULT_INT
 from ..tensor import Tensor
@@ -53,13 +54,25 @@ _REDUCE = {"sum": red.reduce_sum, "prod": red.reduce_prod, "max": red.reduce_max
            "min": red.reduce_min, "and": red.reduce_and, "or": red.reduce_or}
 
 
+_AXES_ATTRS: dict = {}  # axes -> Attrs(axes=axes): made once, not on every call
+
+
 def _reduce(kind: str, x, axis, keepdims: bool, dtype=None, initial_ok=True) -> Tensor:
     x = as_tensor(x)
     axes = normalize_axes(axis, x.ndim)
     if dtype is not None:
         x = astype(x, dtype)
-    out = bind1(_REDUCE[kind], x, axes=axes)
+    out = bind(_REDUCE[kind], (x,), _axes_attrs(axes))[0]
     return _keep(out, axes, x.ndim, keepdims)
+
+
+def _axes_attrs(axes: tuple[int, ...]) -> Attrs:
+    attrs = _AXES_ATTRS.get(axes)
+    if attrs is None:
+        attrs = Attrs({"axes": axes})
+        if len(_AXES_ATTRS) < 1024:
+            _AXES_ATTRS[axes] = attrs
+    return attrs
 
 
 def _sum_dtype(x: Tensor):
@@ -87,6 +100,9 @@ def _where_filled(x: Tensor, where, fill) -> Tensor:
 def sum(x, axis=None, dtype=None, keepdims: bool = False, *, initial=None,  # noqa: A001
         where=None) -> Tensor:
     """Sum over `axis`; `where=` masks out elements (counted as 0), `initial` is added."""
+    if (type(x) is Tensor and axis is None and x.type.dtype.kind in "fc" and dtype is None
+            and not keepdims and initial is None and where is None):
+        return bind_unary(red.reduce_sum, x, _axes_attrs(tuple(range(x.ndim))))
     x = as_tensor(x)
     out = _reduce("sum", _where_filled(x, where, 0), axis, keepdims, dtype or _sum_dtype(x))
     return out if initial is None else add(out, as_tensor(initial, out).astype(out.dtype))
