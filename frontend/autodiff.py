@@ -27,8 +27,8 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
+from . import config, tree
 from . import numpy as snp
-from . import tree
 from .compiler import dtypes as dt
 from .compiler.autodiff import Linearized, inline, jvp_function, jvp_into, vjp_function
 from .compiler.batch_rules import bring
@@ -173,19 +173,35 @@ def _name(f) -> str:
     return "".join(c if c.isalnum() or c == "_" else "_" for c in n) or "f"
 
 
+# (transformation, traced Function's structural key, ...) -> the Function it built:
+# a derivative is a function of the traced IR alone, so eager code that re-traces the
+# same loss every step (as JAX's eager grad does) builds its backward pass once
+_BUILT: dict = {}
+_BUILT_KEPT = 256
+
+
 def run_built(name: str, build: Callable[[Builder, list[Value]], list[Value]],
-              inputs: Sequence[Tensor]) -> list[Tensor]:
+              inputs: Sequence[Tensor], key: tuple | None = None) -> list[Tensor]:
     """Build IR with `build(builder, input values) -> result values` into a Function and
     run it on the inputs' backend: inside a live trace its ops go into that trace;
     otherwise it runs (compiled behind the executable cache, or interpreted on the
-    reference backend)."""
+    reference backend). `key`, when given, says the Function depends on nothing else
+    (it must hold the structural key of every Function `build` reads): one built before
+    under it is reused, unless STABLEJIT_DUMP_TO asks for this call's source lines."""
     backend = backend_for(inputs) if inputs else None  # lazy() records it too
     if backend is None or (not isinstance(backend, Trace)
                            and isinstance(current_backend(), Trace)):
         backend = current_backend()
-    b = Builder(name)
-    params = [b.param(t.type) for t in inputs]
-    return backend.run(b.build(build(b, params)), inputs)
+    fn = _BUILT.get(key) if key is not None and not config.dump_to() else None
+    if fn is None:
+        b = Builder(name)
+        params = [b.param(t.type) for t in inputs]
+        fn = b.build(build(b, params))
+        if key is not None:
+            if len(_BUILT) >= _BUILT_KEPT:
+                del _BUILT[next(iter(_BUILT))]
+            _BUILT[key] = fn
+    return backend.run(fn, inputs)
 
 
 def call_function(fn: Function, inputs: Sequence[Tensor]) -> list[Tensor]:
@@ -342,7 +358,8 @@ def value_and_grad(f: Callable, argnums: int | Sequence[int] = 0, has_aux: bool 
             seed = Ops(b).const(1, fn.result_types[0].dtype)
             return lin.outs + lin.backward([seed] + [None] * (n_out - 1))
 
-        outs = run_built(f"{_name(f)}_grad", build, a.leaves + captured)
+        outs = run_built(f"{_name(f)}_grad", build, a.leaves + captured,
+                         key=("grad", fn.key(), tuple(a.wrt)))
         value, grads = outs[0], a.unflatten(outs[n_out:], single)
         if has_aux:
             return (value, tree.unflatten(aux_tree, outs[1:n_out])), grads

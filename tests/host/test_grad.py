@@ -568,3 +568,26 @@ def test_grad_outside_jit_reuses_compiled_program():
     for _ in range(3):
         np.testing.assert_allclose(f(X), 1.5 * np.exp(X), rtol=1e-6)
     assert compilation.stats["compiled"] + compilation.stats["disk"] == n
+
+
+def test_a_retraced_loss_builds_its_backward_pass_once(monkeypatch):
+    """Eager code re-traces its loss every step (as JAX's eager grad does); the backward
+    pass depends only on the traced IR, so an identical trace reuses it."""
+    from stablejit import autodiff as ad
+    built = []
+    real = ad.Linearized
+    monkeypatch.setattr(ad, "Linearized", lambda *a: built.append(1) or real(*a))
+    x = snp.asarray(np.linspace(-1, 1, 7))
+    for _ in range(3):
+        g = stablejit.grad(lambda v: snp.sum(snp.sin(v) * 1.25))(x)
+        np.testing.assert_allclose(np.asarray(g), np.cos(np.linspace(-1, 1, 7)) * 1.25)
+    assert len(built) == 1
+
+
+@pytest.mark.parametrize("a, b", [(2.0, 3.0), (0.0, -0.0), (1.0, np.nextafter(1.0, 2.0))])
+def test_backward_passes_of_traces_that_differ_in_a_constant_are_not_shared(a, b):
+    x = snp.asarray(np.linspace(-1, 1, 5))
+    for c in (a, b, a):
+        g = np.asarray(stablejit.grad(lambda v, c=c: snp.sum(v * c))(x))
+        np.testing.assert_array_equal(g, np.full(5, c))
+        assert np.all(np.signbit(g) == np.signbit(c))  # -0.0 is not 0.0
