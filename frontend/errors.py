@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import sys
 
-from .compiler.ir import Location
+from .compiler.ir import UNKNOWN, Location
 
 _PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 _OWN_DIRS = tuple(os.path.join(_PACKAGE_DIR, d) + os.sep for d in ("frontend", "compiler",
@@ -66,11 +66,20 @@ def user_site(skip: int = 1) -> tuple | None:
     return None
 
 
+_LOCATIONS: dict = {}  # site -> its Location: a traced loop body asks for the same ones
+
+
 def location_at(site: tuple | None) -> Location:
     if site is None:
-        return Location("<unknown>", 0)
-    code, line, lasti = site
-    return Location(code.co_filename, line, _column(code, lasti), code.co_name)
+        return UNKNOWN
+    loc = _LOCATIONS.get(site)
+    if loc is None:
+        code, line, lasti = site
+        loc = Location(code.co_filename, line, _column(code, lasti), code.co_name)
+        if len(_LOCATIONS) > 65536:
+            _LOCATIONS.clear()
+        _LOCATIONS[site] = loc
+    return loc
 
 
 def user_location() -> Location:
