@@ -23,6 +23,7 @@ boolean argument is a TypeError that names the argument.
 from __future__ import annotations
 
 import functools
+import threading
 from collections.abc import Callable, Sequence
 
 import numpy as np
@@ -178,6 +179,7 @@ def _name(f) -> str:
 # same loss every step (as JAX's eager grad does) builds its backward pass once
 _BUILT: dict = {}
 _BUILT_KEPT = 256
+_BUILT_LOCK = threading.Lock()
 
 
 def run_built(name: str, build: Callable[[Builder, list[Value]], list[Value]],
@@ -198,9 +200,10 @@ def run_built(name: str, build: Callable[[Builder, list[Value]], list[Value]],
         params = [b.param(t.type) for t in inputs]
         fn = b.build(build(b, params))
         if key is not None:
-            if len(_BUILT) >= _BUILT_KEPT:
-                del _BUILT[next(iter(_BUILT))]
-            _BUILT[key] = fn
+            with _BUILT_LOCK:
+                if len(_BUILT) >= _BUILT_KEPT:  # the oldest goes
+                    del _BUILT[next(iter(_BUILT))]
+                _BUILT[key] = fn
     return backend.run(fn, inputs)
 
 
