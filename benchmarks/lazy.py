@@ -6,7 +6,9 @@ Rows:
   - a chain of 30 elementwise ops with Python scalars on f32[1000]: stablejit lazy (the
     chain recorded, then run as one program when read) against jax's eager ops, and
     against jax.jit of the same chain;
-  - single eager ops on f32[1000]: stablejit eager against jax eager;
+  - single eager ops on f32[1000]: stablejit eager against jax eager; then namespace
+    functions made of several primitives (one cached program each, as jax jits its
+    jnp functions) on f32[128, 10], for information;
   - an MLP training step (64-128-10, batch 128, SGD) written eagerly and run lazily,
     against the same step under stablejit.jit.
 Medians per call, measured in alternating batches (a busy machine slows both sides
@@ -62,6 +64,21 @@ def main() -> None:
         t_ours, t_theirs = paired_per_call([lambda o=ours: o().block_until_ready(),
                                             lambda t=theirs: t().block_until_ready()])
         rows.append((f"eager {name}", t_ours, "jax eager", t_theirs, 1.0))
+    # composites: several primitives, one cached program each (frontend/composite.py)
+    L = np.random.default_rng(1).standard_normal((128, 10)).astype(np.float32)
+    Y = np.random.default_rng(2).integers(0, 10, (128, 1)).astype(np.int32)
+    ls, lj, ys, yj = snp.asarray(L), jnp.asarray(L), snp.asarray(Y), jnp.asarray(Y)
+    for name, ours, theirs in [
+            ("mean(l, axis=1, keepdims=True)", lambda: snp.mean(ls, axis=1, keepdims=True),
+             lambda: jnp.mean(lj, axis=1, keepdims=True)),
+            ("var(l, axis=0)", lambda: snp.var(ls, axis=0), lambda: jnp.var(lj, axis=0)),
+            ("nn.log_softmax(l)", lambda: stablejit.nn.log_softmax(ls),
+             lambda: jax.nn.log_softmax(lj)),
+            ("take_along_axis(l, y, 1)", lambda: snp.take_along_axis(ls, ys, axis=1),
+             lambda: jnp.take_along_axis(lj, yj, axis=1))]:
+        t_ours, t_theirs = paired_per_call([lambda o=ours: o().block_until_ready(),
+                                            lambda t=theirs: t().block_until_ready()])
+        rows.append((f"eager {name}", t_ours, "jax eager", t_theirs, None))
 
     rng = np.random.default_rng(0)
     params = [rng.standard_normal((64, 128)).astype(np.float32) * 0.1,

@@ -23,6 +23,7 @@ import numpy as np
 from . import initializers, random
 from . import numpy as snp
 from .autodiff import stop_gradient
+from .composite import one_program
 from .errors import at_user_line
 from .scipy.special import erfc
 from .tensor import Tensor
@@ -57,6 +58,7 @@ def tanh(x) -> Tensor:
     return snp.tanh(x)
 
 
+@one_program
 def silu(x) -> Tensor:
     """x * sigmoid(x) (also called swish)."""
     x = snp.asarray(x)
@@ -66,11 +68,13 @@ def silu(x) -> Tensor:
 swish = silu
 
 
+@one_program
 def log_sigmoid(x) -> Tensor:
     """log(sigmoid(x)) = -softplus(-x), finite for large |x|."""
     return -softplus(-snp.asarray(x))
 
 
+@one_program
 def softplus(x) -> Tensor:
     """log(1 + exp(x)), as logaddexp(x, 0)."""
     return snp.logaddexp(snp.asarray(x), 0)
@@ -88,12 +92,14 @@ def squareplus(x, b=4) -> Tensor:
     return (x + snp.sqrt(snp.square(x) + b)) / 2
 
 
+@one_program
 def mish(x) -> Tensor:
     """x * tanh(softplus(x))."""
     x = snp.asarray(x)
     return x * snp.tanh(softplus(x))
 
 
+@one_program
 def elu(x, alpha=1.0) -> Tensor:
     """x for x > 0, alpha * (exp(x) - 1) otherwise."""
     x = snp.asarray(x)
@@ -101,6 +107,7 @@ def elu(x, alpha=1.0) -> Tensor:
     return snp.where(positive, x, alpha * snp.expm1(snp.where(positive, 0.0, x)))
 
 
+@one_program
 def selu(x) -> Tensor:
     """scale * elu(x, alpha) with the self-normalising constants."""
     alpha = 1.6732632423543772848170429916717
@@ -108,12 +115,14 @@ def selu(x) -> Tensor:
     return scale * elu(x, alpha)
 
 
+@one_program
 def celu(x, alpha=1.0) -> Tensor:
     """max(x, 0) + alpha * expm1(min(x, 0) / alpha)."""
     x = snp.asarray(x)
     return snp.maximum(x, 0.0) + alpha * snp.expm1(snp.minimum(x, 0.0) / alpha)
 
 
+@one_program
 def leaky_relu(x, negative_slope=1e-2) -> Tensor:
     x = snp.asarray(x)
     return snp.where(x >= 0, x, negative_slope * x)
@@ -156,6 +165,7 @@ def log1mexp(x) -> Tensor:
     return snp.where(x < math.log(2.0), snp.log(-snp.expm1(-x)), snp.log1p(-snp.exp(-x)))
 
 
+@one_program
 def gelu(x, approximate: bool = True) -> Tensor:
     """The Gaussian error linear unit: x * Phi(x), Phi the standard normal CDF. As in
     JAX, approximate=True (the default) uses the tanh form; approximate=False is exact,
@@ -169,6 +179,7 @@ def gelu(x, approximate: bool = True) -> Tensor:
     return x * (0.5 * (1.0 + snp.tanh(c * (x + 0.044715 * (x * x * x)))))
 
 
+@one_program
 def glu(x, axis: int = -1) -> Tensor:
     """The first half of x along axis, gated by the sigmoid of the second half."""
     x = snp.asarray(x)
@@ -186,6 +197,7 @@ def _masked(x: Tensor, where, fill) -> Tensor:
     return x if where is None else snp.where(where, x, fill)
 
 
+@one_program
 def logsumexp(a, axis: int | Sequence[int] | None = None, b=None, keepdims: bool = False,
               return_sign: bool = False, where=None):
     """log(sum(b * exp(a))) over axis (all axes by default, as JAX and SciPy), computed as
@@ -221,6 +233,7 @@ def logsumexp(a, axis: int | Sequence[int] | None = None, b=None, keepdims: bool
     return out
 
 
+@one_program
 def softmax(x, axis: int | Sequence[int] | None = -1, where=None) -> Tensor:
     """exp(x) / sum(exp(x)) along axis (None: all axes); masked-out elements (`where`
     False) get 0."""
@@ -231,6 +244,7 @@ def softmax(x, axis: int | Sequence[int] | None = -1, where=None) -> Tensor:
     return _masked(out, where, 0)
 
 
+@one_program
 def log_softmax(x, axis: int | Sequence[int] | None = -1, where=None) -> Tensor:
     """x - logsumexp(x) along axis; masked-out elements (`where` False) get -inf."""
     x = snp.asarray(x)
@@ -240,6 +254,7 @@ def log_softmax(x, axis: int | Sequence[int] | None = -1, where=None) -> Tensor:
     return _masked(shifted - snp.log(total), where, -math.inf)
 
 
+@one_program
 def one_hot(x, num_classes: int, dtype=snp.float32, *, axis: int = -1) -> Tensor:
     """x == class along a new axis `axis` of size num_classes, as `dtype`; out-of-range
     labels give all zeros."""
@@ -261,6 +276,7 @@ def one_hot(x, num_classes: int, dtype=snp.float32, *, axis: int = -1) -> Tensor
     return snp.astype(snp.expand_dims(x, out_axis) == classes, dtype)
 
 
+@one_program
 def standardize(x, axis: int | Sequence[int] | None = -1, mean=None, variance=None,
                 epsilon: float = 1e-5, where=None) -> Tensor:
     """(x - mean) / sqrt(variance + epsilon) along axis; mean and variance default to
@@ -284,6 +300,7 @@ def _masked_mean(x: Tensor, axis, where) -> Tensor:
     return snp.sum(snp.where(mask, x, 0), axis=axis, keepdims=True) / count
 
 
+@one_program
 def layer_norm(x, scale=None, bias=None, axis: int | Sequence[int] = -1,
                eps: float = 1e-5) -> Tensor:
     y = standardize(x, axis, epsilon=eps)
@@ -440,6 +457,7 @@ kaiming_uniform, kaiming_normal = he_uniform, he_normal
 # ---- losses --------------------------------------------------------------------------------
 
 
+@one_program
 def cross_entropy(logits, labels) -> Tensor:
     """Mean cross-entropy of integer class labels under softmax(logits) (last axis)."""
     logits = snp.asarray(logits)
@@ -450,12 +468,14 @@ def cross_entropy(logits, labels) -> Tensor:
     return softmax_cross_entropy(logits, one_hot(labels, logits.shape[-1], logits.dtype))
 
 
+@one_program
 def softmax_cross_entropy(logits, targets) -> Tensor:
     """Mean over the batch of -sum(targets * log_softmax(logits)) (last axis)."""
     per_example = -snp.sum(snp.asarray(targets) * log_softmax(logits), axis=-1)
     return snp.mean(per_example)
 
 
+@one_program
 def mse(predictions, targets) -> Tensor:
     """Mean squared error."""
     d = snp.asarray(predictions) - snp.asarray(targets)

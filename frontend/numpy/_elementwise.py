@@ -190,6 +190,15 @@ def reciprocal(x) -> Tensor:
 
 def divide(x, y) -> Tensor:
     """True division: integers divide as floats."""
+    if type(x) is Tensor:  # the common float cases, as _binary's fast paths
+        kind = x.type.dtype.kind
+        if type(y) in _PY_NUMBERS and kind in _FAST_KINDS:
+            return bind_scalar(ew.divide, x, y)[0]
+        if type(y) is Tensor and y.type is x.type and kind in _FAST_KINDS \
+                and y._backend is x._backend:
+            return bind(ew.divide, (x, y))[0]
+    elif type(x) in _PY_NUMBERS and type(y) is Tensor and y.type.dtype.kind in _FAST_KINDS:
+        return bind_scalar(ew.divide, y, x, scalar_first=True)[0]
     (x, y), dtype = prepare(x, y)
     if not dtype.is_inexact:
         x, y = to_inexact(x), to_inexact(y)

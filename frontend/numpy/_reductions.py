@@ -6,6 +6,7 @@ from __future__ import annotations
 from ..compiler import dtypes as dt
 from ..compiler.ir import Attrs
 from ..compiler.primitives import reductions as red
+from ..composite import one_program
 from ..dispatch import bind, bind1, bind_unary
 from ..errors import at_user_line
 from ..promotion import DEFAULT_FLOAT, DEFAULT_INT
@@ -103,11 +104,17 @@ def sum(x, axis=None, dtype=None, keepdims: bool = False, *, initial=None,  # no
     if (type(x) is Tensor and axis is None and x.type.dtype.kind in "fc" and dtype is None
             and not keepdims and initial is None and where is None):
         return bind_unary(red.reduce_sum, x, _axes_attrs(tuple(range(x.ndim))))
+    return _sum(x, axis, dtype, keepdims, initial=initial, where=where)
+
+
+@one_program
+def _sum(x, axis=None, dtype=None, keepdims: bool = False, *, initial=None, where=None):
     x = as_tensor(x)
     out = _reduce("sum", _where_filled(x, where, 0), axis, keepdims, dtype or _sum_dtype(x))
     return out if initial is None else add(out, as_tensor(initial, out).astype(out.dtype))
 
 
+@one_program
 def prod(x, axis=None, dtype=None, keepdims: bool = False, *, initial=None,
          where=None) -> Tensor:
     """Product over `axis`; `where=` masks out elements (counted as 1), `initial`
@@ -138,6 +145,7 @@ def _minmax(kind, x, axis, keepdims, initial=None, where=None):
     return (maximum if kind == "max" else minimum)(out, init)
 
 
+@one_program
 def max(x, axis=None, keepdims: bool = False, *, initial=None, where=None  # noqa: A001
         ) -> Tensor:
     """Maximum over `axis`; `initial` takes part in it (and is the result of an empty
@@ -145,6 +153,7 @@ def max(x, axis=None, keepdims: bool = False, *, initial=None, where=None  # noq
     return _minmax("max", x, axis, keepdims, initial, where)
 
 
+@one_program
 def min(x, axis=None, keepdims: bool = False, *, initial=None, where=None  # noqa: A001
         ) -> Tensor:
     """Minimum over `axis`; see max."""
@@ -154,10 +163,12 @@ def min(x, axis=None, keepdims: bool = False, *, initial=None, where=None  # noq
 amax, amin = max, min
 
 
+@one_program
 def all(x, axis=None, keepdims: bool = False) -> Tensor:  # noqa: A001
     return _reduce("and", astype(as_tensor(x), dt.bool_), axis, keepdims)
 
 
+@one_program
 def any(x, axis=None, keepdims: bool = False) -> Tensor:  # noqa: A001
     return _reduce("or", astype(as_tensor(x), dt.bool_), axis, keepdims)
 
@@ -169,6 +180,7 @@ def _count(x: Tensor, axes) -> int:
     return n
 
 
+@one_program
 def mean(x, axis=None, dtype=None, keepdims: bool = False) -> Tensor:
     x = as_tensor(x)
     if dtype is not None:
@@ -180,6 +192,7 @@ def mean(x, axis=None, dtype=None, keepdims: bool = False) -> Tensor:
     return divide(total, float(_count(x, axes)))
 
 
+@one_program
 def var(x, axis=None, correction: float = 0, keepdims: bool = False, *, ddof=None) -> Tensor:
     x = as_tensor(x)
     if not x.dtype.is_inexact:
@@ -193,6 +206,7 @@ def var(x, axis=None, correction: float = 0, keepdims: bool = False, *, ddof=Non
     return divide(_reduce("sum", sq, axes, keepdims), float(n) if n > 0 else float("nan"))
 
 
+@one_program
 def std(x, axis=None, correction: float = 0, keepdims: bool = False, *, ddof=None) -> Tensor:
     return sqrt(var(x, axis, correction, keepdims, ddof=ddof))
 
@@ -212,14 +226,17 @@ def _arg(kind: str, x, axis, keepdims: bool) -> Tensor:
     return expand_dims(out, a) if keepdims else out
 
 
+@one_program
 def argmax(x, axis=None, keepdims: bool = False) -> Tensor:
     return _arg("max", x, axis, keepdims)
 
 
+@one_program
 def argmin(x, axis=None, keepdims: bool = False) -> Tensor:
     return _arg("min", x, axis, keepdims)
 
 
+@one_program
 def count_nonzero(x, axis=None, keepdims: bool = False) -> Tensor:
     return sum(not_equal(as_tensor(x), 0), axis, keepdims=keepdims)
 

@@ -19,6 +19,7 @@ from ..compiler import dtypes as dt
 from ..compiler.primitives import elementwise as ew
 from ..compiler.primitives import indexing as ix
 from ..compiler.primitives import shape_ops as so
+from ..composite import one_program
 from ..dispatch import bind1
 from ..errors import MustCompileError, at_user_line
 from ..promotion import DEFAULT_INT
@@ -37,6 +38,7 @@ from ._operands import (
 from ._sorting import cumsum
 
 
+@one_program
 def where(condition, x=None, y=None) -> Tensor:
     """Elementwise choice; `where(condition)` alone is `nonzero(condition)`."""
     if x is None and y is None:
@@ -120,6 +122,7 @@ def _along_axis_index(arr: Tensor, indices, axis, mode):
     return arr, ax, i, fill
 
 
+@one_program
 def take_along_axis(arr, indices, axis=-1, mode=None, fill_value=None) -> Tensor:
     arr = as_tensor(arr)
     arr, ax, i, fill = _along_axis_index(arr, indices, axis, mode)

@@ -12,6 +12,7 @@ from collections.abc import Sequence
 
 from .. import numpy as snp
 from ..autodiff import stop_gradient
+from ..composite import one_program
 from ..custom_derivatives import custom_jvp
 from ..tensor import Tensor
 from ._operands import real_float, real_floats
@@ -111,6 +112,7 @@ def _axes(x: Tensor, axis) -> tuple[int, ...]:
     return tuple(a % x.ndim if x.ndim else a for a in axes)
 
 
+@one_program
 def logsumexp(a, axis: int | Sequence[int] | None = None, b=None, keepdims: bool = False,
               return_sign: bool = False, where=None):
     """log(sum(b * exp(a))) over axis (all axes by default), shifted by the maximum so
