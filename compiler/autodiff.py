@@ -40,7 +40,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from .builder import Builder
-from .ir import Function, Op, TensorType, Value
+from .ir import Function, Location, Op, TensorType, Value
 from .ops import Ops
 from .primitive import NOT_DIFFERENTIABLE
 from .walk import walk
@@ -55,17 +55,19 @@ def is_differentiable_type(t: TensorType) -> bool:
 
 
 def inline(builder: Builder, fn: Function, args: Sequence[Value],
-           env: dict[Value, Value] | None = None) -> list[Value]:
+           env: dict[Value, Value] | None = None, loc: Location | None = None
+           ) -> list[Value]:
     """Append fn's ops to `builder` with fn's params bound to `args`; return its results.
-    `env`, when given, receives every value of fn mapped to its copy."""
-    return walk(fn, args, _copier(builder), env)
+    `env`, when given, receives every value of fn mapped to its copy; `loc`, when given,
+    is the location of every copied op (the line that called a cached function)."""
+    return walk(fn, args, _copier(builder, loc), env)
 
 
-def _copier(builder: Builder):
+def _copier(builder: Builder, loc: Location | None = None):
     """The walk's rule that copies an op into `builder` with new operands."""
     def copy(op: Op, operands: list[Value]) -> tuple[Value, ...]:
-        return builder.bind(op.prim, operands, op.attrs, op.loc, op.regions,
-                            out_types=op.result_types)
+        return builder.bind(op.prim, operands, op.attrs, op.loc if loc is None else loc,
+                            op.regions, out_types=op.result_types)
     return copy
 
 

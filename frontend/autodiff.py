@@ -105,8 +105,8 @@ class ValuedTrace(TransformTrace):
             self.values[o._data] = c
         return outs
 
-    def run(self, fn: Function, tensors, **_):
-        outs = super().run(fn, tensors)
+    def run(self, fn: Function, tensors, **options):
+        outs = super().run(fn, tensors, **options)
         done = self.backend.run(fn, [self._concrete(t) for t in tensors])
         for o, c in zip(outs, done, strict=True):
             self.values[o._data] = c

@@ -1,18 +1,24 @@
-"""Eager calls of namespace functions made of several primitives run as one program.
+"""Namespace functions made of several primitives, traced once per signature.
 
 `mean(x, axis=1)` is a reduction, a division and, with keepdims, a reshape: run op by
-op on a device, that is three dispatches and three round trips through the executable
-cache. JAX jits its jnp functions for this reason; `one_program` does the same for
-ours: an eager call whose tensors all live on one XLA device is traced once per
-signature (each tensor's type and weakness, every other argument's exact value),
-compiled, and afterwards runs as one executable.
+op on a device, that is three dispatches and three trips through the executable cache.
+JAX jits its jnp functions for this reason; `one_program` does the same for ours. A
+call's signature is each tensor's type and weakness and every other argument's exact
+value (a float by its bits); the first call with a signature traces the function into
+a Function, and every later one uses it:
 
-Anything else calls the function as written: inside a trace or a lazy() block (they
-record the primitives anyway), with debug_nans/debug_infs (they check op by op), with
-arguments that are neither tensors nor plain hashable settings, when the function
-needs a value (a data-dependent shape) or closes over device data, and for new Python
-float values once a function has compiled `_FLOAT_KEYS` of them (a float that changes
-every call would otherwise compile every call).
+- eager on one XLA device: one cached program, one dispatch;
+- in a lazy() block: one tape entry holding the Function;
+- inside a trace (jit, grad, a control-flow body): the Function's ops are copied into
+  the trace, so tracing a loss that calls log_softmax or take_along_axis does not run
+  their Python again. Operands from outside the trace are captured as op by op.
+Copied or recorded ops carry the caller's line, as op by op.
+
+The function runs as written instead with debug_nans/debug_infs (they check op by op),
+with arguments that are neither tensors nor plain hashable settings, on the reference
+backend or a mesh, when it needs a value (a data-dependent shape) or closes over device
+data, and for new Python float values once it has `_FLOAT_KEYS` signatures holding one
+(a float that changes every call would otherwise trace every call).
 """
 
 from __future__ import annotations
@@ -27,7 +33,14 @@ from . import config, writes
 from .backends import XlaBackend
 from .compiler.dtypes import DType
 from .context import stack, using_backend
-from .errors import MustCompileError, TracerBoolConversionError, TracerConversionError
+from .errors import (
+    MustCompileError,
+    TracerBoolConversionError,
+    TracerConversionError,
+    user_location,
+    user_site,
+)
+from .lazy_backend import LazyBackend
 from .tensor import Tensor
 from .tracing import Trace
 
@@ -55,11 +68,15 @@ def _setting_key(v):
     return None
 
 
-class _Compiled:
-    __slots__ = ("prog", "weak", "single")
+class _Traced:
+    """One signature's traced Function, the weakness of its results, and its compiled
+    Program per device backend (made at the first eager call there)."""
 
-    def __init__(self, prog, weak, single):
-        self.prog, self.weak, self.single = prog, weak, single
+    __slots__ = ("fn", "weak", "single", "programs")
+
+    def __init__(self, fn, weak, single):
+        self.fn, self.weak, self.single = fn, weak, single
+        self.programs: dict = {}
 
 
 def one_program(f):
@@ -70,21 +87,21 @@ def one_program(f):
 
     @functools.wraps(f)
     def g(*args, **kwargs):
-        if writes.live_traces or config.debug_checks():
+        if config.debug_checks():
             return f(*args, **kwargs)
         # the signature: two key entries per argument (the hot path: no helper calls
         # for tensors and plain settings)
         backend = None
         tensors = []
         key = []
-        has_float = False
+        has_float = mixed = False
         for v in args if not kwargs else (*args, *kwargs.values()):
             t = type(v)
             if t is Tensor:
                 if backend is None:
                     backend = v._backend
                 elif v._backend is not backend:
-                    return f(*args, **kwargs)
+                    mixed = True
                 tensors.append(v)
                 key.append(v.type)
                 key.append(v.weak)
@@ -98,11 +115,26 @@ def one_program(f):
                 has_float = has_float or t is float
                 key.append(None)
                 key.append(k)
-        if type(backend) is not XlaBackend:
-            return f(*args, **kwargs)
         s = stack()
-        if s and s[-1] is not backend:  # a default_backend or lazy() block decides
+        if mixed or isinstance(backend, Trace):
+            # its ops join the current trace, which captures operands from outside as
+            # it would op by op (a control-flow body's too; a ValuedTrace also computes
+            # their values)
+            backend = s[-1] if s else None
+            if not isinstance(backend, Trace) or not backend.alive or \
+                    not any(t._backend is backend for t in tensors):
+                return f(*args, **kwargs)
+        elif writes.live_traces:  # it may need to note reads of eager data (writes.py)
             return f(*args, **kwargs)
+        elif s and s[-1] is not backend:  # a default_backend or lazy() block decides
+            top = s[-1]
+            if type(top) is LazyBackend and type(backend) is XlaBackend \
+                    and top.device is backend.device:
+                backend = top  # device tensors in a lazy() block: their ops record
+            else:
+                return f(*args, **kwargs)
+        elif not (type(backend) is XlaBackend or type(backend) is LazyBackend):
+            return f(*args, **kwargs)  # the reference backend, a mesh
         if kwargs:
             key.append(tuple(kwargs))
         key = tuple(key)
@@ -110,26 +142,41 @@ def one_program(f):
         if entry is None:
             if has_float and floats[0] >= _FLOAT_KEYS or len(cache) >= _KEPT:
                 return f(*args, **kwargs)
-            entry = _compile(f, args, kwargs, tensors, backend)
+            entry = _trace(f, args, kwargs, tensors)
             with lock:
                 cache[key] = entry
                 floats[0] += has_float
         if entry is _NOT_CACHEABLE:
             return f(*args, **kwargs)
-        bufs = [t._data for t in tensors]
-        for buf in bufs:
-            if buf is None:
-                bufs = [t._live() for t in tensors]  # raises the "deleted" error
-        outs = entry.prog.run(bufs)
-        results = [Tensor(o, backend, t, w) for o, t, w in
-                   zip(outs, entry.prog.result_types, entry.weak, strict=True)]
-        return results[0] if entry.single else tuple(results)
+        if type(backend) is XlaBackend:
+            outs = _run(entry, backend, tensors)
+        elif type(backend) is LazyBackend:  # one tape entry, at the caller's line
+            outs = backend.execute(entry.fn, tensors, site=user_site())
+            for o, w in zip(outs, entry.weak, strict=True):
+                o.weak = w
+        else:
+            outs = backend.run(entry.fn, tensors, loc=user_location())
+            for o, w in zip(outs, entry.weak, strict=True):
+                o.weak = w
+        return outs[0] if entry.single else tuple(outs)
 
     g.eager = f  # the function as written (tests compare the two)
     return g
 
 
-def _compile(f, args, kwargs, tensors, backend):
+def _run(entry: _Traced, backend: XlaBackend, tensors) -> list[Tensor]:
+    prog = entry.programs.get(backend)
+    if prog is None:
+        prog = entry.programs[backend] = backend.program(entry.fn, name=entry.fn.name)
+    bufs = [t._data for t in tensors]
+    for buf in bufs:
+        if buf is None:
+            bufs = [t._live() for t in tensors]  # raises the "deleted" error
+    return [Tensor(o, backend, t, w) for o, t, w in
+            zip(prog.run(bufs), prog.result_types, entry.weak, strict=True)]
+
+
+def _trace(f, args, kwargs, tensors):
     """Trace f with its tensors as parameters; _NOT_CACHEABLE when it needs a value,
     closes over device data, or returns anything but a tensor or a tuple of them."""
     trace = Trace(f.__name__)
@@ -151,5 +198,4 @@ def _compile(f, args, kwargs, tensors, backend):
         fn = trace.builder.build([o._data for o in outs])
     finally:
         trace.finish()
-    prog = backend.program(fn, name=f.__name__)
-    return _Compiled(prog, tuple(o.weak for o in outs), single)
+    return _Traced(fn, tuple(o.weak for o in outs), single)

@@ -222,13 +222,14 @@ class LazyBackend(Backend):
     def program(self, fn: Function, **_) -> Function:
         return fn
 
-    def execute(self, fn: Function, tensors) -> list[Tensor]:
-        """Record a whole Function (a jitted call on lazy tensors) into the graph."""
+    def execute(self, fn: Function, tensors, site=None) -> list[Tensor]:
+        """Record a whole Function (a jitted call on lazy tensors) into the graph; with
+        `site` (errors.user_site), its ops are at that line rather than fn's own."""
         with self._lock:
             args = tuple(self._slot(t) for t in tensors)
             self._tape.append((_INLINE, fn, args))
             self._holds_functions = True
-            self._locs.append(None)
+            self._locs.append(site)
             first = len(self._types)
             self._types.extend(fn.result_types)
             self._ops += len(fn.ops)
@@ -392,7 +393,8 @@ def _function(tape: list, locs: list, results: tuple) -> Function:
         if head is _PARAM:
             values.append(b.param(entry[1]))
         elif head is _INLINE:
-            values.extend(inline(b, entry[1], [values[a] for a in entry[2]]))
+            values.extend(inline(b, entry[1], [values[a] for a in entry[2]],
+                                 loc=None if site is None else location_at(site)))
         elif head is _SCALAR:
             _, prim, a, key, scalar_first = entry
             x = values[a]

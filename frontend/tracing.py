@@ -52,10 +52,11 @@ class Trace:
             raise ShapeError(at_user_line(str(e))) from None
         return tuple(Tensor(r, self, r.type) for r in results)
 
-    def run(self, fn: Function, tensors, **_) -> list[Tensor]:
-        """Record `fn`'s ops into this trace, applied to `tensors`."""
+    def run(self, fn: Function, tensors, loc=None, **_) -> list[Tensor]:
+        """Record `fn`'s ops into this trace, applied to `tensors` (at `loc`, when
+        given, instead of the lines fn was traced at)."""
         self._check_alive()
-        outs = inline(self.builder, fn, [self.value_of(t) for t in tensors])
+        outs = inline(self.builder, fn, [self.value_of(t) for t in tensors], loc=loc)
         return [Tensor(v, self, v.type) for v in outs]
 
     def value_of(self, t: Tensor) -> Value:
