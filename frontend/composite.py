@@ -172,8 +172,11 @@ def _run(entry: _Traced, backend: XlaBackend, tensors) -> list[Tensor]:
     for buf in bufs:
         if buf is None:
             bufs = [t._live() for t in tensors]  # raises the "deleted" error
+    outs = prog.run(bufs)
+    if entry.single:
+        return (Tensor(outs[0], backend, prog.result_types[0], entry.weak[0]),)
     return [Tensor(o, backend, t, w) for o, t, w in
-            zip(prog.run(bufs), prog.result_types, entry.weak, strict=True)]
+            zip(outs, prog.result_types, entry.weak, strict=True)]
 
 
 def _trace(f, args, kwargs, tensors):

@@ -56,6 +56,7 @@ _REDUCE = {"sum": red.reduce_sum, "prod": red.reduce_prod, "max": red.reduce_max
 
 
 _AXES_ATTRS: dict = {}  # axes -> Attrs(axes=axes): made once, not on every call
+_ALL_AXES: dict = {}   # ndim -> the Attrs of all its axes
 
 
 def _reduce(kind: str, x, axis, keepdims: bool, dtype=None, initial_ok=True) -> Tensor:
@@ -103,7 +104,10 @@ def sum(x, axis=None, dtype=None, keepdims: bool = False, *, initial=None,  # no
     """Sum over `axis`; `where=` masks out elements (counted as 0), `initial` is added."""
     if (type(x) is Tensor and axis is None and x.type.dtype.kind in "fc" and dtype is None
             and not keepdims and initial is None and where is None):
-        return bind_unary(red.reduce_sum, x, _axes_attrs(tuple(range(x.ndim))))
+        attrs = _ALL_AXES.get(len(x.type.shape))
+        if attrs is None:
+            attrs = _ALL_AXES[len(x.type.shape)] = _axes_attrs(tuple(range(x.ndim)))
+        return bind_unary(red.reduce_sum, x, attrs)
     return _sum(x, axis, dtype, keepdims, initial=initial, where=where)
 
 
