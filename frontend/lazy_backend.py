@@ -196,18 +196,7 @@ class LazyBackend(Backend):
                             and d.graph == graph and t._backend is self else self._slot(t))
             args = tuple(args)
             first = self._add(prim, args, attrs, user_site(2), regions)
-            n = len(self._types) - first
-            if n != 1:
-                return self._results(first, n)
-            p = Pending(first, graph)
-            self._pending.append(weakref.ref(p))
-            t = Tensor(p, self, self._types[first])
-            self._ops += 1
-            if self._ops == 1:
-                self._max_ops = config.lazy_max_ops()
-            if self._ops >= self._max_ops:
-                self.flush()
-            return (t,)
+            return self._results(first, len(self._types) - first)
 
     def apply_broadcast(self, prim, tensors, shape: tuple[int, ...]):
         """Elementwise `prim` on `tensors` broadcast to `shape`: the broadcasts and the op
@@ -266,15 +255,7 @@ class LazyBackend(Backend):
             self._tape.append((_SCALAR, prim, a, scalar_key(value, xt.dtype), scalar_first))
             self._locs.append(user_site(4))  # past this, bind_scalar and its caller
             types.append(out)
-            p = Pending(slot, self._graph)
-            self._pending.append(weakref.ref(p))
-            t = Tensor(p, self, out)
-            self._ops += 1
-            if self._ops == 1:
-                self._max_ops = config.lazy_max_ops()
-            if self._ops >= self._max_ops:
-                self.flush()
-            return (t,)
+            return self._results(slot, 1)
 
     def from_numpy(self, array, weak: bool = False) -> Tensor:
         t = self.target.from_numpy(array, weak)
