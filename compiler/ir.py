@@ -238,12 +238,14 @@ class Function:
             for p in self.params:
                 number[p] = len(number)
             ops = []
-            for op in self.ops:
-                ins = tuple(number.get(v, -1) for v in op.operands)
-                for r in op.results:
+            get = number.get
+            for op in self.ops:  # (list comprehensions: eager grad keys every trace)
+                ins = tuple([get(v, -1) for v in op.operands])
+                results = op.results
+                for r in results:
                     number[r] = len(number)
-                ops.append((op.prim.name, ins, op.attrs, op.result_types,
-                            tuple(f.key() for f in op.regions)))
+                ops.append((op.prim.name, ins, op.attrs, tuple([r.type for r in results]),
+                            tuple([f.key() for f in op.regions]) if op.regions else ()))
             self._key = (self.param_types, tuple(ops),
                          tuple(number.get(r, -1) for r in self.results))
         return self._key

@@ -120,6 +120,9 @@ _RULES: dict[str, tuple[str, list[Rule]]] = {
     ]),
     "asinh": ("odd", [
         (lambda x, y: _and(_nan(x), _is(y, 0)), math.nan, 0.0),
+        # XLA gives a huge finite part a finite result beside a NaN one
+        (lambda x, y: _or(_and(_finite(x), _nan(y)), _and(_nan(x), _finite_nonzero(y))),
+         math.nan, math.nan),
     ]),
     "atanh": ("odd", [
         (lambda x, y: _or(_nan(y), _and(_nan(x), _finite(y))), math.nan, math.nan),
