@@ -18,6 +18,7 @@ from . import writes
 from .compiler import dtypes as dt
 from .compiler.ir import TensorType
 from .errors import DeletedTensorError, at_user_line
+from .runtime import buffers
 
 
 class Tensor:
@@ -154,13 +155,16 @@ class Tensor:
             raise BufferError(f"stablejit exports DLPack in host memory (kDLCPU, (1, 0)); "
                               f"dl_device={dl_device!r} is not supported")
         data = self._live()
-        shared = hasattr(data, "__dlpack_device__") and not isinstance(data, np.ndarray) \
-            and data.__dlpack_device__()[0] == 1
-        if not shared:
-            if copy is False:
-                raise BufferError("this tensor is not in host memory, so exporting it "
-                                  "through DLPack copies it; pass copy=None or copy=True")
-            data = np.array(self.numpy(), copy=True)  # writable: DLPack < 1.0 has no read-only
+        if self._backend.deferred:  # a lazy tensor: its graph runs, its buffer is shared
+            data = self._backend.buffer(self)
+        shared = isinstance(data, buffers.Buffer) and buffers.on_host(data)
+        if shared and not copy:
+            return buffers.to_dlpack(data)  # an unversioned capsule, as jax gives
+        if not shared and copy is False:
+            raise BufferError(f"exporting this tensor through DLPack copies it (its data "
+                              f"is on {self._backend.name}, not in a host CPU device "
+                              f"buffer); pass copy=None or copy=True")
+        data = np.array(self.numpy(), copy=True)  # writable: DLPack < 1.0 has no read-only
         # Below DLPack 1.0 the consumer wants the unversioned capsule: ask for no version.
         kw = {} if max_version is None or tuple(max_version) < (1, 0) else {
             "max_version": max_version}

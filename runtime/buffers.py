@@ -105,6 +105,17 @@ def device_of(buf: Buffer):
     return buf._sharding._internal_device_list[0]
 
 
+def on_host(buf: Buffer) -> bool:
+    """Whether the buffer is in host memory (a CPU device's)."""
+    return device_of(buf).platform == "cpu"
+
+
+def to_dlpack(buf: Buffer):
+    """A DLPack capsule sharing the buffer's memory (no copy). jaxlib's own function:
+    jax's Array.__dlpack__ is a method jax adds when it loads."""
+    return _jax.buffer_to_dlpack_managed_tensor(buf, stream=None)
+
+
 def delete(buf: Buffer) -> None:
     buf.delete()
 

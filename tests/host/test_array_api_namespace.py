@@ -6,6 +6,8 @@ name the operand and the user's line)."""
 
 import itertools
 import os
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -248,6 +250,28 @@ def test_dlpack_export_of_a_host_buffer(kw):
         np.testing.assert_array_equal(np.from_dlpack(x), a)
     with pytest.raises(BufferError, match="dl_device"):
         x.__dlpack__(dl_device=(2, 0))
+
+
+def test_dlpack_shares_a_host_buffer_when_jax_is_not_loaded():
+    # jax's Array.__dlpack__ is a method jax adds when it loads; a program that never
+    # imports jax got "not in host memory" for copy=False (the array API suite found it)
+    code = ("import sys, numpy as np, stablejit, stablejit.numpy as snp\n"
+            "x = snp.asarray(np.arange(6, dtype=np.float32).reshape(2, 3))\n"
+            "assert type(x.__dlpack__(copy=False)).__name__ == 'PyCapsule'\n"
+            "with stablejit.lazy():\n"
+            "    y = x * 2.0\n"
+            "print(np.from_dlpack(y).tolist(), 'jax' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split("\n")[0] == "[[0.0, 2.0, 4.0], [6.0, 8.0, 10.0]] False"
+
+
+def test_dlpack_copy_false_names_where_the_data_is():
+    r = sj.backend_copy(snp.asarray(np.arange(3.0)), "reference")
+    with pytest.raises(BufferError, match="reference.*copy=None or copy=True"):
+        r.__dlpack__(copy=False)
+    np.testing.assert_array_equal(np.from_dlpack(r), np.arange(3.0))
 
 
 def test_nonzero_with_no_nonzero_entries():
