@@ -51,6 +51,8 @@ def backend_copy(t: Tensor, backend=None) -> Tensor:
                       else buffers.copy(t._data), target, t.type, t.weak)
     if not t._backend.concrete or not target.concrete:
         raise TypeError("backend_copy works on concrete tensors, not inside a trace")
+    if t._backend is target and target.deferred:
+        return target.copy(t)  # a lazy tensor: no graph run, no trip through the host
     return target.from_numpy(t.numpy(), t.weak)
 
 

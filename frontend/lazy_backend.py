@@ -257,6 +257,16 @@ class LazyBackend(Backend):
             types.append(out)
             return self._results(slot, 1)
 
+    def copy(self, t: Tensor) -> Tensor:
+        """A new tensor with t's value that owns its buffer: a pending value becomes a
+        second result of the graph (XLA gives each result its own buffer), a computed
+        one is copied on the device."""
+        with self._lock:
+            d = t._live()
+            if isinstance(d, Pending) and d.buffer is None and d.graph == self._graph:
+                return self._pending_tensor(d.slot, t.weak)
+            return Tensor(buffers.copy(self.buffer(t)), self, t.type, t.weak)
+
     def from_numpy(self, array, weak: bool = False) -> Tensor:
         t = self.target.from_numpy(array, weak)
         return Tensor(t._data, self, t.type, weak)
