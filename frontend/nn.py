@@ -543,7 +543,7 @@ def adam(learning_rate=1e-3, b1: float = 0.9, b2: float = 0.999,
         leaves_p, td = flatten(params)
         leaves_m, _ = flatten(m)
         leaves_v, _ = flatten(v)
-        new = [p - snp.astype(alpha, p.dtype) * mi / (snp.sqrt(vi) + eps)
+        new = [p - snp.astype(alpha, p.dtype, copy=False) * mi / (snp.sqrt(vi) + eps)
                for p, mi, vi in zip(leaves_p, leaves_m, leaves_v, strict=True)]
         return unflatten(td, new), (t, m, v)
 

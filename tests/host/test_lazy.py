@@ -132,12 +132,14 @@ def test_environment_variable_makes_the_whole_program_lazy():
     code = ("import stablejit.numpy as snp; from stablejit.lazy_backend import Pending\n"
             "x = snp.arange(6.0).reshape(2, 3) * 2 + 1\n"
             "assert isinstance(x._data, Pending) and x._data.buffer is None\n"
-            "print(snp.sum(x))")
+            "m = snp.mean(x, axis=0)  # a composite: one tape entry\n"
+            "assert isinstance(m._data, Pending) and m._data.buffer is None\n"
+            "print(snp.sum(x), m.tolist())")
     env = dict(os.environ, STABLEJIT_LAZY="1")
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
                          text=True, timeout=120)
     assert out.returncode == 0, out.stderr
-    assert out.stdout.strip() == "36.0"
+    assert out.stdout.strip() == "36.0 [4.0, 6.0, 8.0]"
 
 
 def test_a_python_scalar_and_its_broadcast_record_with_the_op():
