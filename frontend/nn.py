@@ -13,6 +13,7 @@ Optimisers are pure functions over pytrees of parameters:
 
 from __future__ import annotations
 
+import functools
 import math
 import operator
 from collections.abc import Callable, Sequence
@@ -24,7 +25,8 @@ from . import initializers, random
 from . import numpy as snp
 from .autodiff import stop_gradient
 from .composite import one_program
-from .errors import at_user_line
+from .errors import TracerBoolConversionError, TracerConversionError, at_user_line
+from .jit import jit
 from .scipy.special import erfc
 from .tensor import Tensor
 from .tree import flatten, tree_map, unflatten
@@ -496,6 +498,26 @@ def _schedule(learning_rate, step):
     return learning_rate(step) if callable(learning_rate) else learning_rate
 
 
+def _one_program(update: Callable) -> Callable:
+    """An optimizer's update as one jitted program: eagerly one dispatch instead of a
+    dozen per parameter, in a lazy() block one graph entry, inside jit inlined. A
+    learning-rate schedule that branches in Python on the step count cannot be traced;
+    such an update runs as written."""
+    jitted = jit(update)
+    traceable = [True]
+
+    @functools.wraps(update)
+    def run(grads, state, params):
+        if traceable[0]:
+            try:
+                return jitted(grads, state, params)
+            except (TracerBoolConversionError, TracerConversionError):
+                traceable[0] = False
+        return update(grads, state, params)
+
+    return run
+
+
 def sgd(learning_rate=1e-2, momentum: float = 0.0, nesterov: bool = False) -> Optimizer:
     """Stochastic gradient descent, with (heavy-ball or Nesterov) momentum when
     momentum > 0. learning_rate may be a function of the step count."""
@@ -520,7 +542,7 @@ def sgd(learning_rate=1e-2, momentum: float = 0.0, nesterov: bool = False) -> Op
         new = tree_map(lambda p, d: p - lr * d, params, direction)
         return new, (step + 1, velocity)
 
-    return Optimizer(init, update)
+    return Optimizer(init, _one_program(update))
 
 
 def adam(learning_rate=1e-3, b1: float = 0.9, b2: float = 0.999,
@@ -547,7 +569,7 @@ def adam(learning_rate=1e-3, b1: float = 0.9, b2: float = 0.999,
                for p, mi, vi in zip(leaves_p, leaves_m, leaves_v, strict=True)]
         return unflatten(td, new), (t, m, v)
 
-    return Optimizer(init, update)
+    return Optimizer(init, _one_program(update))
 
 
 def apply_updates(params, updates):

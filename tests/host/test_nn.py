@@ -167,3 +167,31 @@ class _Null:
 
     def __exit__(self, *exc):
         return False
+
+
+def test_an_optimizer_update_is_one_program_and_a_python_schedule_still_works(monkeypatch):
+    from stablejit.backends import XlaBackend
+    params = {"w": snp.asarray(np.zeros(3, np.float32)), "b": snp.asarray(np.ones(2, np.float32))}
+    grads = {"w": snp.asarray(np.ones(3, np.float32)), "b": snp.asarray(np.ones(2, np.float32))}
+    opt = nn.adam(1e-2)
+    state = opt.init(params)
+    params, state = opt.update(grads, state, params)  # compiles
+    ops = []
+    for name in ("apply", "apply_scalar", "apply_broadcast"):
+        real = getattr(XlaBackend, name)
+        monkeypatch.setattr(XlaBackend, name, lambda self, *a, real=real, name=name:
+                            ops.append(name) or real(self, *a))
+    params, state = opt.update(grads, state, params)
+    assert ops == []  # no op-by-op dispatch: the whole update is one jitted program
+    assert int(state[0]) == 2
+
+    # a schedule that branches in Python on the step cannot be traced: it runs as written
+    def schedule(step):
+        return 0.1 if int(step) < 1 else 0.01
+
+    opt = nn.sgd(schedule)
+    p = {"w": snp.asarray(np.zeros(3, np.float32))}
+    s = opt.init(p)
+    for _ in range(3):
+        p, s = opt.update({"w": snp.asarray(np.ones(3, np.float32))}, s, p)
+    np.testing.assert_allclose(np.asarray(p["w"]), np.full(3, -0.12, np.float32), rtol=1e-6)
