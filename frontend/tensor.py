@@ -170,6 +170,16 @@ class Tensor:
             "max_version": max_version}
         return data.__dlpack__(stream=stream, copy=copy, **kw)
 
+    def __jax_array__(self):
+        """This tensor as a jax.Array (what jnp.asarray(t) asks for), a copy: the
+        tensor may later be donated or moved, which frees its own buffer."""
+        import jax  # noqa: PLC0415 - only a caller that has jax asks
+
+        data = self._backend.buffer(self) if self._backend.deferred else self._live()
+        if isinstance(data, buffers.Buffer) and not isinstance(data.aval, buffers.ArrayMeta):
+            return buffers.copy(data)  # on its device, no trip through the host
+        return jax.numpy.asarray(self.numpy())  # made before jax loaded, or not on a device
+
     def __dlpack_device__(self):
         return (1, 0)  # kDLCPU: see __dlpack__
 

@@ -96,3 +96,23 @@ def test_integer_division_at_int_min_on_every_path(dtype):
     for path, got in run_three_ways(lambda a, b: (a // b, a % b), x, y).items():
         np.testing.assert_array_equal(got[0], x // y, err_msg=path)
         np.testing.assert_array_equal(got[1], x % y, err_msg=path)
+
+
+def test_jax_takes_tensors():
+    """jnp.asarray(t) (the __jax_array__ protocol): jax's dtype detection rejects an
+    object whose .dtype is not a NumPy dtype, so before this a tensor could not be
+    handed to jax at all. The result is a copy: moving the tensor afterwards keeps it."""
+    import jax.numpy as jnp
+    import stablejit
+
+    a = np.arange(6, dtype=np.int32).reshape(2, 3)
+    x = snp.asarray(a)
+    with stablejit.lazy():
+        y = x * 2
+    for t, want in ((x, a), (y, a * 2), (stablejit.backend_copy(x, "reference"), a)):
+        j = jnp.asarray(t)
+        assert j.dtype == np.int32
+        np.testing.assert_array_equal(np.asarray(j), want)
+    j = jnp.asarray(x)
+    stablejit.backend_transfer(x, "reference")  # frees x's device buffer
+    np.testing.assert_array_equal(np.asarray(j + 1), a + 1)
