@@ -143,6 +143,11 @@ class Backend:
     def scalar(self, value, dtype: dt.DType, weak: bool = False) -> Tensor:
         return self.from_numpy(np.asarray(value, dtype=dtype.np), weak=weak)
 
+    def runtime_scalar(self, value, dtype: dt.DType) -> Tensor | None:
+        """`value` as a program input rather than a constant (x[i] on a device: one
+        compiled program for every i), or None where a constant is better."""
+        return None
+
 
 class ReferenceProgram:
     """A Function prepared for the reference backend: its optimised IR."""
@@ -281,6 +286,9 @@ class XlaBackend(Backend):
             if len(self._scalars) < 4096:
                 self._scalars[key] = buf
         return Tensor(buf, self, TensorType((), dtype), weak)
+
+    def runtime_scalar(self, value, dtype: dt.DType) -> Tensor:
+        return self.scalar(value, dtype)  # a cached device buffer
 
     def to_numpy(self, t: Tensor) -> np.ndarray:
         return buffers.to_numpy(t._live())

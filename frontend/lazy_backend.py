@@ -238,6 +238,10 @@ class LazyBackend(Backend):
         with self._lock:
             return self._pending_tensor(self._constant(value, dtype, user_site()), weak)
 
+    def runtime_scalar(self, value, dtype: dt.DType) -> Tensor:
+        # a device buffer the graph reads as a parameter: its value is not in the key
+        return self.target.scalar(value, dtype)
+
     def apply_scalar(self, prim, x: Tensor, value, scalar_first: bool):
         """Elementwise `prim` on `x` and a Python number in x's dtype: one tape entry
         (the replay makes the constant and its broadcast, each once per graph). The

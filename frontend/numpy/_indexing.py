@@ -92,6 +92,9 @@ def getitem(x: Tensor, index, mode: str | None = None, fill_value=None) -> Tenso
     # basic indexing: one static slice (+ reverse), dynamic slices, one reshape
     start, limit, strides, rev = [], [], [], []
     out_shape, drop, dynamic = [], [], []
+    # on a device an integer index is a program input: x[i] in a loop compiles once
+    runtime = getattr(x._backend, "runtime_scalar", None)
+    in_range = []  # runtime indices already in [0, n)
     axis = 0
     for i in idx:
         if i is None:
@@ -116,8 +119,15 @@ def getitem(x: Tensor, index, mode: str | None = None, fill_value=None) -> Tenso
                     f"would clamp it to the nearest element; stablejit raises, as NumPy "
                     f"does. To clamp, write stablejit.numpy.take(x, i, axis, mode='clip'))"))
             i %= n
-            start.append(i)
-            limit.append(i + 1)
+            at = runtime(i, DEFAULT_INT) if runtime is not None else None
+            if at is not None:  # an input of the program, not part of its key
+                start.append(0)
+                limit.append(n)
+                dynamic.append((axis, at))
+                in_range.append(at)
+            else:
+                start.append(i)
+                limit.append(i + 1)
             strides.append(1)
             drop.append(axis)
         elif isinstance(i, Tensor) and i.ndim == 0 and i.dtype.is_integer:
@@ -138,7 +148,7 @@ def getitem(x: Tensor, index, mode: str | None = None, fill_value=None) -> Tenso
         out = bind1(so.slice_, out, start=tuple(start), limit=tuple(limit),
                     strides=tuple(strides))
     if dynamic:
-        out = _dynamic(out, dynamic)
+        out = _dynamic(out, dynamic, in_range)
     shape = []
     for item in out_shape:
         shape.append(1 if item[0] == "new" else out.shape[item[1]])
@@ -178,16 +188,21 @@ def _scalar_masks(index, ndim: int):
     return tuple(out), empty_axes
 
 
-def _dynamic(x: Tensor, dynamic) -> Tensor:
+def _dynamic(x: Tensor, dynamic, normalized=()) -> Tensor:
+    """x sliced at the 0-d integer tensors of `dynamic` ((axis, index) pairs); indices
+    whose id is in `normalized` are known to lie in [0, n) already."""
+    normalized = {id(i) for i in normalized}
     sizes = list(x.shape)
     zero = x._backend.scalar(0, DEFAULT_INT)
     starts = []
     by_axis = dict(dynamic)
     for axis in range(x.ndim):
         if axis in by_axis:
-            i = astype(by_axis[axis], DEFAULT_INT)
-            n = x.shape[axis]
-            i = (i < 0) * n + i  # negative indices count from the end, as in NumPy
+            i = by_axis[axis]
+            if id(i) not in normalized:
+                i = astype(i, DEFAULT_INT)
+                n = x.shape[axis]
+                i = (i < 0) * n + i  # negative indices count from the end, as in NumPy
             starts.append(i)
             sizes[axis] = 1
         else:

@@ -115,3 +115,35 @@ def test_tensor_out_of_range_updates_are_dropped_like_jax():
     check_three_ways(lambda x, i: x.at[i].add(1.0), lambda x, i: want, X, idx)
     want = np.asarray(jnp.asarray(X).at[jnp.asarray(idx)].add(1.0, mode="clip"))
     check_three_ways(lambda x, i: x.at[i].add(1.0, mode="clip"), lambda x, i: want, X, idx)
+
+
+def test_an_integer_index_is_a_program_input_so_a_loop_compiles_once():
+    """x[i] on a device: i goes in as a cached device scalar, not as slice attributes,
+    so a loop over rows compiles nothing after its first two rows (eagerly and in a
+    lazy block); negative indices, int and 0-d tensor indices give NumPy's rows."""
+    from stablejit import compilation
+
+    a = np.arange(48, dtype=np.float32).reshape(8, 6)
+    x = snp.asarray(a)
+
+    def compiles():
+        return compilation.stats["compiled"] + compilation.stats["disk"]
+
+    x[0], x[1, 2]
+    before = compiles()
+    for i in range(-8, 8):
+        np.testing.assert_array_equal(np.asarray(x[i]), a[i])
+        assert float(x[i, 2]) == a[i, 2]
+    assert compiles() == before
+    for i in (-8, -1, 0, 7):  # a 0-d tensor index (possibly negative) is normalised
+        np.testing.assert_array_equal(np.asarray(x[snp.asarray(np.int64(i))]), a[i])
+        np.testing.assert_array_equal(np.asarray(x[snp.asarray(np.int32(i)), 1:3]),
+                                      a[i, 1:3])
+    with stablejit.lazy():  # (rows 1-3: index 0 would share its buffer with the zero start)
+        rows = [x[i] * 1.0 for i in range(1, 4)]
+    lazy_before = compiles()
+    with stablejit.lazy():
+        rows = [x[i] * 1.0 for i in range(4, 7)]  # the same graph, other indices
+    assert compiles() == lazy_before
+    for r, i in zip(rows, range(4, 7), strict=True):
+        np.testing.assert_array_equal(np.asarray(r), a[i])
