@@ -18,7 +18,7 @@ from . import writes
 from .compiler import dtypes as dt
 from .compiler.ir import TensorType
 from .errors import DeletedTensorError, at_user_line
-from .runtime import buffers
+from .runtime import buffers, client
 
 
 class Tensor:
@@ -173,12 +173,12 @@ class Tensor:
     def __jax_array__(self):
         """This tensor as a jax.Array (what jnp.asarray(t) asks for), a copy: the
         tensor may later be donated or moved, which frees its own buffer."""
-        import jax  # noqa: PLC0415 - only a caller that has jax asks
-
         data = self._backend.buffer(self) if self._backend.deferred else self._live()
-        if isinstance(data, buffers.Buffer) and not isinstance(data.aval, buffers.ArrayMeta):
-            return buffers.copy(data)  # on its device, no trip through the host
-        return jax.numpy.asarray(self.numpy())  # made before jax loaded, or not on a device
+        if not isinstance(data, buffers.Buffer):  # not on a device: to the host CPU
+            return buffers.to_device(self.numpy(), client.default_device("host"))
+        if isinstance(data.aval, buffers.ArrayMeta):  # made before jax loaded: remake it
+            return buffers.to_device(self.numpy(), buffers.device_of(data))
+        return buffers.copy(data)  # on its device, no trip through the host
 
     def __dlpack_device__(self):
         return (1, 0)  # kDLCPU: see __dlpack__
