@@ -49,8 +49,8 @@ _KEPT = 256       # signatures per function
 _NOT_CACHEABLE = object()
 _F64 = struct.Struct("<d")
 # settings passed through as the values they are (hashable, compared exactly)
-_SETTINGS = (type(None), bool, int, str, DType, type)
 _PLAIN = frozenset((type(None), bool, int, str))  # equal only if the same setting
+_SETTINGS = (*_PLAIN, DType, type)
 
 
 def _setting_key(v):

@@ -128,8 +128,8 @@ def bind_scalar(prim, x, value, scalar_first: bool = False):
     if s and s[-1] is not backend:  # the stack may ask another backend (backend_for)
         backend = backend_for((x,))
     if isinstance(backend, Trace) or config.debug_checks():
-        s = backend.scalar(value, x.type.dtype, weak=x.weak)
-        return bind_broadcast(prim, (s, x) if scalar_first else (x, s), x.type.shape,
+        c = backend.scalar(value, x.type.dtype, weak=x.weak)
+        return bind_broadcast(prim, (c, x) if scalar_first else (x, c), x.type.shape,
                               backend)
     if writes.live_traces or x._backend is not backend:
         x, = _arrive(backend, (x,))

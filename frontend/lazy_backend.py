@@ -121,6 +121,10 @@ class LazyBackend(Backend):
 
     # ---- recording -------------------------------------------------------------------
     def _slot(self, t: Tensor) -> int:
+        d = t._data
+        if type(d) is Pending and d.buffer is None and d.graph == self._graph \
+                and t._backend is self:
+            return d.slot  # the hot case: a value of this graph
         if t._backend is not self:
             t = self.adopt(t)
         d = t._live()
@@ -188,13 +192,8 @@ class LazyBackend(Backend):
 
     def apply(self, prim, tensors, attrs: Attrs, regions=()):
         with self._lock:
-            graph = self._graph
-            args = []
-            for t in tensors:  # _slot, written out for the common pending operand
-                d = t._data
-                args.append(d.slot if type(d) is Pending and d.buffer is None
-                            and d.graph == graph and t._backend is self else self._slot(t))
-            args = tuple(args)
+            slot = self._slot
+            args = (slot(tensors[0]),) if len(tensors) == 1 else tuple([slot(t) for t in tensors])
             first = self._add(prim, args, attrs, user_site(2), regions)
             return self._results(first, len(self._types) - first)
 
@@ -244,15 +243,10 @@ class LazyBackend(Backend):
 
     def apply_scalar(self, prim, x: Tensor, value, scalar_first: bool):
         """Elementwise `prim` on `x` and a Python number in x's dtype: one tape entry
-        (the replay makes the constant and its broadcast, each once per graph). The
-        hot path of recording, so the common case is written out here."""
+        (the replay makes the constant and its broadcast, each once per graph)."""
         with self._lock:
             xt = x.type
-            d = x._data
-            if type(d) is Pending and d.buffer is None and d.graph == self._graph:
-                a = d.slot
-            else:
-                a = self._slot(x)
+            a = self._slot(x)
             out = prim.infer((xt, xt), EMPTY_ATTRS)[0]  # memoised; raises only for bad dtypes
             types = self._types
             slot = len(types)
@@ -288,18 +282,8 @@ class LazyBackend(Backend):
         return Tensor(self.target.adopt(t)._data, self, t.type, t.weak)
 
     def recorded(self) -> list[str]:
-        """The names of the ops pending in the current graph, in order (for tests)."""
-        names, constants = [], set()
-        for e in self._tape:
-            if e[0] is _SCALAR:  # as _function replays it: a constant once per shape
-                shape = self._types[e[2]].shape
-                if (e[3], shape) not in constants:
-                    constants.add((e[3], shape))
-                    names += ["constant", "broadcast_in_dim"] if shape else ["constant"]
-                names.append(e[1].name)
-            elif e[0] is not _PARAM:
-                names.append(e[1].name if e[0] is _INLINE else e[0].name)
-        return names
+        """The names of the pending graph's ops, as the replay builds them (for tests)."""
+        return [op.prim.name for op in _function(self._tape, self._locs, ()).ops]
 
     # ---- running ---------------------------------------------------------------------
     def buffer(self, t: Tensor):
@@ -371,11 +355,12 @@ class LazyBackend(Backend):
 
 def _structural(entry: tuple) -> tuple:
     """A tape entry with its Functions replaced by their structural keys."""
-    if entry[0] is _INLINE:
+    head = entry[0]
+    if head is _INLINE:
         return _INLINE, entry[1].key(), entry[2]
-    if len(entry) > 3 and entry[0] is not _SCALAR:
-        return entry[:3] + (tuple(f.key() for f in entry[3]),)
-    return entry
+    if head is _PARAM or head is _SCALAR or len(entry) == 3:
+        return entry
+    return entry[:3] + (tuple(f.key() for f in entry[3]),)  # an op with regions
 
 
 def _function(tape: list, locs: list, results: tuple) -> Function:

@@ -498,7 +498,7 @@ def _schedule(learning_rate, step):
     return learning_rate(step) if callable(learning_rate) else learning_rate
 
 
-def _one_program(update: Callable) -> Callable:
+def _jitted_update(update: Callable) -> Callable:
     """An optimizer's update as one jitted program: eagerly one dispatch instead of a
     dozen per parameter, in a lazy() block one graph entry, inside jit inlined. A
     learning-rate schedule that branches in Python on the step count cannot be traced;
@@ -542,7 +542,7 @@ def sgd(learning_rate=1e-2, momentum: float = 0.0, nesterov: bool = False) -> Op
         new = tree_map(lambda p, d: p - lr * d, params, direction)
         return new, (step + 1, velocity)
 
-    return Optimizer(init, _one_program(update))
+    return Optimizer(init, _jitted_update(update))
 
 
 def adam(learning_rate=1e-3, b1: float = 0.9, b2: float = 0.999,
@@ -569,7 +569,7 @@ def adam(learning_rate=1e-3, b1: float = 0.9, b2: float = 0.999,
                for p, mi, vi in zip(leaves_p, leaves_m, leaves_v, strict=True)]
         return unflatten(td, new), (t, m, v)
 
-    return Optimizer(init, _one_program(update))
+    return Optimizer(init, _jitted_update(update))
 
 
 def apply_updates(params, updates):

@@ -94,7 +94,6 @@ def getitem(x: Tensor, index, mode: str | None = None, fill_value=None) -> Tenso
     out_shape, drop, dynamic = [], [], []
     # on a device an integer index is a program input: x[i] in a loop compiles once
     runtime = getattr(x._backend, "runtime_scalar", None)
-    in_range = []  # runtime indices already in [0, n)
     axis = 0
     for i in idx:
         if i is None:
@@ -123,8 +122,7 @@ def getitem(x: Tensor, index, mode: str | None = None, fill_value=None) -> Tenso
             if at is not None:  # an input of the program, not part of its key
                 start.append(0)
                 limit.append(n)
-                dynamic.append((axis, at))
-                in_range.append(at)
+                dynamic.append((axis, at, True))
             else:
                 start.append(i)
                 limit.append(i + 1)
@@ -134,7 +132,7 @@ def getitem(x: Tensor, index, mode: str | None = None, fill_value=None) -> Tenso
             start.append(0)
             limit.append(n)
             strides.append(1)
-            dynamic.append((axis, i))
+            dynamic.append((axis, i, False))
             drop.append(axis)
         else:
             raise IndexError(at_user_line(
@@ -148,7 +146,7 @@ def getitem(x: Tensor, index, mode: str | None = None, fill_value=None) -> Tenso
         out = bind1(so.slice_, out, start=tuple(start), limit=tuple(limit),
                     strides=tuple(strides))
     if dynamic:
-        out = _dynamic(out, dynamic, in_range)
+        out = _dynamic(out, dynamic)
     shape = []
     for item in out_shape:
         shape.append(1 if item[0] == "new" else out.shape[item[1]])
@@ -188,18 +186,17 @@ def _scalar_masks(index, ndim: int):
     return tuple(out), empty_axes
 
 
-def _dynamic(x: Tensor, dynamic, normalized=()) -> Tensor:
-    """x sliced at the 0-d integer tensors of `dynamic` ((axis, index) pairs); indices
-    whose id is in `normalized` are known to lie in [0, n) already."""
-    normalized = {id(i) for i in normalized}
+def _dynamic(x: Tensor, dynamic) -> Tensor:
+    """x sliced at the 0-d integer tensors of `dynamic`: (axis, index, whether the index
+    is known to lie in [0, n) already) triples."""
     sizes = list(x.shape)
     zero = x._backend.scalar(0, DEFAULT_INT)
     starts = []
-    by_axis = dict(dynamic)
+    by_axis = {axis: (i, in_range) for axis, i, in_range in dynamic}
     for axis in range(x.ndim):
         if axis in by_axis:
-            i = by_axis[axis]
-            if id(i) not in normalized:
+            i, in_range = by_axis[axis]
+            if not in_range:
                 i = astype(i, DEFAULT_INT)
                 n = x.shape[axis]
                 i = (i < 0) * n + i  # negative indices count from the end, as in NumPy
