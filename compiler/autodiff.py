@@ -59,8 +59,21 @@ def inline(builder: Builder, fn: Function, args: Sequence[Value],
            ) -> list[Value]:
     """Append fn's ops to `builder` with fn's params bound to `args`; return its results.
     `env`, when given, receives every value of fn mapped to its copy; `loc`, when given,
-    is the location of every copied op (the line that called a cached function)."""
-    return walk(fn, args, _copier(builder, loc), env)
+    is the location of every copied op (the line that called a cached function).
+
+    The walk written out for copying (traces inline cached functions at every call):
+    the ops keep their result types, so no shape rule runs."""
+    if len(args) != len(fn.params):
+        raise TypeError(f"{fn.name} takes {len(fn.params)} arguments, got {len(args)}")
+    env = {} if env is None else env
+    env.update(zip(fn.params, args, strict=True))
+    ops = builder.ops
+    for op in fn.ops:
+        results = tuple([Value(r.type) for r in op.results])
+        ops.append(Op(op.prim, tuple([env[v] for v in op.operands]), op.attrs, results,
+                      op.loc if loc is None else loc, op.regions))
+        env.update(zip(op.results, results, strict=False))  # same length
+    return [env[r] for r in fn.results]
 
 
 def _copier(builder: Builder, loc: Location | None = None):

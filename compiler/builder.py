@@ -23,12 +23,14 @@ class Builder:
              loc: Location = UNKNOWN, regions: Sequence[Function] = (),
              out_types: Sequence[TensorType] | None = None) -> tuple[Value, ...]:
         """Append one op; result types come from the shape rule unless given."""
-        if not isinstance(attrs, Attrs):
+        if type(attrs) is not Attrs:
             attrs = Attrs(attrs)
+        operands = tuple(operands)
         if out_types is None:
-            out_types = prim.infer(tuple(v.type for v in operands), attrs, regions)
-        results = tuple(Value(t) for t in out_types)
-        self.ops.append(Op(prim, tuple(operands), attrs, results, loc, tuple(regions)))
+            out_types = prim.infer(tuple([v.type for v in operands]), attrs, regions)
+        # (list comprehensions, not generators: every traced op comes through here)
+        results = tuple([Value(t) for t in out_types])
+        self.ops.append(Op(prim, operands, attrs, results, loc, regions))
         return results
 
     def build(self, results: Sequence[Value]) -> Function:

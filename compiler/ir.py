@@ -191,11 +191,11 @@ class Op:
                  results: tuple[Value, ...], loc: Location = UNKNOWN,
                  regions: tuple[Function, ...] = ()):
         self.prim = prim
-        self.operands = tuple(operands)
+        self.operands = operands if type(operands) is tuple else tuple(operands)
         self.attrs = attrs
-        self.results = tuple(results)
+        self.results = results if type(results) is tuple else tuple(results)
         self.loc = loc
-        self.regions = tuple(regions)
+        self.regions = regions if type(regions) is tuple else tuple(regions)
 
     @property
     def result_types(self) -> tuple[TensorType, ...]:
@@ -203,6 +203,29 @@ class Op:
 
     def __repr__(self) -> str:
         return f"Op({self.prim.name}, {len(self.operands)} operands)"
+
+
+class StructuralKey:
+    """Function.key()'s value: the structure as nested tuples, hashed once. Caches look
+    programs up by it on every call (a lazy graph's key holds the key of each jitted or
+    differentiated Function it inlines), and a tuple would hash its whole nesting each
+    time."""
+
+    __slots__ = ("items", "_hash")
+
+    def __init__(self, items: tuple):
+        self.items = items
+        self._hash = hash(items)
+
+    def __hash__(self) -> int:
+        return self._hash
+
+    def __eq__(self, other) -> bool:
+        return self is other or (type(other) is StructuralKey and self._hash == other._hash
+                                 and self.items == other.items)
+
+    def __repr__(self) -> str:  # structural_hash digests it: the nested tuples' repr
+        return repr(self.items)
 
 
 class Function:
@@ -227,7 +250,7 @@ class Function:
     def result_types(self) -> tuple[TensorType, ...]:
         return tuple(r.type for r in self.results)
 
-    def key(self) -> tuple:
+    def key(self) -> StructuralKey:
         """Structural key: equal for functions that compute the same thing the same way.
 
         Locations and names are left out. Computed once; Functions are not mutated
@@ -246,8 +269,8 @@ class Function:
                     number[r] = len(number)
                 ops.append((op.prim.name, ins, op.attrs, tuple([r.type for r in results]),
                             tuple([f.key() for f in op.regions]) if op.regions else ()))
-            self._key = (self.param_types, tuple(ops),
-                         tuple(number.get(r, -1) for r in self.results))
+            self._key = StructuralKey((self.param_types, tuple(ops),
+                                       tuple(number.get(r, -1) for r in self.results)))
         return self._key
 
     def structural_hash(self) -> str:
@@ -308,4 +331,4 @@ def literal(value, dtype: DType) -> Literal:
 
 
 __all__ = ["TensorType", "Location", "UNKNOWN", "Literal", "Attrs", "EMPTY_ATTRS", "Value",
-           "Op", "Function", "format_function", "scalar_type", "literal", "dt"]
+           "Op", "Function", "StructuralKey", "format_function", "scalar_type", "literal", "dt"]

@@ -28,6 +28,7 @@ from .compiler import dtypes as dt
 from .compiler.ir import Function, TensorType
 from .context import concrete_default, using_backend
 from .errors import at_user_line, user_location
+from .lazy_backend import LazyBackend
 from .platforms import default_platform
 from .promotion import is_weak_scalar, python_scalar_dtype
 from .retrace import describe_retrace
@@ -94,7 +95,24 @@ class _Entry:
 
     @property
     def fast_eligible(self) -> bool:
-        return isinstance(self.backend, XlaBackend) and not self.captured and not self.donate
+        return isinstance(self.backend, (XlaBackend, LazyBackend)) and not self.captured \
+            and not self.donate
+
+    @property
+    def lazy(self) -> bool:
+        return type(self.backend) is LazyBackend
+
+    def record(self, leaves):
+        """A fast-path call on a lazy backend: fn becomes one entry of the pending graph
+        (leaves are tensors of the backend or of its device; see Jitted._enter_fast)."""
+        outs = self.backend.execute(self.prog, leaves)
+        for o, w in zip(outs, self.out_weak, strict=True):
+            o.weak = w
+        if self._single:
+            return outs[0]
+        if self.fast_out is not None:
+            return self.fast_out.unflatten(outs)
+        return tree.unflatten(self.out_tree, outs)
 
     def run(self, leaves):
         backend = self.backend
@@ -284,6 +302,8 @@ class Jitted:
                 # (the general path says so clearly)
                 entry = None
             if entry is not None:
+                if entry.lazy:  # one tape entry of the lazy graph (see _enter_fast)
+                    return entry.record(leaves)
                 prog = entry.prog
                 try:
                     results = prog.execute(list(map(_data_of, leaves)))
@@ -317,8 +337,11 @@ class Jitted:
         positional tensors by their (type, weak, backend) alone; other pytrees by their
         jaxlib structure too."""
         backend = entry.backend
-        if not all(type(x) is Tensor and not x.weak and x._backend is backend
-                   for x in leaves):
+        # a lazy entry also takes tensors of the device it records for (the lazy block's
+        # ops adopt them): the key holds each leaf's backend, so a call whose tensors
+        # are all on the device still misses here and runs eagerly, as _signature says
+        ok = (backend,) if not entry.lazy else (backend, backend.target)
+        if not all(type(x) is Tensor and not x.weak and x._backend in ok for x in leaves):
             return
         if len(args) == len(leaves) and all(a is b for a, b in zip(args, leaves,
                                                                     strict=True)):

@@ -125,8 +125,8 @@ class LazyBackend(Backend):
         if type(d) is Pending and d.buffer is None and d.graph == self._graph \
                 and t._backend is self:
             return d.slot  # the hot case: a value of this graph
-        if t._backend is not self:
-            t = self.adopt(t)
+        if t._backend is not self and t._backend is not self.target:
+            t = self.adopt(t)  # (a tensor of the target device is read as it is)
         d = t._live()
         if isinstance(d, Pending):
             if d.buffer is None:
