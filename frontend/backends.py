@@ -25,7 +25,7 @@ from .compiler import dtypes as dt
 from .compiler import passes
 from .compiler.builder import Builder
 from .compiler.interpreter import interpret
-from .compiler.ir import EMPTY_ATTRS, Attrs, Function, TensorType
+from .compiler.ir import EMPTY_ATTRS, Attrs, Function, Literal, TensorType
 from .compiler.primitives import shape_ops
 from .errors import DeviceMismatchError, at_user_line
 from .runtime import buffers
@@ -82,6 +82,23 @@ def scalar_key(value, dtype: dt.DType):
     if t is int or t is bool:
         return dtype, t, value
     return dtype, np.asarray(value, dtype=dtype.np).tobytes()
+
+
+# scalar_key -> the Attrs of that constant: graphs and traces share them, so a loop that
+# records `x * 2.0` every iteration makes the Literal once
+_CONSTANT_ATTRS: dict = {}
+_CONSTANT_ATTRS_KEPT = 4096
+
+
+def constant_attrs(key, value, dtype: dt.DType) -> Attrs:
+    """The attributes of a constant op for `value` as `dtype`; `key` is
+    scalar_key(value, dtype)."""
+    attrs = _CONSTANT_ATTRS.get(key)
+    if attrs is None:
+        attrs = Attrs({"value": Literal(native(np.asarray(value, dtype=dtype.np)))})
+        if len(_CONSTANT_ATTRS) < _CONSTANT_ATTRS_KEPT:
+            _CONSTANT_ATTRS[key] = attrs
+    return attrs
 
 
 class Backend:

@@ -29,12 +29,12 @@ import weakref
 import numpy as np
 
 from . import compilation, config
-from .backends import Backend, XlaBackend, native, scalar_key
+from .backends import Backend, XlaBackend, constant_attrs, scalar_key
 from .compiler import dtypes as dt
 from .compiler.autodiff import inline
 from .compiler.builder import Builder
 from .compiler.errors import ShapeError
-from .compiler.ir import EMPTY_ATTRS, Attrs, Function, Literal
+from .compiler.ir import EMPTY_ATTRS, Attrs, Function
 from .compiler.primitives import shape_ops
 from .errors import DeviceMismatchError, at_user_line, location_at, user_site
 from .runtime import buffers
@@ -58,21 +58,6 @@ class Pending:
     def __init__(self, slot: int, graph: int):
         self.slot, self.graph = slot, graph
         self.buffer = None
-
-
-# scalar_key -> the Attrs of that constant: graphs share them, so a loop that records
-# `x * 2.0` every iteration makes the Literal once
-_CONSTANT_ATTRS: dict = {}
-_CONSTANT_ATTRS_KEPT = 4096
-
-
-def _constant_attrs(key, value, dtype: dt.DType) -> Attrs:
-    attrs = _CONSTANT_ATTRS.get(key)
-    if attrs is None:
-        attrs = Attrs({"value": Literal(native(np.asarray(value, dtype=dtype.np)))})
-        if len(_CONSTANT_ATTRS) < _CONSTANT_ATTRS_KEPT:
-            _CONSTANT_ATTRS[key] = attrs
-    return attrs
 
 
 class LazyBackend(Backend):
@@ -229,7 +214,7 @@ class LazyBackend(Backend):
         s = self._constants.get(key)
         if s is None:
             s = self._constants[key] = self._add(
-                shape_ops.constant, (), _constant_attrs(key, value, dtype), site)
+                shape_ops.constant, (), constant_attrs(key, value, dtype), site)
         return s
 
     def scalar(self, value, dtype: dt.DType, weak: bool = False) -> Tensor:
@@ -395,7 +380,7 @@ def _scalar_constant(b: Builder, key, type, loc):
     """The number that `key` (backends.scalar_key) stands for, broadcast to `type`."""
     dtype = key[0]
     value = key[2] if len(key) > 2 else np.frombuffer(key[1], dtype.np)[0]
-    c, = b.bind(shape_ops.constant, [], _constant_attrs(key, value, dtype), loc)
+    c, = b.bind(shape_ops.constant, [], constant_attrs(key, value, dtype), loc)
     if type.shape:
         c, = b.bind(shape_ops.broadcast_in_dim, [c],
                     shape_ops.trailing_broadcast(0, type.shape), loc)

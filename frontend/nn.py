@@ -38,12 +38,14 @@ def identity(x) -> Tensor:
     return snp.asarray(x)
 
 
+@one_program
 def relu(x) -> Tensor:
     """max(x, 0), with gradient 0 at 0 (as JAX)."""
     x = snp.asarray(x)
     return snp.where(x > 0, x, snp.zeros_like(x))
 
 
+@one_program
 def relu6(x) -> Tensor:
     """min(max(x, 0), 6), with gradient 0 at both kinks (as JAX)."""
     x = snp.asarray(x)
@@ -82,12 +84,14 @@ def softplus(x) -> Tensor:
     return snp.logaddexp(snp.asarray(x), 0)
 
 
+@one_program
 def soft_sign(x) -> Tensor:
     """x / (|x| + 1)."""
     x = snp.asarray(x)
     return x / (snp.abs(x) + 1)
 
 
+@one_program
 def squareplus(x, b=4) -> Tensor:
     """(x + sqrt(x**2 + b)) / 2."""
     x = snp.asarray(x)

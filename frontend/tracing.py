@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import writes
+from .backends import constant_attrs, scalar_key
 from .compiler import dtypes as dt
 from .compiler.autodiff import inline
 from .compiler.builder import Builder
@@ -90,8 +91,8 @@ class Trace:
 
     def scalar(self, value, dtype: dt.DType, weak: bool = False) -> Tensor:
         self._check_alive()
-        v, = self.builder.bind(shape_ops.constant, (), Attrs(
-            {"value": Literal(np.asarray(value, dtype=dtype.np))}), user_location())
+        v, = self.builder.bind(shape_ops.constant, (), constant_attrs(
+            scalar_key(value, dtype), value, dtype), user_location())
         return Tensor(v, self, v.type, weak)
 
     def finish(self):

@@ -190,6 +190,10 @@ NN_CASES = [
     ("elu", lambda nn, x: nn.elu(x, alpha=0.5)),
     ("leaky_relu", lambda nn, x: nn.leaky_relu(x, 0.1)),
     ("silu", lambda nn, x: nn.silu(x)),
+    ("relu", lambda nn, x: nn.relu(x)),
+    ("relu6", lambda nn, x: nn.relu6(x * 8)),
+    ("soft_sign", lambda nn, x: nn.soft_sign(x)),
+    ("squareplus", lambda nn, x: nn.squareplus(x)),
     ("softplus", lambda nn, x: nn.softplus(x)),
     ("one_hot", lambda nn, x: nn.one_hot((x > 0).astype("int32").sum(axis=1), 6)),
 ]
