@@ -28,7 +28,7 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from . import config, tree
+from . import config, tree, writes
 from . import numpy as snp
 from .compiler import dtypes as dt
 from .compiler.autodiff import Linearized, inline, jvp_function, jvp_into, vjp_function
@@ -41,6 +41,7 @@ from .compiler.primitives import custom_ad, shape_ops
 from .context import concrete_default, current_backend, using_backend
 from .dispatch import backend_for, bind1
 from .errors import TracerBoolConversionError, TracerConversionError, at_user_line
+from .grad_tape import GradTape, NeedsTrace, home_for_tape
 from .tensor import Tensor
 from .tracing import Trace, escaped_error
 
@@ -301,8 +302,8 @@ def _dtype_message(what, i, j, td, t, kinds) -> str:
             f"reaches the function as the value it is).")
 
 
-def _check_scalar_output(fn: Function, what: str, holomorphic: bool = False) -> None:
-    t = fn.result_types[0]
+def _check_scalar_output(t, what: str, holomorphic: bool = False) -> None:
+    """`t`: the type of the function's (first) output."""
     if t.shape != ():
         raise TypeError(at_user_line(
             f"{what} requires a function with a scalar output, but it returned shape "
@@ -351,24 +352,79 @@ def value_and_grad(f: Callable, argnums: int | Sequence[int] = 0, has_aux: bool 
     def value_and_grad_f(*args, **kwargs):
         a = _Args(args, kwargs, _argnums(argnums, len(args), "grad"), "grad",
                   "c" if holomorphic else "fc")
+        home = home_for_tape()
+        if home is not None and not writes.live_traces and not config.debug_checks() \
+                and not config.dump_to():
+            done = _on_tape(home, a, f, has_aux, holomorphic)
+            if done is not None:
+                outs, n_out, aux_tree = done
+                return _value_and_grads(a, outs, n_out, aux_tree, single)
         fn, out_tree, captured = a.trace(f, "grad")
         aux_tree = _split_aux(out_tree, has_aux, "grad")
-        _check_scalar_output(fn, "grad", holomorphic)
+        _check_scalar_output(fn.result_types[0], "grad", holomorphic)
         n_out = len(fn.results)
-
-        def build(b, vals):
-            lin = Linearized(b, fn, vals, a.wrt)
-            seed = Ops(b).const(1, fn.result_types[0].dtype)
-            return lin.outs + lin.backward([seed] + [None] * (n_out - 1))
-
+        build = _vg_builder(fn, a.wrt)
         outs = run_built(f"{_name(f)}_grad", build, a.leaves + captured,
                          key=("grad", fn.key(), tuple(a.wrt)))
-        value, grads = outs[0], a.unflatten(outs[n_out:], single)
-        if has_aux:
-            return (value, tree.unflatten(aux_tree, outs[1:n_out])), grads
-        return value, grads
+        return _value_and_grads(a, outs, n_out, aux_tree, single)
 
     return value_and_grad_f
+
+
+def _value_and_grads(a: _Args, outs, n_out: int, aux_tree, single: bool):
+    """value_and_grad's result from its Function's outputs: f's outputs (the value,
+    then any aux leaves), then one gradient per differentiated leaf."""
+    value, grads = outs[0], a.unflatten(outs[n_out:], single)
+    if aux_tree is not None:
+        return (value, tree.unflatten(aux_tree, outs[1:n_out])), grads
+    return value, grads
+
+
+def _vg_builder(fn: Function, wrt):
+    """build(builder, params) for run_built: f's outputs, then the gradients of its
+    first (scalar) output w.r.t. the params in `wrt`."""
+    n_out = len(fn.results)
+
+    def build(b, vals):
+        lin = Linearized(b, fn, vals, wrt)
+        seed = Ops(b).const(1, fn.result_types[0].dtype)
+        return lin.outs + lin.backward([seed] + [None] * (n_out - 1))
+    return build
+
+
+# (tape key, differentiated leaves, holomorphic) -> (value_and_grad Function, n_out)
+_ON_TAPE: dict = {}
+
+
+def _on_tape(home, a: _Args, f: Callable, has_aux: bool, holomorphic: bool):
+    """value_and_grad in a lazy() block, recorded on a GradTape (grad_tape.py): (outputs
+    as pending tensors of `home`, n_out, aux tree), or None when f needs the traced path
+    (then f runs again there)."""
+    n_diff = len(a.wrt)
+    tape = GradTape(home)
+    try:
+        xs = [tape.leaf(t) for t in a.leaves[:n_diff]] + a.leaves[n_diff:]
+        with using_backend(tape):
+            out_leaves, out_tree = tree.flatten(a.call(f)(*xs))
+            results = [_as_tensor(x) for x in out_leaves]
+        key, slots = tape.finish(results)
+    except NeedsTrace:
+        return None
+    finally:
+        tape.recording = False
+    aux_tree = _split_aux(out_tree, has_aux, "grad")
+    _check_scalar_output(tape.result_type(slots[0]), "grad", holomorphic)
+    key = (key, n_diff, holomorphic)
+    built = _ON_TAPE.get(key)
+    if built is None:
+        fn = tape.forward(slots)
+        b = Builder(f"{_name(f)}_grad")
+        built = b.build(_vg_builder(fn, a.wrt)(b, [b.param(t) for t in fn.param_types]))
+        with _BUILT_LOCK:
+            if len(_ON_TAPE) >= _BUILT_KEPT:  # the oldest goes
+                del _ON_TAPE[next(iter(_ON_TAPE))]
+            _ON_TAPE[key] = built
+    return home.execute(built, tape.inputs()), len(slots), aux_tree
 
 
 def grad(f: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False,

@@ -128,12 +128,12 @@ def one_program(f):
             return f(*args, **kwargs)
         elif s and s[-1] is not backend:  # a default_backend or lazy() block decides
             top = s[-1]
-            if type(top) is LazyBackend and type(backend) is XlaBackend \
+            if isinstance(top, LazyBackend) and type(backend) is XlaBackend \
                     and top.device is backend.device:
                 backend = top  # device tensors in a lazy() block: their ops record
             else:
                 return f(*args, **kwargs)
-        elif not (type(backend) is XlaBackend or type(backend) is LazyBackend):
+        elif not (type(backend) is XlaBackend or isinstance(backend, LazyBackend)):
             return f(*args, **kwargs)  # the reference backend, a mesh
         if kwargs:
             key.append(tuple(kwargs))
@@ -150,7 +150,7 @@ def one_program(f):
             return f(*args, **kwargs)
         if type(backend) is XlaBackend:
             outs = _run(entry, backend, tensors)
-        elif type(backend) is LazyBackend:  # one tape entry, at the caller's line
+        elif isinstance(backend, LazyBackend):  # one tape entry, at the caller's line
             outs = backend.execute(entry.fn, tensors, site=user_site())
             for o, w in zip(outs, entry.weak, strict=True):
                 o.weak = w

@@ -28,6 +28,7 @@ from .compiler.primitives import custom_ad, shape_ops
 from .context import current_backend, using_backend
 from .dispatch import bind, pick
 from .errors import EscapedTracerError, at_user_line, user_location
+from .grad_tape import GradTape, NeedsTrace
 from .tensor import Tensor
 from .tracing import Trace
 
@@ -49,6 +50,8 @@ def _live_trace(leaves):
     if isinstance(b, Trace):
         return b
     b = current_backend()
+    if isinstance(b, GradTape):  # its rules are traced: grad takes the traced path
+        raise NeedsTrace("a custom derivative rule")
     return b if isinstance(b, Trace) else None
 
 

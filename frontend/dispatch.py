@@ -45,6 +45,9 @@ def _combine(a, b):
             cur = current_backend()
             return cur if cur in traces else traces[-1]
         return traces[0]
+    if isinstance(a, LazyBackend) and isinstance(b, LazyBackend):
+        cur = current_backend()  # a grad tape and the lazy graph around it: the tape
+        return cur if cur is b else a  # records (it reads the graph's values as inputs)
     if a is REFERENCE or isinstance(b, LazyBackend) and not isinstance(a, LazyBackend):
         return b  # data moves to a device; a lazy backend keeps recording
     return a  # two devices: a.adopt(b-tensor) raises a clear error

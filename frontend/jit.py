@@ -28,6 +28,7 @@ from .compiler import dtypes as dt
 from .compiler.ir import Function, TensorType
 from .context import concrete_default, using_backend
 from .errors import at_user_line, user_location
+from .grad_tape import GradTape
 from .lazy_backend import LazyBackend
 from .platforms import default_platform
 from .promotion import is_weak_scalar, python_scalar_dtype
@@ -391,6 +392,8 @@ class Jitted:
                     if not b.alive:
                         raise escaped_error()
                     return None, leaves, None  # inside another trace
+                if type(b) is GradTape:  # inside grad in lazy(): inlined, as in a trace
+                    return None, leaves, None
                 if backend is None or backend is REFERENCE or isinstance(b, SpmdBackend):
                     backend = b
         if self._backend_spec is not None:

@@ -44,7 +44,7 @@ log = logging.getLogger("stablejit")
 
 _PROGRAMS_KEPT = 256  # graph keys remembered per backend (their Programs stay cached)
 _INLINE = "inline"    # a tape entry that inlines a whole Function (a jitted call)
-_PARAM = "param"      # a tape entry for a device buffer the graph reads
+PARAM = "param"       # a tape entry for a device buffer the graph reads
 _SCALAR = "scalar"    # an elementwise op of a slot and a Python number (apply_scalar)
 
 
@@ -124,7 +124,7 @@ class LazyBackend(Backend):
         s = self._input_of.get(id(key))
         if s is None:
             s = self._input_of[id(key)] = len(self._types)
-            self._tape.append((_PARAM, t.type))
+            self._tape.append((PARAM, t.type))
             self._locs.append(None)
             self._types.append(t.type)
             self._inputs.append(buf)
@@ -170,10 +170,13 @@ class LazyBackend(Backend):
                 else tuple(self._pending_tensor(first + i) for i in range(n)))
         self._ops += 1
         if self._ops == 1:  # read once per graph: tests and scripts may change it
-            self._max_ops = config.lazy_max_ops()
+            self._max_ops = self._op_bound()
         if self._ops >= self._max_ops:
             self.flush()
         return outs
+
+    def _op_bound(self) -> int:
+        return config.lazy_max_ops()
 
     def apply(self, prim, tensors, attrs: Attrs, regions=()):
         with self._lock:
@@ -268,7 +271,7 @@ class LazyBackend(Backend):
 
     def recorded(self) -> list[str]:
         """The names of the pending graph's ops, as the replay builds them (for tests)."""
-        return [op.prim.name for op in _function(self._tape, self._locs, ()).ops]
+        return [op.prim.name for op in function_of(self._tape, self._locs, ()).ops]
 
     # ---- running ---------------------------------------------------------------------
     def buffer(self, t: Tensor):
@@ -304,17 +307,16 @@ class LazyBackend(Backend):
                  ) -> compilation.Program:
         # with STABLEJIT_DUMP_TO the dump must name this graph's lines: no key-only reuse
         if config.dump_to():
-            return compilation.program(_function(tape, locs, results), self.device,
+            return compilation.program(function_of(tape, locs, results), self.device,
                                        name="lazy")
-        # grad and control flow make new Functions each call: key them by structure
-        key = (tuple(map(_structural, tape)) if structural else tuple(tape), results)
+        key = structural_key(tape, results, structural)
         prog = self._programs.get(key)
         if prog is not None:  # (no LRU reordering: that would hash the key again)
             if config.log_compiles():  # as compilation.program logs its hits
                 log.warning("stablejit: memory hit lazy for %s (a graph of %d entries seen "
                             "before: no IR built)", compilation.where(self.device), len(tape))
             return prog
-        prog = compilation.program(_function(tape, locs, results), self.device, name="lazy")
+        prog = compilation.program(function_of(tape, locs, results), self.device, name="lazy")
         self._programs[key] = prog
         if len(self._programs) > _PROGRAMS_KEPT:  # the oldest goes (its Program may
             del self._programs[next(iter(self._programs))]  # stay in the executable cache)
@@ -338,24 +340,30 @@ class LazyBackend(Backend):
         return f"<backend {self.name}>"
 
 
+def structural_key(tape: list, results: tuple, structural: bool) -> tuple:
+    """A graph's key: its tape and results. `structural`: an entry holds Functions (grad
+    and control flow make new ones each call), keyed by their structure."""
+    return tuple(map(_structural, tape)) if structural else tuple(tape), results
+
+
 def _structural(entry: tuple) -> tuple:
     """A tape entry with its Functions replaced by their structural keys."""
     head = entry[0]
     if head is _INLINE:
         return _INLINE, entry[1].key(), entry[2]
-    if head is _PARAM or head is _SCALAR or len(entry) == 3:
+    if head is PARAM or head is _SCALAR or len(entry) == 3:
         return entry
     return entry[:3] + (tuple(f.key() for f in entry[3]),)  # an op with regions
 
 
-def _function(tape: list, locs: list, results: tuple) -> Function:
+def function_of(tape: list, locs: list, results: tuple) -> Function:
     """Replay a graph's tape into an IR Function returning the values in `results`."""
     b = Builder("lazy")
     values: list = []
     constants: dict = {}  # (scalar_key, shape) -> the constant broadcast to that shape
     for entry, site in zip(tape, locs, strict=True):
         head = entry[0]
-        if head is _PARAM:
+        if head is PARAM:
             values.append(b.param(entry[1]))
         elif head is _INLINE:
             values.extend(inline(b, entry[1], [values[a] for a in entry[2]],

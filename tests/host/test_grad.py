@@ -340,6 +340,9 @@ def test_gradient(entry):
         want = fd
     eager = stablejit.grad(loss_sj, argnums=nums)(*[snp.asarray(a) for a in args])
     _check(label, eager, want, what="eager XLA vs jax")
+    with stablejit.lazy():  # recorded on a grad tape (or its traced fallback)
+        lazy = stablejit.grad(loss_sj, argnums=nums)(*[snp.asarray(a) for a in args])
+    _check(label, lazy, want, what="lazy vs jax")
     jitted = stablejit.jit(stablejit.grad(loss_sj, argnums=nums))(*args)
     _check(label, jitted, want, what="jit vs jax")
     # forward mode: J t == <grad, t>
@@ -365,6 +368,8 @@ def _check_raises(loss_sj, args, nums, message):
         stablejit.grad(loss_sj, argnums=nums)(*[snp.asarray(a) for a in args])
     with pytest.raises(NotImplementedError, match=message):
         stablejit.jit(stablejit.grad(loss_sj, argnums=nums))(*args)
+    with pytest.raises(NotImplementedError, match=message), stablejit.lazy():
+        stablejit.grad(loss_sj, argnums=nums)(*[snp.asarray(a) for a in args])
 
 
 def _check_forward_only(label, loss_sj, loss_jax, args, domains):

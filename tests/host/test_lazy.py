@@ -160,8 +160,8 @@ def test_a_python_scalar_and_its_broadcast_record_with_the_op():
 def test_a_repeated_graph_is_found_by_its_structure_without_building_ir(monkeypatch):
     from stablejit import lazy_backend
     built = []
-    real = lazy_backend._function
-    monkeypatch.setattr(lazy_backend, "_function",
+    real = lazy_backend.function_of
+    monkeypatch.setattr(lazy_backend, "function_of",
                         lambda *a: built.append(1) or real(*a))
     x = snp.asarray(X)
     results = []
@@ -205,8 +205,8 @@ def test_grad_over_a_closed_over_array_in_lazy_runs_one_graph(monkeypatch):
     np.testing.assert_allclose(np.asarray(g), np.asarray(want), rtol=1e-6)
     # grad makes a new Function every call; the graph is still found by its structure
     built = []
-    real = lazy_backend._function
-    monkeypatch.setattr(lazy_backend, "_function", lambda *a: built.append(1) or real(*a))
+    real = lazy_backend.function_of
+    monkeypatch.setattr(lazy_backend, "function_of", lambda *a: built.append(1) or real(*a))
     with sj.lazy():
         again = sj.grad(loss)(w)
     assert built == []

@@ -1,0 +1,139 @@
+"""grad in a lazy() block: the function's forward pass recorded on a tape, not traced.
+
+Eager grad traces the user's function into IR at every call (as JAX's eager grad
+does), which costs more than the step it differentiates when the step is small. Inside
+lazy() the ops can instead be recorded the way lazy() records any op: a GradTape is a
+LazyBackend whose graph never runs. Its tape is the structural key of the forward pass;
+the derivative (forward and backward as one IR Function) is built the first time a tape
+is seen and reused after, and joins the enclosing lazy graph as one entry. So a
+training step written eagerly records a few dozen tuples per step and builds no IR.
+
+Semantics are those of the traced path, which stays the reference:
+- the differentiated arguments are the tape's first parameters, one per leaf even when
+  two leaves are one tensor; every other tensor the function uses (a closed-over one
+  too, even the same object as a leaf) is a parameter that carries no gradient;
+- reading a value (bool(), item(), numpy(), print), a custom_vjp / custom_jvp /
+  checkpoint call, or anything else a tape cannot record raises NeedsTrace, and grad
+  runs the function again on the traced path, which handles it (JAX's eager grad
+  semantics, with ValuedTrace for Python branches on values). The function's Python
+  side effects before that point happen twice;
+- a tensor of the tape used after grad returned is an escaped tracer, as in a trace.
+"""
+
+from __future__ import annotations
+
+from .context import current_backend
+from .errors import DeviceMismatchError, at_user_line
+from .lazy_backend import PARAM, LazyBackend, Pending, function_of, structural_key
+from .tensor import Tensor
+from .tracing import escaped_error
+
+
+class NeedsTrace(Exception):
+    """The function did something a GradTape cannot record: use the traced path."""
+
+
+class GradTape(LazyBackend):
+    """Records a function's ops for grad; `home` is the lazy backend (a lazy() block's,
+    or an enclosing GradTape) that the derivative's entry goes to."""
+
+    def __init__(self, home: LazyBackend):
+        super().__init__(home.target)
+        self.home = home
+        self.name = f"grad tape:{home.target.name}"
+        self.recording = True
+        self._outer: list = []  # per parameter, the tensor it reads (the entry's inputs)
+
+    def _op_bound(self) -> int:
+        return 1 << 62  # a tape never runs, so it never flushes part-way
+
+    def leaf(self, t: Tensor) -> Tensor:
+        """A differentiated input: a parameter of its own (not shared with other uses of
+        the same tensor, whose values carry no gradient)."""
+        slot = self._new_param(t)
+        return self._pending_tensor(slot, t.weak)
+
+    def _new_param(self, t: Tensor) -> int:
+        slot = len(self._types)
+        self._tape.append((PARAM, t.type))
+        self._locs.append(None)
+        self._types.append(t.type)
+        self._outer.append(t)
+        return slot
+
+    def _slot(self, t: Tensor) -> int:
+        b = t._backend
+        if b is self:
+            d = t._data
+            if type(d) is Pending:
+                if not self.recording:
+                    raise escaped_error()
+                return d.slot
+            key = d  # a buffer made inside the function (asarray of host data)
+            t = Tensor(d, self.target, t.type, t.weak)
+        elif isinstance(b, LazyBackend) or b is self.target:
+            if b.device != self.device:
+                raise DeviceMismatchError(at_user_line(
+                    f"operands live on two devices, {b.name} and {self.target.name}; move "
+                    f"one explicitly with stablejit.backend_transfer"))
+            key = t._live()  # a pending value of an outer graph, or a device buffer
+        else:
+            t = self.target.adopt(t)  # host data, the reference backend
+            key = t._live()
+        s = self._input_of.get(id(key))
+        if s is None:
+            s = self._input_of[id(key)] = self._new_param(t)
+            self._keep.append(key)
+        return s
+
+    def adopt(self, t: Tensor) -> Tensor:
+        """A tensor from outside as a tensor of this tape: a parameter (an outer graph's
+        pending value stays pending: reading it would run that graph)."""
+        if t._backend is self:
+            return t
+        return self._pending_tensor(self._slot(t), t.weak)
+
+    # ---- what a tape cannot do: the traced path does it ------------------------------
+    def flush(self) -> None:
+        raise NeedsTrace("a value was read")
+
+    def buffer(self, t: Tensor):
+        d = t._live()
+        if type(d) is Pending:
+            if not self.recording:
+                raise escaped_error()
+            raise NeedsTrace("a value was read")
+        return d
+
+    def check_concrete(self, t: Tensor, what: str) -> None:
+        if type(t._data) is Pending:
+            if not self.recording:
+                raise escaped_error()
+            raise NeedsTrace(what)
+
+    # ---- the derivative --------------------------------------------------------------
+    def finish(self, results: list[Tensor]) -> tuple:
+        """Stop recording; (structural key, result slots) of the function with these
+        results. The key says everything the derivative depends on."""
+        slots = tuple(self._slot(t) for t in results)
+        self.recording = False
+        return structural_key(self._tape, slots, self._holds_functions), slots
+
+    def forward(self, slots: tuple):
+        """The recorded function as an IR Function (its params: the tape's parameters)."""
+        return function_of(self._tape, self._locs, slots)
+
+    def result_type(self, slot: int):
+        return self._types[slot]
+
+    def inputs(self) -> list[Tensor]:
+        return list(self._outer)
+
+
+def home_for_tape() -> LazyBackend | None:
+    """The lazy backend a grad called now would record on, or None (traced path)."""
+    b = current_backend()
+    return b if isinstance(b, LazyBackend) else None
+
+
+__all__ = ["GradTape", "NeedsTrace", "home_for_tape"]

@@ -1,0 +1,167 @@
+"""grad inside lazy(): the function is recorded on a GradTape (frontend/grad_tape.py)
+instead of traced. Every case runs twice, eagerly (the traced path, the reference) and
+in a lazy() block, and must give the same values, types and errors; `path` says which
+way the lazy call went (the tape, or the traced fallback for what a tape cannot do)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import stablejit as sj
+import stablejit.numpy as snp
+from stablejit import autodiff, lazy_backend, nn
+from stablejit.errors import EscapedTracerError
+
+RNG = np.random.default_rng(0)
+W = RNG.standard_normal((4, 3)).astype(np.float32)
+X = RNG.standard_normal((5, 4)).astype(np.float32)
+LABELS = np.array([0, 2, 1, 1, 0], np.int32)
+
+
+def _loss(w, x):
+    return snp.sum(snp.tanh(x @ w) ** 2)
+
+
+@sj.custom_vjp
+def _clip_grad(x):
+    return x
+
+
+_clip_grad.defvjp(lambda x: (x, None), lambda _, g: (snp.clip(g, -0.01, 0.01),))
+
+
+@sj.jit
+def _jitted_layer(w, x):
+    return snp.tanh(x @ w)
+
+
+def _cases():
+    w, x = snp.asarray(W), snp.asarray(X)
+    return [
+        # (name, call, path the lazy call takes)
+        ("plain", lambda: sj.value_and_grad(_loss)(w, x), "tape"),
+        ("argnums tuple", lambda: sj.grad(_loss, argnums=(0, 1))(w, x), "tape"),
+        ("numpy and python arguments",
+         lambda: sj.grad(lambda w, x, k: _loss(w, x) * k)(w, X, 3), "tape"),
+        ("pytree and aux", lambda: sj.value_and_grad(
+            lambda p, x: (_loss(p["w"], x) + snp.sum(p["b"]), {"n": snp.mean(p["b"]),
+                                                                "k": 2.0}),
+            has_aux=True)({"w": w, "b": snp.ones(3)}, x), "tape"),
+        # a closed-over use of the differentiated tensor is a constant, as in a trace
+        ("closure over the leaf", lambda: sj.grad(lambda v: snp.sum(v * w))(w), "tape"),
+        ("one tensor as two leaves",
+         lambda: sj.grad(lambda a, b: snp.sum(a * b * b), argnums=(0, 1))(w, w), "tape"),
+        ("python flag", lambda: sj.grad(
+            lambda w, flag: _loss(w, x) if flag else snp.sum(w))(w, True), "tape"),
+        ("composites and nn", lambda: sj.grad(
+            lambda w: nn.cross_entropy(x @ w, snp.asarray(LABELS))
+            + snp.mean(nn.relu(w)) + snp.var(w, axis=0).sum())(w), "tape"),
+        ("a jitted function inside", lambda: sj.grad(
+            lambda w: snp.sum(_jitted_layer(w, x)))(w), "tape"),
+        ("stop_gradient", lambda: sj.grad(
+            lambda w: snp.sum(w * sj.stop_gradient(w)))(w), "tape"),
+        ("scalar constants keep their bits", lambda: [sj.grad(
+            lambda w, c=c: snp.sum(snp.abs(w * c)))(w) for c in (0.0, -0.0, 2.5)], "tape"),
+        ("control flow", lambda: sj.grad(lambda w: sj.fori_loop(
+            0, 3, lambda i, v: snp.sin(v) * 1.5, w).sum())(w), "tape"),
+        ("cond on a traced predicate", lambda: sj.grad(lambda w: sj.cond(
+            snp.sum(w) > 0, lambda v: snp.sum(v ** 2), lambda v: snp.sum(v), w))(w), "tape"),
+        ("vmap inside", lambda: sj.grad(lambda w: snp.sum(sj.vmap(
+            lambda r: snp.dot(r, w[:, 0]))(x)))(w), "tape"),
+        ("nested grad", lambda: sj.grad(lambda v: snp.sum(sj.grad(
+            lambda u: snp.sum(snp.sin(u) * u))(v) ** 2))(w), "tape"),
+        ("complex holomorphic", lambda: sj.grad(
+            lambda z: snp.sum(z * z), holomorphic=True)(snp.asarray(W[0] + 1j * W[1])),
+         "tape"),
+        # what a tape cannot record: grad runs the function again on the traced path
+        ("python branch on a value", lambda: sj.grad(
+            lambda w: snp.sum(w) if float(snp.sum(w)) > 0 else -snp.sum(w * w))(w),
+         "fallback"),
+        ("custom_vjp rule", lambda: sj.grad(lambda w: snp.sum(_clip_grad(w) * 5.0))(w),
+         "fallback"),
+        ("checkpoint", lambda: sj.grad(lambda w: snp.sum(sj.checkpoint(
+            lambda v: snp.sin(v) * v)(w)))(w), "fallback"),
+    ]
+
+
+def _signs(t):
+    a = np.asarray(t)
+    return np.signbit(np.stack([a.real, a.imag]) if np.iscomplexobj(a) else a)
+
+
+@pytest.mark.parametrize("index", range(len(_cases())), ids=[c[0] for c in _cases()])
+def test_lazy_grad_equals_the_traced_path(index, monkeypatch):
+    name, call, path = _cases()[index]
+    want = call()
+    taken = []
+    real = autodiff._on_tape
+    monkeypatch.setattr(autodiff, "_on_tape", lambda *a: taken.append(
+        (out := real(*a)) is not None) or out)
+    with sj.lazy():
+        got = call()
+    assert taken and taken[-1] == (path == "tape"), f"{name}: expected the {path} path"
+    w_leaves, g_leaves = sj.tree.leaves(want), sj.tree.leaves(got)
+    assert len(w_leaves) == len(g_leaves)
+    for a, b in zip(w_leaves, g_leaves, strict=True):
+        if isinstance(a, sj.Tensor):
+            assert a.type == b.type and a.weak == b.weak, name
+        np.testing.assert_allclose(np.asarray(b), np.asarray(a), rtol=1e-6, atol=1e-7,
+                                   err_msg=name)
+        # bit for bit where the same ops ran: signed zeros too
+        assert (_signs(b) == _signs(a)).all() or path == "fallback", name
+
+
+def test_a_repeated_step_builds_no_ir_and_is_one_graph_entry(monkeypatch):
+    w, x = snp.asarray(W), snp.asarray(X)
+    with sj.lazy():
+        sj.grad(_loss)(w, x)  # the first call builds the derivative
+    built = []
+    real = lazy_backend.function_of
+    monkeypatch.setattr(lazy_backend, "function_of", lambda *a: built.append(1) or real(*a))
+    with sj.lazy() as backend:
+        g = sj.grad(_loss)(w, x)
+        entries = [e[0] for e in backend._tape]
+    assert built == []  # neither the tape's forward nor the graph were replayed
+    assert entries.count("inline") == 1 and "param" in entries
+    np.testing.assert_allclose(np.asarray(g), np.asarray(sj.grad(_loss)(w, x)), rtol=1e-6)
+
+
+def test_the_tape_reads_pending_values_of_the_graph_without_running_it():
+    w, x = snp.asarray(W), snp.asarray(X)
+    with sj.lazy() as backend:
+        before = backend.flushes
+        h = snp.tanh(x) * 2.0  # pending in the block's graph
+        g = sj.grad(lambda v: snp.sum((h @ v) ** 2))(w * 1.0)
+        assert backend.flushes == before
+    want = sj.grad(lambda v: snp.sum((snp.tanh(x) * 2.0 @ v) ** 2))(w)
+    np.testing.assert_allclose(np.asarray(g), np.asarray(want), rtol=1e-6)
+
+
+def test_errors_are_the_traced_paths():
+    w, x = snp.asarray(W), snp.asarray(X)
+    for bad, error, match in [
+            (lambda: sj.grad(lambda v: v * 2.0)(w), TypeError, "scalar output"),
+            (lambda: sj.grad(lambda v: snp.sum(v))(snp.asarray(LABELS)), TypeError,
+             "floating-point inputs"),
+            (lambda: sj.grad(lambda v: (snp.sum(v), 1.0))(w), TypeError, "has_aux"),
+            (lambda: sj.grad(lambda v: snp.sum(v @ x))(w), ValueError, "matmul: the last axis")]:
+        with pytest.raises(error, match=match) as eager:
+            bad()
+        with pytest.raises(error, match=match) as lazy, sj.lazy():
+            bad()
+        assert type(eager.value) is type(lazy.value)
+        assert str(eager.value).split("\n")[0] == str(lazy.value).split("\n")[0]
+
+
+def test_a_tensor_escaping_the_function_is_an_escaped_tracer():
+    kept = []
+    w = snp.asarray(W)
+
+    def f(v):
+        kept.append(v * 2.0)
+        return snp.sum(v)
+
+    with sj.lazy():
+        sj.grad(f)(w)
+        with pytest.raises(EscapedTracerError):
+            np.asarray(kept[-1] + 1.0)
