@@ -216,6 +216,11 @@ def promote_operands(*xs) -> tuple[list[Tensor], dt.DType]:
     """Tensors of one promoted dtype (Python scalars made directly in that dtype), by the
     table in promotion.py. When the result is weak, so is every converted operand (a
     bool tensor plus 2 is a weak int, as in JAX)."""
+    if len(xs) == 2:  # the common case: two strong tensors of one dtype
+        a, b = xs
+        if type(a) is Tensor and type(b) is Tensor and a.type.dtype is b.type.dtype \
+                and not a.weak and not b.weak:
+            return [a, b], a.type.dtype
     like = next((x for x in xs if isinstance(x, Tensor)), None)
     dtype, weak = None, True
     for x in xs:
