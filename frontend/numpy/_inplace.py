@@ -21,6 +21,7 @@ import numpy as np
 from .. import writes
 from ..compiler import dtypes as dt
 from ..errors import at_user_line
+from ..grad_tape import GradTape, NeedsTrace
 from ..tensor import Tensor
 from ..tracing import Trace
 from ._dtypes import astype
@@ -41,7 +42,11 @@ INPLACE = {
 
 
 def _can_rebind(x: Tensor, new: Tensor) -> bool:
-    return new._backend is x._backend or not isinstance(new._backend, Trace)
+    if new._backend is x._backend:
+        return True
+    if isinstance(new._backend, GradTape):  # grad's traced path says what is wrong
+        raise NeedsTrace("a write into a tensor from outside the function")
+    return not isinstance(new._backend, Trace)
 
 
 def _rebind(x: Tensor, new: Tensor) -> None:

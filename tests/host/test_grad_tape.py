@@ -153,6 +153,22 @@ def test_errors_are_the_traced_paths():
         assert str(eager.value).split("\n")[0] == str(lazy.value).split("\n")[0]
 
 
+def test_a_write_into_an_outer_tensor_is_the_traced_paths_error():
+    w = snp.asarray(W)
+    outer = snp.zeros(3)
+
+    def f(v):
+        outer[0] = snp.sum(v)
+        return snp.sum(v * v)
+
+    with pytest.raises(TypeError, match="would write a traced value") as eager:
+        sj.grad(f)(w)
+    with pytest.raises(TypeError, match="would write a traced value") as lazy, sj.lazy():
+        sj.grad(f)(w)
+    assert str(eager.value) == str(lazy.value)
+    np.testing.assert_array_equal(np.asarray(outer), np.zeros(3))  # left as it was
+
+
 def test_a_tensor_escaping_the_function_is_an_escaped_tracer():
     kept = []
     w = snp.asarray(W)
