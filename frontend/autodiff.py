@@ -9,6 +9,9 @@ Every transformation is the same three steps:
      device, or interpreted on the reference backend) or, when an argument is traced
      (inside jit, or inside another transformation), build it straight into that trace,
      so jit(grad(f)), grad(grad(f)) and grad(jit(f)) compose.
+grad and value_and_grad called eagerly on one device or in a lazy() block record step 1
+on a GradTape instead (grad_tape.py): the tape is the structural key, so step 1's IR
+and 2 are made once per distinct tape; what a tape cannot record falls back to here.
 
 As in JAX, only the differentiated arguments (argnums) are traced as variables. Array
 arguments outside argnums are traced as non-differentiated inputs (so one compiled
@@ -352,7 +355,7 @@ def value_and_grad(f: Callable, argnums: int | Sequence[int] = 0, has_aux: bool 
     def value_and_grad_f(*args, **kwargs):
         a = _Args(args, kwargs, _argnums(argnums, len(args), "grad"), "grad",
                   "c" if holomorphic else "fc")
-        home = home_for_tape()
+        home = home_for_tape(a.leaves)
         if home is not None and not writes.live_traces and not config.debug_checks() \
                 and not config.dump_to():
             done = _on_tape(home, a, f, has_aux, holomorphic)
@@ -397,8 +400,8 @@ _ON_TAPE: dict = {}
 
 
 def _on_tape(home, a: _Args, f: Callable, has_aux: bool, holomorphic: bool):
-    """value_and_grad in a lazy() block, recorded on a GradTape (grad_tape.py): (outputs
-    as pending tensors of `home`, n_out, aux tree), or None when f needs the traced path
+    """value_and_grad recorded on a GradTape (grad_tape.py): (outputs, run by `home`, a
+    lazy or eager device backend; n_out; aux tree), or None when f needs the traced path
     (then f runs again there)."""
     n_diff = len(a.wrt)
     tape = GradTape(home)
@@ -424,7 +427,7 @@ def _on_tape(home, a: _Args, f: Callable, has_aux: bool, holomorphic: bool):
             if len(_ON_TAPE) >= _BUILT_KEPT:  # the oldest goes
                 del _ON_TAPE[next(iter(_ON_TAPE))]
             _ON_TAPE[key] = built
-    return home.execute(built, tape.inputs()), len(slots), aux_tree
+    return home.run(built, tape.inputs()), len(slots), aux_tree
 
 
 def grad(f: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False,

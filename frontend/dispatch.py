@@ -95,6 +95,8 @@ def _finish(prim, tensors, outs):
 def bind(prim, tensors=(), attrs: Attrs = EMPTY_ATTRS, backend=None, regions=()):
     """Apply `prim` to `tensors`; returns a tuple of result Tensors. This is the one
     path every op takes, eager or traced."""
+    if type(attrs) is not Attrs:  # a dict from a caller: backends key on Attrs
+        attrs = Attrs(attrs)
     if backend is None:
         backend = backend_for(tensors)
     if isinstance(backend, Trace):

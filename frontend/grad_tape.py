@@ -1,12 +1,13 @@
-"""grad in a lazy() block: the function's forward pass recorded on a tape, not traced.
+"""Eager grad: the function's forward pass recorded on a tape, not traced.
 
-Eager grad traces the user's function into IR at every call (as JAX's eager grad
-does), which costs more than the step it differentiates when the step is small. Inside
-lazy() the ops can instead be recorded the way lazy() records any op: a GradTape is a
-LazyBackend whose graph never runs. Its tape is the structural key of the forward pass;
-the derivative (forward and backward as one IR Function) is built the first time a tape
-is seen and reused after, and joins the enclosing lazy graph as one entry. So a
-training step written eagerly records a few dozen tuples per step and builds no IR.
+JAX's eager grad traces the user's function into IR at every call, which costs more
+than the step it differentiates when the step is small. The ops can instead be recorded
+the way lazy() records any op: a GradTape is a LazyBackend whose graph never runs. Its
+tape is the structural key of the forward pass; the derivative (forward and backward as
+one IR Function) is built the first time a tape is seen and reused after. In a lazy()
+block it joins the block's graph as one entry; on an eager device it runs at once (one
+cached program). So a training step written eagerly records a few dozen tuples per step
+and builds no IR.
 
 Semantics are those of the traced path, which stays the reference:
 - the differentiated arguments are the tape's first parameters, one per leaf even when
@@ -22,6 +23,7 @@ Semantics are those of the traced path, which stays the reference:
 
 from __future__ import annotations
 
+from .backends import XlaBackend
 from .context import current_backend
 from .errors import DeviceMismatchError, at_user_line
 from .lazy_backend import PARAM, LazyBackend, Pending, function_of, structural_key
@@ -34,13 +36,15 @@ class NeedsTrace(Exception):
 
 
 class GradTape(LazyBackend):
-    """Records a function's ops for grad; `home` is the lazy backend (a lazy() block's,
-    or an enclosing GradTape) that the derivative's entry goes to."""
+    """Records a function's ops for grad; `home` runs the derivative: the lazy backend
+    (a lazy() block's, or an enclosing GradTape) whose graph it joins, or the eager
+    device backend that runs it at once."""
 
-    def __init__(self, home: LazyBackend):
-        super().__init__(home.target)
+    def __init__(self, home):
+        target = home if isinstance(home, XlaBackend) else home.target
+        super().__init__(target)
         self.home = home
-        self.name = f"grad tape:{home.target.name}"
+        self.name = f"grad tape:{target.name}"
         self.recording = True
         self._outer: list = []  # per parameter, the tensor it reads (the entry's inputs)
 
@@ -130,10 +134,17 @@ class GradTape(LazyBackend):
         return list(self._outer)
 
 
-def home_for_tape() -> LazyBackend | None:
-    """The lazy backend a grad called now would record on, or None (traced path)."""
+def home_for_tape(leaves) -> LazyBackend | XlaBackend | None:
+    """Where a grad called now on `leaves` runs its derivative when it records on a tape:
+    the current lazy backend, or the current eager device when every leaf is on it
+    (else None: the traced path, which also handles the reference backend, meshes and
+    tensors on other devices)."""
     b = current_backend()
-    return b if isinstance(b, LazyBackend) else None
+    if isinstance(b, LazyBackend):
+        return b
+    if type(b) is XlaBackend and all(t._backend is b for t in leaves):
+        return b
+    return None
 
 
 __all__ = ["GradTape", "NeedsTrace", "home_for_tape"]

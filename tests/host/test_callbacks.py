@@ -124,3 +124,11 @@ def test_a_callback_returning_the_wrong_shape_names_it():
                                           x))
     with pytest.raises(TypeError, match=r"returned shape \(2,\) for result 0, declared \(4,\)"):
         f(X)
+
+
+def test_a_pure_callback_records_in_a_lazy_graph():
+    """Its attributes reach the lazy backend as Attrs (a dict crashed its shape memo)."""
+    x = snp.asarray(np.linspace(0, 1, 4, dtype=np.float32))
+    with sj.lazy():
+        y = sj.pure_callback(np.sin, sj.ShapeDtypeStruct((4,), "float32"), x) * 2.0
+    np.testing.assert_array_equal(np.asarray(y), np.sin(np.asarray(x)) * np.float32(2.0))

@@ -1,7 +1,8 @@
-"""grad inside lazy(): the function is recorded on a GradTape (frontend/grad_tape.py)
-instead of traced. Every case runs twice, eagerly (the traced path, the reference) and
-in a lazy() block, and must give the same values, types and errors; `path` says which
-way the lazy call went (the tape, or the traced fallback for what a tape cannot do)."""
+"""Eager grad, on a device and in a lazy() block, records the function on a GradTape
+(frontend/grad_tape.py) instead of tracing it. Every case runs on the traced path (the
+tape turned off: the reference), eagerly and in a lazy() block, and must give the same
+values, types and errors; `path` says which way the tape calls went (the tape, or the
+traced fallback for what a tape cannot do)."""
 
 from __future__ import annotations
 
@@ -89,15 +90,29 @@ def _signs(t):
     return np.signbit(np.stack([a.real, a.imag]) if np.iscomplexobj(a) else a)
 
 
+def _traced(call):
+    """call() with grad on the traced path only."""
+    real = autodiff.home_for_tape
+    autodiff.home_for_tape = lambda leaves: None
+    try:
+        return call()
+    finally:
+        autodiff.home_for_tape = real
+
+
+@pytest.mark.parametrize("lazy", [False, True], ids=["eager", "lazy"])
 @pytest.mark.parametrize("index", range(len(_cases())), ids=[c[0] for c in _cases()])
-def test_lazy_grad_equals_the_traced_path(index, monkeypatch):
+def test_grad_on_a_tape_equals_the_traced_path(index, lazy, monkeypatch):
     name, call, path = _cases()[index]
-    want = call()
+    want = _traced(call)
     taken = []
     real = autodiff._on_tape
     monkeypatch.setattr(autodiff, "_on_tape", lambda *a: taken.append(
         (out := real(*a)) is not None) or out)
-    with sj.lazy():
+    if lazy:
+        with sj.lazy():
+            got = call()
+    else:
         got = call()
     assert taken and taken[-1] == (path == "tape"), f"{name}: expected the {path} path"
     w_leaves, g_leaves = sj.tree.leaves(want), sj.tree.leaves(got)
@@ -145,12 +160,15 @@ def test_errors_are_the_traced_paths():
              "floating-point inputs"),
             (lambda: sj.grad(lambda v: (snp.sum(v), 1.0))(w), TypeError, "has_aux"),
             (lambda: sj.grad(lambda v: snp.sum(v @ x))(w), ValueError, "matmul: the last axis")]:
+        with pytest.raises(error, match=match) as traced:
+            _traced(bad)
         with pytest.raises(error, match=match) as eager:
             bad()
         with pytest.raises(error, match=match) as lazy, sj.lazy():
             bad()
-        assert type(eager.value) is type(lazy.value)
-        assert str(eager.value).split("\n")[0] == str(lazy.value).split("\n")[0]
+        for e in (eager, lazy):
+            assert type(e.value) is type(traced.value)
+            assert str(e.value).split("\n")[0] == str(traced.value).split("\n")[0]
 
 
 def test_a_write_into_an_outer_tensor_is_the_traced_paths_error():
@@ -161,11 +179,13 @@ def test_a_write_into_an_outer_tensor_is_the_traced_paths_error():
         outer[0] = snp.sum(v)
         return snp.sum(v * v)
 
+    with pytest.raises(TypeError, match="would write a traced value") as traced:
+        _traced(lambda: sj.grad(f)(w))
     with pytest.raises(TypeError, match="would write a traced value") as eager:
         sj.grad(f)(w)
     with pytest.raises(TypeError, match="would write a traced value") as lazy, sj.lazy():
         sj.grad(f)(w)
-    assert str(eager.value) == str(lazy.value)
+    assert str(eager.value) == str(lazy.value) == str(traced.value)
     np.testing.assert_array_equal(np.asarray(outer), np.zeros(3))  # left as it was
 
 
@@ -181,3 +201,22 @@ def test_a_tensor_escaping_the_function_is_an_escaped_tracer():
         sj.grad(f)(w)
         with pytest.raises(EscapedTracerError):
             np.asarray(kept[-1] + 1.0)
+    sj.grad(f)(w)
+    with pytest.raises(EscapedTracerError):
+        np.asarray(kept[-1] + 1.0)
+
+
+def test_the_tape_is_used_only_for_one_eager_device():
+    """The reference backend and tensors of another backend take the traced path."""
+    calls = []
+    real = autodiff._on_tape
+    autodiff._on_tape = lambda *a: calls.append(1) or real(*a)
+    try:
+        with sj.default_backend("reference"):
+            g = sj.grad(_loss)(snp.asarray(W), snp.asarray(X))
+        assert calls == []
+        want = sj.grad(_loss)(snp.asarray(W), snp.asarray(X))
+        assert calls == [1]
+    finally:
+        autodiff._on_tape = real
+    np.testing.assert_allclose(np.asarray(g), np.asarray(want), rtol=1e-6)
