@@ -395,7 +395,7 @@ def _vg_builder(fn: Function, wrt):
     return build
 
 
-# (tape key, differentiated leaves, holomorphic) -> (value_and_grad Function, n_out)
+# (tape key, number of differentiated leaves, holomorphic) -> the value_and_grad Function
 _ON_TAPE: dict = {}
 
 
