@@ -229,7 +229,7 @@ class StructuralKey:
 
 
 class Function:
-    __slots__ = ("name", "params", "ops", "results", "_key", "clusters")
+    __slots__ = ("name", "params", "ops", "results", "_key", "clusters", "result_types")
 
     def __init__(self, name: str, params: Iterable[Value], ops: Iterable[Op],
                  results: Iterable[Value]):
@@ -237,6 +237,8 @@ class Function:
         self.params = tuple(params)
         self.ops = list(ops)
         self.results = tuple(results)
+        # (an attribute, not a property: every cached call of a Function reads it)
+        self.result_types: tuple[TensorType, ...] = tuple([r.type for r in self.results])
         self._key = None
         # one fusion cluster number per op, once passes/fusion.py has run (else None);
         # an annotation only: it is not part of key()
@@ -245,10 +247,6 @@ class Function:
     @property
     def param_types(self) -> tuple[TensorType, ...]:
         return tuple(p.type for p in self.params)
-
-    @property
-    def result_types(self) -> tuple[TensorType, ...]:
-        return tuple(r.type for r in self.results)
 
     def key(self) -> StructuralKey:
         """Structural key: equal for functions that compute the same thing the same way.

@@ -202,14 +202,22 @@ class LazyBackend(Backend):
         """Record a whole Function (a jitted call on lazy tensors) into the graph; with
         `site` (errors.user_site), its ops are at that line rather than fn's own."""
         with self._lock:
-            args = tuple(self._slot(t) for t in tensors)
+            slot = self._slot
+            args = tuple([slot(t) for t in tensors])
             self._tape.append((_INLINE, fn, args))
             self._holds_functions = True
             self._locs.append(site)
+            types = fn.result_types
             first = len(self._types)
-            self._types.extend(fn.result_types)
+            self._types.extend(types)
             self._ops += len(fn.ops)
-            return [self._pending_tensor(first + i) for i in range(len(fn.results))]
+            # (_pending_tensor written out: a jitted update returns dozens of results)
+            graph, pending, outs = self._graph, self._pending, []
+            for i, t in enumerate(types, first):
+                p = Pending(i, graph)
+                pending.append(weakref.ref(p))
+                outs.append(Tensor(p, self, t))
+            return outs
 
     def _constant(self, value, dtype: dt.DType, site) -> int:
         # one per distinct value per graph, keyed on the exact bits (0.0 is not -0.0)
