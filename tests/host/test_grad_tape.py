@@ -6,10 +6,14 @@ traced fallback for what a tape cannot do)."""
 
 from __future__ import annotations
 
+import os
+
 import numpy as np
 import pytest
 import stablejit as sj
 import stablejit.numpy as snp
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from stablejit import autodiff, lazy_backend, nn
 from stablejit.errors import EscapedTracerError
 
@@ -220,3 +224,66 @@ def test_the_tape_is_used_only_for_one_eager_device():
     finally:
         autodiff._on_tape = real
     np.testing.assert_allclose(np.asarray(g), np.asarray(want), rtol=1e-6)
+
+
+# ---- random programs: the tape against the traced path --------------------------------
+
+_FUZZ = settings(max_examples=int(os.environ.get("FUZZ_EXAMPLES", "25")),
+                 deadline=None, derandomize=True, database=None,
+                 suppress_health_check=list(HealthCheck))
+_A = RNG.standard_normal((3, 4)).astype(np.float32)
+_B = RNG.standard_normal(4).astype(np.float32)
+_C = RNG.standard_normal((3, 4)).astype(np.float32)
+_UNARY = [snp.sin, snp.tanh, lambda v: snp.exp(v * 0.1), snp.square,
+          lambda v: snp.log1p(v * v), snp.abs, lambda v: v * 0.5 - 1.0,
+          lambda v: 2.0 / (1.0 + v * v), lambda v: -v, nn.relu]
+_BINARY = [snp.add, snp.subtract, snp.multiply, snp.maximum,
+           lambda u, v: u / (1.0 + v * v), lambda u, v: snp.where(u > v, u, v * 2.0)]
+# reductions keep their axes, so every value broadcasts against a (3, 4) and b (4,)
+_REDUCE = [lambda v: snp.sum(v, axis=-1, keepdims=True),
+           lambda v: snp.mean(v, axis=0, keepdims=True),
+           lambda v: snp.max(v, axis=-1, keepdims=True)]
+
+
+def _program(steps):
+    c = snp.asarray(_C)  # closed over: a constant of the derivative
+
+    def f(a, b):
+        v = a
+        for kind, i, other in steps:
+            if kind == "unary":
+                v = _UNARY[i % len(_UNARY)](v)
+            elif kind == "binary":
+                o = {"a": a, "b": b, "c": c, "number": -1.5, "itself": v}[other]
+                v = _BINARY[i % len(_BINARY)](v, o)
+            else:
+                v = _REDUCE[i % len(_REDUCE)](v)
+        return snp.sum(v * v)
+    return f
+
+
+@_FUZZ
+@given(steps=st.lists(st.tuples(st.sampled_from(["unary", "binary", "reduce"]),
+                                st.integers(0, 59),
+                                st.sampled_from(["a", "b", "c", "number", "itself"])),
+                      min_size=1, max_size=7),
+       argnums=st.sampled_from([0, 1, (0, 1)]))
+def test_random_programs_differentiate_alike_on_the_tape_and_traced(steps, argnums):
+    f = _program(steps)
+    a, b = snp.asarray(_A), snp.asarray(_B)
+    want = _traced(lambda: sj.value_and_grad(f, argnums)(a, b))
+    taken = []
+    real = autodiff._on_tape
+    autodiff._on_tape = lambda *x: taken.append((out := real(*x)) is not None) or out
+    try:
+        eager = sj.value_and_grad(f, argnums)(a, b)
+        with sj.lazy():
+            lazy = sj.value_and_grad(f, argnums)(a, b)
+    finally:
+        autodiff._on_tape = real
+    assert taken == [True, True]
+    for got in (eager, lazy):
+        for w, g in zip(sj.tree.leaves(want), sj.tree.leaves(got), strict=True):
+            assert w.type == g.type
+            np.testing.assert_allclose(np.asarray(g), np.asarray(w), rtol=2e-6, atol=1e-6,
+                                       err_msg=str(steps))
