@@ -79,9 +79,10 @@ def _arrive(backend, tensors):
     if writes.live_traces:  # computed while tracing: the result may be baked in
         for t in tensors:
             writes.note_read(t)
+    reads = backend.reads  # a lazy graph reads its device's tensors as they are
     for t in tensors:
-        if t._backend is not backend:
-            return [u if u._backend is backend else _bring(backend, u) for u in tensors]
+        if t._backend not in reads:
+            return [u if u._backend in reads else _bring(backend, u) for u in tensors]
     return tensors
 
 
@@ -120,6 +121,20 @@ def bind_unary(prim, x, attrs: Attrs = EMPTY_ATTRS):
     out, = backend.apply(prim, (x,), attrs)
     if x.weak:
         _weak_types(prim, (x,), (out,))
+    return out
+
+
+def bind_binary(prim, x, y):
+    """`prim` on two tensors of one backend and one type, one result: bind's path
+    without the checks such operands do not need (x + y in a model's inner loop)."""
+    backend = x._backend
+    s = stack()
+    if y._backend is not backend or s and s[-1] is not backend \
+            or isinstance(backend, Trace) or writes.live_traces or config.debug_checks():
+        return bind(prim, (x, y))[0]
+    out, = backend.apply(prim, (x, y), EMPTY_ATTRS)
+    if x.weak or y.weak:
+        _weak_types(prim, (x, y), (out,))
     return out
 
 

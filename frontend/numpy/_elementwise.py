@@ -22,7 +22,7 @@ import numpy as np
 
 from ..compiler import dtypes as dt
 from ..compiler.primitives import elementwise as ew
-from ..dispatch import bind, bind1, bind_broadcast, bind_scalar, bind_unary
+from ..dispatch import bind, bind1, bind_binary, bind_broadcast, bind_scalar, bind_unary
 from ..errors import at_user_line
 from ..promotion import DEFAULT_INT
 from ..tensor import Tensor
@@ -79,7 +79,7 @@ def _binary(name: str, prim, *, inexact: bool = False, kinds: str = "biufc",
         if (type(x) is Tensor and type(y) is Tensor and x.type is y.type
                 and x._backend is y._backend
                 and x.type.dtype.kind in kinds and not (inexact and x.type.dtype.kind in "biu")):
-            return bind(prim, (x, y))[0]  # same types: no promotion or broadcasting
+            return bind_binary(prim, x, y)  # same types: no promotion or broadcasting
         # a float tensor and a Python number: the number takes the tensor's dtype and
         # weakness (JAX's rule for a weak scalar), with no promotion table to walk
         if type(y) in _PY_NUMBERS and type(x) is Tensor and x.type.dtype.kind in _FAST_KINDS:

@@ -174,7 +174,21 @@ def astype(x, dtype, copy: bool = True) -> Tensor:
 
 # ---- broadcasting ------------------------------------------------------------------
 
+_BROADCAST: dict = {}  # (shape, shape) -> their broadcast shape (a model has a few)
+
+
 def broadcast_shapes(*shapes: Sequence[int]) -> tuple[int, ...]:
+    if len(shapes) == 2 and type(shapes[0]) is tuple and type(shapes[1]) is tuple:
+        out = _BROADCAST.get(shapes)
+        if out is None:
+            out = tuple([int(d) for d in _broadcast_shapes(shapes)])
+            if len(_BROADCAST) < 4096:
+                _BROADCAST[shapes] = out
+        return out
+    return _broadcast_shapes(shapes)
+
+
+def _broadcast_shapes(shapes) -> tuple[int, ...]:
     ndim = max((len(s) for s in shapes), default=0)
     out = []
     for i in range(ndim):

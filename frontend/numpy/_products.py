@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import builtins
 
+from ..compiler.ir import Attrs
 from ..compiler.primitives import products
-from ..dispatch import bind1
+from ..dispatch import bind
 from ..errors import at_user_line
 from ..tensor import Tensor
 from ._diagonals import diagonal
@@ -15,10 +16,20 @@ from ._manipulation import expand_dims, moveaxis, reshape, squeeze, stack, trans
 from ._operands import broadcast_shapes, broadcast_to, normalize_axis, promote_operands
 from ._reductions import sum
 
+_DOT_ATTRS: dict = {}  # (contracting, batch) -> dot_general's Attrs: a model's few
+
 
 def _dot(x: Tensor, y: Tensor, contracting, batch=((), ())) -> Tensor:
-    return bind1(products.dot_general, x, y, contracting=tuple(map(tuple, contracting)),
-                 batch=tuple(map(tuple, batch)))
+    try:
+        attrs = _DOT_ATTRS.get((contracting, batch))
+    except TypeError:  # axes given as lists (einsum): not cached
+        attrs = None
+    if attrs is None:
+        contracting, batch = tuple(map(tuple, contracting)), tuple(map(tuple, batch))
+        attrs = Attrs({"contracting": contracting, "batch": batch})
+        if len(_DOT_ATTRS) < 1024:
+            _DOT_ATTRS[contracting, batch] = attrs
+    return bind(products.dot_general, (x, y), attrs)[0]
 
 
 def _operands(x, y):
@@ -31,12 +42,13 @@ def _operands(x, y):
 
 def matmul(x, y) -> Tensor:
     x, y = _operands(x, y)
-    if x.ndim == 0 or y.ndim == 0:
+    xs, ys = x.type.shape, y.type.shape
+    if not xs or not ys:
         raise ValueError(at_user_line("matmul: operands must have at least one dimension; "
                                       "use multiply (*) for scalars"))
-    if x.ndim <= 2 and y.ndim <= 2:  # no batch axes: one dot_general, no reshapes
-        _check_inner(x.shape, y.shape, y.shape[0])
-        return _dot(x, y, ((x.ndim - 1,), (0,)), ((), ()))
+    if len(xs) <= 2 and len(ys) <= 2:  # no batch axes: one dot_general, no reshapes
+        _check_inner(xs, ys, ys[0])
+        return _dot(x, y, ((len(xs) - 1,), (0,)), ((), ()))
     x1, y1 = x.ndim == 1, y.ndim == 1
     if x1:
         x = expand_dims(x, 0)
