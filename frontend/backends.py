@@ -109,9 +109,9 @@ class Backend:
     def __init__(self):
         self._ops: dict = {}
         self._ops_lock = threading.Lock()
-        # the backends whose tensors this one's apply takes as they are (dispatch._arrive
-        # adopts any other)
-        self.reads: tuple = (self,)
+        # other backends whose tensors this one's apply takes as they are (dispatch._arrive
+        # adopts the rest); never `self`, which would make every backend a reference cycle
+        self.also_reads: tuple = ()
 
     def apply(self, prim, tensors, attrs: Attrs, regions=()):
         key = _op_key(prim, attrs, tensors, regions)

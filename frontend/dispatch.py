@@ -79,10 +79,11 @@ def _arrive(backend, tensors):
     if writes.live_traces:  # computed while tracing: the result may be baked in
         for t in tensors:
             writes.note_read(t)
-    reads = backend.reads  # a lazy graph reads its device's tensors as they are
+    also = backend.also_reads  # a lazy graph reads its device's tensors as they are
     for t in tensors:
-        if t._backend not in reads:
-            return [u if u._backend in reads else _bring(backend, u) for u in tensors]
+        if t._backend is not backend and t._backend not in also:
+            return [u if u._backend is backend or u._backend in also else _bring(backend, u)
+                    for u in tensors]
     return tensors
 
 

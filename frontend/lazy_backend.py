@@ -70,7 +70,7 @@ class LazyBackend(Backend):
         self.target = target
         self.device = target.device
         self.name = f"lazy:{target.name}"
-        self.reads = (self, target)  # _slot reads a device tensor's buffer as it is
+        self.also_reads = (target,)  # _slot reads a device tensor's buffer as it is
         self._lock = threading.RLock()
         self._graph = 0
         self.flushes = 0  # how many graphs ran (for tests and the benchmark)

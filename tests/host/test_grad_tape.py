@@ -287,3 +287,31 @@ def test_random_programs_differentiate_alike_on_the_tape_and_traced(steps, argnu
             assert w.type == g.type
             np.testing.assert_allclose(np.asarray(g), np.asarray(w), rtol=2e-6, atol=1e-6,
                                        err_msg=str(steps))
+
+
+def test_a_tape_is_freed_without_the_cycle_collector():
+    """A tape in a reference cycle would keep the values it read alive until a garbage
+    collection: a lazy graph's results (its live pending values) would then depend on
+    when the collector ran, and a training loop would compile new graphs at random."""
+    import gc
+    import weakref
+
+    from stablejit import grad_tape
+    w = snp.asarray(W)
+    made = []
+    real = grad_tape.GradTape.__init__
+
+    def init(self, home):
+        real(self, home)
+        made.append(weakref.ref(self))
+
+    gc.disable()
+    try:
+        grad_tape.GradTape.__init__ = init
+        sj.grad(_loss)(w, snp.asarray(X))
+        with sj.lazy():
+            sj.grad(_loss)(w, snp.asarray(X))
+        assert len(made) == 2 and all(r() is None for r in made)
+    finally:
+        grad_tape.GradTape.__init__ = real
+        gc.enable()
