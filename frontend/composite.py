@@ -119,11 +119,17 @@ def one_program(f):
         if mixed or isinstance(backend, Trace):
             # its ops join the current trace, which captures operands from outside as
             # it would op by op (a control-flow body's too; a ValuedTrace also computes
-            # their values)
-            backend = s[-1] if s else None
-            if not isinstance(backend, Trace) or not backend.alive or \
-                    not any(t._backend is backend for t in tensors):
+            # their values); or the current lazy graph or grad tape, which reads its
+            # device's tensors and (a tape) the values of the graph around it
+            top = s[-1] if s else None
+            if isinstance(top, LazyBackend) and \
+                    not any(isinstance(t._backend, Trace) for t in tensors):
+                backend = top
+            elif not isinstance(top, Trace) or not top.alive or \
+                    not any(t._backend is top for t in tensors):
                 return f(*args, **kwargs)
+            else:
+                backend = top
         elif writes.live_traces:  # it may need to note reads of eager data (writes.py)
             return f(*args, **kwargs)
         elif s and s[-1] is not backend:  # a default_backend or lazy() block decides

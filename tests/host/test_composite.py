@@ -130,6 +130,16 @@ def test_inside_lazy_and_traces_a_composite_joins_the_graph_at_the_callers_line(
     assert f":{first}:" in text and f":{first + 1}:" in text
 
 
+def test_in_lazy_a_composite_of_pending_and_device_tensors_is_one_entry():
+    x = snp.asarray(X)
+    with stablejit.lazy() as backend:
+        h = x * 2.0  # pending in the graph; x stays a device tensor
+        y = snp.where(h > 0, x, h)
+        entries = [e[0] for e in backend._tape if e[0] != "param"]
+    assert entries.count("inline") == 1 and len(entries) == 3, entries  # *, >, where
+    np.testing.assert_array_equal(np.asarray(y), np.where(X * 2 > 0, X, X * np.float32(2)))
+
+
 def test_grad_through_a_composite_matches_op_by_op(monkeypatch):
     x = snp.asarray(X)
     idx = snp.asarray(IDX)
