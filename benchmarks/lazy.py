@@ -11,7 +11,8 @@ Rows:
     jnp functions) on f32[128, 10], for information;
   - an MLP training step (64-128-10, batch 128, SGD) written eagerly and run lazily,
     against the same step under stablejit.jit; the same step run eagerly (not lazy)
-    against jax's eager grad, for information; and examples/digits_mlp.py's step
+    against jax's eager grad, and the eager grad of a small function, for information;
+    and examples/digits_mlp.py's step
     (64-128-10, batch 32, adam) the same way.
 Medians per call, measured in alternating batches (a busy machine slows both sides
 alike); ratio = stablejit / peer (lower is better).
@@ -114,6 +115,13 @@ def main() -> None:
          lambda: jax_step()[0].block_until_ready()], inner=10)
     rows.append(("MLP step written eagerly, lazy", t_lazy, "stablejit.jit", t_jit, 1.5))
     rows.append(("MLP step written eagerly, not lazy", t_eager, "jax eager", t_jax, None))
+    # eager grad of a small function: recorded on a grad tape (grad_tape.py), the
+    # derivative built once; jax traces it every call
+    w, wj = snp.asarray(params[3]), jnp.asarray(params[3])
+    small, small_j = stablejit.grad(lambda v: snp.sum(v * v)), jax.grad(lambda v: jnp.sum(v * v))
+    t_small, t_small_j = paired_per_call([lambda: small(w).block_until_ready(),
+                                          lambda: small_j(wj).block_until_ready()])
+    rows.append(("eager grad(sum(v * v)), not lazy", t_small, "jax eager", t_small_j, None))
     rows.append(_digits_row())
     table("eager and lazy (median per call; ratio = stablejit / peer)", rows)
 
