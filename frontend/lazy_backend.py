@@ -167,8 +167,12 @@ class LazyBackend(Backend):
         return b
 
     def _results(self, first: int, n: int) -> tuple[Tensor, ...]:
-        outs = ((self._pending_tensor(first),) if n == 1
-                else tuple(self._pending_tensor(first + i) for i in range(n)))
+        if n == 1:  # (_pending_tensor written out: every recorded op comes here)
+            p = Pending(first, self._graph)
+            self._pending.append(weakref.ref(p))
+            outs = (Tensor(p, self, self._types[first]),)
+        else:
+            outs = tuple(self._pending_tensor(first + i) for i in range(n))
         self._ops += 1
         if self._ops == 1:  # read once per graph: tests and scripts may change it
             self._max_ops = self._op_bound()
