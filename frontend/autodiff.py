@@ -31,7 +31,7 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from . import config, tree, writes
+from . import config, tree
 from . import numpy as snp
 from .compiler import dtypes as dt
 from .compiler.autodiff import Linearized, inline, jvp_function, jvp_into, vjp_function
@@ -44,7 +44,7 @@ from .compiler.primitives import custom_ad, shape_ops
 from .context import concrete_default, current_backend, using_backend
 from .dispatch import backend_for, bind1
 from .errors import TracerBoolConversionError, TracerConversionError, at_user_line
-from .grad_tape import GradTape, NeedsTrace, home_for_tape
+from .grad_tape import GradTape, NeedsTrace, records_on_tape
 from .tensor import Tensor
 from .tracing import Trace, escaped_error
 
@@ -355,10 +355,8 @@ def value_and_grad(f: Callable, argnums: int | Sequence[int] = 0, has_aux: bool 
     def value_and_grad_f(*args, **kwargs):
         a = _Args(args, kwargs, _argnums(argnums, len(args), "grad"), "grad",
                   "c" if holomorphic else "fc")
-        home = home_for_tape(a.leaves)
-        if home is not None and not writes.live_traces and not config.debug_checks() \
-                and not config.dump_to():
-            done = _on_tape(home, a, f, has_aux, holomorphic)
+        if records_on_tape(a.leaves):
+            done = _on_tape(a, f, has_aux, holomorphic)
             if done is not None:
                 outs, n_out, aux_tree = done
                 return _value_and_grads(a, outs, n_out, aux_tree, single)
@@ -395,39 +393,32 @@ def _vg_builder(fn: Function, wrt):
     return build
 
 
-# (tape key, number of differentiated leaves, holomorphic) -> the value_and_grad Function
-_ON_TAPE: dict = {}
-
-
-def _on_tape(home, a: _Args, f: Callable, has_aux: bool, holomorphic: bool):
-    """value_and_grad recorded on a GradTape (grad_tape.py): (outputs, run by `home`, a
-    lazy or eager device backend; n_out; aux tree), or None when f needs the traced path
-    (then f runs again there)."""
+def _on_tape(a: _Args, f: Callable, has_aux: bool, holomorphic: bool):
+    """value_and_grad recorded on a GradTape (grad_tape.py): (outputs, n_out, aux tree),
+    or None when f needs the traced path (then f runs again there). The derivative is
+    built once per tape key, in run_built's cache, and runs where the tape's inputs are
+    (the current lazy graph, or the device)."""
     n_diff = len(a.wrt)
-    tape = GradTape(home)
+    tape = GradTape(current_backend())
     try:
         xs = [tape.leaf(t) for t in a.leaves[:n_diff]] + a.leaves[n_diff:]
         with using_backend(tape):
             out_leaves, out_tree = tree.flatten(a.call(f)(*xs))
             results = [_as_tensor(x) for x in out_leaves]
-        key, slots = tape.finish(results)
+        key, slots = tape.key(results)
     except NeedsTrace:
         return None
     finally:
-        tape.recording = False
+        tape.recording = False  # its tensors are escaped tracers from now on
     aux_tree = _split_aux(out_tree, has_aux, "grad")
     _check_scalar_output(tape.result_type(slots[0]), "grad", holomorphic)
-    key = (key, n_diff, holomorphic)
-    built = _ON_TAPE.get(key)
-    if built is None:
-        fn = tape.forward(slots)
-        b = Builder(f"{_name(f)}_grad")
-        built = b.build(_vg_builder(fn, a.wrt)(b, [b.param(t) for t in fn.param_types]))
-        with _BUILT_LOCK:
-            if len(_ON_TAPE) >= _BUILT_KEPT:  # the oldest goes
-                del _ON_TAPE[next(iter(_ON_TAPE))]
-            _ON_TAPE[key] = built
-    return home.run(built, tape.inputs()), len(slots), aux_tree
+
+    def build(b, vals):  # only when the key is new: the tape replayed into IR
+        return _vg_builder(tape.forward(slots), a.wrt)(b, vals)
+
+    outs = run_built(f"{_name(f)}_grad", build, tape.inputs(),
+                     key=("grad tape", key, n_diff, holomorphic))
+    return outs, len(slots), aux_tree
 
 
 def grad(f: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False,

@@ -23,10 +23,11 @@ Semantics are those of the traced path, which stays the reference:
 
 from __future__ import annotations
 
+from . import config, writes
 from .backends import XlaBackend
 from .context import current_backend
 from .errors import DeviceMismatchError, at_user_line
-from .lazy_backend import PARAM, LazyBackend, Pending, function_of, structural_key
+from .lazy_backend import LazyBackend, Pending, function_of, structural_key
 from .tensor import Tensor
 from .tracing import escaped_error
 
@@ -36,17 +37,14 @@ class NeedsTrace(Exception):
 
 
 class GradTape(LazyBackend):
-    """Records a function's ops for grad; `home` runs the derivative: the lazy backend
-    (a lazy() block's, or an enclosing GradTape) whose graph it joins, or the eager
-    device backend that runs it at once."""
+    """Records a function's ops for grad, called on `backend`: a device, or a lazy
+    backend (a lazy() block's, or an enclosing GradTape) whose values it reads."""
 
-    def __init__(self, home):
-        target = home if isinstance(home, XlaBackend) else home.target
+    def __init__(self, backend):
+        target = backend if isinstance(backend, XlaBackend) else backend.target
         super().__init__(target)
-        self.home = home
         self.name = f"grad tape:{target.name}"
         self.recording = True
-        self._outer: list = []  # per parameter, the tensor it reads (the entry's inputs)
 
     def _op_bound(self) -> int:
         return 1 << 62  # a tape never runs, so it never flushes part-way
@@ -54,16 +52,7 @@ class GradTape(LazyBackend):
     def leaf(self, t: Tensor) -> Tensor:
         """A differentiated input: a parameter of its own (not shared with other uses of
         the same tensor, whose values carry no gradient)."""
-        slot = self._new_param(t)
-        return self._pending_tensor(slot, t.weak)
-
-    def _new_param(self, t: Tensor) -> int:
-        slot = len(self._types)
-        self._tape.append((PARAM, t.type))
-        self._locs.append(None)
-        self._types.append(t.type)
-        self._outer.append(t)
-        return slot
+        return self._pending_tensor(self._param(t.type, t), t.weak)
 
     def _slot(self, t: Tensor) -> int:
         b = t._backend
@@ -84,11 +73,7 @@ class GradTape(LazyBackend):
         else:
             t = self.target.adopt(t)  # host data, the reference backend
             key = t._live()
-        s = self._input_of.get(id(key))
-        if s is None:
-            s = self._input_of[id(key)] = self._new_param(t)
-            self._keep.append(key)
-        return s
+        return self._input(key, t.type, t)  # bound to the tensor: the entry's input
 
     def adopt(self, t: Tensor) -> Tensor:
         """A tensor from outside as a tensor of this tape: a parameter (an outer graph's
@@ -99,6 +84,8 @@ class GradTape(LazyBackend):
 
     # ---- what a tape cannot do: the traced path does it ------------------------------
     def flush(self) -> None:
+        if not self.recording:
+            raise escaped_error()
         raise NeedsTrace("a value was read")
 
     def buffer(self, t: Tensor):
@@ -116,11 +103,10 @@ class GradTape(LazyBackend):
             raise NeedsTrace(what)
 
     # ---- the derivative --------------------------------------------------------------
-    def finish(self, results: list[Tensor]) -> tuple:
-        """Stop recording; (structural key, result slots) of the function with these
-        results. The key says everything the derivative depends on."""
+    def key(self, results: list[Tensor]) -> tuple:
+        """(structural key, result slots) of the function with these results. The key
+        says everything the derivative depends on."""
         slots = tuple(self._slot(t) for t in results)
-        self.recording = False
         return structural_key(self._tape, slots, self._holds_functions), slots
 
     def forward(self, slots: tuple):
@@ -131,20 +117,20 @@ class GradTape(LazyBackend):
         return self._types[slot]
 
     def inputs(self) -> list[Tensor]:
-        return list(self._outer)
+        """The tensors the parameters read, in order: the derivative's inputs."""
+        return self._inputs
 
 
-def home_for_tape(leaves) -> LazyBackend | XlaBackend | None:
-    """Where a grad called now on `leaves` runs its derivative when it records on a tape:
-    the current lazy backend, or the current eager device when every leaf is on it
-    (else None: the traced path, which also handles the reference backend, meshes and
-    tensors on other devices)."""
+def records_on_tape(leaves) -> bool:
+    """Whether a grad called now on `leaves` records on a tape: in a lazy() block, or
+    eagerly with every leaf on the current device. Otherwise the traced path: inside a
+    trace, on the reference backend, a mesh or several devices, and with debug checks
+    or STABLEJIT_DUMP_TO (which want the traced path's op-by-op checks and lines)."""
     b = current_backend()
-    if isinstance(b, LazyBackend):
-        return b
-    if type(b) is XlaBackend and all(t._backend is b for t in leaves):
-        return b
-    return None
+    if writes.live_traces or config.debug_checks() or config.dump_to():
+        return False
+    return isinstance(b, LazyBackend) or type(b) is XlaBackend and all(
+        t._backend is b for t in leaves)
 
 
-__all__ = ["GradTape", "NeedsTrace", "home_for_tape"]
+__all__ = ["GradTape", "NeedsTrace", "records_on_tape"]

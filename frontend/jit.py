@@ -70,7 +70,7 @@ class _Entry:
     see compilation.py) and how to turn its results into the output pytree."""
 
     __slots__ = ("fn", "prog", "out_tree", "out_types", "out_weak", "captured", "backend",
-                 "donate", "_single", "fast_out")
+                 "donate", "_single", "fast_out", "lazy")
 
     def __init__(self, fn, prog, out_tree, captured, backend, donate=(), out_weak=None):
         self.fn, self.prog, self.out_tree = fn, prog, out_tree
@@ -80,6 +80,7 @@ class _Entry:
         # the common "returns one tensor" case skips pytree reconstruction
         self._single = out_tree == tree.LEAF
         self.fast_out = _fast_structure(out_tree)
+        self.lazy = type(backend) is LazyBackend  # a fast-path call records (see record)
 
     @property
     def exe(self):
@@ -88,46 +89,42 @@ class _Entry:
     def outputs(self, buffers):
         """The output pytree of a fast-path call (see Jitted.__call__)."""
         backend = self.backend
-        outs = [Tensor(b, backend, t, w)
-                for b, t, w in zip(buffers, self.out_types, self.out_weak, strict=True)]
+        return self._tree([Tensor(b, backend, t, w) for b, t, w in
+                           zip(buffers, self.out_types, self.out_weak, strict=True)])
+
+    def _tree(self, outs):
+        """The output pytree of the output tensors (rebuilt in C++ where it can be)."""
         if self.fast_out is not None:
             return self.fast_out.unflatten(outs)
         return tree.unflatten(self.out_tree, outs)
+
+    def _weak(self, outs):
+        for o, w in zip(outs, self.out_weak, strict=True):
+            o.weak = w
+        return outs
 
     @property
     def fast_eligible(self) -> bool:
         return isinstance(self.backend, (XlaBackend, LazyBackend)) and not self.captured \
             and not self.donate
 
-    @property
-    def lazy(self) -> bool:
-        return type(self.backend) is LazyBackend
-
     def record(self, leaves):
         """A fast-path call on a lazy backend: fn becomes one entry of the pending graph
         (leaves are tensors of the backend or of its device; see Jitted._enter_fast)."""
-        outs = self.backend.execute(self.prog, leaves)
-        for o, w in zip(outs, self.out_weak, strict=True):
-            o.weak = w
-        if self._single:
-            return outs[0]
-        if self.fast_out is not None:
-            return self.fast_out.unflatten(outs)
-        return tree.unflatten(self.out_tree, outs)
+        outs = self._weak(self.backend.execute(self.prog, leaves))
+        return outs[0] if self._single else self._tree(outs)
 
     def run(self, leaves):
         backend = self.backend
         tensors = [_to_tensor(x, backend) for x in leaves]
         if self.donate:
             _check_donated_once([t._data for t in tensors], self.donate)
-        outs = backend.execute(self.prog, tensors + list(self.captured))
-        for o, w in zip(outs, self.out_weak, strict=True):
-            o.weak = w
+        outs = self._weak(backend.execute(self.prog, tensors + list(self.captured)))
         for i in self.donate:
             x = leaves[i]
             if type(x) is Tensor and x._backend is backend:
                 x._data = None  # its buffer now belongs to an output (host data: a copy)
-        return tree.unflatten(self.out_tree, outs)
+        return self._tree(outs)
 
 
 def _fast_structure(out_tree):

@@ -95,7 +95,8 @@ class LazyBackend(Backend):
         self._tape: list = []       # one entry per param or op: also the structural key
         self._locs: list = []       # the user's line of each entry (errors.user_site)
         self._types: list = []      # TensorType of each slot
-        self._inputs: list = []     # device buffers bound to the graph's params
+        self._inputs: list = []     # what the graph's params are bound to (device
+        #                             buffers; a grad tape's: the tensors it read)
         self._input_of: dict = {}   # id(buffer owner) -> its param slot
         self._keep: list = []       # what those ids belong to, alive until flush
         self._pending: list[weakref.ref] = []
@@ -122,20 +123,40 @@ class LazyBackend(Backend):
             key, buf = d, d.buffer
         else:
             key, buf = d, d
+        return self._input(key, t.type, buf)
+
+    def _input(self, key, type, value) -> int:
+        """The slot of the graph parameter for `key` (what owns the data; one parameter
+        per owner), made if new; `value` is what the graph is run with."""
         s = self._input_of.get(id(key))
         if s is None:
-            s = self._input_of[id(key)] = len(self._types)
-            self._tape.append((PARAM, t.type))
-            self._locs.append(None)
-            self._types.append(t.type)
-            self._inputs.append(buf)
-            self._keep.append(key)
+            s = self._input_of[id(key)] = self._param(type, value)
+            self._keep.append(key)  # (alive until the graph ends: ids stay unique)
         return s
+
+    def _param(self, type, value) -> int:
+        """A new parameter of the graph, bound to `value` when it runs."""
+        slot = len(self._types)
+        self._tape.append((PARAM, type))
+        self._locs.append(None)
+        self._types.append(type)
+        self._inputs.append(value)
+        return slot
 
     def _pending_tensor(self, slot: int, weak: bool = False) -> Tensor:
         p = Pending(slot, self._graph)
         self._pending.append(weakref.ref(p))
         return Tensor(p, self, self._types[slot], weak)
+
+    def _tensors(self, first: int, types) -> list[Tensor]:
+        """Tensors of the pending values at slots first, first + 1, ... (of `types`):
+        _pending_tensor written out, for entries with dozens of results."""
+        graph, pending, outs = self._graph, self._pending, []
+        for i, t in enumerate(types, first):
+            p = Pending(i, graph)
+            pending.append(weakref.ref(p))
+            outs.append(Tensor(p, self, t))
+        return outs
 
     def _add(self, prim, args: tuple, attrs: Attrs, site, regions=()) -> int:
         """Append one op to the tape (its shape rule runs now); its first result's slot."""
@@ -172,7 +193,7 @@ class LazyBackend(Backend):
             self._pending.append(weakref.ref(p))
             outs = (Tensor(p, self, self._types[first]),)
         else:
-            outs = tuple(self._pending_tensor(first + i) for i in range(n))
+            outs = tuple(self._tensors(first, self._types[first:first + n]))
         self._ops += 1
         if self._ops == 1:  # read once per graph: tests and scripts may change it
             self._max_ops = self._op_bound()
@@ -216,13 +237,7 @@ class LazyBackend(Backend):
             first = len(self._types)
             self._types.extend(types)
             self._ops += len(fn.ops)
-            # (_pending_tensor written out: a jitted update returns dozens of results)
-            graph, pending, outs = self._graph, self._pending, []
-            for i, t in enumerate(types, first):
-                p = Pending(i, graph)
-                pending.append(weakref.ref(p))
-                outs.append(Tensor(p, self, t))
-            return outs
+            return self._tensors(first, types)
 
     def _constant(self, value, dtype: dt.DType, site) -> int:
         # one per distinct value per graph, keyed on the exact bits (0.0 is not -0.0)
