@@ -12,7 +12,14 @@ from ..errors import at_user_line
 from ..tensor import Tensor
 from ._elementwise import logical_not, logical_or
 from ._elementwise import select as where3
-from ._operands import as_tensor, astype, broadcast_shapes, broadcast_to, promote_operands
+from ._operands import (
+    as_tensor,
+    astype,
+    broadcast_shapes,
+    broadcast_to,
+    promote_operands,
+    values_in,
+)
 
 
 def select(condlist, choicelist, default=0) -> Tensor:
@@ -48,7 +55,7 @@ def piecewise(x, condlist, funclist, *args, **kw) -> Tensor:
 
     def value(f):
         v = f(x, *args, **kw) if callable(f) else f
-        return broadcast_to(astype(as_tensor(v, x), x.dtype), x.shape)
+        return broadcast_to(values_in(x, v), x.shape)
 
     if len(funclist) == n + 1:
         anywhere = conds[0]

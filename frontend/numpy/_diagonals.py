@@ -18,7 +18,7 @@ from ..promotion import DEFAULT_INT
 from ..tensor import Tensor
 from ._elementwise import select
 from ._manipulation import concatenate, moveaxis, reshape, tile
-from ._operands import as_tensor, asarray, broadcast_to, normalize_axis
+from ._operands import as_tensor, asarray, broadcast_to, normalize_axis, values_in
 from ._reductions import sum
 
 
@@ -86,7 +86,7 @@ def fill_diagonal(a, val, wrap: bool = False, *, inplace: bool = True) -> Tensor
     positions = np.arange(0, builtins.min(end, x.size), step)
     if positions.size == 0:
         return x
-    v = reshape(as_tensor(val, x), (-1,)).astype(x.dtype)
+    v = reshape(values_in(x, val), (-1,))
     if v.shape[0] == 0:
         return x
     reps = -(-positions.size // v.shape[0])

@@ -21,7 +21,7 @@ from ..tensor import Tensor
 from ._creation import linspace, zeros
 from ._elementwise import divide, equal, maximum, select, subtract
 from ._manipulation import diff, flip
-from ._operands import as_tensor, astype, promote_operands, to_inexact
+from ._operands import as_tensor, astype, promote_operands, to_inexact, values_in
 from ._reductions import max, min, sum
 from ._searching import searchsorted
 
@@ -80,14 +80,12 @@ def histogram_bin_edges(a, bins=10, range=None, weights=None) -> Tensor:  # noqa
             f"histogram: bins={bins!r} (a NumPy estimator name) is not supported, as in JAX; "
             f"pass a number of bins or the edges"))
     if isinstance(bins, Tensor) or np.ndim(bins) == 1:
-        return astype(as_tensor(bins, a) if isinstance(bins, Tensor)
-                      else as_tensor(np.asarray(bins), a), a.dtype)
+        return values_in(a, bins)
     n = operator.index(bins)
     if n < 1:
         raise ValueError(at_user_line(f"histogram: bins must be positive, got {n}"))
-    lo, hi = (min(a), max(a)) if range is None else (as_tensor(range[0], a),
-                                                      as_tensor(range[1], a))
-    lo, hi = astype(lo, a.dtype), astype(hi, a.dtype)
+    lo, hi = (min(a), max(a)) if range is None else (values_in(a, range[0]),
+                                                      values_in(a, range[1]))
     same = equal(lo, hi)
     lo, hi = select(same, lo - 0.5, lo), select(same, hi + 0.5, hi)
     return linspace(lo, hi, n + 1, dtype=a.dtype)

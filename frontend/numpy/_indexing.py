@@ -36,7 +36,7 @@ from ..tensor import Tensor
 from ._creation import arange
 from ._elementwise import negative
 from ._manipulation import concatenate, reshape
-from ._operands import as_tensor, asarray, astype, broadcast_shapes, broadcast_to
+from ._operands import as_tensor, astype, broadcast_shapes, broadcast_to, values_in
 
 
 def _is_int(i) -> bool:
@@ -447,7 +447,7 @@ class IndexUpdateRef:
         return _update(self.x, self.index, values, "add", **kw)
 
     def subtract(self, values, **kw) -> Tensor:
-        return _update(self.x, self.index, negative(_values_for(self.x, values)), "add",
+        return _update(self.x, self.index, negative(values_in(self.x, values)), "add",
                        **kw)
 
     def multiply(self, values, **kw) -> Tensor:
@@ -474,21 +474,13 @@ def _leading_advanced(idx: list) -> int:
     return k
 
 
-def _values_for(x: Tensor, values) -> Tensor:
-    """Update values in x's dtype. Python and NumPy data are converted to it directly, so
-    a float64 value never rounds through float32 and an out-of-range int raises."""
-    if isinstance(values, Tensor):
-        return values if values.dtype is x.dtype else astype(values, x.dtype)
-    return asarray(values, dtype=x.dtype, device=x._backend if x._backend.concrete else None)
-
-
 def _update(x: Tensor, index, values, kind: str, *, mode: str | None = None,
             indices_are_sorted: bool = False, unique_indices: bool = False) -> Tensor:
     x = as_tensor(x)
     if mode not in (None, "drop", "clip", "promise_in_bounds"):
         raise ValueError(at_user_line(f"unknown mode {mode!r}; use 'drop' or 'clip'"))
     clip = mode == "clip"
-    v = _values_for(x, values)
+    v = values_in(x, values)
     idx = _expand(index, x.ndim)
     flags = {"indices_are_sorted": bool(indices_are_sorted),
              "unique_indices": bool(unique_indices)}

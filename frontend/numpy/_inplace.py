@@ -28,7 +28,7 @@ from ._dtypes import astype
 from ._elementwise import select
 from ._indexing import _update
 from ._manipulation import reshape
-from ._operands import as_tensor
+from ._operands import as_tensor, values_in
 
 # x op= y: the method's name -> (the namespace function computing x op y, the operator)
 INPLACE = {
@@ -100,12 +100,12 @@ def _masked_set(x: Tensor, index, value) -> Tensor | None:
         return None
     if index.ndim == 0 or index.shape != x.shape[:index.ndim]:
         return None
-    v = as_tensor(value, like=x)
+    v = values_in(x, value)
     if v.size != 1:
         return None
     mask = as_tensor(index, like=x)
     mask = reshape(mask, mask.shape + (1,) * (x.ndim - mask.ndim))
-    return select(mask, astype(reshape(v, ()), x.dtype), x)
+    return select(mask, reshape(v, ()), x)
 
 
 def inplace(name: str, f, symbol: str):

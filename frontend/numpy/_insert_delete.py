@@ -16,7 +16,7 @@ from ..errors import MustCompileError, at_user_line
 from ..promotion import DEFAULT_INT
 from ..tensor import Tensor
 from ._manipulation import concatenate, moveaxis, reshape
-from ._operands import as_tensor, asarray, broadcast_to, normalize_axis
+from ._operands import as_tensor, asarray, broadcast_to, normalize_axis, values_in
 from ._searching import nonzero, take
 
 
@@ -87,7 +87,7 @@ def insert(arr, obj, values, axis=None) -> Tensor:
     if ((pos < -n) | (pos > n)).any():
         raise IndexError(at_user_line(f"insert: a position in {pos.reshape(-1).tolist()} is "
                                       f"out of bounds for axis {ax} of size {n}"))
-    v = as_tensor(values, x)
+    v = values_in(x, values)  # NumPy casts values to arr's dtype
     if axis is None:
         v = reshape(v, (v.size,))
     if pos.ndim == 0:  # one position: all of `values` goes in as a block
@@ -98,7 +98,7 @@ def insert(arr, obj, values, axis=None) -> Tensor:
     else:
         count = pos.size
     shape = x.shape[:ax] + (count,) + x.shape[ax + 1:]
-    v = broadcast_to(v, shape).astype(x.dtype)  # NumPy casts values to arr's dtype
+    v = broadcast_to(v, shape)
     # source of each output slot: i < n is x's entry i, n + j is the j-th inserted one
     order = np.insert(np.arange(n), pos, n + np.arange(count))
     return take(concatenate([x, v], ax), asarray(order.astype(DEFAULT_INT.np)), axis=ax)

@@ -353,19 +353,13 @@ def diff(x, /, n: int = 1, axis: int = -1, prepend=None, append=None) -> Tensor:
     axis = normalize_axis(axis, x.ndim)
     if n < 0:
         raise ValueError(at_user_line(f"diff: order n must be non-negative, got {n}"))
-    parts = []
-    for extra in (prepend, x, append):
-        if extra is None:
-            continue
-        e = as_tensor(extra, x)
-        if e.ndim == 0:
-            shape = list(x.shape)
-            shape[axis] = 1
-            e = broadcast_to(e, tuple(shape))
-        parts.append(e)
+    parts = [p for p in (prepend, x, append) if p is not None]
     if len(parts) > 1:
+        # promoted before anything is a tensor: a Python number becomes x's dtype from
+        # its own value (as_tensor first would round a float through float32)
         parts, _ = promote_operands(*parts)
-        x = concatenate(parts, axis)
+        edge = x.shape[:axis] + (1,) + x.shape[axis + 1:]
+        x = concatenate([broadcast_to(p, edge) if p.ndim == 0 else p for p in parts], axis)
     for _ in range(n):
         m = x.shape[axis]
         a, b = _slice_axis(x, axis, 1, m), _slice_axis(x, axis, 0, max(m - 1, 0))

@@ -155,6 +155,15 @@ def as_tensor(x, like: Tensor | None = None) -> Tensor:
     return asarray(x)
 
 
+def values_in(x: Tensor, values) -> Tensor:
+    """`values` to store into x (setitem, .at[].set, fill values, inserted values) in x's
+    dtype. Python and NumPy data are converted to it directly, as NumPy stores them, so
+    a float64 value never rounds through float32 and an out-of-range int raises."""
+    if isinstance(values, Tensor):
+        return values if values.dtype is x.dtype else astype(values, x.dtype)
+    return asarray(values, dtype=x.dtype, device=x._backend if x._backend.concrete else None)
+
+
 def astype(x, dtype, copy: bool = True) -> Tensor:
     """x in `dtype`; a strong tensor, since the dtype was asked for (as in JAX)."""
     x = as_tensor(x)

@@ -26,7 +26,7 @@ from ._elementwise import (
     subtract,
 )
 from ._manipulation import moveaxis, reshape
-from ._operands import as_tensor, astype, broadcast_to, normalize_axes, to_inexact
+from ._operands import as_tensor, astype, broadcast_to, normalize_axes, to_inexact, values_in
 from ._reductions import any, sum
 from ._searching import take_along_axis
 from ._sorting import sort
@@ -52,7 +52,7 @@ def _quantile(name: str, a, q, axis, method: str, keepdims: bool, ignore_nan: bo
     a = to_inexact(as_tensor(a))
     if a.dtype.is_complex:
         raise TypeError(at_user_line(f"{name} of complex numbers is not defined"))
-    q = astype(as_tensor(q, a), a.dtype)
+    q = values_in(a, q)
     if q.ndim > 1:
         raise ValueError(at_user_line(f"{name}: q must be a scalar or 1-D, got shape {q.shape}"))
     rows, kept_shape, axes = _rows(a, axis)
@@ -131,4 +131,4 @@ def nanmedian(a, axis=None, keepdims: bool = False) -> Tensor:
 
 def _fractions(q, a: Tensor) -> Tensor:
     """Percentages as fractions, in a's dtype."""
-    return divide(astype(as_tensor(q, a), a.dtype), 100)
+    return divide(values_in(a, q), 100)

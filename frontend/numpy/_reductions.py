@@ -39,6 +39,7 @@ from ._operands import (
     normalize_axes,
     normalize_axis,
     promote_operands,
+    values_in,
 )
 
 
@@ -115,7 +116,7 @@ def sum(x, axis=None, dtype=None, keepdims: bool = False, *, initial=None,  # no
 def _sum(x, axis=None, dtype=None, keepdims: bool = False, *, initial=None, where=None):
     x = as_tensor(x)
     out = _reduce("sum", _where_filled(x, where, 0), axis, keepdims, dtype or _sum_dtype(x))
-    return out if initial is None else add(out, as_tensor(initial, out).astype(out.dtype))
+    return out if initial is None else add(out, values_in(out, initial))
 
 
 @one_program
@@ -125,7 +126,7 @@ def prod(x, axis=None, dtype=None, keepdims: bool = False, *, initial=None,
     multiplies the result."""
     x = as_tensor(x)
     out = _reduce("prod", _where_filled(x, where, 1), axis, keepdims, dtype or _sum_dtype(x))
-    return out if initial is None else multiply(out, as_tensor(initial, out).astype(out.dtype))
+    return out if initial is None else multiply(out, values_in(out, initial))
 
 
 def _minmax(kind, x, axis, keepdims, initial=None, where=None):

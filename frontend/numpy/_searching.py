@@ -34,6 +34,7 @@ from ._operands import (
     broadcast_to,
     normalize_axis,
     promote_operands,
+    values_in,
 )
 from ._sorting import cumsum
 
@@ -158,8 +159,7 @@ def put_along_axis(arr, indices, values, axis, inplace: bool = False, mode=None)
     _, ax, i, fill = _along_axis_index(arr, indices, axis, "clip" if mode == "clip" else None)
     if fill:
         i = _tensor_index(i, arr.shape[ax], i.dtype)
-    v = as_tensor(values, like=arr)
-    v = broadcast_to(astype(v, arr.dtype), i.shape)
+    v = broadcast_to(values_in(arr, values), i.shape)
     r = arr.ndim
     return bind1(ix.scatter, arr, _along_axis_coords(i, arr.shape, ax), v,
                  update_window_dims=(), inserted_window_dims=tuple(range(r)),

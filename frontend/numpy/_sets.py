@@ -27,7 +27,14 @@ from ..tensor import Tensor
 from ._creation import zeros
 from ._indexing import index_dtype
 from ._manipulation import concatenate, moveaxis, reshape
-from ._operands import as_tensor, astype, broadcast_to, normalize_axis, promote_operands
+from ._operands import (
+    as_tensor,
+    astype,
+    broadcast_to,
+    normalize_axis,
+    promote_operands,
+    values_in,
+)
 from ._reductions import any as any_
 from ._searching import searchsorted, take
 from ._sorting import cumsum, sort, sort_with
@@ -204,7 +211,7 @@ def _unique_slices(x, axis, return_index, return_inverse, return_counts, size, f
     size = int(size)
     slot = bind1(ew.select, start, run, broadcast_to(_scalar(x, size, idt), (n,)))
     fill = (s[:1] if n else zeros((1, m), x.dtype)) if fill_value is None else \
-        broadcast_to(astype(as_tensor(fill_value, x), x.dtype), (1, m))
+        broadcast_to(values_in(x, fill_value), (1, m))
     values = broadcast_to(fill, (size, m)).at[slot].set(s)
     out = [moveaxis(reshape(values, (size,) + moved.shape[1:]), 0, ax)]
     if return_index:

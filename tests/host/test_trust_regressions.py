@@ -141,6 +141,49 @@ def test_float64_creation_and_scalar_operands_are_exact():
     _exact_f64(outs[3], [BIG, BIG + 1, BIG + 2])
 
 
+# Functions that take a Python number beside a float64 tensor (a stored value, an
+# initial value, a bin range, a percentage): each converts the number to float64 from its
+# own value, as NumPy does. Found by the conformance suite at 200 examples
+# (test_setitem_masking) and a sweep of the namespace; each rounded through float32.
+def _masked_store(m, x):
+    x = x.copy() if m is np else snp.asarray(x)
+    x[x == 0] = BIG
+    return x
+
+
+_PYTHON_NUMBER_CASES = {
+    "x[mask] = number": _masked_store,
+    "sum(initial=)": lambda m, x: m.sum(x, initial=BIG),
+    "prod(initial=)": lambda m, x: m.prod(x[:1] + 1, initial=BIG),
+    "diff(prepend=, append=)": lambda m, x: m.diff(x, prepend=BIG, append=-BIG),
+    "histogram(range=)": lambda m, x: m.histogram(x, bins=2, range=(-BIG, BIG))[1],
+    "histogram_bin_edges(bins=list)": lambda m, x: m.histogram_bin_edges(x, [-BIG, 0.0, BIG]),
+    "percentile(q)": lambda m, x: m.percentile(x, 33.333333333333),
+    "quantile(q)": lambda m, x: m.quantile(x, 0.33333333333333),
+    "insert(values)": lambda m, x: m.insert(x, 1, BIG),
+    "piecewise(value)": lambda m, x: m.piecewise(x, [x == 0], [BIG, -1.0]),
+    "put_along_axis(values)": lambda m, x: m.put_along_axis(
+        x[None], m.asarray([[1]]), BIG, axis=1, **({} if m is np else {"inplace": False})),
+    "fill_diagonal(val)": lambda m, x: m.fill_diagonal(
+        m.zeros((2, 2), dtype=m.float64), BIG, **({} if m is np else {"inplace": False})),
+    "unique(fill_value=)": lambda m, x: (m.unique(x, size=5, fill_value=BIG) if m is snp
+                                         else np.append(np.unique(x), BIG)),
+}
+
+
+@pytest.mark.parametrize("name", sorted(_PYTHON_NUMBER_CASES))
+def test_python_numbers_beside_float64_are_exact(name):
+    f = _PYTHON_NUMBER_CASES[name]
+    a = np.array([1.0, 0.0, -3.5, 2.0 ** 40 + 0.5], dtype=np.float64)
+    expected = f(np, a.copy())
+    if name == "put_along_axis(values)":
+        expected = a.copy()[None]
+        expected[0, 1] = BIG
+    if name == "fill_diagonal(val)":
+        expected = np.diag([BIG, BIG])
+    _exact_f64(f(snp, snp.asarray(a)), expected)
+
+
 # ---- Python ints out of range of the integer dtype raise, as in jax ---------------------
 
 @pytest.mark.parametrize("make", [
