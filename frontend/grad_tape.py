@@ -46,8 +46,10 @@ class GradTape(LazyBackend):
         self.name = f"grad tape:{target.name}"
         self.recording = True
 
+    _start_at = 1 << 62  # a tape never runs, so it never flushes part-way
+
     def _op_bound(self) -> int:
-        return 1 << 62  # a tape never runs, so it never flushes part-way
+        return 1 << 62
 
     def leaf(self, t: Tensor) -> Tensor:
         """A differentiated input: a parameter of its own (not shared with other uses of

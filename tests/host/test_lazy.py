@@ -7,6 +7,8 @@ import os
 import subprocess
 import sys
 
+import jax
+import jax.numpy as jnp
 import numpy as np
 import pytest
 import stablejit as sj
@@ -215,7 +217,7 @@ def test_grad_over_a_closed_over_array_in_lazy_runs_one_graph(monkeypatch):
 
 def test_the_digits_mlp_written_eagerly_trains_lazily_as_the_jitted_example():
     """The issue's case: examples/digits_mlp.py's step without jit, in lazy mode, takes
-    the same steps as the jitted example (one graph a step, compiled once) and reaches
+    the same steps as the jitted example (its graphs compiled once) and reaches
     the same test accuracy."""
     import importlib.util
     import pathlib
@@ -255,10 +257,45 @@ def test_the_digits_mlp_written_eagerly_trains_lazily_as_the_jitted_example():
         flushes = backend.flushes
     lazy_params, lazy_accuracy, new_compiles = train(eager_step, lazy=True)
     assert new_compiles == 0
-    assert backend.flushes - flushes == 90 + 1  # one graph per step, then predict's
+    # two graphs a step (the derivative starts when recorded, then adam's update; each
+    # a large Function: LazyBackend._start_at), then predict's
+    assert backend.flushes - flushes == 2 * 90 + 1
     assert lazy_accuracy == jit_accuracy and lazy_accuracy > 0.75  # (90 small steps)
     for a, b in zip(sj.tree.leaves(lazy_params), sj.tree.leaves(jit_params), strict=True):
         np.testing.assert_allclose(np.asarray(a), np.asarray(b), rtol=1e-4, atol=1e-5)
+
+
+def test_a_large_function_starts_the_graph_and_a_small_one_waits():
+    """grad's derivative (or a jitted step) of LazyBackend._start_at ops or more runs as
+    soon as it is recorded, with the ops before it, so the device computes it while
+    Python records the rest; a small jitted function stays in the pending graph."""
+    def loss(w):
+        h = snp.tanh(w)
+        for _ in range(8):
+            h = snp.sin(h * 1.5) + snp.cos(h)
+        return snp.sum(h * h)
+
+    w0 = snp.asarray(X)
+    small = sj.jit(lambda v: v * 2.0 + 1.0)
+    with sj.lazy() as backend:
+        n = backend.flushes
+        w = w0 + 1.0
+        g = sj.grad(loss)(w)
+        assert backend.flushes == n + 1 and not _pending(g) and not _pending(w)
+        s = small(g)
+        assert _pending(s) and backend.flushes == n + 1
+        after = s - g
+    assert backend.flushes == n + 2
+    want = jax.grad(_jax_loss)(jnp.asarray(X) + 1.0)
+    np.testing.assert_allclose(np.asarray(g), np.asarray(want), rtol=2e-5, atol=1e-6)
+    np.testing.assert_allclose(np.asarray(after), np.asarray(g) + 1.0, rtol=1e-6)
+
+
+def _jax_loss(w):
+    h = jnp.tanh(w)
+    for _ in range(8):
+        h = jnp.sin(h * 1.5) + jnp.cos(h)
+    return jnp.sum(h * h)
 
 
 def test_a_copy_of_a_lazy_tensor_runs_nothing_and_owns_its_buffer():
