@@ -140,7 +140,9 @@ def _replace_zero(ops, x):
 def _abs_vjp(ops, cts, primals, outs):
     (ct,), (x,) = cts, primals
     if not x.type.dtype.is_complex:
-        return (ops.mul(ct, ops.bind(sign, x)),)
+        # JAX's convention at the kink: x >= 0 (so +0 and -0) takes +1 (a subgradient;
+        # sign(x) would give 0, and a ported L1 penalty on zero weights would not move)
+        return (ops.select(ops.ge(x, ops.zeros_like(x)), ct, ops.neg(ct)),)
     # d|x| = real(conj(x) / |x| * dx); its transpose: complex(ct, 0) * conj(x) / |x|
     r = _replace_zero(ops, outs[0])
     unit = ops.div(ops.conj(x), ops.complex(r, ops.zeros_like(r)))

@@ -21,6 +21,7 @@ import math
 import numpy as np
 
 from ..compiler import dtypes as dt
+from ..compiler.primitives import custom_ad as ad
 from ..compiler.primitives import elementwise as ew
 from ..dispatch import bind, bind1, bind_binary, bind_broadcast, bind_scalar, bind_unary
 from ..errors import at_user_line
@@ -234,7 +235,11 @@ def remainder(x, y) -> Tensor:
     adjust = bitwise_and(not_equal(r, zero), not_equal(less(r, zero), less(y, zero)))
     out = select(adjust, add(r, y), r)
     if dtype.kind == "f":  # a zero result takes the divisor's sign too: -0 % 2 is +0
-        out = select(equal(out, zero), copysign(zero, y), out)
+        # as signed zero minus (out - out): the same value (x - x is +0, and z - +0 is z
+        # for either zero z), and out's derivative still flows (1 in x, as in JAX),
+        # where select's constant branch would make it 0 at every multiple of y
+        through = subtract(bind1(ad.stop_gradient, out), out)
+        out = select(equal(out, zero), subtract(copysign(zero, y), through), out)
     return out
 
 
@@ -442,21 +447,29 @@ def hypot(x1, x2) -> Tensor:
     return select(logical_or(isinf(a), isinf(b)), full_like_tensor(np.inf, big), out)
 
 
+def _larger_and_gap(a, b):
+    """(the larger of a and b, minus the gap between them) for logaddexp, both chosen by
+    one select: at a tie each operand's derivative is then 1/2 (1 and 0 from the larger,
+    -1/2 and +1/2 from the gap), as JAX's rule gives, whatever abs does at its kink."""
+    first = greater_equal(a, b)
+    return select(first, a, b), select(first, subtract(b, a), subtract(a, b))
+
+
 def logaddexp(x1, x2) -> Tensor:
     """log(exp(x1) + exp(x2)) without overflow."""
     a, b = _real_floats("logaddexp", x1, x2)
-    d = subtract(a, b)
-    out = add(maximum(a, b), log1p(exp(negative(abs(d)))))
+    larger, gap = _larger_and_gap(a, b)
+    out = add(larger, log1p(exp(gap)))
     # equal infinities give a NaN difference: the answer is that infinity (or NaN for NaN)
-    return select(isnan(d), add(a, b), out)
+    return select(isnan(subtract(a, b)), add(a, b), out)
 
 
 def logaddexp2(x1, x2) -> Tensor:
     """log2(2**x1 + 2**x2) without overflow."""
     a, b = _real_floats("logaddexp2", x1, x2)
-    d = subtract(a, b)
-    out = add(maximum(a, b), divide(log1p(exp2(negative(abs(d)))), math.log(2)))
-    return select(isnan(d), add(a, b), out)
+    larger, gap = _larger_and_gap(a, b)
+    out = add(larger, divide(log1p(exp2(gap)), math.log(2)))
+    return select(isnan(subtract(a, b)), add(a, b), out)
 
 
 _SAME_WIDTH_INT = {16: dt.int16, 32: dt.int32, 64: dt.int64}

@@ -596,3 +596,43 @@ def test_backward_passes_of_traces_that_differ_in_a_constant_are_not_shared(a, b
         g = np.asarray(stablejit.grad(lambda v, c=c: snp.sum(v * c))(x))
         np.testing.assert_array_equal(g, np.full(5, c))
         assert np.all(np.signbit(g) == np.signbit(c))  # -0.0 is not 0.0
+
+
+# Derivatives where the function has a kink or a tie, against jax.grad: a ported program
+# gets JAX's choice of subgradient (an L1 penalty moves zero weights; x % 1 has slope 1 at
+# every multiple). Each case: (name, stablejit f, jax f, points).
+_KINKS = [
+    ("abs", snp.abs, jnp.abs, [0.0, -0.0, 2.0, -2.0]),
+    ("sum(abs(x)) * 0.1", lambda x: snp.sum(snp.abs(x)) * 0.1,
+     lambda x: jnp.sum(jnp.abs(x)) * 0.1, [0.0, -0.0]),
+    ("copysign(x, -1)", lambda x: snp.copysign(x, -1.0), lambda x: jnp.copysign(x, -1.0),
+     [0.0, -0.0, 3.0]),
+    ("remainder(x, 1)", lambda x: snp.remainder(x, 1.0), lambda x: jnp.remainder(x, 1.0),
+     [0.0, -0.0, 1.0, -1.0, 2.0, 0.5]),
+    ("remainder(x, -2)", lambda x: snp.remainder(x, -2.0), lambda x: jnp.remainder(x, -2.0),
+     [0.0, 4.0, -4.0, 1.0]),
+    ("remainder(3, y)", lambda y: snp.remainder(3.0, y), lambda y: jnp.remainder(3.0, y),
+     [1.0, 3.0, -1.5, 2.0]),
+    ("maximum(x, 0)", lambda x: snp.maximum(x, 0.0), lambda x: jnp.maximum(x, 0.0),
+     [0.0, -0.0, 1.0]),
+    ("logaddexp(x, 0)", lambda x: snp.logaddexp(x, 0.0), lambda x: jnp.logaddexp(x, 0.0),
+     [0.0, -0.0, 1.0, -1.0]),
+    ("logaddexp(0, x)", lambda x: snp.logaddexp(0.0, x), lambda x: jnp.logaddexp(0.0, x),
+     [0.0, -0.0, 1.0]),
+    ("logaddexp2(x, 0)", lambda x: snp.logaddexp2(x, 0.0), lambda x: jnp.logaddexp2(x, 0.0),
+     [0.0, 1.0]),
+    ("softplus", nn.softplus, jax.nn.softplus, [0.0, -0.0, 2.0]),
+    ("relu", nn.relu, jax.nn.relu, [1.0, -1.0]),
+]
+
+
+@pytest.mark.parametrize("case", [pytest.param(c, id=c[0]) for c in _KINKS])
+@pytest.mark.parametrize("path", ["eager", "jit"])
+def test_gradient_at_kinks_and_ties_matches_jax(case, path):
+    _, f, jf, points = case
+    g = stablejit.grad(f) if path == "eager" else stablejit.jit(stablejit.grad(f))
+    for p in points:
+        want = np.asarray(jax.grad(jf)(jnp.float32(p)))
+        got = np.asarray(g(snp.asarray(np.float32(p))))
+        assert got.dtype == want.dtype
+        np.testing.assert_allclose(got, want, rtol=1e-6, err_msg=f"at {p!r}")
