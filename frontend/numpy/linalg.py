@@ -317,14 +317,28 @@ def norm(x, ord=None, axis=None, keepdims: bool = False) -> Tensor:
 
 
 def matrix_rank(x, tol=None, rtol=None) -> Tensor:
+    """How many singular values exceed `tol` (absolute) or `rtol` times the largest one;
+    a tolerance per matrix of a stack has the stack's shape, x.shape[:-2]."""
     x = _float_matrix(x, "matrix_rank")
+    if 0 in x.shape[-2:]:  # an empty matrix has rank 0 (and no singular values)
+        return zeros(x.shape[:-2], dt.int64)
     s = svdvals(x)
-    smax = R.max(s, axis=-1, keepdims=True)
     if tol is None:
         eps = dt.finfo(dt.real_dtype(x.dtype)).eps
         r = rtol if rtol is not None else builtins.max(x.shape[-2:]) * eps
-        tol = smax * r
+        tol = R.max(s, axis=-1, keepdims=True) * _per_matrix(r)
+    else:
+        tol = _per_matrix(tol)
     return R.sum(E.greater(s, tol).astype(dt.int64), axis=-1)
+
+
+def _per_matrix(t):
+    """A tolerance for each matrix of a stack (shape x.shape[:-2], or a number) made
+    to broadcast against the singular values, which have one more axis."""
+    if isinstance(t, Tensor) or getattr(t, "ndim", 0) > 0 or isinstance(t, (list, tuple)):
+        t = asarray(t)
+        return expand_dims(t, -1) if t.ndim else t
+    return t
 
 
 def pinv(x, rtol=None) -> Tensor:

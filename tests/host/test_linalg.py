@@ -217,3 +217,20 @@ def test_vecdot_dtype_axis_and_shape_check_match_numpy():
     assert_close(snp.vecdot(c, c * 2), np.vecdot(c, c * 2))
     with pytest.raises(ValueError, match="contracted axis does not broadcast"):
         snp.vecdot(np.ones((1, 3)), np.ones((3, 1)))
+
+
+@pytest.mark.parametrize("shape", [(0, 2, 3), (2, 0, 3), (2, 3, 0), (0, 0), (3, 0), (4, 3),
+                                   (2, 4, 3), (3, 2, 2)])
+def test_matrix_rank_of_empty_matrices_and_per_matrix_tolerances_matches_numpy(shape):
+    """Found by the conformance suite at 300 examples: an empty matrix has rank 0 (we
+    raised), and a tolerance per matrix of a stack broadcasts against that matrix's
+    singular values (we broadcast it against the wrong axis)."""
+    a = np.random.default_rng(0).standard_normal(shape).astype(np.float32)
+    if a.ndim == 3 and a.size:
+        a[0, :, 1:] = 0  # a rank-1 matrix in the stack
+    per = np.full(shape[:-2], 0.5, np.float32)
+    for kw in [{}, {"rtol": 0.1}, {"rtol": per}, {"tol": 0.5}, {"tol": per}]:
+        got = snp.linalg.matrix_rank(snp.asarray(a), **kw)
+        want = np.linalg.matrix_rank(a, **kw)
+        assert np.asarray(got).shape == np.shape(want)
+        np.testing.assert_array_equal(np.asarray(got), want, err_msg=str(kw))
