@@ -81,8 +81,12 @@ def to_device(array: np.ndarray, device) -> Buffer:
 
 
 def to_numpy(buf: Buffer) -> np.ndarray:
-    """Read a buffer back (blocks until it is ready)."""
-    return np.asarray(buf)
+    """Read a buffer back (blocks until it is ready), read-only."""
+    a = np.asarray(buf)
+    if a.dtype == object:  # no buffer-protocol format for bfloat16: jaxlib's own copy
+        a = buf._single_device_array_to_np_array_did_copy()[0]
+        a.flags.writeable = False
+    return a
 
 
 def copy_to(buf: Buffer, device) -> Buffer:

@@ -573,14 +573,20 @@ def frexp(x) -> tuple[Tensor, Tensor]:
     nmant, nexp = int(info.nmant), int(info.nexp)
     int_type = dt.dtype(f"int{x.dtype.bits}")
     mask, bias = (1 << nexp) - 1, 1 - int(info.minexp)
-    # subnormals are scaled into the normal range first, their exponent corrected after
-    tiny = less(abs(x), float(info.smallest_normal))
-    scaled = select(tiny, multiply(x, float(2 ** nmant)), x)
+    # Only integer ops touch a subnormal: a CPU that flushes subnormals to zero (XLA's
+    # does) would read one as 0 in any float comparison or product. Its value is its
+    # mantissa field times 2**(1 - bias - nmant), and that integer as a float is normal.
+    raw = bind1(ew.bitcast_convert, x, dtype=int_type)
+    fraction = raw & ((1 << nmant) - 1)
+    sub = logical_and(equal(raw >> nmant & mask, 0), not_equal(fraction, 0))
+    as_normal = astype(fraction, x.dtype)
+    scaled = select(sub, select(less(raw, 0), negative(as_normal), as_normal), x)
     bits = bind1(ew.bitcast_convert, scaled, dtype=int_type)
-    e = (bits >> nmant & mask) - (bias - 1) - select(tiny, nmant, 0)
+    e = (bits >> nmant & mask) - (bias - 1) + select(sub, 1 - bias - nmant, 0)
     m_bits = bits & ~(mask << nmant) | (bias - 1) << nmant
     m = bind1(ew.bitcast_convert, m_bits, dtype=x.dtype)
-    special = logical_or(logical_or(isinf(x), isnan(x)), equal(x, 0))
+    zero = equal(raw & ((1 << (x.dtype.bits - 1)) - 1), 0)  # +0 or -0, from the bits
+    special = logical_or(logical_or(isinf(x), isnan(x)), zero)
     return select(special, x, m), astype(select(special, 0, e), dt.int32)
 
 

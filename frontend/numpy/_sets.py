@@ -63,15 +63,18 @@ def _scalar(like: Tensor, value, dtype) -> Tensor:
 
 def _scatter1(init: Tensor, slots: Tensor, values: Tensor, kind: str = "set") -> Tensor:
     n = slots.shape[0]
+    if n == 0 or init.shape[0] == 0:  # nothing to write (XLA refuses a window on an
+        return init                   # empty axis)
     return bind1(ix.scatter, init, reshape(slots, (n, 1)), values, update_window_dims=(),
                  inserted_window_dims=(0,), scatter_dims_to_operand_dims=(0,),
                  index_vector_dim=1, kind=kind, indices_are_sorted=False,
                  unique_indices=False)
 
 
-def _unique(x, size, fill_value, name: str):
+def _unique(x, size, fill_value, name: str, equal_nan: bool = False):
     """(sorted, order, run id of each sorted element, slot of each run start or `size`,
-    number of unique values as a tensor, size)."""
+    number of unique values as a tensor, size). NaNs are distinct values (the array
+    API's rule) unless `equal_nan` (NumPy's and JAX's unique): then they are one."""
     x = as_tensor(x)
     if size is None and not x._backend.concrete:
         raise MustCompileError(at_user_line(
@@ -83,20 +86,25 @@ def _unique(x, size, fill_value, name: str):
     n = flat.shape[0]
     idt = index_dtype(n + 1 + (size or 0))
     iota = bind1(so.iota, shape=(n,), dtype=idt, dimension=0)
-    if x.dtype.is_complex:  # NumPy's order: by real part, then imaginary part
-        _, _, s, order = sort_with([bind1(ew.real, flat), bind1(ew.imag, flat)],
-                                   [flat, iota], 0)
+    if x.dtype.is_complex:  # NumPy's order: by real part, then imaginary part, and a
+        # NaN in either part last (so equal_nan finds the NaNs side by side)
+        nan = astype(bind1(ew.ne, flat, flat), dt.int8)
+        _, _, _, s, order = sort_with([nan, bind1(ew.real, flat), bind1(ew.imag, flat)],
+                                      [flat, iota], 0)
     else:
         s, order = sort_with([flat], [iota], 0)
     if n:
         prev = concatenate([s[:1], s[:-1]], axis=0)
         start = bind1(ew.ne, s, prev)
+        if equal_nan and x.dtype.is_inexact:  # a NaN after a NaN starts no new value
+            both = bind1(ew.and_, bind1(ew.ne, s, s), bind1(ew.ne, prev, prev))
+            start = bind1(ew.and_, start, bind1(ew.not_, both))
         start = bind1(ew.or_, start, bind1(ew.eq, iota, broadcast_to(_scalar(x, 0, idt),
                                                                          (n,))))
         run = bind1(ew.subtract, cumsum(start, dtype=idt),
                     broadcast_to(_scalar(x, 1, idt), (n,)))
     else:
-        start = run = iota
+        start, run = astype(iota, dt.bool_), iota  # (empty)
     if size is None:
         size = int(run[-1].item()) + 1 if n else 0
     elif not isinstance(size, (int, np.integer)) or size < 0:
@@ -161,13 +169,15 @@ def unique_all(x, /, *, size=None, fill_value=None) -> UniqueAllResult:
 
 
 def unique(x, return_index: bool = False, return_inverse: bool = False,
-           return_counts: bool = False, axis=None, *, size=None, fill_value=None):
+           return_counts: bool = False, axis=None, *, equal_nan: bool = True, size=None,
+           fill_value=None):
     """NumPy's unique: of the flattened input, or with `axis` of the slices along it
-    (unique rows for axis=0), sorted lexicographically."""
+    (unique rows for axis=0), sorted lexicographically; all NaNs are one value unless
+    equal_nan=False (the array API's unique_* functions keep them apart)."""
     if axis is not None:
         return _unique_slices(x, axis, return_index, return_inverse, return_counts, size,
                               fill_value)
-    flat, s, order, run, slot, size, idt = _unique(x, size, fill_value, "unique")
+    flat, s, order, run, slot, size, idt = _unique(x, size, fill_value, "unique", equal_nan)
     out = [_values(flat, s, slot, size, fill_value)]
     if return_index:
         out.append(_indices(flat, order, slot, size, idt))
@@ -188,7 +198,7 @@ def _unique_slices(x, axis, return_index, return_inverse, return_counts, size, f
             "or call unique outside jit"))
     moved = moveaxis(x, ax, 0)
     n = moved.shape[0]
-    rows = reshape(moved, (n, -1))
+    rows = reshape(moved, (n, int(np.prod(moved.shape[1:]))))  # (-1 is ambiguous when n is 0)
     m = rows.shape[1]
     idt = index_dtype(n + 1 + (size or 0))
     iota = bind1(so.iota, shape=(n,), dtype=idt, dimension=0)
@@ -203,7 +213,7 @@ def _unique_slices(x, axis, return_index, return_inverse, return_counts, size, f
         run = bind1(ew.subtract, cumsum(start, dtype=idt), broadcast_to(_scalar(x, 1, idt),
                                                                          (n,)))
     else:
-        start = run = iota
+        start, run = astype(iota, dt.bool_), iota  # (empty)
     if size is None:
         size = int(run[-1].item()) + 1 if n else 0
     elif not isinstance(size, (int, np.integer)) or size < 0:

@@ -58,3 +58,31 @@ def test_unique_of_complex_sorts_by_real_then_imaginary_like_numpy():
         np.testing.assert_array_equal(np.asarray(g), w)
     zero_d = snp.unique_inverse(snp.asarray(np.complex64(1j)))  # a 0-d input keeps its shape
     assert zero_d.values.tolist() == [1j] and zero_d.inverse_indices.shape == ()
+
+
+@pytest.mark.parametrize("values", [
+    np.array([np.nan, 1.0, np.nan, -0.0, 0.0, np.inf], np.float32),
+    np.array([complex(np.nan, 0), complex(0, np.nan), 1, 1j, complex(0, np.nan), -1],
+             np.complex64),
+    np.array([np.nan], np.float32),
+    np.array([], np.float32),
+    np.zeros((0, 2), np.float32),
+    np.array([3, 1, 3], np.int32),
+])
+@pytest.mark.parametrize("kw", [{}, {"equal_nan": False},
+                                {"return_index": True, "return_inverse": True,
+                                 "return_counts": True}])
+def test_unique_nans_and_empty_inputs_match_numpy(values, kw):
+    """NumPy's (and JAX's) unique counts all NaNs as one value unless equal_nan=False;
+    complex values with a NaN part sort last; empty inputs give empty results (they
+    raised). The array API's unique_values keeps NaNs apart."""
+    want = np.unique(values, **kw)
+    got = snp.unique(snp.asarray(values), **kw)
+    want, got = (want, got) if isinstance(want, tuple) else ((want,), (got,))
+    for w, g in zip(want, got, strict=True):
+        g = np.asarray(g)
+        assert g.shape == w.shape or g.shape == w.ravel().shape, (g.shape, w.shape)
+        np.testing.assert_array_equal(g.ravel(), w.ravel())
+    if values.dtype.kind == "f" and values.ndim == 1:
+        assert np.isnan(np.asarray(snp.unique_values(snp.asarray(values)))).sum() == \
+            np.isnan(values).sum()
