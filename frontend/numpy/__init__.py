@@ -184,6 +184,7 @@ from ._elementwise import (
     reciprocal,
     remainder,
     right_shift,
+    rint,
     round,
     rsqrt,
     sigmoid,

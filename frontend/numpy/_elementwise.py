@@ -32,6 +32,7 @@ from ._operands import (
     as_tensor,
     astype,
     broadcast_shapes,
+    broadcast_to,
     copy_of,
     full_like_tensor,
     prepare,
@@ -229,6 +230,8 @@ def remainder(x, y) -> Tensor:
     (x, y), dtype = prepare(x, y)
     _check_kinds("remainder", dtype, "iuf", "real")
     r = bind1(ew.remainder, x, y)
+    if dtype.kind in "iu":
+        r = _zero_where_divisor_is_zero(r, y)
     if dtype.kind == "u":
         return r
     zero = full_like_tensor(0, x)
@@ -247,8 +250,22 @@ mod = remainder
 
 
 def fmod(x, y) -> Tensor:
+    """C's remainder: the result takes the dividend's sign."""
     (x, y), dtype = prepare(x, y)
-    return bind1(ew.remainder, x, y)
+    r = bind1(ew.remainder, x, y)
+    return _zero_where_divisor_is_zero(r, y) if dtype.kind in "iu" else r
+
+
+def _zero_where_divisor_is_zero(r: Tensor, y: Tensor) -> Tensor:
+    # an integer remainder by 0 is 0, as in NumPy and JAX (XLA's rem gives the dividend)
+    zero = full_like_tensor(0, r)
+    return select(equal(broadcast_to(y, r.shape), zero), zero, r)
+
+
+def rint(x) -> Tensor:
+    """Round half to even to the nearest integer value; integers become the default
+    float, as in JAX."""
+    return round(to_inexact(as_tensor(x)))
 
 
 def power(x, y) -> Tensor:
@@ -290,7 +307,10 @@ fix = trunc
 
 
 def round(x, decimals: int = 0) -> Tensor:  # noqa: A001
+    """Round half to even, to `decimals` places (negative: to tens, hundreds, ...)."""
     x = as_tensor(x)
+    if x.dtype.kind in "iu" and decimals < 0:
+        return _round_int(x, 10 ** -decimals)
     if x.dtype.kind in "biu":
         return copy_of(x)
     if x.dtype.is_complex:
@@ -302,6 +322,19 @@ def round(x, decimals: int = 0) -> Tensor:  # noqa: A001
 
 
 around = round
+
+
+def _round_int(x: Tensor, q: int) -> Tensor:
+    """Integers rounded half to even to a multiple of q, exactly (NumPy's answer; a
+    float detour would lose int64 digits)."""
+    if q > np.iinfo(x.dtype.np).max:  # every value is nearer 0 than the first multiple
+        return full_like_tensor(0, x)
+    r = remainder(x, q)  # in [0, q): base = x - r is the multiple at or below x
+    base = subtract(x, r)
+    half = subtract(full_like_tensor(q, x), r)  # q - r: no overflow, unlike 2 * r
+    odd = not_equal(remainder(floor_divide(base, q), 2), 0)
+    up = logical_or(greater(r, half), logical_and(equal(r, half), odd))
+    return select(up, add(base, q), base)
 
 
 def isfinite(x) -> Tensor:

@@ -528,3 +528,55 @@ def test_frexp_of_subnormals_matches_numpy(dtype):
         assert np.array_equal(np.asarray(m), want_m, equal_nan=True)
         assert np.array_equal(np.signbit(np.asarray(m)), np.signbit(want_m))
         assert np.array_equal(np.asarray(e), want_e)
+
+
+@pytest.mark.parametrize("dtype", [np.int8, np.int32, np.int64, np.uint8, np.uint32])
+@pytest.mark.parametrize("decimals", [-1, -2, -30])
+def test_round_of_integers_to_negative_decimals(dtype, decimals):
+    """round(ints, -1) returned the input unchanged; it rounds half to even to tens, as
+    NumPy does (jax raises NotImplementedError)."""
+    a = np.array([15, 25, 14, 5, 0, 35, 45, 99, 50, 115, 125 if dtype is np.int8 else 251],
+                 dtype=dtype)
+    if np.iinfo(dtype).min < 0:
+        a = np.concatenate([a, np.array([-15, -25, -14, -5, -1, -50], dtype)])
+    want = np.round(a, decimals)
+    for got in (snp.round(snp.asarray(a), decimals),
+                stablejit.jit(lambda v: snp.round(v, decimals))(snp.asarray(a))):
+        assert np.asarray(got).dtype == want.dtype
+        np.testing.assert_array_equal(np.asarray(got), want)
+
+
+def test_round_of_large_int64_is_exact():
+    # NumPy goes through float64 here and loses the last digits; the answer is exact
+    a = np.array([2**62 + 15, -(2**62) - 25, 9223372036854775805 - 100], np.int64)
+    want = [(int(v) + 5) // 10 * 10 if int(v) % 10 != 5 else
+            int(v) // 10 * 10 + (10 if (int(v) // 10) % 2 else 0) for v in a]
+    assert np.asarray(snp.round(snp.asarray(a), -1)).tolist() == want
+
+
+@pytest.mark.parametrize("name", ["remainder", "fmod"])
+@pytest.mark.parametrize("dtype", [np.int8, np.int32, np.int64, np.uint8, np.uint32])
+def test_integer_remainder_by_zero_is_zero_as_in_numpy_and_jax(name, dtype):
+    import jax.numpy as jnp
+    a = np.array([7, 0, 5, 9, 100], dtype)
+    b = np.array([0, 0, 2, 0, 7], dtype)
+    if np.iinfo(dtype).min < 0:
+        a[0] = -7
+    with np.errstate(all="ignore"):
+        want = getattr(np, name)(a, b)
+    np.testing.assert_array_equal(np.asarray(getattr(jnp, name)(a, b)), want)  # the oracle
+    f = getattr(snp, name)
+    sa, sb = snp.asarray(a), snp.asarray(b)
+    for got in (f(sa, sb), stablejit.jit(f)(sa, sb)):
+        np.testing.assert_array_equal(np.asarray(got), want)
+    np.testing.assert_array_equal(np.asarray(f(snp.asarray(a), 0)), np.zeros_like(a))
+
+
+def test_rint_rounds_half_to_even_as_jax():
+    import jax.numpy as jnp
+    for a in (np.array([0.5, 1.5, 2.5, -0.5, -2.5, 3.7, -0.0], np.float32), np.array([3, -2])):
+        want = jnp.rint(a)
+        got = snp.rint(snp.asarray(a))
+        assert np.asarray(got).dtype == np.asarray(want).dtype
+        np.testing.assert_array_equal(np.asarray(got), np.asarray(want))
+        assert np.array_equal(np.signbit(np.asarray(got)), np.signbit(np.asarray(want)))
