@@ -11,6 +11,7 @@ from .. import dtypes as dt
 from ..errors import ShapeError
 from ..ir import TensorType, scalar_type
 from ..primitive import NOT_DIFFERENTIABLE, Primitive
+from . import shape_ops
 from .elementwise import _COMPARE_TYPE, check_kind
 
 
@@ -126,22 +127,47 @@ def _extremum_vjp(ops, cts, primals, outs, *, axes):
 
 
 def _prod_vjp(ops, cts, primals, outs, *, axes):
-    """d prod / d x_i = product of the other elements, exact with zeros: out / x_i when
-    the group has no zero; the product of the non-zeros at the one zero; else 0."""
+    """d prod / d x_i = the product of the other elements of x_i's group."""
     (ct,), (x,) = cts, primals
-    kept, shape = _kept_dims(x, axes), x.type.shape
-    zero, one = ops.zeros_like(x), ops.ones_like(x)
-    is_zero = ops.eq(x, zero)
-    nonzero_prod = ops.bind(reduce_prod, ops.select(is_zero, one, x), axes=axes)
-    zeros = ops.reduce_sum(ops.convert(is_zero, x.type.dtype), axes)
-    zeros_b = ops.broadcast(zeros, shape, kept)
-    nz_b = ops.broadcast(nonzero_prod, shape, kept)
-    no_zero = ops.div(nz_b, ops.select(is_zero, one, x))
-    one_zero = ops.select(is_zero, nz_b, zero)
-    c = ops.full_like(zeros_b, 0)
-    d = ops.select(ops.eq(zeros_b, c), no_zero,
-                   ops.select(ops.eq(zeros_b, ops.full_like(zeros_b, 1)), one_zero, zero))
-    return (ops.mul(d, ops.broadcast(ct, shape, kept)),)
+    others = _others_product(ops, x, tuple(axes))
+    return (ops.mul(others, ops.broadcast(ct, x.type.shape, _kept_dims(x, axes))),)
+
+
+def _others_product(ops, x, axes):
+    """For each element of x, the product of the other elements reduced with it over
+    `axes`, by a pairwise tree (as JAX's rule): no division, so it is exact with zeros
+    and has none of the overflow and underflow of prod / x_i (prod([1e-30, 1e-30, 2])
+    underflows to 0, while each element's others are representable)."""
+    shape, dtype = x.type.shape, x.type.dtype
+    kept = _kept_dims(x, axes)
+    n = int(np.prod([shape[a] for a in axes], dtype=np.int64))
+    if n == 0:
+        return ops.zeros_like(x)
+    perm = kept + tuple(sorted(axes))
+    moved = ops.transpose(x, perm)
+    batch = tuple(shape[a] for a in kept)
+    b = len(batch)
+    size = 1 << (n - 1).bit_length()  # the next power of two: pad with ones
+    level = ops.reshape(moved, batch + (n,))
+    if size != n:
+        level = ops.bind(shape_ops.pad, level, ops.const(1, dtype), low=(0,) * (b + 1),
+                         high=(0,) * b + (size - n,), interior=(0,) * (b + 1))
+    pairs = []
+    while level.type.shape[-1] > 1:  # up: the products of ever larger blocks
+        pair = ops.reshape(level, batch + (level.type.shape[-1] // 2, 2))
+        pairs.append(pair)
+        level = ops.bind(reduce_prod, pair, axes=(b + 1,))
+    others = ops.full_like(level, 1)  # down: a block's others times its sibling
+    for pair in reversed(pairs):
+        m = pair.type.shape[-2]
+        sibling = ops.bind(shape_ops.reverse, pair, axes=(b + 1,))
+        up = ops.broadcast(others, batch + (m, 2), tuple(range(b + 1)))
+        others = ops.reshape(ops.mul(up, sibling), batch + (2 * m,))
+    if size != n:
+        others = ops.bind(shape_ops.slice_, others, start=(0,) * (b + 1),
+                          limit=batch + (n,), strides=(1,) * (b + 1))
+    others = ops.reshape(others, tuple(shape[a] for a in perm))
+    return ops.transpose(others, tuple(int(i) for i in np.argsort(perm)))
 
 
 reduce_sum.vjp = _sum_vjp

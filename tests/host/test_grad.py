@@ -636,3 +636,15 @@ def test_gradient_at_kinks_and_ties_matches_jax(case, path):
         got = np.asarray(g(snp.asarray(np.float32(p))))
         assert got.dtype == want.dtype
         np.testing.assert_allclose(got, want, rtol=1e-6, err_msg=f"at {p!r}")
+
+
+@pytest.mark.parametrize("values", [[1e-30, 1e-30, 2.0], [1e30, 1e30, 1e-30], [0.0, 0.0, 3.0],
+                                    [0.0, 2.0, 3.0, -1.0, 5.0], [2.0]])
+def test_prod_gradient_is_the_product_of_the_others(values):
+    """prod's derivative was prod / x_i: 0 where the product underflows (the others'
+    product 2e-30 is representable) and inf where it overflows (the others' product is
+    1). It is now the others' product by a pairwise tree, as in JAX."""
+    a = np.asarray(values, np.float32)
+    want = np.asarray(jax.grad(jnp.prod)(jnp.asarray(a)))
+    for g in (stablejit.grad(snp.prod), stablejit.jit(stablejit.grad(snp.prod))):
+        np.testing.assert_allclose(np.asarray(g(snp.asarray(a))), want, rtol=1e-6)
