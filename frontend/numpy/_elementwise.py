@@ -481,28 +481,32 @@ def hypot(x1, x2) -> Tensor:
 
 
 def _larger_and_gap(a, b):
-    """(the larger of a and b, minus the gap between them) for logaddexp, both chosen by
-    one select: at a tie each operand's derivative is then 1/2 (1 and 0 from the larger,
-    -1/2 and +1/2 from the gap), as JAX's rule gives, whatever abs does at its kink."""
+    """(the larger of a and b, minus the gap between them, where the gap is undefined)
+    for logaddexp, chosen by one select: at a tie each operand's derivative is then 1/2
+    (1 and 0 from the larger, -1/2 and +1/2 from the gap), as JAX's rule gives, whatever
+    abs does at its kink. Equal infinities (and NaNs) have no gap: it is 0 there, so no
+    NaN reaches the derivative through the branch logaddexp does not take."""
     first = greater_equal(a, b)
-    return select(first, a, b), select(first, subtract(b, a), subtract(a, b))
+    undefined = isnan(subtract(a, b))
+    gap = select(first, subtract(b, a), subtract(a, b))
+    return select(first, a, b), select(undefined, full_like_tensor(0, gap), gap), undefined
 
 
 def logaddexp(x1, x2) -> Tensor:
     """log(exp(x1) + exp(x2)) without overflow."""
     a, b = _real_floats("logaddexp", x1, x2)
-    larger, gap = _larger_and_gap(a, b)
+    larger, gap, undefined = _larger_and_gap(a, b)
     out = add(larger, log1p(exp(gap)))
-    # equal infinities give a NaN difference: the answer is that infinity (or NaN for NaN)
-    return select(isnan(subtract(a, b)), add(a, b), out)
+    # equal infinities: that infinity (NaN for a NaN), with derivative 1/2 each
+    return select(undefined, add(multiply(add(a, b), 0.5), math.log(2)), out)
 
 
 def logaddexp2(x1, x2) -> Tensor:
     """log2(2**x1 + 2**x2) without overflow."""
     a, b = _real_floats("logaddexp2", x1, x2)
-    larger, gap = _larger_and_gap(a, b)
+    larger, gap, undefined = _larger_and_gap(a, b)
     out = add(larger, divide(log1p(exp2(gap)), math.log(2)))
-    return select(isnan(subtract(a, b)), add(a, b), out)
+    return select(undefined, add(multiply(add(a, b), 0.5), 1.0), out)
 
 
 _SAME_WIDTH_INT = {16: dt.int16, 32: dt.int32, 64: dt.int64}
