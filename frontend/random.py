@@ -39,6 +39,7 @@ from .compiler.ir import Attrs
 from .compiler.primitives import elementwise as ew
 from .compiler.primitives import shape_ops as so
 from .compiler.primitives import sorting as srt
+from .control_flow import while_loop
 from .dispatch import bind, bind1
 from .errors import at_user_line
 from .jit import jit
@@ -48,7 +49,11 @@ from .tensor import Tensor
 
 __all__ = ["key", "PRNGKey", "split", "fold_in", "bits", "uniform", "normal", "randint",
            "bernoulli", "categorical", "choice", "gumbel", "permutation", "truncated_normal",
-           "threefry2x32"]
+           "threefry2x32", "exponential", "laplace", "logistic", "cauchy", "rademacher",
+           "maxwell", "double_sided_maxwell", "weibull_min", "pareto", "rayleigh", "wald",
+           "geometric", "triangular", "lognormal", "gamma", "loggamma", "beta", "dirichlet",
+           "chisquare", "t", "f", "generalized_normal", "ball", "poisson", "binomial",
+           "multinomial", "multivariate_normal", "orthogonal"]
 
 _ROTATIONS = ((13, 15, 26, 6), (17, 29, 16, 24))
 _U32 = dt.uint32
@@ -86,8 +91,13 @@ def _counters(shape) -> tuple[Tensor, Tensor]:
     return snp.zeros(tuple(shape), _U32), lo
 
 
-def _words(key: Tensor) -> tuple[Tensor, Tensor]:
-    return key[0], key[1]
+def _words(key: Tensor, ndraw: int = 0) -> tuple[Tensor, Tensor]:
+    """The key words; for a batch of keys (*B, 2), shaped (*B, 1, ..., 1) with `ndraw`
+    trailing ones, so that they broadcast against a draw's counters."""
+    if key.ndim == 1:
+        return key[0], key[1]
+    lead = key.shape[:-1] + (1,) * ndraw
+    return snp.reshape(key[..., 0], lead), snp.reshape(key[..., 1], lead)
 
 
 # ---- keys ------------------------------------------------------------------------------------
@@ -140,10 +150,11 @@ def split(key, num=2) -> Tensor:
 
 
 def _split_impl(k, shape):
-    k1, k2 = _words(k)
+    # k may be a batch of keys (*B, 2): the result is (*B, *shape, 2)
+    k1, k2 = _words(k, len(shape))
     hi, lo = _counters(shape)
     b1, b2 = threefry2x32(k1, k2, hi, lo)
-    return snp.stack([b1, b2], axis=len(shape))
+    return snp.stack([b1, b2], axis=b1.ndim)
 
 
 _split = jit(_split_impl, static_argnums=(1,))
@@ -182,7 +193,8 @@ def bits(key, shape=(), bit_width: int = 32) -> Tensor:
 
 
 def _bits_impl(k, bit_width, shape):
-    k1, k2 = _words(k)
+    # k may be a batch of keys (*B, 2): the result is (*B, *shape)
+    k1, k2 = _words(k, len(shape))
     hi, lo = _counters(shape)
     b1, b2 = threefry2x32(k1, k2, hi, lo)
     if bit_width == 64:
@@ -276,7 +288,8 @@ def normal(key, shape=(), dtype=None) -> Tensor:
 
 def _normal_impl(k, shape, d):
     if d.bits == 64:  # Box-Muller keeps float64's resolution
-        k1, k2 = _split_impl(k, (2,))
+        ks = _split_impl(k, (2,))
+        k1, k2 = ks[..., 0, :], ks[..., 1, :]
         u1 = _uniform_impl(k1, float(np.finfo(np.float64).tiny), 1.0, shape, d)
         u2 = _uniform_impl(k2, 0.0, 1.0, shape, d)
         return snp.sqrt(-2.0 * snp.log(u1)) * snp.cos(2.0 * np.pi * u2)
@@ -538,7 +551,832 @@ def _permutation_impl(k, x, axis, independent):
 _permutation = jit(_permutation_impl, static_argnums=(2, 3))
 
 
+# ---- parameters of the distributions below ------------------------------------------------
+
+def _real_param(name: str, argname: str, v) -> Tensor:
+    t = v if isinstance(v, Tensor) else snp.asarray(v)
+    if t.dtype.kind not in "biuf":
+        raise TypeError(at_user_line(f"random.{name}: {argname} must be a real number or a "
+                                     f"tensor of real numbers, got {t.type}"))
+    return t
+
+
+def _param_shape(name: str, shape, **params: Tensor) -> tuple[int, ...]:
+    """jax's rule: shape=None is the parameters' broadcast shape; a given shape must be
+    what it and the parameters' shapes broadcast to."""
+    shapes = [t.shape for t in params.values()]
+    desc = ", ".join(f"{n}{list(t.shape)}" for n, t in params.items())
+    want = None if shape is None else _shape(shape)
+    try:
+        got = snp.broadcast_shapes(*shapes) if want is None else snp.broadcast_shapes(
+            want, *shapes)
+    except (ValueError, TypeError):
+        got = None
+    if got is None or (want is not None and got != want):
+        target = "each other" if want is None else f"shape={want}"
+        raise ValueError(at_user_line(
+            f"random.{name}: the parameter shapes ({desc}) do not broadcast to {target}; "
+            f"pass parameters of compatible shapes, or shape=None"))
+    return got
+
+
+def _int_dtype(name: str, dtype) -> dt.DType:
+    d = DEFAULT_INT if dtype is None else dt.dtype(dtype)
+    if d.kind not in "iu":
+        raise TypeError(at_user_line(f"random.{name}: dtype must be an integer dtype, got "
+                                     f"{d.name}"))
+    return d
+
+
+def _c(v, d: dt.DType) -> Tensor:
+    return snp.asarray(v, dtype=d)
+
+
+# ---- transforms of uniform and normal draws -----------------------------------------------
+
+def exponential(key, shape=(), dtype=None) -> Tensor:
+    """Standard exponential floats (rate 1): -log(1 - u)."""
+    k = _check_key("exponential", key)
+    return _exponential(k, _shape(shape), _float_dtype("exponential", dtype))
+
+
+def _exponential_impl(k, shape, d):
+    # 1 - u lies in (0, 1], so the log is finite
+    return -snp.log1p(-_uniform_impl(k, 0.0, 1.0, shape, d))
+
+
+_exponential = jit(_exponential_impl, static_argnums=(1, 2))
+
+
+def laplace(key, shape=(), dtype=None) -> Tensor:
+    """Standard Laplace floats (density exp(-|x|) / 2)."""
+    k = _check_key("laplace", key)
+    return _laplace(k, _shape(shape), _float_dtype("laplace", dtype))
+
+
+def _laplace_impl(k, shape, d):
+    lo = float(np.array(-1.0, d.np) + _finfo(d).epsneg)  # keeps log1p(-|u|) finite
+    u = _uniform_impl(k, lo, 1.0, shape, d)
+    return snp.sign(u) * snp.log1p(-snp.abs(u))
+
+
+_laplace = jit(_laplace_impl, static_argnums=(1, 2))
+
+
+def logistic(key, shape=(), dtype=None) -> Tensor:
+    """Standard logistic floats: log(u / (1 - u))."""
+    k = _check_key("logistic", key)
+    return _logistic(k, _shape(shape), _float_dtype("logistic", dtype))
+
+
+def _logistic_impl(k, shape, d):
+    x = _uniform_impl(k, float(_finfo(d).tiny), 1.0, shape, d)
+    return snp.log(x) - snp.log1p(-x)
+
+
+_logistic = jit(_logistic_impl, static_argnums=(1, 2))
+
+
+def cauchy(key, shape=(), dtype=None) -> Tensor:
+    """Standard Cauchy floats: tan(pi (u - 1/2))."""
+    k = _check_key("cauchy", key)
+    return _cauchy(k, _shape(shape), _float_dtype("cauchy", dtype))
+
+
+def _cauchy_impl(k, shape, d):
+    u = _uniform_impl(k, float(_finfo(d).eps), 1.0, shape, d)
+    return snp.tan(_c(np.pi, d) * (u - _c(0.5, d)))
+
+
+_cauchy = jit(_cauchy_impl, static_argnums=(1, 2))
+
+
+def rademacher(key, shape=(), dtype=None) -> Tensor:
+    """-1 or +1 with equal probability, in `dtype` (default: the default int dtype, int64;
+    jax's is int32, with the same values)."""
+    k = _check_key("rademacher", key)
+    d = DEFAULT_INT if dtype is None else dt.dtype(dtype)
+    if d.kind not in "iuf":
+        raise TypeError(at_user_line(f"random.rademacher: dtype must be an integer or "
+                                     f"floating-point dtype, got {d.name}"))
+    return _rademacher(k, _shape(shape), d)
+
+
+def _rademacher_impl(k, shape, d):
+    b = _bernoulli_impl(k, snp.asarray(0.5, dtype=dt.float32), shape)
+    return snp.astype(2 * snp.astype(b, d) - 1, d)
+
+
+_rademacher = jit(_rademacher_impl, static_argnums=(1, 2))
+
+
+def maxwell(key, shape=(), dtype=None) -> Tensor:
+    """One-sided Maxwell floats (density ~ x^2 exp(-x^2 / 2)): the length of a standard
+    normal 3-vector."""
+    k = _check_key("maxwell", key)
+    return _maxwell(k, _shape(shape), _float_dtype("maxwell", dtype))
+
+
+def _maxwell_impl(k, shape, d):
+    z = _normal_impl(k, (*shape, 3), d)
+    return snp.sqrt(snp.sum(z * z, axis=-1))
+
+
+_maxwell = jit(_maxwell_impl, static_argnums=(1, 2))
+
+
+def double_sided_maxwell(key, loc, scale, shape=(), dtype=None) -> Tensor:
+    """Double-sided Maxwell floats (density ~ z^2 exp(-z^2 / 2), z = (x - loc) / scale).
+    As in jax, the result shape is shape + the parameters' broadcast shape (shape=()
+    stands for that broadcast shape)."""
+    k = _check_key("double_sided_maxwell", key)
+    d = _float_dtype("double_sided_maxwell", dtype)
+    lo = _real_param("double_sided_maxwell", "loc", loc)
+    sc = _real_param("double_sided_maxwell", "scale", scale)
+    pshape = _param_shape("double_sided_maxwell", None, loc=lo, scale=sc)
+    shape = _shape(shape) or pshape
+    return _double_sided_maxwell(k, lo, sc, shape + pshape, d)
+
+
+def _double_sided_maxwell_impl(k, loc, scale, shape, d):
+    ks = _split_impl(k, (2,))
+    m = _maxwell_impl(ks[0], shape, d)
+    sign = _rademacher_impl(ks[1], shape, d)
+    return sign * m * snp.astype(scale, d) + snp.astype(loc, d)
+
+
+_double_sided_maxwell = jit(_double_sided_maxwell_impl, static_argnums=(3, 4))
+
+
+def weibull_min(key, scale, concentration, shape=(), dtype=None) -> Tensor:
+    """Weibull floats (density ~ x^(c-1) exp(-(x/scale)^c), c = concentration), by
+    inverting the CDF; the result is shape broadcast with the parameters."""
+    k = _check_key("weibull_min", key)
+    d = _float_dtype("weibull_min", dtype)
+    sc = _real_param("weibull_min", "scale", scale)
+    co = _real_param("weibull_min", "concentration", concentration)
+    shape = _shape(shape)
+    _param_shape("weibull_min", None, sample=snp.zeros(shape), scale=sc, concentration=co)
+    return _weibull_min(k, sc, co, shape, d)
+
+
+def _weibull_min_impl(k, scale, concentration, shape, d):
+    u = _uniform_impl(k, 0.0, 1.0, shape, d)
+    inv_c = snp.astype(1.0 / snp.astype(concentration, dt.float32), d)
+    return snp.power(-snp.log1p(-u), inv_c) * snp.astype(scale, d)
+
+
+_weibull_min = jit(_weibull_min_impl, static_argnums=(3, 4))
+
+
+def pareto(key, b, shape=None, dtype=None) -> Tensor:
+    """Pareto floats (density b / x^(b+1) on x >= 1): exp(exponential / b)."""
+    k = _check_key("pareto", key)
+    d = _float_dtype("pareto", dtype)
+    bt = _real_param("pareto", "b", b)
+    return _pareto(k, bt, _param_shape("pareto", shape, b=bt), d)
+
+
+def _pareto_impl(k, b, shape, d):
+    return snp.exp(_exponential_impl(k, shape, d) / snp.astype(b, d))
+
+
+_pareto = jit(_pareto_impl, static_argnums=(2, 3))
+
+
+def rayleigh(key, scale, shape=None, dtype=None) -> Tensor:
+    """Rayleigh floats (density ~ x exp(-x^2 / (2 scale^2))): scale sqrt(-2 log u)."""
+    k = _check_key("rayleigh", key)
+    d = _float_dtype("rayleigh", dtype)
+    sc = _real_param("rayleigh", "scale", scale)
+    return _rayleigh(k, sc, _param_shape("rayleigh", shape, scale=sc), d)
+
+
+def _rayleigh_impl(k, scale, shape, d):
+    u = _uniform_impl(k, 0.0, 1.0, shape, d)
+    scale = snp.broadcast_to(snp.astype(scale, d), shape)
+    return scale * snp.sqrt(snp.log(u) * _c(-2.0, d))
+
+
+_rayleigh = jit(_rayleigh_impl, static_argnums=(2, 3))
+
+
+def wald(key, mean, shape=None, dtype=None) -> Tensor:
+    """Wald (inverse Gaussian, shape parameter 1) floats with the given mean, by
+    Michael, Schucany and Haas' transformation of a normal and a uniform draw."""
+    k = _check_key("wald", key)
+    d = _float_dtype("wald", dtype)
+    m = _real_param("wald", "mean", mean)
+    return _wald(k, m, _param_shape("wald", shape, mean=m), d)
+
+
+def _wald_impl(k, mean, shape, d):
+    ks = _split_impl(k, (2,))
+    mean = snp.broadcast_to(snp.astype(mean, d), shape)
+    v = _normal_impl(ks[0], shape, d)
+    z = _uniform_impl(ks[1], 0.0, 1.0, shape, d)
+    y = v * v
+    mean_sq = mean * mean
+    sqrt_term = snp.sqrt(4 * mean * y + mean_sq * (y * y))
+    x = mean + mean_sq * y / 2 - mean / 2 * sqrt_term
+    return snp.where(z <= mean / (mean + x), x, mean_sq / x)
+
+
+_wald = jit(_wald_impl, static_argnums=(2, 3))
+
+
+def geometric(key, p, shape=None, dtype=None) -> Tensor:
+    """Geometric integers >= 1 (the number of Bernoulli(p) trials up to the first
+    success), in `dtype` (default: the default int dtype, int64; jax's is int32)."""
+    k = _check_key("geometric", key)
+    d = _int_dtype("geometric", dtype)
+    pt = _real_param("geometric", "p", p)
+    if pt.dtype.kind != "f":
+        pt = snp.astype(pt, dt.float32)
+    return _geometric(k, pt, _param_shape("geometric", shape, p=pt), d)
+
+
+def _geometric_impl(k, p, shape, d):
+    u = _uniform_impl(k, 0.0, 1.0, shape, p.dtype)
+    u = snp.where(u == 0, _c(1.0, p.dtype), u)  # as jax: u = 0 would give log(0)
+    g = snp.floor(snp.log(u) / snp.broadcast_to(snp.log1p(-p), shape)) + 1
+    return snp.astype(g, d)
+
+
+_geometric = jit(_geometric_impl, static_argnums=(2, 3))
+
+
+def triangular(key, left, mode, right, shape=None, dtype=None) -> Tensor:
+    """Triangular floats on [left, right] with peak at mode, by inverting the CDF."""
+    k = _check_key("triangular", key)
+    d = _float_dtype("triangular", dtype)
+    ps = {n: _real_param("triangular", n, v)
+          for n, v in (("left", left), ("mode", mode), ("right", right))}
+    shape = _param_shape("triangular", shape, **ps)
+    return _triangular(k, ps["left"], ps["mode"], ps["right"], shape, d)
+
+
+def _triangular_impl(k, left, mode, right, shape, d):
+    left, mode, right = (snp.broadcast_to(snp.astype(v, d), shape) for v in (left, mode, right))
+    fc = (mode - left) / (right - left)
+    u = _uniform_impl(k, 0.0, 1.0, shape, d)
+    out1 = left + snp.sqrt(u * (right - left) * (mode - left))
+    out2 = right - snp.sqrt((1 - u) * (right - left) * (right - mode))
+    return snp.where(u < fc, out1, out2)
+
+
+_triangular = jit(_triangular_impl, static_argnums=(4, 5))
+
+
+def lognormal(key, sigma=1.0, shape=None, dtype=None) -> Tensor:
+    """Log-normal floats: exp(sigma * standard normal)."""
+    k = _check_key("lognormal", key)
+    d = _float_dtype("lognormal", dtype)
+    sg = _real_param("lognormal", "sigma", sigma)
+    return _lognormal(k, sg, _param_shape("lognormal", shape, sigma=sg), d)
+
+
+def _lognormal_impl(k, sigma, shape, d):
+    return snp.exp(_normal_impl(k, shape, d) * snp.astype(sigma, d))
+
+
+_lognormal = jit(_lognormal_impl, static_argnums=(2, 3))
+
+
+# ---- gamma and what is built on it ------------------------------------------------------
+
+def _gamma_many(keys, alpha, d, log_space):
+    """One gamma(alpha[i]) draw per key keys[i] (keys: (n, 2), alpha: (n,)), by Marsaglia
+    and Tsang's rejection method in jax's order of draws, so each element's numbers are
+    those of jax's per-element loop: every element keeps drawing until it is accepted,
+    and an accepted element's state stops changing. alpha < 1 is boosted to alpha + 1
+    and scaled by u^(1/alpha) (or, in log space, shifted by log(u) / alpha)."""
+    one, zero = _c(1.0, d), _c(0.0, d)
+    third = _c(1.0 / 3.0, d)
+    boost = alpha >= one
+    alpha_orig = alpha
+    alpha = snp.where(boost, alpha, alpha + one)
+    dd = alpha - third
+    cc = third / snp.sqrt(dd)
+
+    def rejected(x2, v, u):
+        return (u >= one - _c(0.0331, d) * (x2 * x2)) & (
+            snp.log(u) >= x2 * _c(0.5, d) + dd * (one - v + snp.log(v)))
+
+    def cond(st):
+        return snp.any(rejected(*st[1:]))
+
+    def body(st):
+        key, x2, v3, u = st
+        active = rejected(x2, v3, u)
+        ks = _split_impl(key, (3,))
+
+        # normals until v = 1 + c x is positive
+        def inner_body(s):
+            kk, x, v = s
+            need = v <= zero
+            sub = _split_impl(kk, (2,))
+            x_new = _normal_impl(sub[:, 1], (), d)
+            return (snp.where(need[:, None], sub[:, 0], kk), snp.where(need, x_new, x),
+                    snp.where(need, one + x_new * cc, v))
+
+        init = (ks[:, 1], snp.zeros_like(alpha), snp.where(active, -one, one))
+        _, x, v = while_loop(lambda s: snp.any(s[2] <= zero), inner_body, init)
+        u_new = _uniform_impl(ks[:, 2], 0.0, 1.0, (), d)
+        return (snp.where(active[:, None], ks[:, 0], key), snp.where(active, x * x, x2),
+                snp.where(active, v * v * v, v3), snp.where(active, u_new, u))
+
+    ks = _split_impl(keys, (2,))
+    n = alpha.shape
+    init = (ks[:, 0], snp.zeros(n, d), snp.ones(n, d), snp.full(n, 2.0, dtype=d))
+    v3 = while_loop(cond, body, init)[2]
+    if log_space:
+        # log(u) through log1p(-u'), the form jax uses, so that both spaces agree
+        log_u = snp.log1p(-_uniform_impl(ks[:, 1], 0.0, 1.0, (), d))
+        log_boost = snp.where(boost | (log_u == 0), zero, log_u * (one / alpha_orig))
+        return snp.log(dd) + snp.log(v3) + log_boost
+    u = 1 - _uniform_impl(ks[:, 1], 0.0, 1.0, (), d)
+    return dd * v3 * snp.where(boost, one, snp.power(u, one / alpha_orig))
+
+
+def gamma(key, a, shape=None, dtype=None) -> Tensor:
+    """Standard gamma floats with shape parameter a (density ~ x^(a-1) exp(-x))."""
+    k = _check_key("gamma", key)
+    d = _float_dtype("gamma", dtype)
+    at = _real_param("gamma", "a", a)
+    return _gamma(k, at, _param_shape("gamma", shape, a=at), d, False)
+
+
+def loggamma(key, a, shape=None, dtype=None) -> Tensor:
+    """The logs of standard gamma(a) draws, computed in log space (accurate for small a,
+    where the draws themselves underflow)."""
+    k = _check_key("loggamma", key)
+    d = _float_dtype("loggamma", dtype)
+    at = _real_param("loggamma", "a", a)
+    return _gamma(k, at, _param_shape("loggamma", shape, a=at), d, True)
+
+
+def _gamma_impl(k, a, shape, d, log_space):
+    n = math.prod(shape)
+    if n == 0:
+        return snp.zeros(shape, d)
+    a = snp.reshape(snp.broadcast_to(snp.astype(a, d), shape), (n,))
+    keys = _split_impl(k, (n,))  # one key per element, as jax's split(key, size)
+    return snp.reshape(_gamma_many(keys, a, d, log_space), shape)
+
+
+_gamma = jit(_gamma_impl, static_argnums=(2, 3, 4))
+
+
+def beta(key, a, b, shape=None, dtype=None) -> Tensor:
+    """Beta(a, b) floats on [0, 1]: g_a / (g_a + g_b) for gamma draws, formed from
+    their logs so that small a and b keep their precision."""
+    k = _check_key("beta", key)
+    d = _float_dtype("beta", dtype)
+    at, bt = _real_param("beta", "a", a), _real_param("beta", "b", b)
+    return _beta(k, at, bt, _param_shape("beta", shape, a=at, b=bt), d)
+
+
+def _beta_impl(k, a, b, shape, d):
+    ks = _split_impl(k, (2,))
+    lga = _gamma_impl(ks[0], a, shape, d, True)
+    lgb = _gamma_impl(ks[1], b, shape, d, True)
+    log_max = snp.maximum(lga, lgb)
+    ga, gb = snp.exp(lga - log_max), snp.exp(lgb - log_max)
+    return ga / (ga + gb)
+
+
+_beta = jit(_beta_impl, static_argnums=(3, 4))
+
+
+def dirichlet(key, alpha, shape=None, dtype=None) -> Tensor:
+    """Dirichlet(alpha) floats: points of the simplex along the last axis (normalized
+    gamma draws, from their logs); the result shape is shape + alpha.shape[-1:]."""
+    k = _check_key("dirichlet", key)
+    d = _float_dtype("dirichlet", dtype)
+    al = _real_param("dirichlet", "alpha", alpha)
+    if al.ndim < 1:
+        raise ValueError(at_user_line("random.dirichlet: alpha must have at least one axis "
+                                      "(the concentrations of the categories), got a "
+                                      "scalar"))
+    batch = snp.zeros(al.shape[:-1])
+    shape = _param_shape("dirichlet", shape, **{"alpha.shape[:-1]": batch})
+    return _dirichlet(k, al, shape, d)
+
+
+def _dirichlet_impl(k, alpha, shape, d):
+    lg = _gamma_impl(k, alpha, (*shape, alpha.shape[-1]), d, True)
+    e = snp.exp(lg - snp.max(lg, axis=-1, keepdims=True))
+    return e / snp.sum(e, axis=-1, keepdims=True)
+
+
+_dirichlet = jit(_dirichlet_impl, static_argnums=(2, 3))
+
+
+def chisquare(key, df, shape=None, dtype=None) -> Tensor:
+    """Chi-square floats with df degrees of freedom: 2 gamma(df / 2)."""
+    k = _check_key("chisquare", key)
+    d = _float_dtype("chisquare", dtype)
+    dft = _real_param("chisquare", "df", df)
+    return _chisquare(k, dft, _param_shape("chisquare", shape, df=dft), d)
+
+
+def _chisquare_impl(k, df, shape, d):
+    half = snp.astype(df, d) / _c(2.0, d)
+    return snp.exp(_gamma_impl(k, half, shape, d, True)) * _c(2.0, d)
+
+
+_chisquare = jit(_chisquare_impl, static_argnums=(2, 3))
+
+
+def t(key, df, shape=None, dtype=None) -> Tensor:
+    """Student's t floats with df degrees of freedom: normal / sqrt(gamma(df/2) / (df/2))."""
+    k = _check_key("t", key)
+    d = _float_dtype("t", dtype)
+    dft = _real_param("t", "df", df)
+    return _t(k, dft, _param_shape("t", shape, df=dft), d)
+
+
+def _t_impl(k, df, shape, d):
+    ks = _split_impl(k, (2,))
+    n = _normal_impl(ks[0], shape, d)
+    half = snp.astype(df, d) / _c(2.0, d)
+    g = _gamma_impl(ks[1], half, shape, d, False)
+    return n * snp.sqrt(half / g)
+
+
+_t = jit(_t_impl, static_argnums=(2, 3))
+
+
+def f(key, dfnum, dfden, shape=None, dtype=None) -> Tensor:
+    """F-distribution floats: (chisquare(dfnum) / dfnum) / (chisquare(dfden) / dfden)."""
+    k = _check_key("f", key)
+    d = _float_dtype("f", dtype)
+    num, den = _real_param("f", "dfnum", dfnum), _real_param("f", "dfden", dfden)
+    return _f(k, num, den, _param_shape("f", shape, dfnum=num, dfden=den), d)
+
+
+def _f_impl(k, dfnum, dfden, shape, d):
+    dfnum, dfden = snp.astype(dfnum, d), snp.astype(dfden, d)
+    ks = _split_impl(k, (2,))
+    chi_num = _chisquare_impl(ks[1], dfnum, shape, d)
+    chi_den = _chisquare_impl(ks[0], dfden, shape, d)
+    return (chi_num / dfnum) / (chi_den / dfden)
+
+
+_f = jit(_f_impl, static_argnums=(3, 4))
+
+
+def generalized_normal(key, p, shape=(), dtype=None) -> Tensor:
+    """Generalized normal floats (density ~ exp(-|x|^p)): a random sign times
+    gamma(1/p)^(1/p)."""
+    k = _check_key("generalized_normal", key)
+    d = _float_dtype("generalized_normal", dtype)
+    pt = _real_param("generalized_normal", "p", p)
+    if pt.ndim:
+        raise ValueError(at_user_line(f"random.generalized_normal: p must be a scalar, got "
+                                      f"shape {pt.shape}"))
+    return _generalized_normal(k, pt, _shape(shape), d)
+
+
+def _generalized_normal_impl(k, p, shape, d):
+    ks = _split_impl(k, (2,))
+    inv_p = _c(1.0, d) / snp.astype(p, d)
+    g = _gamma_impl(ks[0], inv_p, shape, d, False)
+    return _rademacher_impl(ks[1], shape, d) * snp.power(g, inv_p)
+
+
+_generalized_normal = jit(_generalized_normal_impl, static_argnums=(2, 3))
+
+
+def ball(key, d, p=2, shape=(), dtype=None) -> Tensor:
+    """Points drawn uniformly from the unit p-norm ball in d dimensions: a (*shape, d)
+    tensor (Barthe, Guedon, Mendelson and Naor's construction)."""
+    k = _check_key("ball", key)
+    fd = _float_dtype("ball", dtype)
+    if not isinstance(d, (int, np.integer)) or isinstance(d, bool) or d < 0:
+        raise ValueError(at_user_line(f"random.ball: d must be a non-negative Python int "
+                                      f"(the dimension), got {d!r}"))
+    pt = _real_param("ball", "p", p)
+    if pt.ndim:
+        raise ValueError(at_user_line(f"random.ball: p must be a scalar, got shape "
+                                      f"{pt.shape}"))
+    return _ball(k, pt, int(d), _shape(shape), fd)
+
+
+def _ball_impl(k, p, d, shape, fd):
+    ks = _split_impl(k, (2,))
+    g = _generalized_normal_impl(ks[0], p, (*shape, d), fd)
+    e = _exponential_impl(ks[1], shape, fd)
+    p = snp.astype(p, fd)
+    r = snp.power(snp.sum(snp.power(snp.abs(g), p), axis=-1) + e, _c(1.0, fd) / p)
+    return g / r[..., None]
+
+
+_ball = jit(_ball_impl, static_argnums=(2, 3, 4))
+
+
+# ---- counts: poisson, binomial, multinomial ---------------------------------------------
+
+_MAX_ITERS = np.iinfo(np.int32).max  # a bound on the rejection loops that is never reached
+
+
+def poisson(key, lam, shape=None, dtype=None) -> Tensor:
+    """Poisson(lam) integers, in `dtype` (default: the default int dtype, int64; jax's is
+    int32): Knuth's product of uniforms for lam < 10, Hormann's transformed rejection
+    above, as jax does."""
+    k = _check_key("poisson", key)
+    d = _int_dtype("poisson", dtype)
+    lt = _real_param("poisson", "lam", lam)
+    shape = _param_shape("poisson", shape, lam=lt)
+    return _poisson(k, snp.astype(snp.broadcast_to(lt, shape), dt.float32), shape, d)
+
+
+def _poisson_knuth(k, lam, shape, d):
+    def body(st):
+        i, n, key, log_prod = st
+        ks = _split_impl(key, (2,))
+        n = snp.where(log_prod > -lam, n + 1, n)
+        u = _uniform_impl(ks[1], 0.0, 1.0, shape, dt.float32)
+        return i + 1, n, ks[0], log_prod + snp.log(u)
+
+    def cond(st):
+        return snp.any(st[3] > -lam) & (st[0] < _MAX_ITERS)
+
+    init = (snp.asarray(0, dtype=dt.int32), snp.zeros(shape, d), k, snp.zeros(shape, dt.float32))
+    return while_loop(cond, body, init)[1] - 1
+
+
+def _poisson_rejection(k, lam, shape, d):
+    f32 = dt.float32
+    log_lam = snp.log(lam)
+    b = 0.931 + 2.53 * snp.sqrt(lam)
+    a = -0.059 + 0.02483 * b
+    inv_alpha = 1.1239 + 1.1328 / (b - 3.4)
+    v_r = 0.9277 - 3.6224 / (b - 2)
+
+    def body(st):
+        i, k_out, accepted, key = st
+        ks = _split_impl(key, (3,))
+        u = _uniform_impl(ks[1], 0.0, 1.0, shape, f32) - 0.5
+        v = _uniform_impl(ks[2], 0.0, 1.0, shape, f32)
+        us = 0.5 - snp.abs(u)
+        n = snp.floor((2 * a / us + b) * u + lam + 0.43)
+        s = snp.log(v * inv_alpha / (a / (us * us) + b))
+        t = -lam + n * log_lam - _gammaln(n + 1)
+        accept1 = (us >= 0.07) & (v <= v_r)
+        reject = (n < 0) | ((us < 0.013) & (v > us))
+        accept = accept1 | (~reject & (s <= t))
+        return i + 1, snp.where(accept, n, k_out), accepted | accept, ks[0]
+
+    def cond(st):
+        return snp.any(~st[2]) & (st[0] < _MAX_ITERS)
+
+    init = (snp.asarray(0, dtype=dt.int32), snp.full(shape, -1.0, dtype=f32),
+            snp.zeros(shape, dt.bool_), k)
+    return snp.astype(while_loop(cond, body, init)[1], d)
+
+
+def _gammaln(x):
+    from .scipy._gamma import gammaln  # XLA's lgamma algorithm, as jax's lax.lgamma
+
+    return gammaln(x)
+
+
+def _poisson_impl(k, lam, shape, d):
+    use_knuth = snp.isnan(lam) | (lam < 10)
+    lam_knuth = snp.where(use_knuth, lam, 0.0)
+    lam_rejection = snp.where(use_knuth, 1e5, lam)  # keeps the unused branch cheap
+    out = snp.where(use_knuth, _poisson_knuth(k, lam_knuth, shape, d),
+                    _poisson_rejection(k, lam_rejection, shape, d))
+    return snp.where(lam == 0, snp.zeros_like(out), out)
+
+
+_poisson = jit(_poisson_impl, static_argnums=(2, 3))
+
+
+_STIRLING_TAIL = (0.0810614667953272, 0.0413406959554092, 0.0276779256849983,
+                  0.02079067210376509, 0.0166446911898211, 0.0138761288230707,
+                  0.0118967099458917, 0.0104112652619720, 0.00925546218271273,
+                  0.00833056343336287)
+
+
+def _stirling_tail(x):
+    """log(k!) minus its Stirling approximation: a table for k <= 9, a series above."""
+    table = snp.asarray(np.array(_STIRLING_TAIL, x.dtype.np))
+    small = x <= 9
+    x = snp.clip(x, 0.0, 9.0)
+    kp1sq = (x + 1) * (x + 1)
+    approx = (1.0 / 12 - (1.0 / 360 - 1.0 / 1260 / kp1sq) / kp1sq) / (x + 1)
+    return snp.where(small, snp.take(table, snp.astype(snp.floor(x), dt.int32)), approx)
+
+
+def _binomial_inversion(k, count, prob, shape):
+    log1mp = snp.log1p(-prob)
+
+    def body(st):
+        i, num_geom, geom_sum, key = st
+        ks = _split_impl(key, (2,))  # jax draws from the first key, keeps the second
+        num_geom = snp.where(geom_sum <= count, num_geom + 1, num_geom)
+        u = _uniform_impl(ks[0], 0.0, 1.0, shape, prob.dtype)
+        return i + 1, num_geom, geom_sum + snp.ceil(snp.log(u) / log1mp), ks[1]
+
+    def cond(st):
+        return snp.any(st[2] <= count) & (st[0] < _MAX_ITERS)
+
+    zeros = snp.zeros(shape, prob.dtype)
+    return while_loop(cond, body, (snp.asarray(0, dtype=dt.int32), zeros, zeros, k))[1] - 1
+
+
+def _btrs(k, count, prob, shape):
+    """Hormann's transformed rejection with squeeze (BTRS) for count * prob > 10."""
+    stddev = snp.sqrt(count * prob * (1 - prob))
+    b = 1.15 + 2.53 * stddev
+    a = -0.0873 + 0.0248 * b + 0.01 * prob
+    c = count * prob + 0.5
+    v_r = 0.92 - 4.2 / b
+    r = prob / (1 - prob)
+    alpha = (2.83 + 5.1 / b) * stddev
+    m = snp.floor((count + 1) * prob)
+
+    def body(st):
+        i, k_out, accepted, key = st
+        ks = _split_impl(key, (3,))
+        u = _uniform_impl(ks[1], 0.0, 1.0, shape, prob.dtype)
+        v = _uniform_impl(ks[2], 0.0, 1.0, shape, prob.dtype)
+        u = u - 0.5
+        us = 0.5 - snp.abs(u)
+        accept1 = (us >= 0.07) & (v <= v_r)
+        n = snp.floor((2 * a / us + b) * u + c)
+        reject = (n < 0) | (n > count)
+        v = snp.log(v * alpha / (a / (us * us) + b))
+        ub = ((m + 0.5) * snp.log((m + 1) / (r * (count - m + 1)))
+              + (count + 1) * snp.log((count - m + 1) / (count - n + 1))
+              + (n + 0.5) * snp.log(r * (count - n + 1) / (n + 1))
+              + _stirling_tail(m) + _stirling_tail(count - m)
+              - _stirling_tail(n) - _stirling_tail(count - n))
+        accept = accept1 | (~reject & (v <= ub))
+        return i + 1, snp.where(accept, n, k_out), accepted | accept, ks[0]
+
+    def cond(st):
+        return snp.any(~st[2]) & (st[0] < _MAX_ITERS)
+
+    init = (snp.asarray(0, dtype=dt.int32), snp.full(shape, -1.0, dtype=prob.dtype),
+            snp.zeros(shape, dt.bool_), k)
+    return while_loop(cond, body, init)[1]
+
+
+def binomial(key, n, p, shape=None, dtype=None) -> Tensor:
+    """Binomial(n, p) counts as floats (n trials of success probability p; n is floored):
+    inversion by geometric waiting times when n min(p, 1-p) <= 10, BTRS above, as jax
+    does. nan for p outside [0, 1] or nan, or n negative or nan; inf for n = inf."""
+    k = _check_key("binomial", key)
+    d = _float_dtype("binomial", dtype)
+    nt, pt = _real_param("binomial", "n", n), _real_param("binomial", "p", p)
+    if pt.dtype.kind != "f":
+        pt = snp.astype(pt, dt.float32)
+    return _binomial(k, nt, pt, _param_shape("binomial", shape, n=nt, p=pt), d)
+
+
+def _binomial_impl(k, count, prob, shape, d):
+    count = snp.broadcast_to(snp.astype(count, prob.dtype), shape)
+    prob = snp.broadcast_to(prob, shape)
+    p_lt_half = prob < 0.5
+    q = snp.where(p_lt_half, prob, 1.0 - prob)  # draw the rarer outcome
+    count_bad = snp.isnan(count) | (count < 0.0)
+    count_inf = snp.isinf(count)
+    q_nan, q_neg = snp.isnan(q), q < 0.0
+    q = snp.where(q_nan | q_neg, snp.full_like(q, 0.01), q)
+    use_inversion = count_bad | (count * q <= 10.0)
+    count = snp.floor(count)
+    count_inv = snp.where(use_inversion, count, snp.zeros_like(count))
+    count_btrs = snp.where(use_inversion, snp.full_like(count, 1e4), count)
+    q_btrs = snp.where(use_inversion, snp.full_like(q, 0.5), q)
+    out = snp.where(use_inversion, _binomial_inversion(k, count_inv, q, shape),
+                    _btrs(k, count_btrs, q_btrs, shape))
+    out = snp.astype(out, d)
+    invalid = q_neg | q_nan | count_bad
+    out = snp.where(invalid, snp.full_like(out, np.nan), out)
+    out = snp.where(count_inf & ~invalid, snp.full_like(out, np.inf), out)
+    return snp.where(p_lt_half | count_bad | q_nan | count_inf, out,
+                     snp.astype(count, d) - out)
+
+
+_binomial = jit(_binomial_impl, static_argnums=(3, 4))
+
+
+def multinomial(key, n, p, *, shape=None, dtype=None, unroll=1) -> Tensor:
+    """Multinomial counts (as floats) of n trials over the categories on p's last axis,
+    by a binomial draw per category from what is left. As in jax, `shape` is the full
+    result shape (categories last; default p.shape); `unroll` is accepted for
+    compatibility (the loop over categories is always unrolled)."""
+    del unroll
+    k = _check_key("multinomial", key)
+    d = _float_dtype("multinomial", dtype)
+    nt, pt = _real_param("multinomial", "n", n), _real_param("multinomial", "p", p)
+    if pt.ndim < 1:
+        raise ValueError(at_user_line("random.multinomial: p must have at least one axis "
+                                      "(the probabilities of the categories), got a scalar"))
+    ft = pt.dtype if pt.dtype.kind == "f" else dt.float32
+    shape = pt.shape if shape is None else _shape(shape)
+    if not shape:
+        raise ValueError(at_user_line("random.multinomial: shape must have at least one "
+                                      "axis (the categories, last)"))
+    _param_shape("multinomial", shape, p=pt)
+    _param_shape("multinomial", shape[:-1], n=nt)
+    return _multinomial(k, snp.astype(nt, ft), snp.astype(pt, ft), shape, d)
+
+
+def _multinomial_impl(k, n, p, shape, d):
+    n = snp.broadcast_to(n, shape[:-1])
+    p = snp.moveaxis(snp.broadcast_to(p, shape), -1, 0)
+    remaining = snp.flip(snp.cumsum(snp.flip(p, 0), axis=0), 0)
+    ratios = p / snp.where(remaining == 0, 1, remaining)
+    keys = _split_impl(k, (shape[-1],))
+    counts = []
+    for i in range(shape[-1]):
+        c = _binomial_impl(keys[i], n, snp.clip(ratios[i], 0, 1), shape[:-1], n.dtype)
+        n = n - c
+        counts.append(c)
+    return snp.astype(snp.stack(counts, axis=-1), d)
+
+
+_multinomial = jit(_multinomial_impl, static_argnums=(3, 4))
+
+
+# ---- multivariate and matrix draws ---------------------------------------------------------
+
+def multivariate_normal(key, mean, cov, shape=None, dtype=None,
+                        method: str = "cholesky") -> Tensor:
+    """Multivariate normal vectors: mean + F z for a factor F F^T = cov (Cholesky, or
+    'svd' / 'eigh' for singular covariances); the result is shape + mean.shape[-1:],
+    shape defaulting to the broadcast batch shape of mean and cov."""
+    k = _check_key("multivariate_normal", key)
+    mt = _real_param("multivariate_normal", "mean", mean)
+    ct = _real_param("multivariate_normal", "cov", cov)
+    if method not in ("svd", "eigh", "cholesky"):
+        raise ValueError(at_user_line(f"random.multivariate_normal: method must be "
+                                      f"'cholesky', 'svd' or 'eigh', got {method!r}"))
+    if mt.ndim < 1:
+        raise ValueError(at_user_line("random.multivariate_normal: mean must have at least "
+                                      "one axis, got a scalar"))
+    nvar = mt.shape[-1]
+    if ct.ndim < 2 or ct.shape[-2:] != (nvar, nvar):
+        raise ValueError(at_user_line(
+            f"random.multivariate_normal: cov must have shape (..., {nvar}, {nvar}) for a "
+            f"mean of {nvar} entries, got shape {ct.shape}"))
+    mdt = mt.dtype if mt.dtype.kind == "f" else dt.float32
+    d = _float_dtype("multivariate_normal", mdt if dtype is None else dtype)
+    shape = _param_shape("multivariate_normal", shape, **{
+        "mean.shape[:-1]": snp.zeros(mt.shape[:-1]), "cov.shape[:-2]": snp.zeros(ct.shape[:-2])})
+    return _multivariate_normal(k, snp.astype(mt, d), snp.astype(ct, d), shape, d, method)
+
+
+def _multivariate_normal_impl(k, mean, cov, shape, d, method):
+    if method == "svd":
+        u, s, _ = snp.linalg.svd(cov)
+        factor = u * snp.sqrt(s[..., None, :])
+    elif method == "eigh":
+        w, v = snp.linalg.eigh(cov)
+        factor = v * snp.sqrt(w[..., None, :])
+    else:
+        factor = snp.linalg.cholesky(cov)
+    z = _normal_impl(k, (*shape, mean.shape[-1]), d)
+    return mean + snp.matmul(factor, z[..., None])[..., 0]
+
+
+_multivariate_normal = jit(_multivariate_normal_impl, static_argnums=(3, 4, 5))
+
+
+def orthogonal(key, n, shape=(), dtype=None, m=None) -> Tensor:
+    """Matrices drawn uniformly (Haar measure) from the n x n orthogonal group, or n x m
+    with orthonormal columns (n >= m) or rows (n < m): the Q of a normal matrix's QR,
+    its columns' signs fixed by R's diagonal (Mezzadri's method)."""
+    k = _check_key("orthogonal", key)
+    d = _float_dtype("orthogonal", dtype)
+    for name, v in (("n", n), ("m", n if m is None else m)):
+        if not isinstance(v, (int, np.integer)) or isinstance(v, bool) or v < 0:
+            raise ValueError(at_user_line(f"random.orthogonal: {name} must be a non-negative "
+                                          f"Python int (a matrix size), got {v!r}"))
+    return _orthogonal(k, int(n), int(n if m is None else m), _shape(shape), d)
+
+
+def _orthogonal_impl(k, n, m, shape, d):
+    z = _normal_impl(k, (*shape, max(n, m), min(n, m)), d)
+    q, r = snp.linalg.qr(z)
+    signs = snp.sign(snp.diagonal(r, axis1=-2, axis2=-1))
+    x = q * signs[..., None, :]
+    return snp.swapaxes(x, -1, -2) if n < m else x
+
+
+_orthogonal = jit(_orthogonal_impl, static_argnums=(1, 2, 3, 4))
+
+
 # Samplers compile once per requested shape by design: no recompilation warnings.
 for _sampler in (_split, _bits, _uniform, _normal, _truncated, _randint, _bernoulli, _gumbel,
-                 _categorical, _permutation):
+                 _categorical, _permutation, _exponential, _laplace, _logistic, _cauchy,
+                 _rademacher, _maxwell, _double_sided_maxwell, _weibull_min, _pareto, _rayleigh,
+                 _wald, _geometric, _triangular, _lognormal, _gamma, _beta, _dirichlet,
+                 _chisquare, _t, _f, _generalized_normal, _ball, _poisson, _binomial,
+                 _multinomial, _multivariate_normal, _orthogonal):
     _sampler.warn_recompiles = False
