@@ -7,10 +7,12 @@ Modules by job, each importing only those before it: _operands (asarray, promoti
 broadcasting, axis checks), _elementwise, _creation, _manipulation, _reductions,
 _diagonals (diag, trace, fill_diagonal, triangle indices), _index_tricks (grids, ix_,
 unravel/ravel of indices), _conditions (select, piecewise), _padding, _products,
-_convolution, _calculus (trapezoid, gradient), _statistics, _indexing (x[i], x.at[i]),
-_sorting, _searching, _sets, _quantiles (median, percentile, quantile), _histograms
-(bincount, digitize, histogram), _interpolation, _insert_delete, _polynomials, _dtypes,
-_info, and the linalg and fft extensions. _methods installs Tensor's operators and
+_convolution, _calculus (trapezoid, gradient, unwrap), _statistics, _indexing (x[i],
+x.at[i]), _sorting, _searching, _sets, _selection (choose, compress, place, put),
+_quantiles (median, percentile, quantile), _histograms (bincount, digitize, histogram,
+histogramdd), _interpolation, _insert_delete, _polynomials, _windows (hamming, kaiser,
+...), _bits (bitwise_count, packbits), _vectorize (vectorize, apply_along_axis on vmap),
+_dtypes, _info, and the linalg and fft extensions. _methods installs Tensor's operators and
 methods from this namespace when it is imported.
 """
 
@@ -34,7 +36,8 @@ from ..compiler.dtypes import (
 )
 from ..tensor import Tensor
 from . import fft, linalg  # the array API extensions
-from ._calculus import gradient, trapezoid
+from ._bits import bitwise_count, packbits, unpackbits
+from ._calculus import gradient, trapezoid, unwrap
 from ._conditions import piecewise, select
 from ._convolution import convolve, correlate
 from ._creation import (
@@ -47,6 +50,7 @@ from ._creation import (
     from_dlpack,
     full,
     full_like,
+    geomspace,
     identity,
     linspace,
     logspace,
@@ -63,6 +67,7 @@ from ._diagonals import (
     diag,
     diag_indices,
     diag_indices_from,
+    diagflat,
     diagonal,
     fill_diagonal,
     trace,
@@ -74,15 +79,32 @@ from ._diagonals import (
 from ._dtypes import (
     astype,
     can_cast,
+    cdouble,
+    character,
     complex_,
+    complexfloating,
+    csingle,
+    double,
     finfo,
+    flexible,
     float_,
+    floating,
+    generic,
     iinfo,
+    inexact,
     int_,
+    integer,
+    iscomplexobj,
     isdtype,
+    isrealobj,
+    isscalar,
     issubdtype,
+    number,
     promote_types,
     result_type,
+    signedinteger,
+    single,
+    unsignedinteger,
 )
 from ._elementwise import (
     abs,
@@ -201,8 +223,26 @@ from ._elementwise import (
     true_divide,
     trunc,
 )
-from ._histograms import bincount, digitize, histogram, histogram_bin_edges
-from ._index_tricks import indices, ix_, mgrid, ogrid, ravel_multi_index, unravel_index
+from ._histograms import (
+    bincount,
+    digitize,
+    histogram,
+    histogram2d,
+    histogram_bin_edges,
+    histogramdd,
+)
+from ._index_tricks import (
+    c_,
+    index_exp,
+    indices,
+    ix_,
+    mgrid,
+    ogrid,
+    r_,
+    ravel_multi_index,
+    s_,
+    unravel_index,
+)
 from ._info import __array_namespace_info__
 from ._insert_delete import append, delete, insert
 from ._interpolation import interp
@@ -211,11 +251,13 @@ from ._manipulation import (
     atleast_1d,
     atleast_2d,
     atleast_3d,
+    block,
     column_stack,
     concat,
     concatenate,
     diff,
     dstack,
+    ediff1d,
     expand_dims,
     flatten,
     flip,
@@ -230,7 +272,9 @@ from ._manipulation import (
     ravel,
     repeat,
     reshape,
+    resize,
     roll,
+    rollaxis,
     rot90,
     row_stack,
     shape,
@@ -241,13 +285,26 @@ from ._manipulation import (
     swapaxes,
     tile,
     transpose,
+    trim_zeros,
     unstack,
     vsplit,
     vstack,
 )
 from ._operands import asarray, broadcast_arrays, broadcast_shapes, broadcast_to
 from ._padding import pad
-from ._polynomials import poly, polyval, roots
+from ._polynomials import (
+    poly,
+    polyadd,
+    polyder,
+    polydiv,
+    polyfit,
+    polyint,
+    polymul,
+    polysub,
+    polyval,
+    roots,
+    vander,
+)
 from ._products import (
     cross,
     dot,
@@ -255,10 +312,12 @@ from ._products import (
     inner,
     kron,
     matmul,
+    matvec,
     outer,
     tensordot,
     vdot,
     vecdot,
+    vecmat,
 )
 from ._quantiles import median, nanmedian, nanpercentile, nanquantile, percentile, quantile
 from ._reductions import (
@@ -290,7 +349,19 @@ from ._searching import (
     take_along_axis,
     where,
 )
-from ._sets import isin, unique, unique_all, unique_counts, unique_inverse, unique_values
+from ._selection import choose, compress, extract, place, put
+from ._sets import (
+    intersect1d,
+    isin,
+    setdiff1d,
+    setxor1d,
+    union1d,
+    unique,
+    unique_all,
+    unique_counts,
+    unique_inverse,
+    unique_values,
+)
 from ._sorting import (
     argpartition,
     argsort,
@@ -305,6 +376,7 @@ from ._sorting import (
     nancumsum,
     partition,
     sort,
+    sort_complex,
     top_k,
 )
 from ._statistics import (
@@ -322,9 +394,12 @@ from ._statistics import (
     nanvar,
     ptp,
 )
+from ._vectorize import apply_along_axis, apply_over_axes, fromfunction, vectorize
+from ._windows import bartlett, blackman, hamming, hanning, i0, kaiser
 
 bool = bool_  # noqa: A001 - the array API spells it `bool`
 e = 2.718281828459045
+euler_gamma = 0.5772156649015329
 pi = 3.141592653589793
 inf = float("inf")
 nan = float("nan")

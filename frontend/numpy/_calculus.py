@@ -1,15 +1,29 @@
-"""Numerical calculus on samples: trapezoid (integration) and gradient
+"""Numerical calculus on samples: trapezoid (integration), gradient
 (differentiation: central differences inside, one-sided ones at the edges, as
-NumPy's edge_order=1 and JAX)."""
+NumPy's edge_order=1 and JAX) and unwrap (phase unwrapping: a cumulative sum of
+corrected differences)."""
 
 from __future__ import annotations
 
 from ..errors import at_user_line
 from ..tensor import Tensor
-from ._elementwise import add, divide, multiply, subtract
+from ._elementwise import (
+    abs,
+    add,
+    divide,
+    equal,
+    greater,
+    less,
+    logical_and,
+    multiply,
+    remainder,
+    select,
+    subtract,
+)
 from ._manipulation import concatenate, diff, moveaxis, reshape
 from ._operands import as_tensor, normalize_axes, normalize_axis, promote_operands, to_inexact
 from ._reductions import sum
+from ._sorting import cumsum
 
 
 def trapezoid(y, x=None, dx=1.0, axis: int = -1) -> Tensor:
@@ -91,3 +105,26 @@ def gradient(f, *varargs, axis=None, edge_order=None):
                 for s in spacings]
     out = [_one_axis(f, s, a) for s, a in zip(spacings, axes, strict=True)]
     return out[0] if len(out) == 1 else out
+
+
+def unwrap(p, discont=None, axis: int = -1, period=6.283185307179586) -> Tensor:
+    """p with every jump between neighbours along `axis` larger than `discont` (default
+    period / 2) reduced by a multiple of `period`: continuous phases from wrapped ones.
+    Computed in a floating dtype, as in JAX."""
+    x = as_tensor(p)
+    if x.dtype.is_complex:
+        raise ValueError(at_user_line("unwrap: p must be real; unwrap its angle(p) instead"))
+    x = to_inexact(x)
+    ax = normalize_axis(axis, x.ndim)
+    # Python numbers stay Python numbers, so a float64 p gets a float64 period
+    interval = period / 2 if isinstance(period, (int, float)) else divide(period, 2)
+    discont = interval if discont is None else discont
+    dd = diff(x, axis=ax)
+    ddmod = subtract(remainder(add(dd, interval), period), interval)
+    # a jump of exactly +period/2 stays positive (NumPy's rule)
+    ddmod = select(logical_and(equal(ddmod, -interval), greater(dd, 0)), interval, ddmod)
+    correct = select(less(abs(dd), discont), 0, subtract(ddmod, dd))
+    n = x.shape[ax]
+    first = x[(slice(None),) * ax + (slice(0, 1),)]
+    rest = x[(slice(None),) * ax + (slice(1, n),)]
+    return concatenate([first, add(rest, cumsum(correct, axis=ax))], ax)

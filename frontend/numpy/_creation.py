@@ -1,5 +1,5 @@
 """Creation functions: full, zeros, ones, empty (and their _like forms), arange, eye,
-identity, tri, tril/triu, linspace, logspace, meshgrid, array, copy and from_dlpack.
+identity, tri, tril/triu, linspace, logspace, geomspace, meshgrid, array, copy and from_dlpack.
 
 Their arguments are static, so concrete backends build the data with NumPy and place
 it; inside jit the values become IR constants (a splat constant broadcast, or iota for
@@ -21,8 +21,16 @@ from ..dispatch import bind1, current_backend
 from ..errors import at_user_line
 from ..promotion import DEFAULT_COMPLEX, DEFAULT_FLOAT, DEFAULT_INT, python_scalar_dtype
 from ..tensor import Tensor
-from ._elementwise import add, multiply, power, select
-from ._operands import as_shape, as_tensor, asarray, astype, broadcast_to, promote_operands
+from ._elementwise import abs, add, divide, log10, multiply, power, select, sign, subtract
+from ._operands import (
+    as_shape,
+    as_tensor,
+    asarray,
+    astype,
+    broadcast_shapes,
+    broadcast_to,
+    promote_operands,
+)
 
 
 def _backend(device):
@@ -263,3 +271,49 @@ def logspace(start, stop, /, num: int = 50, *, endpoint: bool = True, base: floa
     out = power(base, linspace(start, stop, num, endpoint=endpoint, device=device,
                                dtype=dt.float64 if dtype in (dt.float64, "float64") else None))
     return astype(out, dtype) if dtype is not None else out
+
+
+def geomspace(start, stop, num: int = 50, endpoint: bool = True, dtype=None,
+              axis: int = 0) -> Tensor:
+    """`num` values from start to stop evenly spaced on a log scale (a geometric
+    progression). start and stop may be tensors (the values run along a new `axis`) or
+    complex; the end points are exact (NumPy's rule). The dtype is that of start and
+    stop, at least the default float (as in JAX)."""
+    num = operator.index(num)
+    if num < 0:
+        raise ValueError(at_user_line(f"geomspace: num must be non-negative, got {num}"))
+    _, d = promote_operands(start, stop)
+    out = dt.dtype(dtype) if dtype is not None else d if d.is_inexact else DEFAULT_FLOAT
+    work = dt.float64 if out in (dt.float64, dt.complex128) or (
+        dtype is not None and not out.is_inexact and d in (dt.float64, dt.complex128)) \
+        else dt.float32
+    if d.is_complex or out.is_complex:
+        work = dt.complex_dtype(work)
+    s, e = (asarray(v, work) if not isinstance(v, Tensor) else astype(v, work)
+            for v in (start, stop))  # Python numbers straight to the working dtype
+    shape = broadcast_shapes(s.shape, e.shape)
+    s, e = broadcast_to(s, shape), broadcast_to(e, shape)
+    # the progression of |start| .. stop/sign(start), turned back by start's sign (or
+    # direction, for complex numbers)
+    direction = divide(s, abs(s)) if work.is_complex else sign(s)
+    s, e = divide(s, direction), divide(e, direction)
+    lo, hi = log10(s), log10(e)
+    div = (num - 1) if endpoint else num
+    t = astype(arange(num, dtype=DEFAULT_INT), dt.real_dtype(work))
+    t = reshape_front(divide(t, float(max(div, 1))), len(shape))
+    res = power(astype(as_tensor(10.0), work), add(lo, multiply(t, subtract(hi, lo))))
+    if num > 0:
+        res = res.at[0].set(s)
+    if endpoint and num > 1:
+        res = res.at[num - 1].set(e)
+    res = multiply(direction, res)
+    if axis != 0:
+        from ._manipulation import moveaxis  # the manipulation module builds on this one
+        res = moveaxis(res, 0, axis)
+    return astype(res, out)
+
+
+def reshape_front(t: Tensor, ndim: int) -> Tensor:
+    """The 1-D t as shape (n, 1, ..., 1) with ndim ones: values along a new first axis."""
+    return bind1(so.broadcast_in_dim, t, shape=t.shape + (1,) * ndim,
+                 broadcast_dimensions=(0,))

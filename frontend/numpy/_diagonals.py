@@ -1,4 +1,4 @@
-"""Diagonals of matrices: diag, diagonal, trace, fill_diagonal and the index helpers
+"""Diagonals of matrices: diag, diagflat, diagonal, trace, fill_diagonal and the index helpers
 diag_indices, tril_indices, triu_indices (and their *_from forms).
 
 A diagonal is a strided slice of the flattened last two axes, so it stays a static
@@ -20,6 +20,12 @@ from ._elementwise import select
 from ._manipulation import concatenate, moveaxis, reshape, tile
 from ._operands import as_tensor, asarray, broadcast_to, normalize_axis, values_in
 from ._reductions import sum
+
+
+def diagflat(v, k: int = 0) -> Tensor:
+    """A square matrix with the flattened input on its k-th diagonal."""
+    v = as_tensor(v)
+    return diag(reshape(v, (v.size,)), k)
 
 
 def diagonal(a, offset: int = 0, axis1: int = 0, axis2: int = 1) -> Tensor:

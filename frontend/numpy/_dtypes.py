@@ -1,5 +1,8 @@
 """Data type functions of the array API: astype, can_cast, finfo, iinfo, isdtype,
-result_type. Promotion itself is decided in one place, frontend/promotion.py."""
+result_type; NumPy's issubdtype with its abstract scalar types (generic, number,
+integer, floating, ...: NumPy's own classes, as JAX exports them), and the predicates
+isscalar, iscomplexobj and isrealobj. Promotion itself is decided in one place,
+frontend/promotion.py."""
 
 from __future__ import annotations
 
@@ -131,18 +134,58 @@ def promote_types(a, b) -> dt.DType:
 _ABSTRACT_KINDS = {
     np.generic: "biufc", np.number: "iufc", np.integer: "iu", np.signedinteger: "i",
     np.unsignedinteger: "u", np.inexact: "fc", np.floating: "f", np.complexfloating: "c",
+    np.character: "", np.flexible: "",  # strings and bytes: no tensor dtype is one
 }
+
+# the abstract types, exported by the namespace under NumPy's names
+generic, number, integer, signedinteger = np.generic, np.number, np.integer, np.signedinteger
+unsignedinteger, inexact, floating = np.unsignedinteger, np.inexact, np.floating
+complexfloating, character, flexible = np.complexfloating, np.character, np.flexible
 
 
 def issubdtype(arg1, arg2) -> bool:
     """Whether dtype `arg1` is `arg2` or below it in NumPy's type hierarchy (np.floating,
     np.integer, np.number, ...). bfloat16 counts as a floating type, as in JAX."""
-    d = _dtype_of(arg1)
+    # Python's bool, int, float and complex mean NumPy's (and JAX's) bool, int64, float64
+    # and complex128 here, not the default dtypes: issubdtype(float32, float) is False
+    d = dt.dtype(np.dtype(arg1)) if arg1 in _PY_TYPES else _dtype_of(arg1)
     if isinstance(arg2, type) and arg2 in _ABSTRACT_KINDS:
         return d.kind in _ABSTRACT_KINDS[arg2]
-    return d is dt.dtype(arg2)
+    return d is (dt.dtype(np.dtype(arg2)) if arg2 in _PY_TYPES else dt.dtype(arg2))
+
+
+_PY_TYPES = (bool, int, float, complex)
 
 
 float_ = dt.float64  # NumPy's and JAX's aliases of the 64-bit types
 int_ = dt.int64
 complex_ = dt.complex128
+single, double = dt.float32, dt.float64  # NumPy's C-style names
+csingle, cdouble = dt.complex64, dt.complex128
+
+
+def isscalar(element) -> bool:
+    """Whether element is a scalar: a Python or NumPy scalar, or a 0-d tensor or array
+    (JAX's rule; NumPy says False for 0-d arrays)."""
+    if np.isscalar(element):
+        return True
+    if isinstance(element, (Tensor, np.ndarray)):
+        return element.ndim == 0
+    return False
+
+
+def iscomplexobj(x) -> bool:
+    """Whether x has a complex dtype (whatever its values); None is not."""
+    if x is None:
+        return False
+    if isinstance(x, Tensor):
+        return x.dtype.is_complex
+    d = getattr(x, "dtype", None)
+    kind = np.dtype(d).kind if d is not None and not isinstance(x, type) else \
+        np.asarray(x).dtype.kind
+    return kind == "c"
+
+
+def isrealobj(x) -> bool:
+    """Whether x does not have a complex dtype."""
+    return not iscomplexobj(x)

@@ -1,10 +1,12 @@
-"""Counting into bins: bincount, digitize, histogram and histogram_bin_edges.
+"""Counting into bins: bincount, digitize, histogram, histogram_bin_edges, and the
+multidimensional histogram2d and histogramdd.
 
 Bins are found with searchsorted and counted with a scatter-add, so shapes stay static.
 bincount's length depends on the data: outside jit it is read from the data, inside
 jit pass a static `length=` (as in JAX). Semantics follow JAX where it differs from
 NumPy: histogram counts have the dtype of the weights (float when there are none), and
-bincount clips negative values to 0.
+bincount clips negative values to 0, histogramdd's unweighted counts are integers
+(the default int).
 """
 
 from __future__ import annotations
@@ -19,8 +21,8 @@ from ..errors import MustCompileError, at_user_line
 from ..promotion import DEFAULT_INT
 from ..tensor import Tensor
 from ._creation import linspace, zeros
-from ._elementwise import divide, equal, maximum, select, subtract
-from ._manipulation import diff, flip
+from ._elementwise import add, clip, divide, equal, maximum, multiply, select, subtract
+from ._manipulation import diff, flip, reshape, stack
 from ._operands import as_tensor, astype, promote_operands, to_inexact, values_in
 from ._reductions import max, min, sum
 from ._searching import searchsorted
@@ -111,3 +113,67 @@ def histogram(a, bins=10, range=None, weights=None,  # noqa: A002
     if density:
         counts = divide(divide(counts, diff(edges)), sum(counts))
     return counts, edges
+
+
+def histogramdd(sample, bins=10, range=None, weights=None,  # noqa: A002
+                density=None) -> tuple[Tensor, list[Tensor]]:
+    """(counts, edges per dimension) of the N points of the (N, D) sample in a
+    D-dimensional grid of bins: bins is one count or edges for all dimensions, or one
+    per dimension; range one (lo, hi) (or None) per dimension. Each last bin includes
+    its right edge. Without weights the counts are integers."""
+    x = to_inexact(as_tensor(sample))
+    if x.ndim != 2:
+        raise ValueError(at_user_line(f"histogramdd: sample must be 2-D (points, "
+                                      f"dimensions), got shape {x.shape}"))
+    n, d = x.shape
+    if range is not None and len(range) != d:
+        raise ValueError(at_user_line(f"histogramdd: range needs one (lo, hi) or None per "
+                                      f"dimension ({d}), got {len(range)}"))
+    per_dim = bins
+    if not isinstance(bins, (list, tuple)) and np.ndim(bins) == 0:
+        per_dim = [bins] * d
+    elif len(bins) != d:
+        raise ValueError(at_user_line(f"histogramdd: bins needs one entry per dimension "
+                                      f"({d}) or a single count, got {len(bins)}"))
+    if weights is None:
+        w, out_dtype = x._backend.scalar(1, DEFAULT_INT), DEFAULT_INT
+    else:
+        w = as_tensor(weights, x)
+        if w.shape != (n,):
+            raise ValueError(at_user_line(f"histogramdd: weights must have shape ({n},), got "
+                                          f"{w.shape}"))
+        out_dtype = w.dtype
+    edges, flat, sizes = [], None, []
+    for i in builtins.range(d):
+        col = x[:, i]
+        e = histogram_bin_edges(col, per_dim[i], None if range is None else range[i])
+        m = e.shape[0]
+        # bin 0 is below the first edge, bin m above the last (both cut off below)
+        idx = searchsorted(e, col, side="right")
+        idx = clip(select(equal(col, e[-1]), m - 1, idx), 0, m)
+        flat = idx if flat is None else add(multiply(flat, m + 1), idx)
+        edges.append(e)
+        sizes.append(m + 1)
+    total = int(np.prod(sizes))
+    if flat is None:
+        raise ValueError(at_user_line("histogramdd: sample has no dimensions"))
+    hist = reshape(zeros(total, out_dtype).at[flat].add(w), tuple(sizes))
+    hist = hist[tuple(slice(1, -1) for _ in builtins.range(d))]
+    if density:
+        hist = divide(hist, sum(hist))
+        for i, e in enumerate(edges):
+            hist = divide(hist, reshape(diff(e), tuple(-1 if j == i else 1
+                                                        for j in builtins.range(d))))
+        hist = astype(hist, x.dtype) if weights is None else hist
+    return hist, edges
+
+
+def histogram2d(x, y, bins=10, range=None, weights=None,  # noqa: A002
+                density=None) -> tuple[Tensor, Tensor, Tensor]:
+    """(counts, x edges, y edges) of the points (x[i], y[i]): histogramdd of two
+    dimensions."""
+    (xs, ys), _ = promote_operands(to_inexact(as_tensor(x)), to_inexact(as_tensor(y)))
+    if isinstance(bins, (list, tuple)) and len(bins) != 2:
+        bins = [bins, bins]  # one edge list for both dimensions
+    hist, (ex, ey) = histogramdd(stack([xs, ys], 1), bins, range, weights, density)
+    return hist, ex, ey

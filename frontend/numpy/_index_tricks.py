@@ -1,5 +1,6 @@
 """Index grids and index arithmetic: indices, mgrid, ogrid, ix_, unravel_index and
-ravel_multi_index.
+ravel_multi_index; NumPy's index helpers s_ and index_exp (plain Python objects) and
+the concatenators r_ and c_.
 
 Grid shapes are static: each 1-D axis is built once (with NumPy, from the static slice)
 and broadcast with broadcast_in_dim, so a grid inside jit is never a large constant.
@@ -19,7 +20,7 @@ from ..errors import MustCompileError, at_user_line
 from ..promotion import DEFAULT_FLOAT, DEFAULT_INT
 from ..tensor import Tensor
 from ._elementwise import clip, floor_divide, logical_and, remainder, select
-from ._manipulation import reshape, stack
+from ._manipulation import concatenate, reshape, stack, transpose
 from ._operands import as_tensor, asarray, astype, broadcast_arrays
 from ._reductions import all
 
@@ -73,6 +74,68 @@ class _Grid:
 
 mgrid = _Grid(sparse=False)
 ogrid = _Grid(sparse=True)
+
+# slices and tuples of them, as written inside [...]: NumPy's own objects (JAX's too)
+s_ = np.s_
+index_exp = np.index_exp
+
+
+class _Concatenator:
+    """r_[...] and c_[...]: the items concatenated along `axis`, each made at least
+    `ndmin`-D (a 1-D item's axis placed by `trans1d`, NumPy's rule). A slice is a range
+    (a complex step is a point count, as in mgrid); a leading string 'axis[,ndmin[,
+    trans1d]]' changes the three."""
+
+    def __init__(self, axis: int, ndmin: int, trans1d: int, name: str):
+        self.axis, self.ndmin, self.trans1d, self.name = axis, ndmin, trans1d, name
+
+    def __getitem__(self, key):
+        key = key if isinstance(key, tuple) else (key,)
+        axis, ndmin, trans1d = self.axis, self.ndmin, self.trans1d
+        items = []
+        for k, item in enumerate(key):
+            if isinstance(item, str):
+                if k != 0:
+                    raise ValueError(at_user_line(
+                        f"{self.name}: a string directive must come first, got {item!r} at "
+                        f"position {k}"))
+                if item in ("r", "c"):
+                    raise ValueError(at_user_line(
+                        f"{self.name}: the matrix directives 'r' and 'c' are not supported "
+                        f"(stablejit has no matrix class, nor has JAX)"))
+                try:
+                    vec = [int(v) for v in item.split(",")]
+                except ValueError:
+                    raise ValueError(at_user_line(
+                        f"{self.name}: the directive {item!r} is not 'axis[,ndmin[,trans1d]]' "
+                        f"with integers")) from None
+                if len(vec) > 3:
+                    raise ValueError(at_user_line(
+                        f"{self.name}: the directive {item!r} has more than 3 numbers"))
+                axis, ndmin, trans1d = (vec + [ndmin, trans1d][len(vec) - 1:])[:3]
+                continue
+            if isinstance(item, slice):
+                t = asarray(_axis_values(item))
+                t = astype(t, DEFAULT_FLOAT if t.dtype.kind == "f" else DEFAULT_INT)
+                item_ndim = 1
+            else:
+                t = as_tensor(item)
+                item_ndim = t.ndim
+            if t.ndim < ndmin:
+                t = reshape(t, (1,) * (ndmin - t.ndim) + t.shape)
+                if trans1d != -1 and ndmin - item_ndim > 0:
+                    # NumPy's rule: rotate the axes so the item's axes start at trans1d
+                    order = tuple(builtins.range(ndmin))
+                    shift = ndmin - builtins.abs(ndmin + trans1d + 1) % ndmin
+                    t = transpose(t, order[shift:] + order[:shift])
+            items.append(t)
+        if not items:
+            return asarray(np.zeros(0, DEFAULT_FLOAT.np))
+        return concatenate(items, axis)
+
+
+r_ = _Concatenator(0, 1, -1, "r_")
+c_ = _Concatenator(-1, 2, 0, "c_")
 
 
 def ix_(*args) -> tuple[Tensor, ...]:

@@ -1,6 +1,6 @@
 """Shape manipulation: reshape, transpose, concatenate, stack, squeeze, expand_dims,
-flip, roll, repeat, tile, unstack, split, diff, NumPy's stacking helpers, and shape,
-ndim and size as functions.
+flip, roll, repeat, tile, unstack, split, diff, ediff1d, NumPy's stacking helpers
+(block among them), rollaxis, resize, trim_zeros, and shape, ndim and size as functions.
 
 All are static-shape compositions of slice, concatenate, broadcast_in_dim, reshape,
 transpose and reverse, so they work inside jit. (pad is in _padding.)
@@ -20,11 +20,13 @@ from ..errors import MustCompileError, at_user_line
 from ..tensor import Tensor
 from ._elementwise import not_equal, subtract
 from ._operands import (
+    as_shape,
     as_tensor,
     broadcast_to,
     normalize_axes,
     normalize_axis,
     promote_operands,
+    values_in,
 )
 
 
@@ -439,3 +441,110 @@ def size(a, axis=None) -> int:
     """The number of elements, in all or along one axis."""
     s = shape(a)
     return math.prod(s) if axis is None else s[normalize_axis(axis, len(s))]
+
+
+def rollaxis(a, axis: int, start: int = 0) -> Tensor:
+    """`axis` moved to stand before position `start` (NumPy's older moveaxis)."""
+    a = as_tensor(a)
+    n = a.ndim
+    axis = normalize_axis(axis, n)
+    if not isinstance(start, numbers.Integral) or not -n <= start <= n:
+        raise np.exceptions.AxisError(at_user_line(
+            f"rollaxis: start={start} must satisfy {-n} <= start <= {n} for a tensor of "
+            f"dimension {n}"))
+    start = int(start) + n if start < 0 else int(start)
+    if start > axis:
+        start -= 1
+    return moveaxis(a, axis, start)
+
+
+def resize(a, new_shape) -> Tensor:
+    """A tensor of `new_shape` filled with a's elements (flattened) repeated as often as
+    needed; zeros when a is empty (as in JAX; NumPy's ndarray.resize pads with zeros)."""
+    a = as_tensor(a)
+    shape = as_shape(new_shape)
+    flat = reshape(a, (a.size,))
+    n = math.prod(shape)
+    if a.size == 0 or n == 0:
+        return broadcast_to(a._backend.scalar(0, a.dtype), shape)
+    return reshape(tile(flat, -(-n // a.size))[:n], shape)
+
+
+def ediff1d(ary, to_end=None, to_begin=None) -> Tensor:
+    """The differences of consecutive elements of the flattened input, with to_begin and
+    to_end (converted to its dtype) put before and after."""
+    x = as_tensor(ary)
+    x = reshape(x, (x.size,))
+    parts = [subtract(x[1:], x[:-1])]
+    if to_begin is not None:
+        b = values_in(x, to_begin)
+        parts.insert(0, reshape(b, (b.size,)))
+    if to_end is not None:
+        e = values_in(x, to_end)
+        parts.append(reshape(e, (e.size,)))
+    return concatenate(parts, 0) if len(parts) > 1 else parts[0]
+
+
+def _block_depth(a, where: str) -> int:
+    if isinstance(a, tuple):
+        raise TypeError(at_user_line(f"block: {where} is a tuple; nest lists (tuples are "
+                                     f"refused, as in NumPy)"))
+    if not isinstance(a, list):
+        return 0
+    if not a:
+        raise ValueError(at_user_line(f"block: {where} is an empty list; lists must hold "
+                                      f"arrays or lists"))
+    depths = {_block_depth(e, f"{where}[{i}]") for i, e in enumerate(a)}
+    if len(depths) != 1:
+        raise ValueError(at_user_line(f"block: the lists in {where} are nested to different "
+                                      f"depths {sorted(depths)}; each must be as deep"))
+    return 1 + depths.pop()
+
+
+def block(arrays) -> Tensor:
+    """A tensor assembled from nested lists of blocks: the innermost lists are
+    concatenated along the last axis, the next ones along the one before, and so on."""
+    depth = _block_depth(arrays, "arrays")
+    if depth == 0:
+        return as_tensor(arrays)
+
+    def leaves(a):
+        return [x for e in a for x in leaves(e)] if isinstance(a, list) else [as_tensor(a)]
+    ndim = max(depth, max(t.ndim for t in leaves(arrays)))
+
+    def assemble(a, level: int) -> Tensor:
+        if not isinstance(a, list):
+            t = as_tensor(a)
+            return reshape(t, (1,) * (ndim - t.ndim) + t.shape)
+        return concatenate([assemble(e, level + 1) for e in a], level - depth)
+    return assemble(arrays, 0)
+
+
+def trim_zeros(filt, trim: str = "fb", axis=None) -> Tensor:
+    """filt without its leading ('f') and/or trailing ('b') zeros along each axis of
+    `axis` (all by default): zero slices are cut from the edges. The result's shape
+    depends on the data, so the values must be concrete (not inside jit)."""
+    x = as_tensor(filt)
+    if not x._backend.concrete:
+        raise MustCompileError(at_user_line(
+            "trim_zeros inside jit: the result's shape depends on where the zeros are, and "
+            "XLA programs have static shapes; call it outside jit, or use a mask with "
+            "where() instead"))
+    axes = normalize_axes(axis, x.ndim)
+    t = trim.lower()
+    if not axes or ("f" not in t and "b" not in t):
+        return x
+    nz = np.asarray(not_equal(x, 0).numpy())
+    index = []
+    for ax in range(x.ndim):
+        if ax not in axes:
+            index.append(slice(None))
+            continue
+        mask = nz.any(axis=tuple(i for i in range(x.ndim) if i != ax))
+        if not mask.any():
+            index.append(slice(0, 0))
+            continue
+        start = int(mask.argmax()) if "f" in t else None
+        stop = x.shape[ax] - int(mask[::-1].argmax()) if "b" in t else None
+        index.append(slice(start, stop))
+    return x[tuple(index)]

@@ -1,4 +1,9 @@
-"""Polynomials as coefficient tensors, highest power first: polyval, poly and roots.
+"""Polynomials as coefficient tensors, highest power first: polyval, poly, roots,
+vander, polyadd, polysub, polymul, polyder, polyint, polydiv and polyfit.
+
+As in JAX, polymul, polyder, polyint, polydiv and polyfit compute in a floating dtype
+(integers become the default float), and polydiv keeps the remainder at u's length
+(NumPy trims it: pass trim_leading_zeros=True, outside jit).
 
 JAX computes roots as the eigenvalues of the companion matrix, with LAPACK's geev;
 stablejit has no general (non-symmetric) eigenvalue solver yet, so roots runs a fixed
@@ -9,6 +14,8 @@ that works the same eagerly and inside jit. Like JAX's, the roots are complex.
 from __future__ import annotations
 
 import math
+import operator
+from builtins import max as _max
 
 import numpy as np
 
@@ -16,12 +23,25 @@ from ..compiler import dtypes as dt
 from ..errors import MustCompileError, at_user_line
 from ..promotion import DEFAULT_INT
 from ..tensor import Tensor
-from ._creation import arange, eye, ones
-from ._elementwise import abs, add, divide, logical_and, multiply, select, subtract
-from ._manipulation import concatenate, flip
+from ._convolution import convolve
+from ._creation import arange, eye, ones, zeros
+from ._elementwise import (
+    abs,
+    add,
+    divide,
+    logical_and,
+    maximum,
+    multiply,
+    negative,
+    power,
+    select,
+    sqrt,
+    subtract,
+)
+from ._manipulation import atleast_1d, concatenate, flip, trim_zeros
 from ._operands import as_tensor, astype, broadcast_to, promote_operands, to_inexact
-from ._products import matmul
-from ._reductions import all, max, sum
+from ._products import dot, matmul, outer
+from ._reductions import all, max, prod, sum
 from ._searching import take
 from ._sorting import cumprod
 
@@ -123,3 +143,186 @@ def roots(p, *, strip_zeros: bool = True) -> Tensor:
     z = _aberth(c, active)
     nan = as_tensor(complex(math.nan, math.nan), z).astype(z.dtype)
     return select(active, z, nan)
+
+
+# ---- coefficient arithmetic ------------------------------------------------------------
+
+def _inexact(*xs) -> list[Tensor]:
+    """The operands promoted to one dtype, then to a floating one (JAX's
+    promote_dtypes_inexact), each at least 1-D."""
+    ts, _ = promote_operands(*xs)
+    return [atleast_1d(to_inexact(t)) for t in ts]
+
+
+def _coefficients(p, name: str) -> Tensor:
+    if p.ndim != 1:
+        raise ValueError(at_user_line(f"{name}: coefficients must be 1-D, got shape "
+                                      f"{p.shape}"))
+    return p
+
+
+def _order(m, name: str) -> int:
+    try:
+        m = operator.index(m)
+    except TypeError:
+        raise TypeError(at_user_line(f"{name}: m must be a static integer, got "
+                                     f"{type(m).__name__}")) from None
+    if m < 0:
+        raise ValueError(at_user_line(f"{name}: the order m must be non-negative, got {m}"))
+    return m
+
+
+def vander(x, N=None, increasing: bool = False) -> Tensor:
+    """The Vandermonde matrix of the 1-D x: column j is x**(N-1-j) (x**j with
+    increasing=True); N defaults to len(x). Integer x gives integer powers."""
+    x = as_tensor(x)
+    if x.ndim != 1:
+        raise ValueError(at_user_line(f"vander: x must be 1-D, got shape {x.shape}"))
+    n = x.shape[0] if N is None else _order(N, "vander")
+    # the exponents in x's dtype when it is an integer one (so int32 stays int32)
+    k = arange(n, dtype=x.dtype if x.dtype.kind in "iu" else dt.int32)
+    if not increasing:
+        k = flip(k)
+    return power(x[:, None], k[None, :])
+
+
+def polyadd(a1, a2) -> Tensor:
+    """The coefficients of the sum of two polynomials (the shorter padded in front)."""
+    (a, b), _ = promote_operands(a1, a2)
+    a, b = _coefficients(atleast_1d(a), "polyadd"), _coefficients(atleast_1d(b), "polyadd")
+    if a.shape[0] < b.shape[0]:
+        a, b = b, a
+    pad = a.shape[0] - b.shape[0]
+    return add(a, concatenate([zeros((pad,), b.dtype), b], 0)) if pad else add(a, b)
+
+
+def polysub(a1, a2) -> Tensor:
+    """The coefficients of the difference of two polynomials."""
+    (a, b), _ = promote_operands(a1, a2)
+    return polyadd(a, negative(b))
+
+
+def polymul(a1, a2, *, trim_leading_zeros: bool = False) -> Tensor:
+    """The coefficients of the product of two polynomials (their convolution). Leading
+    zeros are kept unless trim_leading_zeros=True (which needs concrete values)."""
+    a, b = _inexact(a1, a2)
+    a, b = _coefficients(a, "polymul"), _coefficients(b, "polymul")
+    if trim_leading_zeros:
+        a, b = trim_zeros(a, "f"), trim_zeros(b, "f")
+    if a.shape[0] == 0:
+        a = zeros((1,), a.dtype)
+    if b.shape[0] == 0:
+        b = zeros((1,), b.dtype)
+    return convolve(a, b, "full")
+
+
+def polyder(p, m: int = 1) -> Tensor:
+    """The coefficients of the m-th derivative of the polynomial p."""
+    m = _order(m, "polyder")
+    (p,) = _inexact(p)
+    p = _coefficients(p, "polyder")
+    if m == 0:
+        return p
+    n = p.shape[0]
+    if n <= m:
+        return zeros((0,), p.dtype)
+    # the coefficient of x**e (e = n-1 .. m) gains the factor e (e-1) ... (e-m+1)
+    e = arange(n - 1, m - 1, -1, dtype=p.dtype)
+    factor = prod(subtract(e[None, :], arange(m, dtype=p.dtype)[:, None]), axis=0)
+    return multiply(p[:n - m], factor)
+
+
+def polyint(p, m: int = 1, k=None) -> Tensor:
+    """The coefficients of the m-th antiderivative of p; k gives the m integration
+    constants (one value is used for all), highest order first; default zeros."""
+    m = _order(m, "polyint")
+    k = 0 if k is None else k
+    p, kk = _inexact(p, k)
+    p = _coefficients(p, "polyint")
+    if kk.shape[0] == 1 and m != 1:
+        kk = broadcast_to(kk, (m,))
+    if kk.shape != (m,):
+        raise ValueError(at_user_line(f"polyint: k must hold m={m} integration constants "
+                                      f"(or one), got shape {kk.shape}"))
+    if m == 0:
+        return p
+    n = p.shape[0]
+    # after m integrations the coefficient of x**(e+m) is divided by (e+m)!/e!
+    e = arange(n + m - 1, -1, -1, dtype=p.dtype)
+    factor = prod(maximum(subtract(e[None, :], arange(m, dtype=p.dtype)[:, None]), 1.0),
+                  axis=0)
+    return divide(concatenate([p, kk], 0), factor)
+
+
+def polydiv(u, v, *, trim_leading_zeros: bool = False) -> tuple[Tensor, Tensor]:
+    """(quotient, remainder) of the polynomial division u / v, by long division. The
+    remainder keeps u's length (as in JAX); trim_leading_zeros=True removes its leading
+    near-zeros (below sqrt(eps)), which needs concrete values."""
+    u, v = _inexact(u, v)
+    u, v = _coefficients(u, "polydiv"), _coefficients(v, "polydiv")
+    m, n = u.shape[0] - 1, v.shape[0] - 1
+    scale = divide(1.0, v[0])
+    q = zeros((_max(m - n + 1, 1),), u.dtype)
+    r = u
+    for k in range(0, m - n + 1):
+        d = multiply(scale, r[k])
+        q = q.at[k].set(d)
+        r = r.at[k:k + n + 1].add(negative(multiply(d, v)))
+    if trim_leading_zeros:
+        tol = math.sqrt(dt.finfo(dt.real_dtype(r.dtype)).eps)
+        if not r._backend.concrete:
+            raise MustCompileError(at_user_line(
+                "polydiv(trim_leading_zeros=True) inside jit: the remainder's length would "
+                "depend on the data; leave trim_leading_zeros=False"))
+        small = np.abs(r.numpy()) < tol
+        lead = int(np.argmin(small)) if not small.all() else r.shape[0]
+        r = r[lead:]
+    return q, r
+
+
+def polyfit(x, y, deg: int, rcond=None, full: bool = False, w=None, cov=False):
+    """The coefficients (highest power first) of the degree-`deg` polynomial fitting y at
+    x in the least-squares sense (weights w multiply the residuals); y may be 2-D (one
+    fit per column). full=True also gives (residuals, rank, singular values, rcond);
+    cov=True the coefficients' covariance (cov="unscaled": without the residual scale)."""
+    from .linalg import inv, lstsq  # linalg imports the modules this one builds on
+    deg = _order(deg, "polyfit")
+    x, y = _inexact(x, y)
+    order = deg + 1
+    if x.ndim != 1 or x.shape[0] == 0:
+        raise TypeError(at_user_line(f"polyfit: x must be a non-empty 1-D tensor, got shape "
+                                     f"{x.shape}"))
+    if y.ndim not in (1, 2) or y.shape[0] != x.shape[0]:
+        raise TypeError(at_user_line(f"polyfit: y must be 1-D or 2-D with len(x)={x.shape[0]} "
+                                     f"rows, got shape {y.shape}"))
+    if rcond is None:
+        rcond = x.shape[0] * float(dt.finfo(dt.real_dtype(x.dtype)).eps)
+    lhs, rhs = vander(x, order), y
+    if w is not None:
+        (ww,) = _inexact(w)
+        if ww.ndim != 1 or ww.shape[0] != x.shape[0]:
+            raise TypeError(at_user_line(f"polyfit: w must be 1-D with len(x)={x.shape[0]} "
+                                         f"entries, got shape {ww.shape}"))
+        lhs = multiply(lhs, ww[:, None])
+        rhs = multiply(rhs, ww[:, None] if rhs.ndim == 2 else ww)
+    # columns scaled to unit norm: a better conditioned least-squares problem
+    scale = sqrt(sum(multiply(lhs, lhs), axis=0))
+    lhs = divide(lhs, scale[None, :])
+    c, resids, rank, s = lstsq(lhs, rhs, rcond)
+    c = divide(c, scale[:, None] if c.ndim == 2 else scale)
+    if full:
+        return c, resids, rank, s, as_tensor(rcond, c)
+    if cov:
+        vbase = divide(inv(dot(lhs.T, lhs)), outer(scale, scale))
+        if cov == "unscaled":
+            fac = as_tensor(1.0, vbase)
+        else:
+            if x.shape[0] <= order:
+                raise ValueError(at_user_line(
+                    f"polyfit: cov=True needs more points than coefficients (len(x)="
+                    f"{x.shape[0]}, deg + 1={order}); pass cov='unscaled'"))
+            fac = divide(resids, x.shape[0] - order)
+            fac = fac[0] if y.ndim == 1 else fac
+        return (c, multiply(vbase, fac)) if y.ndim == 1 else \
+            (c, multiply(vbase[:, :, None], fac))
+    return c

@@ -123,6 +123,28 @@ def vecdot(x, y, axis: int = -1) -> Tensor:
     return sum(multiply(conj(x), y), axis=-1, dtype=dtype)
 
 
+def matvec(x1, x2, /) -> Tensor:
+    """Matrix-vector products over the last axes: x1 (..., m, n) times x2 (..., n) gives
+    (..., m); the leading axes broadcast."""
+    (a, b), _ = promote_operands(x1, x2)
+    if a.ndim < 2 or b.ndim < 1 or a.shape[-1] != b.shape[-1]:
+        raise ValueError(at_user_line(
+            f"matvec: needs x1 of shape (..., m, n) and x2 of shape (..., n), got {a.shape} "
+            f"and {b.shape}"))
+    return matmul(a, expand_dims(b, -1))[..., 0]
+
+
+def vecmat(x1, x2, /) -> Tensor:
+    """Vector-matrix products over the last axes: conj(x1) (..., n) times x2 (..., n, m)
+    gives (..., m); the leading axes broadcast."""
+    (a, b), _ = promote_operands(x1, x2)
+    if a.ndim < 1 or b.ndim < 2 or a.shape[-1] != b.shape[-2]:
+        raise ValueError(at_user_line(
+            f"vecmat: needs x1 of shape (..., n) and x2 of shape (..., n, m), got {a.shape} "
+            f"and {b.shape}"))
+    return matmul(expand_dims(conj(a), -2), b)[..., 0, :]
+
+
 def inner(x, y) -> Tensor:
     x, y = _operands(x, y)
     if x.ndim == 0 or y.ndim == 0:

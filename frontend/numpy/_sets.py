@@ -1,5 +1,6 @@
 """Set functions of the array API: unique_values, unique_counts, unique_inverse,
-unique_all, and NumPy's unique(...) (also of slices along an axis) and isin.
+unique_all, and NumPy's unique(...) (also of slices along an axis), isin, and the set
+operations of 1-D sets intersect1d, setdiff1d, union1d and setxor1d.
 
 All are one stable sort of the flattened input (carrying the original positions), a
 "new run starts here" mask, a cumulative sum that numbers the runs, and scatters. The
@@ -8,6 +9,11 @@ device; inside jit pass a static `size=` (as in JAX). With `size`, missing entri
 padded with `fill_value` (default: the smallest unique value, as in JAX), their counts
 are 0 and their indices those of the smallest value. NaNs are distinct from each other
 (NumPy 2's unique_* functions).
+
+The set operations flatten their inputs, sort them once and keep a mask of the values
+in the result; like unique they need a static `size=` inside jit, where the result is
+padded with `fill_value` (default: the smallest value of the result, 0 when it is
+empty; setdiff1d: 0, as in JAX).
 """
 
 from __future__ import annotations
@@ -24,7 +30,7 @@ from ..dispatch import bind1
 from ..errors import MustCompileError, at_user_line
 from ..promotion import DEFAULT_INT
 from ..tensor import Tensor
-from ._creation import zeros
+from ._creation import arange, zeros
 from ._indexing import index_dtype
 from ._manipulation import concatenate, moveaxis, reshape
 from ._operands import (
@@ -36,8 +42,9 @@ from ._operands import (
     values_in,
 )
 from ._reductions import any as any_
+from ._reductions import sum as sum_
 from ._searching import searchsorted, take
-from ._sorting import cumsum, sort, sort_with
+from ._sorting import argsort, cumsum, sort, sort_with
 
 
 class UniqueAllResult(NamedTuple):
@@ -249,5 +256,163 @@ def isin(element, test_elements, assume_unique: bool = False, invert: bool = Fal
     return bind1(ew.not_, found) if invert else found
 
 
-__all__ = ["isin", "unique", "unique_all", "unique_counts", "unique_inverse", "unique_values",
-           "UniqueAllResult", "UniqueCountsResult", "UniqueInverseResult"]
+# ---- set operations of two 1-D sets ---------------------------------------------------
+
+def _need_size(x: Tensor, size, name: str):
+    if size is None:
+        if not x._backend.concrete:
+            raise MustCompileError(at_user_line(
+                f"{name} inside jit cannot be compiled without a static size: the number of "
+                f"values in the result depends on the data. Pass size=N (and "
+                f"fill_value=...) to get exactly N values, or call {name} outside jit"))
+        return None
+    if not isinstance(size, (int, np.integer)) or isinstance(size, bool) or size < 0:
+        raise ValueError(at_user_line(f"{name}: size must be a non-negative integer, got "
+                                      f"{size!r}"))
+    return int(size)
+
+
+def _flat(x: Tensor) -> Tensor:
+    return reshape(x, (x.size,))
+
+
+def _sort_order(flat: Tensor) -> Tensor:
+    """The stable order that sorts the 1-D flat (complex numbers by real part, then
+    imaginary part, NaNs last, as NumPy)."""
+    n = flat.shape[0]
+    iota = bind1(so.iota, shape=(n,), dtype=index_dtype(n + 1), dimension=0)
+    if flat.dtype.is_complex:
+        nan = astype(bind1(ew.ne, flat, flat), dt.int8)
+        return sort_with([nan, bind1(ew.real, flat), bind1(ew.imag, flat)], [iota], 0)[-1]
+    return sort_with([flat], [iota], 0)[-1]
+
+
+def _run_starts(s: Tensor) -> Tensor:
+    """Where a new value starts in the sorted s (all NaNs count as one value)."""
+    n = s.shape[0]
+    if n == 0:
+        return astype(s, dt.bool_)
+    prev = concatenate([s[:1], s[:-1]], 0)
+    start = bind1(ew.ne, s, prev)
+    if s.dtype.is_inexact:
+        both = bind1(ew.and_, bind1(ew.ne, s, s), bind1(ew.ne, prev, prev))
+        start = bind1(ew.and_, start, bind1(ew.not_, both))
+    first = bind1(ew.eq, arange(n), broadcast_to(_scalar(s, 0, DEFAULT_INT), (n,)))
+    return bind1(ew.or_, start, first)
+
+
+def _compact(values: Tensor, keep: Tensor, size, fill_value, default_fill,
+             riders=()) -> list[Tensor]:
+    """values[keep] (and each rider[keep]), in order; with size: exactly `size` entries,
+    the missing values filled with fill_value (or default_fill(first kept value, count)),
+    and the missing riders with their own fill (rider, fill) pairs."""
+    if size is None:
+        kept = np.flatnonzero(np.asarray(keep.numpy()))
+        i = as_tensor(kept.astype(np.int64), values)
+        return [take(values, i)] + [take(r, i) for r, _ in riders]
+    n = values.shape[0]
+    order = argsort(keep, stable=True, descending=True) if n else arange(0)
+    pos = arange(size)
+    count = sum_(keep, dtype=DEFAULT_INT)
+    valid = bind1(ew.lt, pos, broadcast_to(count, (size,)))
+
+    def first(t: Tensor, fill) -> Tensor:
+        got = take(t, order[:size], mode="clip") if n else zeros((0,), t.dtype)
+        if got.shape[0] < size:
+            got = concatenate([got, zeros((size - got.shape[0],), t.dtype)], 0)
+        return bind1(ew.select, valid, got, broadcast_to(fill, (size,)))
+
+    out = first(values, values_in(values, 0))
+    if fill_value is not None:
+        fill = values_in(values, fill_value)
+    else:
+        fill = default_fill(out, count)
+    return [first(values, fill)] + [first(r, values_in(r, f)) for r, f in riders]
+
+
+def _smallest(vals: Tensor, count: Tensor) -> Tensor:
+    """The default fill: the first (smallest) value of the result, 0 when it is empty."""
+    if vals.shape[0] == 0:
+        return _scalar(vals, 0, vals.dtype)
+    zero = _scalar(vals, 0, vals.dtype)
+    return bind1(ew.select, bind1(ew.gt, count, _scalar(count, 0, count.dtype)), vals[0], zero)
+
+
+def intersect1d(ar1, ar2, assume_unique: bool = False, return_indices: bool = False, *,
+                size=None, fill_value=None):
+    """The sorted values in both ar1 and ar2 (flattened). return_indices=True also
+    gives the index of each value's first occurrence in ar1 and in ar2 (with size:
+    padded with len(ar1) and len(ar2))."""
+    (a, b), _ = promote_operands(ar1, ar2)
+    size = _need_size(a, size, "intersect1d")
+    a, b = _flat(a), _flat(b)
+    order1 = _sort_order(a)
+    s1 = take(a, order1)
+    keep = bind1(ew.and_, _run_starts(s1), isin(s1, b))
+    if not return_indices:
+        return _compact(s1, keep, size, fill_value, _smallest)[0]
+    order2 = _sort_order(b)
+    s2 = take(b, order2)
+    # the first of equal values in the stably sorted b is its first occurrence in b
+    j = take(order2, searchsorted(s2, s1, side="left"), mode="clip") if b.shape[0] else \
+        zeros(s1.shape, DEFAULT_INT)
+    vals, i1, i2 = _compact(s1, keep, size, fill_value, _smallest,
+                            riders=((astype(order1, DEFAULT_INT), a.shape[0]),
+                                    (astype(j, DEFAULT_INT), b.shape[0])))
+    return vals, i1, i2
+
+
+def setdiff1d(ar1, ar2, assume_unique: bool = False, *, size=None, fill_value=None
+              ) -> Tensor:
+    """The sorted unique values of ar1 (flattened) that are not in ar2, in ar1's
+    dtype; with size, padded with fill_value (default 0, as in JAX)."""
+    a = as_tensor(ar1)
+    size = _need_size(a, size, "setdiff1d")
+    a = _flat(a)
+    s = take(a, _sort_order(a))
+    keep = bind1(ew.and_, _run_starts(s), isin(s, ar2, invert=True))
+    return _compact(s, keep, size, 0 if fill_value is None else fill_value, _smallest)[0]
+
+
+def union1d(ar1, ar2, *, size=None, fill_value=None) -> Tensor:
+    """The sorted unique values of ar1 and ar2 (flattened) together."""
+    (a, b), _ = promote_operands(ar1, ar2)
+    size = _need_size(a, size, "union1d")
+    return unique(concatenate([_flat(a), _flat(b)], 0), size=size, fill_value=fill_value)
+
+
+def setxor1d(ar1, ar2, assume_unique: bool = False, *, size=None, fill_value=None
+             ) -> Tensor:
+    """The sorted values in exactly one of ar1 and ar2 (flattened)."""
+    (a, b), _ = promote_operands(ar1, ar2)
+    size = _need_size(a, size, "setxor1d")
+    a, b = _flat(a), _flat(b)
+    s1, s2 = take(a, _sort_order(a)), take(b, _sort_order(b))
+    aux = concatenate([s1, s2], 0)
+    distinct = concatenate([_run_starts(s1), _run_starts(s2)], 0)  # each set's values once
+    # sorted by (not distinct, value): the values of both sets in order, then the rest
+    order = _sort_order(aux)
+    aux, distinct = take(aux, order), take(distinct, order)
+    order = argsort(distinct, stable=True, descending=True) if aux.shape[0] else arange(0)
+    aux = take(aux, order)
+    n = aux.shape[0]
+    if n == 0:
+        return _compact(aux, astype(aux, dt.bool_), size, fill_value, _smallest)[0]
+    count = sum_(distinct, dtype=DEFAULT_INT)
+    pos = arange(n)
+    # a value of one set only differs from both neighbours among the first `count`
+    last = bind1(ew.eq, pos, broadcast_to(bind1(ew.subtract, count, _scalar(count, 1,
+                                                                             DEFAULT_INT)),
+                                          (n,)))
+    zero = bind1(ew.eq, pos, broadcast_to(_scalar(pos, 0, DEFAULT_INT), (n,)))
+    before = concatenate([aux[:1], aux[:-1]], 0)
+    after = concatenate([aux[1:], aux[-1:]], 0)
+    keep = bind1(ew.and_, bind1(ew.lt, pos, broadcast_to(count, (n,))), bind1(
+        ew.and_, bind1(ew.or_, zero, bind1(ew.ne, aux, before)),
+        bind1(ew.or_, last, bind1(ew.ne, aux, after))))
+    return _compact(aux, keep, size, fill_value, _smallest)[0]
+
+
+__all__ = ["intersect1d", "isin", "setdiff1d", "setxor1d", "union1d", "unique", "unique_all",
+           "unique_counts", "unique_inverse", "unique_values", "UniqueAllResult",
+           "UniqueCountsResult", "UniqueInverseResult"]

@@ -1,4 +1,4 @@
-"""Sorting and scans: sort, argsort, lexsort, partition, argpartition, top_k,
+"""Sorting and scans: sort, sort_complex, argsort, lexsort, partition, argpartition, top_k,
 cumulative_sum/cumulative_prod (array API), cumsum/cumprod (NumPy), nancumsum/nancumprod,
 cummax/cummin.
 
@@ -15,11 +15,12 @@ from __future__ import annotations
 
 from ..compiler import dtypes as dt
 from ..compiler.ir import Attrs
+from ..compiler.primitives import elementwise as ew
 from ..compiler.primitives import shape_ops as so
 from ..compiler.primitives import sorting as srt
 from ..dispatch import bind, bind1
 from ..errors import at_user_line
-from ..promotion import DEFAULT_INT
+from ..promotion import DEFAULT_COMPLEX, DEFAULT_INT
 from ..tensor import Tensor
 from ._elementwise import isnan, select
 from ._indexing import index_dtype
@@ -248,3 +249,18 @@ def nancumsum(x, axis=None, dtype=None) -> Tensor:
 def nancumprod(x, axis=None, dtype=None) -> Tensor:
     """cumprod counting NaNs as one."""
     return cumprod(_nan_as(x, 1), axis, dtype)
+
+
+def sort_complex(a) -> Tensor:
+    """a sorted along its last axis (by real part, then imaginary part) as complex
+    numbers: float32 and smaller become complex64, float64 complex128, integers the
+    default complex (as in JAX)."""
+    x = as_tensor(a)
+    if x.dtype.is_complex:  # NumPy's order: by real, then imaginary part, NaNs last
+        if x.ndim == 0:
+            return x
+        nan = astype(bind1(ew.ne, x, x), dt.int8)
+        return sort_with([nan, bind1(ew.real, x), bind1(ew.imag, x)], [x], x.ndim - 1)[-1]
+    s = sort(x, axis=-1)
+    target = dt.complex128 if s.dtype is dt.float64 else DEFAULT_COMPLEX
+    return astype(s, target)

@@ -844,6 +844,198 @@ SKIP = {
        for n in ("linalg", "fft", "random")},
 }
 
+# ---- more of jax.numpy: windows, polynomials, sets of two arrays, selection by masks,
+# vectorize / apply_along_axis (on vmap), bits, multidimensional histograms --------------
+_F32 = np.float32
+
+
+def _np_place(x, v):
+    y = x.copy()
+    np.place(y, y > 0, v)
+    return y
+
+
+def _np_put(x, mode):
+    y = x.copy()
+    np.put(y, [0, 5, -1, 20], [7, 8], mode=mode)
+    return y
+
+
+def _dd(r):
+    """histogramdd's (counts, [edges]) as one flat tuple."""
+    return (r[0], *r[1])
+
+
+RECORDS += [
+    N("geomspace", lambda: snp.geomspace(2, 512, 9),
+      lambda: np.geomspace(2, 512, 9).astype(_F32), [], tol=LOOSE),
+    N("geomspace(tensor end points, axis, negative)",
+      lambda a: snp.geomspace(-a[0], -a[1], 5, endpoint=False, axis=1),
+      lambda a: np.geomspace(-a[0], -a[1], 5, endpoint=False, axis=1).astype(a.dtype),
+      [("pos", S)], FLOAT2, tol=LOOSE),
+    *[N(w, lambda w=w: getattr(snp, w)(7), lambda w=w: getattr(np, w)(7).astype(_F32), [])
+      for w in ("bartlett", "blackman", "hamming", "hanning")],
+    N("hamming(1)", lambda: snp.hamming(1), lambda: np.hamming(1).astype(_F32), []),
+    N("kaiser", lambda b: snp.kaiser(8, b[0]), lambda b: np.kaiser(8, b[0]).astype(b.dtype),
+      [("pos", (1,))], FLOAT2, tol=LOOSE),
+    N("i0", snp.i0, lambda x: np.i0(x).astype(x.dtype if x.dtype.kind == "f" else _F32),
+      [("any", S)], (F32, F64, I32), tol=LOOSE),
+    N("vander", lambda x: snp.vander(x, 4), lambda x: np.vander(x, 4).astype(x.dtype),
+      [("any", (5,))], (F32, F64, I32)),
+    N("vander(increasing)", lambda x: snp.vander(x, increasing=True),
+      lambda x: np.vander(x, increasing=True), [("any", (4,))], (F64,)),
+    N("polyadd", snp.polyadd, np.polyadd, [("any", (3,)), ("any", (5,))], (F32, I32)),
+    N("polysub", snp.polysub, np.polysub, [("any", (5,)), ("any", (2,))], (F32, I32)),
+    N("polymul", snp.polymul, np.polymul, [("any", (3,)), ("any", (4,))], FLOAT2),
+    N("polymul(ints: a float result, as jax)", snp.polymul,
+      _jax64(jnp.polymul), [("any", (3,)), ("any", (4,))], (I32,)),
+    N("polyder", lambda p: snp.polyder(p, 2), lambda p: np.polyder(p, 2).astype(p.dtype),
+      [("any", (5,))],
+      FLOAT2),
+    N("polyint", lambda p: snp.polyint(p, 2, k=[1.0, -2.0]),
+      lambda p: np.polyint(p, 2, k=[1.0, -2.0]).astype(p.dtype), [("any", (4,))], FLOAT2),
+    N("polydiv(remainder at u's length, as jax)", snp.polydiv, _jax64_tree(jnp.polydiv),
+      [("any", (6,)), ("nonzero", (3,))], FLOAT2, tol=LOOSE),
+    N("polydiv(trim_leading_zeros)", lambda u, v: snp.polydiv(u, v, trim_leading_zeros=True),
+      np.polydiv, [("any", (6,)), ("nonzero", (3,))], (F64,), jit="raises"),
+    N("polyfit", lambda x, y: snp.polyfit(x, y, 3), lambda x, y: np.polyfit(x, y, 3),
+      [("any", (10,)), ("any", (10,))], (F64,)),
+    N("polyfit(w, cov, 2-D y)", lambda x, y, w: snp.polyfit(x, y, 2, w=w, cov=True),
+      lambda x, y, w: np.polyfit(x, y, 2, w=w, cov=True),
+      [("any", (10,)), ("any", (10, 2)), ("pos", (10,))], (F64,)),
+    N("unwrap", snp.unwrap, np.unwrap, [("any", S)], FLOAT2, tol=LOOSE),
+    N("unwrap(axis, period, discont)",
+      lambda p: snp.unwrap(p * 3, discont=2.5, axis=0, period=4.0),
+      lambda p: np.unwrap(p * 3, discont=2.5, axis=0, period=4.0), [("any", S)], (F64,)),
+    N("ediff1d", lambda x: snp.ediff1d(x, to_end=[9, 8], to_begin=-1),
+      lambda x: np.ediff1d(x, to_end=[9, 8], to_begin=-1), [("any", S)], (F32, I32)),
+    N("sort_complex", snp.sort_complex, np.sort_complex, [("small", (3, 5))], COMPLEX),
+    N("sort_complex(reals: complex64 from float32, as jax)", snp.sort_complex,
+      _jax64(jnp.sort_complex), [("any", (3, 5))], FLOAT2),
+    N("diagflat", lambda x: snp.diagflat(x, 1), lambda x: np.diagflat(x, 1),
+      [("any", (2, 2))], (F32, I32)),
+    N("rollaxis", lambda x: snp.rollaxis(x, 2, 1), lambda x: np.rollaxis(x, 2, 1),
+      [("any", (2, 3, 4))]),
+    N("resize", lambda x: snp.resize(x, (5, 3)), lambda x: np.resize(x, (5, 3)),
+      [("any", S)], (F32, I32)),
+    N("block", lambda a, b, c: snp.block([[a, b], [c]]),
+      lambda a, b, c: np.block([[a, b], [c]]), [("any", (2, 3)), ("any", (2, 2)),
+                                                ("any", (1, 5))], (F32, I32)),
+    N("trim_zeros", lambda x: snp.trim_zeros(snp.pad(x, 2), "fb"),
+      lambda x: np.trim_zeros(np.pad(x, 2), "fb"), [("nonzero", (5,))], (F32, I32),
+      jit="raises"),
+    N("choose", lambda i, a, b: snp.choose(i, [a, b, -b], mode="clip"),
+      lambda i, a, b: np.choose(i, [a, b, -b], mode="clip"),
+      [("any", S), ("any", V), ("any", S)], (F32, I32), arg_dtypes=lambda d: [I64, d, d]),
+    N("choose(wrap)", lambda i, a: snp.choose(i, [a, a * 2], mode="wrap"),
+      lambda i, a: np.choose(i, [a, a * 2], mode="wrap"), [("any", S), ("any", S)], (F32,),
+      arg_dtypes=lambda d: [I32, d]),
+    N("choose(raise: checks the indices, not inside jit)",
+      lambda i, a: snp.choose(i, [a, -a, a * 2, a * 3]),
+      lambda i, a: np.choose(i, [a, -a, a * 2, a * 3]), [("small", S), ("any", S)], (F32,),
+      arg_dtypes=lambda d: [I64, d], jit="raises"),
+    N("compress", lambda c, x: snp.compress(c > 0, x, axis=1),
+      lambda c, x: np.compress(c > 0, x, axis=1), [("any", (4,)), ("any", S)], (F32, I32),
+      jit="raises"),
+    N("compress(static condition, flat)", lambda x: snp.compress([True, False, True], x),
+      lambda x: np.compress([True, False, True], x), [("any", S)]),
+    N("compress(size=, fill_value=, as jax)",
+      lambda c, x: snp.compress(c > 0, x, axis=0, size=2, fill_value=-7),
+      _jax64(lambda c, x: jnp.compress(c > 0, x, axis=0, size=2, fill_value=-7)),
+      [("any", (3,)), ("any", S)], (F32, I32)),
+    N("extract", lambda x: snp.extract(x > 0, x), lambda x: np.extract(x > 0, x),
+      [("any", S)], (F32, I32), jit="raises"),
+    N("extract(size=, as jax)", lambda x: snp.extract(x > 0, x, size=12, fill_value=99),
+      _jax64(lambda x: jnp.extract(x > 0, x, size=12, fill_value=99)), [("any", S)],
+      (F32, I32)),
+    N("place", lambda x, v: snp.place(x, x > 0, v, inplace=False), _np_place,
+      [("any", S), ("any", (3,))], (F32, I32)),
+    N("put(negative from the end, the rest clipped, as jax)",
+      lambda x: snp.put(x, snp.asarray([0, 5, -1, 20]), snp.asarray([7, 8]), inplace=False),
+      _jax64(lambda x: jnp.put(x, jnp.asarray([0, 5, -1, 20]), jnp.asarray([7, 8], x.dtype),
+                               inplace=False)), [("any", S)], (F32, I32)),
+    *[N(f"put({m})", lambda x, m=m: snp.put(x, [0, 5, -1, 20], [7, 8], mode=m, inplace=False),
+        lambda x, m=m: _np_put(x, m), [("any", S)], (F32,)) for m in ("clip", "wrap")],
+    *[N(f"{f}", lambda a, b, f=f: getattr(snp, f)(a, b), lambda a, b, f=f: getattr(np, f)(a, b),
+        [("small", (3, 4)), ("any", (6,))], (I32, F32), jit="raises")
+      for f in ("intersect1d", "setdiff1d", "union1d", "setxor1d")],
+    *[N(f"{f}(size=, as jax)", lambda a, b, f=f: getattr(snp, f)(a, b, size=9),
+        _jax64(lambda a, b, f=f: getattr(jnp, f)(a, b, size=9)),
+        [("small", (3, 4)), ("any", (6,))], (I32, F32))
+      for f in ("intersect1d", "setdiff1d", "union1d", "setxor1d")],
+    N("intersect1d(return_indices)", lambda a, b: snp.intersect1d(a, b, return_indices=True),
+      lambda a, b: np.intersect1d(a, b, return_indices=True),
+      [("small", (3, 4)), ("any", (6,))], (I32,), jit="raises"),
+    N("intersect1d(return_indices, size=, fill_value=, as jax)",
+      lambda a, b: snp.intersect1d(a, b, return_indices=True, size=5, fill_value=-1),
+      _jax64_tree(lambda a, b: jnp.intersect1d(a, b, return_indices=True, size=5,
+                                               fill_value=-1)),
+      [("small", (3, 4)), ("any", (6,))], (I32,)),
+    N("apply_along_axis", lambda x: snp.apply_along_axis(lambda v: v * snp.sum(v), 1, x),
+      lambda x: np.apply_along_axis(lambda v: v * np.sum(v), 1, x), [("any", (2, 3, 4))],
+      (F32, I32), tol=LOOSE),
+    N("apply_along_axis(to a scalar, axis 0, extra args)",
+      lambda x: snp.apply_along_axis(lambda v, k: snp.max(v) * k, 0, x, 3),
+      lambda x: np.apply_along_axis(lambda v, k: np.max(v) * k, 0, x, 3), [("any", S)]),
+    N("apply_over_axes", lambda x: snp.apply_over_axes(snp.sum, x, [0, 2]),
+      lambda x: np.apply_over_axes(np.sum, x, [0, 2]), [("any", (2, 3, 4))], (F32, I32),
+      tol=LOOSE),
+    N("vectorize", lambda a, b: snp.vectorize(lambda u, v: snp.where(u > v, u - v, u * v))(
+        a, b), lambda a, b: np.vectorize(lambda u, v: u - v if u > v else u * v)(a, b),
+      [("any", S), ("any", V)], (F32, I32)),
+    N("vectorize(signature)",
+      lambda a, b: snp.vectorize(lambda u, v: snp.sum(u * v), signature="(n),(n)->()")(a, b),
+      lambda a, b: np.vectorize(lambda u, v: np.sum(u * v), signature="(n),(n)->()")(a, b),
+      [("any", (2, 1, 4)), ("any", (3, 4))], (F32,), tol=LOOSE),
+    N("fromfunction", lambda: snp.fromfunction(lambda i, j: i * 3 + j, (3, 4)),
+      lambda: np.fromfunction(lambda i, j: i * 3 + j, (3, 4)).astype(_F32), []),
+    N("matvec", snp.matvec, np.matvec, [("any", (2, 3, 4)), ("any", (4,))], (F32, C64),
+      tol=LOOSE),
+    N("vecmat", snp.vecmat, np.vecmat, [("any", (3,)), ("any", (2, 3, 4))], (F32, C64),
+      tol=LOOSE),
+    N("bitwise_count", snp.bitwise_count, np.bitwise_count, [("any", S)],
+      (I32, I64, U8, I8, BOOL)),
+    N("packbits", lambda x: snp.packbits(x, axis=1), lambda x: np.packbits(x, axis=1),
+      [("small", (3, 13))], (I32, BOOL)),
+    N("packbits(flat, little)", lambda x: snp.packbits(x, bitorder="little"),
+      lambda x: np.packbits(x, bitorder="little"), [("small", (3, 5))], (BOOL,)),
+    N("unpackbits", lambda x: snp.unpackbits(x, axis=0, count=10),
+      lambda x: np.unpackbits(x, axis=0, count=10), [("any", (2, 3))], (U8,)),
+    N("unpackbits(flat, little)", lambda x: snp.unpackbits(x, bitorder="little"),
+      lambda x: np.unpackbits(x, bitorder="little"), [("any", (2, 3))], (U8,)),
+    N("histogram2d(integer counts, as jax)", lambda x, y: snp.histogram2d(x, y, 4),
+      _jax64_tree(lambda x, y: jnp.histogram2d(x, y, 4)), [("any", (40,)), ("any", (40,))],
+      FLOAT2, tol=LOOSE),
+    N("histogram2d(bins, range, weights, density)",
+      lambda x, y, w: snp.histogram2d(x, y, [3, 5], [(-1, 1), None], w, True),
+      lambda x, y, w: np.histogram2d(x, y, [3, 5], [(-1, 1), None], weights=w, density=True),
+      [("any", (40,)), ("any", (40,)), ("pos", (40,))], (F64,)),
+    N("histogramdd", lambda s: _dd(snp.histogramdd(s, (2, 3, _BINS))),
+      _jax64_tree(lambda s: _dd(jnp.histogramdd(s, (2, 3, _BINS)))), [("any", (30, 3))],
+      FLOAT2, tol=LOOSE),
+    N("r_", lambda a, b: snp.r_[a, 0:3, -1, b], lambda a, b: np.r_[a, 0:3, -1, b],
+      [("any", (3,)), ("any", (2,))], (I64,)),
+    N("r_(directive)", lambda a, b: snp.r_["0,2,0", a, b], lambda a, b: np.r_["0,2,0", a, b],
+      [("any", (3,)), ("any", (2,))]),
+    N("c_", lambda a, b: snp.c_[a, b], lambda a, b: np.c_[a, b], [("any", (3,)),
+                                                                   ("any", (3, 2))]),
+]
+
+SKIP.update({
+    **{n: "NumPy's abstract scalar type, used with issubdtype: tested against jax in "
+          "test_numpy_more.py" for n in (
+        "generic", "number", "integer", "signedinteger", "unsignedinteger", "inexact",
+        "floating", "complexfloating", "character", "flexible")},
+    **{n: "a dtype object, not a function" for n in ("single", "double", "csingle",
+                                                     "cdouble")},
+    "euler_gamma": "a constant",
+    **{n: "NumPy's index expression object (plain Python slices)" for n in ("s_",
+                                                                           "index_exp")},
+    **{n: "returns a Python bool: tested against jax in test_numpy_more.py" for n in (
+        "isscalar", "iscomplexobj", "isrealobj")},
+})
+
+
 CASES = [(r, d) for r in RECORDS for d in r.dtypes]
 PATHS = ("jit", "eager", "reference")
 # "lazy": eager code under stablejit.lazy() (recorded, run as one program on exit), for

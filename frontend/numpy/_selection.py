@@ -1,0 +1,181 @@
+"""Choosing and placing elements by index arrays and masks: choose, compress, extract,
+place and put (JAX's forms).
+
+compress and extract return as many elements as the condition holds, so inside jit they
+need a static `size=` (the rest padded with `fill_value`), as in JAX. place and put
+return a new tensor (tensors are immutable): JAX's inplace=True default raises, with
+advice to pass inplace=False.
+"""
+
+from __future__ import annotations
+
+import operator
+
+import numpy as np
+
+from ..compiler import dtypes as dt
+from ..errors import MustCompileError, at_user_line
+from ..tensor import Tensor
+from ._elementwise import clip, greater_equal, less, logical_or, remainder, select
+from ._manipulation import expand_dims, moveaxis, reshape, resize, stack
+from ._operands import as_tensor, astype, broadcast_arrays, promote_operands, values_in
+from ._reductions import any as any_
+from ._searching import nonzero, take_along_axis
+from ._sorting import argsort
+
+
+def _no_inplace(name: str, inplace: bool) -> None:
+    if inplace:
+        raise ValueError(at_user_line(
+            f"{name}(inplace=True) is not possible: stablejit tensors are immutable. Pass "
+            f"inplace=False and use the returned tensor (as in JAX)"))
+
+
+def choose(a, choices, out=None, mode: str = "raise") -> Tensor:
+    """Elementwise choice among `choices` by the index tensor a: choices[a[i]][i], all
+    broadcast together. mode='raise' checks the indices (which needs concrete values:
+    inside jit use 'wrap' or 'clip')."""
+    if out is not None:
+        raise TypeError(at_user_line("choose(out=...) is not supported: tensors are "
+                                     "immutable; use the returned tensor"))
+    idx = as_tensor(a)
+    if idx.dtype.kind not in "iub":
+        raise TypeError(at_user_line(f"choose: a must hold integer indices, got {idx.dtype}"))
+    cs, _ = promote_operands(*choices)
+    n = len(cs)
+    if n == 0:
+        raise ValueError(at_user_line("choose: choices must not be empty"))
+    if mode == "raise":
+        if not idx._backend.concrete:
+            raise MustCompileError(at_user_line(
+                "choose(mode='raise') inside jit cannot check the indices (they are traced "
+                "values); pass mode='wrap' or mode='clip'"))
+        bad = logical_or(less(idx, 0), greater_equal(idx, n))
+        if bool(any_(bad).item()):
+            raise ValueError(at_user_line(
+                f"choose: an index in a is out of range for {n} choices; pass mode='wrap' or "
+                f"mode='clip' to map it into range"))
+    elif mode == "wrap":
+        idx = remainder(idx, n)
+    elif mode == "clip":
+        idx = clip(idx, 0, n - 1)
+    else:
+        raise ValueError(at_user_line(f"choose: mode={mode!r} is not one of 'raise', 'wrap' or "
+                                      f"'clip'"))
+    idx, *cs = broadcast_arrays(idx, *cs)
+    if idx.dtype is dt.bool_:
+        idx = astype(idx, dt.int32)
+    return take_along_axis(stack(cs, 0), idx[None], axis=0)[0]
+
+
+def compress(condition, a, axis=None, *, size=None, fill_value=0, out=None) -> Tensor:
+    """The slices of a along `axis` (of the flattened a by default) where the 1-D
+    condition is true. Entries of condition beyond a's length must be false. With
+    size=N: exactly N slices, the missing ones filled with fill_value (works in jit)."""
+    if out is not None:
+        raise TypeError(at_user_line("compress(out=...) is not supported: tensors are "
+                                     "immutable; use the returned tensor"))
+    # a condition given as host data is static: its selection is known while tracing
+    host = None if isinstance(condition, Tensor) else np.asarray(condition).astype(bool)
+    c = astype(as_tensor(condition), dt.bool_)
+    if c.ndim != 1:
+        raise ValueError(at_user_line(f"compress: condition must be 1-D, got shape {c.shape}"))
+    x = as_tensor(a)
+    if axis is None:
+        axis, arr = 0, reshape(x, (x.size,))
+    else:
+        arr = moveaxis(x, axis, 0)
+    n = arr.shape[0]
+    c, extra = c[:n], c[n:]
+    arr = arr[:c.shape[0]]
+    if size is None:
+        if host is None and not c._backend.concrete:
+            raise MustCompileError(at_user_line(
+                "compress inside jit cannot be compiled without a static size: the number "
+                "of selected slices depends on the data. Pass size=N (and fill_value=...) "
+                "or call it outside jit"))
+        cond = host if host is not None else np.asarray(c.numpy()) if not extra.shape[0] else \
+            np.asarray(astype(as_tensor(condition), dt.bool_).numpy())
+        if cond[n:].any():
+            raise ValueError(at_user_line(
+                f"compress: condition has true entries beyond the {n} slices of a along "
+                f"the axis; shorten it to {n} entries"))
+        kept = np.flatnonzero(cond[:n])
+        result = arr[as_tensor(kept.astype(np.int64), arr)] if kept.size else arr[:0]
+    else:
+        size = operator.index(size)
+        if not 0 <= size <= arr.shape[0]:
+            raise ValueError(at_user_line(
+                f"compress: size must be between 0 and the length of a along the axis "
+                f"({arr.shape[0]}), got size={size}"))
+        mask = expand_dims(c, tuple(range(1, arr.ndim))) if arr.ndim > 1 else c
+        arr = select(mask, arr, values_in(arr, fill_value))
+        # selected slices first, in order: a stable sort on "not selected"
+        result = arr[argsort(c, stable=True, descending=True)][:size]
+    return moveaxis(result, 0, axis)
+
+
+def extract(condition, arr, *, size=None, fill_value=0) -> Tensor:
+    """The elements of arr (flattened) where condition (flattened) is true; inside jit
+    pass a static size=N (missing ones filled with fill_value)."""
+    x = as_tensor(arr)
+    if not isinstance(condition, Tensor):  # host data stays static
+        return compress(np.ravel(np.asarray(condition)), reshape(x, (x.size,)), size=size,
+                        fill_value=fill_value)
+    c = as_tensor(condition)
+    return compress(reshape(c, (c.size,)), reshape(x, (x.size,)), size=size,
+                    fill_value=fill_value)
+
+
+def place(arr, mask, vals, *, inplace: bool = True) -> Tensor:
+    """A copy of arr whose elements where mask is true take the values of vals in order
+    (repeated when there are fewer). Works inside jit: the positions are padded to a
+    static length and the padding dropped."""
+    _no_inplace("place", inplace)
+    x, m, v = as_tensor(arr), as_tensor(mask), as_tensor(vals)
+    if x.size != m.size:
+        raise ValueError(at_user_line(f"place: arr (size {x.size}) and mask (size {m.size}) "
+                                      f"must have the same number of elements"))
+    if v.size == 0:
+        raise ValueError(at_user_line("place: vals is empty; pass at least one value"))
+    if x.size == 0:
+        return x
+    pos = nonzero(reshape(m, (m.size,)), size=m.size, fill_value=m.size)[0]
+    v = resize(values_in(x, v), (pos.shape[0],))
+    flat = reshape(x, (x.size,)).at[pos].set(v, mode="drop")
+    return reshape(flat, x.shape)
+
+
+def put(a, ind, v, mode=None, *, inplace: bool = True) -> Tensor:
+    """A copy of a with v written at the flat indices ind (v repeated to ind's length).
+    mode=None (JAX's default): negative indices count from the end and the rest are
+    clipped into range; 'clip' clips every index into range; 'wrap' wraps them."""
+    _no_inplace("put", inplace)
+    x = as_tensor(a)
+    i = as_tensor(ind, x)
+    i = reshape(i, (i.size,))
+    vv = as_tensor(v, x)
+    vv = reshape(vv, (vv.size,))
+    if x.size == 0 or i.size == 0 or vv.size == 0:
+        return x
+    if i.dtype.kind not in "iu":
+        raise TypeError(at_user_line(f"put: ind must hold integers, got {i.dtype}"))
+    vv = resize(values_in(x, vv), (i.shape[0],))
+    if mode is None:  # as JAX's unravel_index of the flat indices
+        i = clip(select(less(i, 0), i + x.size, i), 0, x.size - 1)
+    elif mode == "clip":
+        i = clip(i, 0, x.size - 1)
+    elif mode == "wrap":
+        i = remainder(i, x.size)
+    elif mode == "raise":
+        raise NotImplementedError(at_user_line(
+            "put(mode='raise') is not supported (as in JAX): it would need to check "
+            "traced indices; pass mode=None, 'clip' or 'wrap'"))
+    else:
+        raise ValueError(at_user_line(f"put: mode must be None, 'clip' or 'wrap', got "
+                                      f"{mode!r}"))
+    flat = reshape(x, (x.size,)).at[i].set(vv)
+    return reshape(flat, x.shape)
+
+
+__all__ = ["choose", "compress", "extract", "place", "put"]
