@@ -24,6 +24,19 @@ that `jax.random.key_data(jax.random.key(seed))` holds, so `key` and `PRNGKey` a
 function. Indices (`permutation(key, n)`, `choice` of an int, `categorical`) have the
 default int dtype, int64 (jax: int32), with the same values; `randint` defaults to
 int32 as jax's does, because its numbers depend on the dtype's width.
+
+The other distributions (exponential, laplace, logistic, cauchy, rademacher, maxwell,
+double_sided_maxwell, weibull_min, pareto, rayleigh, wald, geometric, triangular,
+lognormal, gamma, loggamma, beta, dirichlet, chisquare, t, f, generalized_normal, ball,
+poisson, binomial, multinomial, multivariate_normal, orthogonal) follow jax.random's
+algorithms and order of draws, so a float32 draw is jax's, bit for bit for most; maxwell
+(a sum of squares), multivariate_normal (a matmul and a LAPACK factor) and orthogonal (a
+LAPACK QR) agree to float rounding. The rejection samplers (gamma and the samplers
+built on it, poisson, binomial) keep one loop state per element and stop updating an
+element once it is accepted, which is what jax's per-element loops do. Integer results
+of rademacher, geometric and poisson default to int64 (jax: int32), with the same values.
+Inside an enclosing jit, XLA may fuse exp / log / pow differently, so values there can
+differ from eager ones in the last bit.
 """
 
 from __future__ import annotations
@@ -561,11 +574,11 @@ def _real_param(name: str, argname: str, v) -> Tensor:
     return t
 
 
-def _param_shape(name: str, shape, **params: Tensor) -> tuple[int, ...]:
+def _param_shape(name: str, shape, **params) -> tuple[int, ...]:
     """jax's rule: shape=None is the parameters' broadcast shape; a given shape must be
-    what it and the parameters' shapes broadcast to."""
-    shapes = [t.shape for t in params.values()]
-    desc = ", ".join(f"{n}{list(t.shape)}" for n, t in params.items())
+    what it and the parameters' shapes broadcast to. params: tensors or shapes."""
+    shapes = [v if isinstance(v, tuple) else v.shape for v in params.values()]
+    desc = ", ".join(f"{n}{list(s)}" for n, s in zip(params, shapes, strict=True))
     want = None if shape is None else _shape(shape)
     try:
         got = snp.broadcast_shapes(*shapes) if want is None else snp.broadcast_shapes(
@@ -716,7 +729,7 @@ def weibull_min(key, scale, concentration, shape=(), dtype=None) -> Tensor:
     sc = _real_param("weibull_min", "scale", scale)
     co = _real_param("weibull_min", "concentration", concentration)
     shape = _shape(shape)
-    _param_shape("weibull_min", None, sample=snp.zeros(shape), scale=sc, concentration=co)
+    _param_shape("weibull_min", None, sample=shape, scale=sc, concentration=co)
     return _weibull_min(k, sc, co, shape, d)
 
 
@@ -959,8 +972,7 @@ def dirichlet(key, alpha, shape=None, dtype=None) -> Tensor:
         raise ValueError(at_user_line("random.dirichlet: alpha must have at least one axis "
                                       "(the concentrations of the categories), got a "
                                       "scalar"))
-    batch = snp.zeros(al.shape[:-1])
-    shape = _param_shape("dirichlet", shape, **{"alpha.shape[:-1]": batch})
+    shape = _param_shape("dirichlet", shape, **{"alpha.shape[:-1]": al.shape[:-1]})
     return _dirichlet(k, al, shape, d)
 
 
@@ -1328,7 +1340,7 @@ def multivariate_normal(key, mean, cov, shape=None, dtype=None,
     mdt = mt.dtype if mt.dtype.kind == "f" else dt.float32
     d = _float_dtype("multivariate_normal", mdt if dtype is None else dtype)
     shape = _param_shape("multivariate_normal", shape, **{
-        "mean.shape[:-1]": snp.zeros(mt.shape[:-1]), "cov.shape[:-2]": snp.zeros(ct.shape[:-2])})
+        "mean.shape[:-1]": mt.shape[:-1], "cov.shape[:-2]": ct.shape[:-2]})
     return _multivariate_normal(k, snp.astype(mt, d), snp.astype(ct, d), shape, d, method)
 
 
