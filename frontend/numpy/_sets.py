@@ -44,7 +44,7 @@ from ._operands import (
 from ._reductions import any as any_
 from ._reductions import sum as sum_
 from ._searching import searchsorted, take
-from ._sorting import argsort, cumsum, sort, sort_with
+from ._sorting import argsort, cummax, cumsum, sort, sort_with
 
 
 class UniqueAllResult(NamedTuple):
@@ -287,6 +287,49 @@ def _sort_order(flat: Tensor) -> Tensor:
     return sort_with([flat], [iota], 0)[-1]
 
 
+def _member(v: Tensor, b, first_index: bool = False):
+    """isin(v, b) for the 1-D v, also of complex numbers (isin's binary search needs an
+    order): one sort of both, b's entries before v's equal ones, and each v entry
+    compared with the last b entry at or before it. With first_index, also the index in
+    b of each value's first occurrence (0 where it has none)."""
+    (v, b), _ = promote_operands(v, b)
+    if not v.dtype.is_complex and not first_index:
+        return isin(v, b)
+    b = _flat(b)
+    n, m = v.shape[0], b.shape[0]
+    if n == 0 or m == 0:
+        no = broadcast_to(_scalar(v, False, dt.bool_), (n,))
+        return (no, zeros((n,), DEFAULT_INT)) if first_index else no
+    aux = concatenate([b, v], 0)
+    idt = index_dtype(n + m + 1)
+    iota = bind1(so.iota, shape=(n + m,), dtype=idt, dimension=0)
+    from_v = astype(bind1(ew.ge, iota, broadcast_to(_scalar(v, m, idt), (n + m,))), dt.int8)
+    if aux.dtype.is_complex:
+        nan = astype(bind1(ew.ne, aux, aux), dt.int8)
+        keys = [nan, bind1(ew.real, aux), bind1(ew.imag, aux), from_v]
+    else:
+        keys = [aux, from_v]
+    *_, srt, order = sort_with(keys, [aux, iota], 0)
+    is_b = bind1(ew.lt, order, broadcast_to(_scalar(v, m, idt), (n + m,)))
+    minus1 = broadcast_to(_scalar(v, -1, DEFAULT_INT), (n + m,))
+    last_b = cummax(bind1(ew.select, is_b, astype(iota, DEFAULT_INT), minus1))
+    found = bind1(ew.and_, bind1(ew.ge, last_b, broadcast_to(_scalar(v, 0, DEFAULT_INT),
+                                                              (n + m,))),
+                  bind1(ew.eq, srt, take(srt, last_b, mode="clip")))
+    # back to v's order: sorted position k holds the entry order[k]
+    back = _scatter1(broadcast_to(_scalar(v, False, dt.bool_), (n + m,)), order, found)
+    if not first_index:
+        return back[m:]
+    # b's entries of a value come first, in their order: the run's start is the first
+    prev = concatenate([srt[:1], srt[:-1]], 0)
+    start = bind1(ew.or_, bind1(ew.ne, srt, prev), bind1(ew.eq, iota, broadcast_to(
+        _scalar(v, 0, idt), (n + m,))))
+    run_start = cummax(bind1(ew.select, start, astype(iota, DEFAULT_INT), minus1))
+    where_b = astype(take(order, run_start, mode="clip"), DEFAULT_INT)
+    first = _scatter1(zeros((n + m,), DEFAULT_INT), order, where_b)
+    return back[m:], first[m:]
+
+
 def _run_starts(s: Tensor) -> Tensor:
     """Where a new value starts in the sorted s (all NaNs count as one value)."""
     n = s.shape[0]
@@ -348,14 +391,10 @@ def intersect1d(ar1, ar2, assume_unique: bool = False, return_indices: bool = Fa
     a, b = _flat(a), _flat(b)
     order1 = _sort_order(a)
     s1 = take(a, order1)
-    keep = bind1(ew.and_, _run_starts(s1), isin(s1, b))
+    keep = bind1(ew.and_, _run_starts(s1), _member(s1, b))
     if not return_indices:
         return _compact(s1, keep, size, fill_value, _smallest)[0]
-    order2 = _sort_order(b)
-    s2 = take(b, order2)
-    # the first of equal values in the stably sorted b is its first occurrence in b
-    j = take(order2, searchsorted(s2, s1, side="left"), mode="clip") if b.shape[0] else \
-        zeros(s1.shape, DEFAULT_INT)
+    _, j = _member(s1, b, first_index=True)
     vals, i1, i2 = _compact(s1, keep, size, fill_value, _smallest,
                             riders=((astype(order1, DEFAULT_INT), a.shape[0]),
                                     (astype(j, DEFAULT_INT), b.shape[0])))
@@ -370,7 +409,7 @@ def setdiff1d(ar1, ar2, assume_unique: bool = False, *, size=None, fill_value=No
     size = _need_size(a, size, "setdiff1d")
     a = _flat(a)
     s = take(a, _sort_order(a))
-    keep = bind1(ew.and_, _run_starts(s), isin(s, ar2, invert=True))
+    keep = bind1(ew.and_, _run_starts(s), bind1(ew.not_, _member(s, ar2)))
     return _compact(s, keep, size, 0 if fill_value is None else fill_value, _smallest)[0]
 
 

@@ -92,6 +92,20 @@ def test_set_operations_of_floats_with_nan_match_numpy():
         np.testing.assert_array_equal(np.asarray(got), getattr(np, name)(a, b), err_msg=name)
 
 
+def test_set_operations_of_complex_numbers_match_numpy():
+    a = np.array([1 + 1j, 2, 3j, 2, np.nan, 1 - 1j], np.complex64)
+    b = np.array([2, 3j, 5, np.nan, 1 + 1j, 1 + 1j, 2], np.complex64)
+    for name in ("intersect1d", "setdiff1d", "union1d", "setxor1d"):
+        got = getattr(snp, name)(a, b)
+        np.testing.assert_array_equal(np.asarray(got), getattr(np, name)(a, b), err_msg=name)
+    got = snp.intersect1d(a, b, return_indices=True)
+    for g, w in zip(got, np.intersect1d(a, b, return_indices=True), strict=True):
+        np.testing.assert_array_equal(np.asarray(g), w)
+    got = sj.jit(lambda x, y: snp.intersect1d(x, y, return_indices=True, size=5))(
+        snp.asarray(a), snp.asarray(b))
+    assert [np.asarray(g).tolist()[3:] for g in got[1:]] == [[6, 6], [7, 7]]
+
+
 def test_empty_sets():
     e = np.zeros(0, np.int32)
     for name in ("intersect1d", "setdiff1d", "union1d", "setxor1d"):
