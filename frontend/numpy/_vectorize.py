@@ -136,9 +136,13 @@ class vectorize:  # noqa: N801 - NumPy's and JAX's name
         if self._cores is None:
             in_cores, out_cores = [()] * len(mapped), None
         else:
+            # as in JAX: the signature names the arguments that are not excluded, and a
+            # None among them (core dimensions ()) is passed as it is
             in_cores, out_cores = self._cores
-            in_cores = [c for i, c in enumerate(in_cores) if i not in fixed] \
-                if len(in_cores) == len(args) else in_cores
+            dynamic_pos = [i for i in range(len(args)) if i not in self.excluded]
+            if len(in_cores) == len(dynamic_pos):
+                in_cores = [c for i, c in zip(dynamic_pos, in_cores, strict=True)
+                            if args[i] is not None]
         if len(in_cores) != len(mapped):
             raise TypeError(at_user_line(
                 f"vectorize: the signature {self.signature!r} has {len(in_cores)} inputs but "

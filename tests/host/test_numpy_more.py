@@ -186,6 +186,16 @@ def test_vectorize_excluded_and_none():
     _same(got, jnp.vectorize(f, excluded={1, "scale"})(X, 2, scale=0.5))
 
 
+def test_vectorize_signature_names_the_arguments_not_excluded():
+    def f(a, p, b):
+        return (a ** p * b).sum() if b is not None else (a ** p).sum()
+    s = np.array([1.0, 2.0, 3.0])[:, None]
+    want = jnp.vectorize(f, excluded={1}, signature="(n),()->()")(X, 2, s)
+    _same(snp.vectorize(f, excluded={1}, signature="(n),()->()")(X, 2, s), want)
+    want = jnp.vectorize(f, excluded={1}, signature="(n),()->()")(X, 2, None)
+    _same(snp.vectorize(f, excluded={1}, signature="(n),()->()")(X, 2, None), want)
+
+
 def test_vectorize_keeps_a_size_one_axis():
     f = snp.vectorize(lambda a, b: a + b, signature="(),()->()")
     assert f(np.ones((1, 1, 3)), np.ones((1, 3))).shape == (1, 1, 3)
