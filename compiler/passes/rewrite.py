@@ -2,7 +2,8 @@
 
 A rule gets the op with its operands already substituted and returns either None
 (keep the op), a tuple of existing Values (the op's results are replaced by them), or
-a list of new Ops whose last op's results replace the op's.
+a list of new Ops whose last op's results replace the op's; new Ops that define the
+op's own result Values (folding makes one constant per result) replace nothing.
 """
 
 from __future__ import annotations
@@ -30,7 +31,9 @@ def rewrite(fn: Function, rule: Callable[[Op], object]) -> Function:
             subst.update(zip(op.results, out, strict=True))
         else:  # replaced by new ops
             ops.extend(out)
-            subst.update(zip(op.results, out[-1].results, strict=True))
+            defined = {r for new in out for r in new.results}
+            if not all(r in defined for r in op.results):  # (else the new ops define the
+                subst.update(zip(op.results, out[-1].results, strict=True))  # op's values)
     if not changed:
         return fn
     return Function(fn.name, fn.params, ops, tuple(subst.get(r, r) for r in fn.results))

@@ -137,6 +137,19 @@ def test_fold_sees_through_splat_broadcasts():
     np.testing.assert_array_equal(interpret(after, [])[0], np.full(4, 16, np.int32))
 
 
+def test_fold_evaluates_an_op_with_several_results():
+    """A folded multi-result op becomes one constant per result (the rewrite driver took
+    only the last new op's results and raised on eigh or svd of a constant in jit)."""
+    g = B(T((2,)))
+    (x,) = g.params
+    m = g.const(np.array([[2.0, 1.0], [1.0, 3.0]], np.float32), shape=())
+    w, v = g.b.bind(ALL["eigh"], [m], {"lower": True})
+    before = g.build(g("add", x, w), v)
+    after = dce(fold(before))
+    assert count(after, "eigh") == 0, f"before:\n{before}\nafter:\n{after}"
+    run_and_compare(before, after, np.ones(2, np.float32))
+
+
 def test_fold_leaves_large_results_to_xla():
     g = B()
     n = FOLD_LIMIT + 1

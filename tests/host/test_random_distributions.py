@@ -105,17 +105,7 @@ def test_same_numbers_as_jax(name, call, how):
         _compare(got, call(jr, jr.PRNGKey(seed)), how, f"{name}, seed {seed}")
 
 
-# svd / eigh of a constant matrix inside jit trips the compiler's constant folding
-# (compiler/passes/rewrite.py: "zip() argument 2 is shorter than argument 1"), whatever
-# the random module does: `jit(lambda x: linalg.svd(c)[1] + x)` fails the same way.
-# test_multivariate_normal_factor_methods_under_jit passes cov as an argument instead.
-_FOLD_BUG = pytest.mark.xfail(raises=ValueError, strict=True,
-                              reason="constant folding of svd/eigh in jit (compiler bug)")
-JIT_CASES = [pytest.param(*c, marks=_FOLD_BUG) if c[0] in (
-    "multivariate_normal_svd", "multivariate_normal_eigh") else c for c in CASES]
-
-
-@pytest.mark.parametrize("name,call,how", JIT_CASES, ids=IDS)
+@pytest.mark.parametrize("name,call,how", CASES, ids=IDS)
 def test_same_under_jit(name, call, how):
     k = sr.key(3)
     eager = call(sr, k).numpy()
