@@ -9,7 +9,7 @@ StableHLO and PJRT.
         return snp.sum(x + y * 2.0)
 """
 
-from . import config, conv, distributed, lax, nn, numpy, random, sharding, tree
+from . import config, conv, distributed, lax, nn, numpy, numpy_extensions, random, sharding, tree
 from .api import (
     backend_copy,
     backend_transfer,
@@ -83,6 +83,7 @@ def local_devices(platform: str | None = None) -> list:
 def device_count(platform: str | None = None) -> int:
     return len(devices(platform))
 
+numpy_extensions.install()  # vectorize, i0, kaiser ...: built on vmap and scipy
 
 __all__ = [
     "to_batched",

@@ -10,10 +10,11 @@ unravel/ravel of indices), _conditions (select, piecewise), _padding, _products,
 _convolution, _calculus (trapezoid, gradient, unwrap), _statistics, _indexing (x[i],
 x.at[i]), _sorting, _searching, _sets, _selection (choose, compress, place, put),
 _quantiles (median, percentile, quantile), _histograms (bincount, digitize, histogram,
-histogramdd), _interpolation, _insert_delete, _polynomials, _windows (hamming, kaiser,
-...), _bits (bitwise_count, packbits), _vectorize (vectorize, apply_along_axis on vmap),
-_dtypes, _info, and the linalg and fft extensions. _methods installs Tensor's operators and
-methods from this namespace when it is imported.
+histogramdd), _interpolation, _insert_delete, _polynomials, _windows (hamming, hanning,
+...), _bits (bitwise_count, packbits), _dtypes, _info, and the linalg and fft extensions.
+_methods installs Tensor's operators and methods from this namespace when it is imported.
+Names built on vmap or scipy (vectorize, apply_along_axis, i0, kaiser ...) are installed
+here by the package from numpy_extensions.py, which imports those layers.
 """
 
 from ..compiler.dtypes import DType as dtype
@@ -394,8 +395,7 @@ from ._statistics import (
     nanvar,
     ptp,
 )
-from ._vectorize import apply_along_axis, apply_over_axes, fromfunction, vectorize
-from ._windows import bartlett, blackman, hamming, hanning, i0, kaiser
+from ._windows import bartlett, blackman, hamming, hanning
 
 bool = bool_  # noqa: A001 - the array API spells it `bool`
 e = 2.718281828459045

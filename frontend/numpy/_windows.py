@@ -1,9 +1,9 @@
-"""Window functions of signal processing: bartlett, blackman, hamming, hanning and kaiser,
-and i0 (the modified Bessel function of order 0 that kaiser needs).
+"""Window functions of signal processing: bartlett, blackman, hamming and hanning (kaiser,
+which needs scipy.special's i0, is in numpy_extensions.py, above the scipy layer).
 
-M is a static window length, as in JAX; the windows have the default float dtype
-(kaiser: beta's floating dtype when it is a floating tensor). The cosines are computed
-in float64 and rounded once, so the float32 windows are correctly rounded.
+M is a static window length, as in JAX; the windows have the default float dtype. The
+cosines are computed in float64 and rounded once, so the float32 windows are correctly
+rounded.
 """
 
 from __future__ import annotations
@@ -15,15 +15,8 @@ from ..errors import at_user_line
 from ..promotion import DEFAULT_FLOAT
 from ..tensor import Tensor
 from ._creation import arange, ones
-from ._elementwise import abs, cos, divide, select, sqrt, subtract
-from ._operands import as_tensor, astype, to_inexact
-
-
-def i0(x) -> Tensor:
-    """The modified Bessel function of the first kind of order 0, elementwise
-    (stablejit.scipy.special.i0: integers become the default float)."""
-    from ..scipy._bessel import i0 as _i0  # stablejit.scipy imports this namespace
-    return _i0(x)
+from ._elementwise import abs, cos, subtract
+from ._operands import astype
 
 
 def _length(M, name: str) -> int:
@@ -73,22 +66,4 @@ def bartlett(M) -> Tensor:
     return astype(subtract(1.0, abs(subtract(n * 2.0, m - 1)) / (m - 1)), DEFAULT_FLOAT)
 
 
-def kaiser(M, beta) -> Tensor:
-    """The Kaiser window: i0(beta sqrt(1 - ((n - a) / a)**2)) / i0(beta), a = (M - 1) / 2.
-    beta may be a traced value."""
-    m = _length(M, "kaiser")
-    b = to_inexact(as_tensor(beta))
-    out_dtype = DEFAULT_FLOAT if b.weak else b.dtype
-    if b.dtype.is_complex:
-        raise TypeError(at_user_line("kaiser: beta must be real, got a complex value"))
-    if m <= 1:
-        return ones((max(m, 0),), out_dtype)
-    alpha = (m - 1) / 2.0
-    r = divide(subtract(arange(m, dtype=dt.float64), alpha), alpha)
-    arg = sqrt(select(abs(r) > 1.0, 0.0, subtract(1.0, r * r)))  # rounding: keep it real
-    work = dt.float64 if out_dtype is dt.float64 else dt.float32
-    bw = astype(b, work)
-    return astype(divide(i0(bw * astype(arg, work)), i0(bw)), out_dtype)
-
-
-__all__ = ["bartlett", "blackman", "hamming", "hanning", "i0", "kaiser"]
+__all__ = ["bartlett", "blackman", "hamming", "hanning"]

@@ -1,5 +1,7 @@
 """Functions of arrays built from functions of smaller pieces, on stablejit.vmap (as JAX
-builds them): vectorize, apply_along_axis, apply_over_axes and fromfunction.
+builds them): vectorize, apply_along_axis, apply_over_axes and fromfunction. They are
+stablejit.numpy names, but vmap imports the namespace, so they live above both and the
+package installs them into the namespace (numpy_extensions.py).
 
 The function is traced once per call with batched values, not called once per element
 as NumPy does, so it must be written with stablejit operations (no Python `if` on its
@@ -12,16 +14,12 @@ import functools
 import re
 from collections.abc import Callable
 
-from ..errors import at_user_line
-from ..tensor import Tensor
-from ._creation import arange
-from ._manipulation import expand_dims, squeeze
-from ._operands import as_shape, as_tensor, broadcast_shapes, normalize_axis
-
-
-def _vmap(*args, **kwargs):
-    from ..vmap import vmap  # vmap's module imports this namespace
-    return vmap(*args, **kwargs)
+from .errors import at_user_line
+from .numpy._creation import arange
+from .numpy._manipulation import expand_dims, squeeze
+from .numpy._operands import as_shape, as_tensor, broadcast_shapes, normalize_axis
+from .tensor import Tensor
+from .vmap import vmap as _vmap
 
 
 def apply_along_axis(func1d: Callable, axis: int, arr, *args, **kwargs) -> Tensor:
