@@ -59,10 +59,10 @@ def fmt(seconds: float) -> str:
 def table(title: str, rows: list[tuple]) -> None:
     """rows: (name, stablejit seconds, peer name, peer seconds, target ratio or None)."""
     print(f"\n{title}")
-    print(f"{'case':<44}{'stablejit':>12}{'peer':>24}{'ratio':>8}{'target':>9}")
+    print(f"{'case':<44}{'stablejit':>12}{'peer':>26}{'ratio':>8}{'target':>9}")
     for name, ours, peer_name, peer, target in rows:
         ratio = ours / peer
         mark = "" if target is None else ("  ok" if ratio <= target else "  MISS")
         tgt = "" if target is None else f"<={target:.1f}x"
-        print(f"{name:<44}{fmt(ours):>12}{peer_name + ' ' + fmt(peer):>24}{ratio:>7.2f}x"
+        print(f"{name:<44}{fmt(ours):>12}{peer_name + ' ' + fmt(peer):>26}{ratio:>7.2f}x"
               f"{tgt:>9}{mark}")
