@@ -27,7 +27,8 @@ from ._products import matmul, outer, tensordot, vecdot
 __all__ = ["cholesky", "qr", "eigh", "eigvalsh", "svd", "svdvals", "solve", "inv", "det",
            "slogdet", "norm", "matrix_norm", "vector_norm", "matrix_power", "matrix_rank",
            "pinv", "outer", "vecdot", "cross", "trace", "diagonal", "tensordot", "matmul",
-           "matrix_transpose", "lu_factor", "triangular_solve", "lstsq", "multi_dot", "cond"]
+           "matrix_transpose", "lu_factor", "triangular_solve", "lstsq", "multi_dot", "cond",
+           "tensorinv", "tensorsolve"]
 
 
 class EighResult(NamedTuple):
@@ -186,6 +187,42 @@ def solve(a, b) -> Tensor:
 def inv(x) -> Tensor:
     x = _float_matrix(x, "inv", True)
     return solve(x, broadcast_to(_eye_like(x), x.shape))
+
+
+def tensorinv(a, ind: int = 2) -> Tensor:
+    """The inverse of a under tensordot over `ind` axes: a's first `ind` axes against the
+    rest, as one square matrix; the result has shape a.shape[ind:] + a.shape[:ind]."""
+    a = asarray(a)
+    if not isinstance(ind, int) or ind <= 0:
+        raise ValueError(at_user_line(f"linalg.tensorinv: ind must be a positive integer, "
+                                      f"got {ind!r}"))
+    rows, cols = a.shape[:ind], a.shape[ind:]
+    n, m = math.prod(rows), math.prod(cols)
+    if n != m:
+        raise ValueError(at_user_line(
+            f"linalg.tensorinv: a's first {ind} axes {rows} hold {n} elements and the rest "
+            f"{cols} hold {m}; they must be equal (a square matrix), or pass another ind"))
+    return reshape(inv(reshape(a, (n, m))), cols + rows)
+
+
+def tensorsolve(a, b, axes=None) -> Tensor:
+    """x with tensordot(a, x, x.ndim) == b: a's leading axes match b's shape, its other
+    axes are x's (`axes`: axes of a moved to the end first)."""
+    a, b = asarray(a), asarray(b)
+    if axes is not None:
+        axes = (axes,) if isinstance(axes, int) else tuple(axes)
+        a = moveaxis(a, axes, tuple(range(a.ndim - len(axes), a.ndim)))
+    k = b.ndim
+    if a.shape[:k] != b.shape:
+        raise ValueError(at_user_line(f"linalg.tensorsolve: a's leading axes {a.shape[:k]} "
+                                      f"must be b's shape {b.shape}"))
+    xs = a.shape[k:]
+    n, m = math.prod(b.shape), math.prod(xs)
+    if n != m:
+        raise ValueError(at_user_line(
+            f"linalg.tensorsolve: b has {n} elements and x's shape {xs} has {m}; the "
+            f"system must be square"))
+    return reshape(solve(reshape(a, (n, m)), reshape(b, (n,))), xs)
 
 
 def diagonal(x, offset: int = 0, axis1: int = -2, axis2: int = -1) -> Tensor:

@@ -234,3 +234,13 @@ def test_matrix_rank_of_empty_matrices_and_per_matrix_tolerances_matches_numpy(s
         want = np.linalg.matrix_rank(a, **kw)
         assert np.asarray(got).shape == np.shape(want)
         np.testing.assert_array_equal(np.asarray(got), want, err_msg=str(kw))
+
+
+def test_tensorinv_and_tensorsolve_errors_name_the_shapes():
+    with pytest.raises(ValueError, match=r"first 2 axes \(2, 3\) hold 6 elements"):
+        snp.linalg.tensorinv(snp.ones((2, 3, 5)))
+    with pytest.raises(ValueError, match="leading axes"):
+        snp.linalg.tensorsolve(snp.ones((2, 3, 6)), snp.ones((3, 2)))
+    a = np.random.default_rng(1).standard_normal((2, 3, 6))
+    x = snp.linalg.tensorsolve(snp.asarray(a), snp.ones((2, 3), snp.float64))
+    np.testing.assert_allclose(np.tensordot(a, np.asarray(x), 1), np.ones((2, 3)), atol=1e-10)

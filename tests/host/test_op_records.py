@@ -768,6 +768,13 @@ RECORDS += [
     *[N(f"linalg.cond({p})", lambda x, p=p: snp.linalg.cond(x, p),
         lambda x, p=p: np.linalg.cond(x, p), [("any", (2, 4, 4))], (F64,))
       for p in (None, -2, 1, np.inf, "fro", "nuc")],
+    N("linalg.tensorinv", lambda a: snp.linalg.tensorinv(a, ind=2),
+      lambda a: np.linalg.tensorinv(a, ind=2), [("any", (2, 3, 6))], FLOAT2, tol=LOOSE),
+    N("linalg.tensorsolve", snp.linalg.tensorsolve, np.linalg.tensorsolve,
+      [("any", (2, 3, 6)), ("any", (2, 3))], FLOAT2, tol=LOOSE),
+    N("linalg.tensorsolve(axes)", lambda a, b: snp.linalg.tensorsolve(a, b, axes=(0,)),
+      lambda a, b: np.linalg.tensorsolve(a, b, axes=(0,)), [("any", (6, 2, 3)), ("any", (2, 3))],
+      (F64,), tol=LOOSE),
     N("fft.rfft2", snp.fft.rfft2, np.fft.rfft2, [("any", (3, 4, 6))], (F64,)),
     N("fft.irfft2", lambda x: snp.fft.irfft2(x, s=(4, 6)), lambda x: np.fft.irfft2(x, s=(4, 6)),
       [("any", (4, 4))], (C128,)),
