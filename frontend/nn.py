@@ -40,9 +40,9 @@ def identity(x) -> Tensor:
 
 @one_program
 def relu(x) -> Tensor:
-    """max(x, 0), with gradient 0 at 0 (as JAX)."""
+    """max(x, 0), with gradient 0 at 0 (as JAX); NaN stays NaN."""
     x = snp.asarray(x)
-    return snp.where(x > 0, x, snp.zeros_like(x))
+    return snp.where(snp.logical_or(x > 0, snp.isnan(x)), x, snp.zeros_like(x))
 
 
 @one_program

@@ -580,3 +580,37 @@ def test_rint_rounds_half_to_even_as_jax():
         assert np.asarray(got).dtype == np.asarray(want).dtype
         np.testing.assert_array_equal(np.asarray(got), np.asarray(want))
         assert np.array_equal(np.signbit(np.asarray(got)), np.signbit(np.asarray(want)))
+
+
+# ---- stablejit.nn against jax.nn on special values -------------------------------------
+
+_NN_SPECIAL = np.array([0.0, -0.0, 1.0, -1.0, 20.0, -20.0, 100.0, -100.0, np.inf, -np.inf,
+                        np.nan, 1e-30, 6.0, 3.0], np.float32).reshape(2, 7)
+
+
+def _nn_names():
+    import jax
+    out = []
+    for n in sorted(set(dir(jax.nn)) & set(dir(stablejit.nn))):
+        f = getattr(jax.nn, n)
+        if n.startswith("_") or not callable(f) or isinstance(f, type):
+            continue
+        try:
+            f(_NN_SPECIAL)
+        except Exception:  # needs more arguments than one array
+            continue
+        out.append(n)
+    return out
+
+
+@pytest.mark.parametrize("name", _nn_names())
+def test_nn_functions_on_special_values_match_jax(name):
+    """Every stablejit.nn function that takes one array, on zeros of both signs, large
+    values, infinities and NaN, against jax.nn: relu(NaN) was 0 (a where on x > 0)."""
+    import jax
+    want = np.asarray(getattr(jax.nn, name)(_NN_SPECIAL))
+    got = np.asarray(getattr(stablejit.nn, name)(snp.asarray(_NN_SPECIAL)))
+    assert got.dtype == want.dtype and got.shape == want.shape
+    np.testing.assert_allclose(got, want, rtol=3e-6, atol=1e-30)
+    same_sign = (np.signbit(got) == np.signbit(want)) | np.isnan(want)
+    assert same_sign.all(), (got, want)
