@@ -14,7 +14,7 @@ from .errors import at_user_line
 from .numpy._creation import arange, ones
 from .numpy._elementwise import abs, divide, select, sqrt, subtract
 from .numpy._operands import as_tensor, astype, to_inexact
-from .numpy._windows import _length
+from .numpy._windows import window_length
 from .promotion import DEFAULT_FLOAT
 from .scipy.special import i0
 from .tensor import Tensor
@@ -24,7 +24,7 @@ from .vectorize import apply_along_axis, apply_over_axes, fromfunction, vectoriz
 def kaiser(M, beta) -> Tensor:
     """The Kaiser window: i0(beta sqrt(1 - ((n - a) / a)**2)) / i0(beta), a = (M - 1) / 2,
     in the default float dtype (beta's, when it is a float tensor); beta may be traced."""
-    m = _length(M, "kaiser")
+    m = window_length(M, "kaiser")
     b = to_inexact(as_tensor(beta))
     out_dtype = DEFAULT_FLOAT if b.weak else b.dtype
     if b.dtype.is_complex:

@@ -593,6 +593,15 @@ def _param_shape(name: str, shape, **params) -> tuple[int, ...]:
     return got
 
 
+def _prepare(name: str, key, dtype, shape, **params):
+    """A distribution's arguments checked: (key, float dtype, its real parameters as
+    tensors in the order given, the draw's shape by jax's broadcasting rule)."""
+    k = _check_key(name, key)
+    d = _float_dtype(name, dtype)
+    ts = {n: _real_param(name, n, v) for n, v in params.items()}
+    return k, d, tuple(ts.values()), _param_shape(name, shape, **ts)
+
+
 def _int_dtype(name: str, dtype) -> dt.DType:
     d = DEFAULT_INT if dtype is None else dt.dtype(dtype)
     if d.kind not in "iu":
@@ -744,10 +753,8 @@ _weibull_min = jit(_weibull_min_impl, static_argnums=(3, 4))
 
 def pareto(key, b, shape=None, dtype=None) -> Tensor:
     """Pareto floats (density b / x^(b+1) on x >= 1): exp(exponential / b)."""
-    k = _check_key("pareto", key)
-    d = _float_dtype("pareto", dtype)
-    bt = _real_param("pareto", "b", b)
-    return _pareto(k, bt, _param_shape("pareto", shape, b=bt), d)
+    k, d, (bt,), shape = _prepare("pareto", key, dtype, shape, b=b)
+    return _pareto(k, bt, shape, d)
 
 
 def _pareto_impl(k, b, shape, d):
@@ -759,10 +766,8 @@ _pareto = jit(_pareto_impl, static_argnums=(2, 3))
 
 def rayleigh(key, scale, shape=None, dtype=None) -> Tensor:
     """Rayleigh floats (density ~ x exp(-x^2 / (2 scale^2))): scale sqrt(-2 log u)."""
-    k = _check_key("rayleigh", key)
-    d = _float_dtype("rayleigh", dtype)
-    sc = _real_param("rayleigh", "scale", scale)
-    return _rayleigh(k, sc, _param_shape("rayleigh", shape, scale=sc), d)
+    k, d, (sc,), shape = _prepare("rayleigh", key, dtype, shape, scale=scale)
+    return _rayleigh(k, sc, shape, d)
 
 
 def _rayleigh_impl(k, scale, shape, d):
@@ -777,10 +782,8 @@ _rayleigh = jit(_rayleigh_impl, static_argnums=(2, 3))
 def wald(key, mean, shape=None, dtype=None) -> Tensor:
     """Wald (inverse Gaussian, shape parameter 1) floats with the given mean, by
     Michael, Schucany and Haas' transformation of a normal and a uniform draw."""
-    k = _check_key("wald", key)
-    d = _float_dtype("wald", dtype)
-    m = _real_param("wald", "mean", mean)
-    return _wald(k, m, _param_shape("wald", shape, mean=m), d)
+    k, d, (m,), shape = _prepare("wald", key, dtype, shape, mean=mean)
+    return _wald(k, m, shape, d)
 
 
 def _wald_impl(k, mean, shape, d):
@@ -821,12 +824,9 @@ _geometric = jit(_geometric_impl, static_argnums=(2, 3))
 
 def triangular(key, left, mode, right, shape=None, dtype=None) -> Tensor:
     """Triangular floats on [left, right] with peak at mode, by inverting the CDF."""
-    k = _check_key("triangular", key)
-    d = _float_dtype("triangular", dtype)
-    ps = {n: _real_param("triangular", n, v)
-          for n, v in (("left", left), ("mode", mode), ("right", right))}
-    shape = _param_shape("triangular", shape, **ps)
-    return _triangular(k, ps["left"], ps["mode"], ps["right"], shape, d)
+    k, d, (lo, mo, hi), shape = _prepare("triangular", key, dtype, shape, left=left,
+                                         mode=mode, right=right)
+    return _triangular(k, lo, mo, hi, shape, d)
 
 
 def _triangular_impl(k, left, mode, right, shape, d):
@@ -843,10 +843,8 @@ _triangular = jit(_triangular_impl, static_argnums=(4, 5))
 
 def lognormal(key, sigma=1.0, shape=None, dtype=None) -> Tensor:
     """Log-normal floats: exp(sigma * standard normal)."""
-    k = _check_key("lognormal", key)
-    d = _float_dtype("lognormal", dtype)
-    sg = _real_param("lognormal", "sigma", sigma)
-    return _lognormal(k, sg, _param_shape("lognormal", shape, sigma=sg), d)
+    k, d, (sg,), shape = _prepare("lognormal", key, dtype, shape, sigma=sigma)
+    return _lognormal(k, sg, shape, d)
 
 
 def _lognormal_impl(k, sigma, shape, d):
@@ -914,19 +912,15 @@ def _gamma_many(keys, alpha, d, log_space):
 
 def gamma(key, a, shape=None, dtype=None) -> Tensor:
     """Standard gamma floats with shape parameter a (density ~ x^(a-1) exp(-x))."""
-    k = _check_key("gamma", key)
-    d = _float_dtype("gamma", dtype)
-    at = _real_param("gamma", "a", a)
-    return _gamma(k, at, _param_shape("gamma", shape, a=at), d, False)
+    k, d, (at,), shape = _prepare("gamma", key, dtype, shape, a=a)
+    return _gamma(k, at, shape, d, False)
 
 
 def loggamma(key, a, shape=None, dtype=None) -> Tensor:
     """The logs of standard gamma(a) draws, computed in log space (accurate for small a,
     where the draws themselves underflow)."""
-    k = _check_key("loggamma", key)
-    d = _float_dtype("loggamma", dtype)
-    at = _real_param("loggamma", "a", a)
-    return _gamma(k, at, _param_shape("loggamma", shape, a=at), d, True)
+    k, d, (at,), shape = _prepare("loggamma", key, dtype, shape, a=a)
+    return _gamma(k, at, shape, d, True)
 
 
 def _gamma_impl(k, a, shape, d, log_space):
@@ -944,10 +938,8 @@ _gamma = jit(_gamma_impl, static_argnums=(2, 3, 4))
 def beta(key, a, b, shape=None, dtype=None) -> Tensor:
     """Beta(a, b) floats on [0, 1]: g_a / (g_a + g_b) for gamma draws, formed from
     their logs so that small a and b keep their precision."""
-    k = _check_key("beta", key)
-    d = _float_dtype("beta", dtype)
-    at, bt = _real_param("beta", "a", a), _real_param("beta", "b", b)
-    return _beta(k, at, bt, _param_shape("beta", shape, a=at, b=bt), d)
+    k, d, (at, bt), shape = _prepare("beta", key, dtype, shape, a=a, b=b)
+    return _beta(k, at, bt, shape, d)
 
 
 def _beta_impl(k, a, b, shape, d):
@@ -987,10 +979,8 @@ _dirichlet = jit(_dirichlet_impl, static_argnums=(2, 3))
 
 def chisquare(key, df, shape=None, dtype=None) -> Tensor:
     """Chi-square floats with df degrees of freedom: 2 gamma(df / 2)."""
-    k = _check_key("chisquare", key)
-    d = _float_dtype("chisquare", dtype)
-    dft = _real_param("chisquare", "df", df)
-    return _chisquare(k, dft, _param_shape("chisquare", shape, df=dft), d)
+    k, d, (dft,), shape = _prepare("chisquare", key, dtype, shape, df=df)
+    return _chisquare(k, dft, shape, d)
 
 
 def _chisquare_impl(k, df, shape, d):
@@ -1003,10 +993,8 @@ _chisquare = jit(_chisquare_impl, static_argnums=(2, 3))
 
 def t(key, df, shape=None, dtype=None) -> Tensor:
     """Student's t floats with df degrees of freedom: normal / sqrt(gamma(df/2) / (df/2))."""
-    k = _check_key("t", key)
-    d = _float_dtype("t", dtype)
-    dft = _real_param("t", "df", df)
-    return _t(k, dft, _param_shape("t", shape, df=dft), d)
+    k, d, (dft,), shape = _prepare("t", key, dtype, shape, df=df)
+    return _t(k, dft, shape, d)
 
 
 def _t_impl(k, df, shape, d):
@@ -1022,10 +1010,8 @@ _t = jit(_t_impl, static_argnums=(2, 3))
 
 def f(key, dfnum, dfden, shape=None, dtype=None) -> Tensor:
     """F-distribution floats: (chisquare(dfnum) / dfnum) / (chisquare(dfden) / dfden)."""
-    k = _check_key("f", key)
-    d = _float_dtype("f", dtype)
-    num, den = _real_param("f", "dfnum", dfnum), _real_param("f", "dfden", dfden)
-    return _f(k, num, den, _param_shape("f", shape, dfnum=num, dfden=den), d)
+    k, d, (num, den), shape = _prepare("f", key, dtype, shape, dfnum=dfnum, dfden=dfden)
+    return _f(k, num, den, shape, d)
 
 
 def _f_impl(k, dfnum, dfden, shape, d):

@@ -19,7 +19,7 @@ from ._elementwise import abs, cos, subtract
 from ._operands import astype
 
 
-def _length(M, name: str) -> int:
+def window_length(M, name: str) -> int:
     try:
         return operator.index(M)
     except TypeError:
@@ -30,7 +30,7 @@ def _length(M, name: str) -> int:
 
 def _cosine_sum(M, name: str, coefficients) -> Tensor:
     """sum_k (-1)**k a_k cos(2 pi k n / (M - 1)) for n = 0 .. M-1: the cosine windows."""
-    m = _length(M, name)
+    m = window_length(M, name)
     if m < 1:
         return ones((0,), DEFAULT_FLOAT)
     if m == 1:
@@ -59,7 +59,7 @@ def blackman(M) -> Tensor:
 
 def bartlett(M) -> Tensor:
     """The Bartlett (triangular) window: 1 - |2n - (M - 1)| / (M - 1)."""
-    m = _length(M, "bartlett")
+    m = window_length(M, "bartlett")
     if m <= 1:
         return ones((max(m, 0),), DEFAULT_FLOAT)
     n = arange(m, dtype=dt.float64)
