@@ -1,19 +1,33 @@
-"""Every environment variable stablejit reads, parsed and validated in one place.
+"""Every environment variable stablejit reads, parsed and validated in one place, and the
+settings made in code (config.update, as JAX's).
 
 Values are read when asked for (scripts and tests may set a variable after import), and
 parsed once per distinct value. A bad value never makes a call fail: it is reported once
-with a warning that names the variable and what it accepts, and the default is used.
-No other module reads the environment; the runtime gets these values as arguments.
+with a warning that names the variable and what it accepts, and the default is used. An
+empty (or blank) value counts as unset, except STABLEJIT_CACHE_DIR's, which turns the disk
+cache off. No other module reads the environment; the runtime gets these values as
+arguments.
+
+Settings made in code: `config.update("debug_nans", True)`, `config.debug_nans = True`
+and JAX's spellings (`config.update("jax_debug_nans", True)`,
+`config.jax_debug_nans = True`) are the same; reading `config.debug_nans` or
+`config.jax_debug_nans` gives the value.
 """
 
 from __future__ import annotations
 
+import math
 import os
+import sys
+import types
 import warnings
 from collections.abc import Callable
 
+from .runtime.client import PLATFORMS
+
 _FALSE = ("0", "false", "no", "off")
 _TRUE = ("1", "true", "yes", "on")
+_INT_MAX = 2**63 - 1  # what the runtime (and XLA behind it) can hold in an int64
 
 
 class ConfigWarning(UserWarning):
@@ -22,47 +36,71 @@ class ConfigWarning(UserWarning):
 
 def _flag(raw: str) -> bool:
     v = raw.strip().lower()
-    if v in ("",) + _FALSE:
+    if v in _FALSE:
         return False
     if v in _TRUE:
         return True
     raise ValueError("expected 0 or 1")
 
 
-def _positive_int(raw: str) -> int:
-    n = int(float(raw))
-    if n <= 0 or n != float(raw):
-        raise ValueError("expected a positive integer")
+def _number(raw: str) -> int | float:
+    """A finite number written in ASCII: an int exactly, else a float."""
+    s = raw.strip()
+    if not s.isascii():
+        raise ValueError("not an ASCII number")
+    try:
+        return int(s)
+    except ValueError:
+        f = float(s)
+    if not math.isfinite(f):
+        raise ValueError("not a finite number")
+    return f
+
+
+def _integer(raw: str, low: int) -> int:
+    n = _number(raw)
+    if isinstance(n, float):
+        if not n.is_integer():
+            raise ValueError("not an integer")
+        n = int(n)
+    if not low <= n <= _INT_MAX:
+        raise ValueError("out of range")
     return n
+
+
+def _positive_int(raw: str) -> int:
+    return _integer(raw, 1)
 
 
 def _nonnegative_int(raw: str) -> int:
-    n = int(raw)
-    if n < 0:
-        raise ValueError("expected an integer >= 0")
-    return n
+    return _integer(raw, 0)
 
 
 def _fraction(raw: str) -> float:
-    f = float(raw)
+    f = float(_number(raw))
     if not 0.0 < f <= 1.0:
         raise ValueError("expected a number in (0, 1]")
     return f
 
 
 def _platforms(raw: str) -> tuple[str, ...]:
-    names = tuple(n.strip() for n in raw.split(",") if n.strip())
-    if not names:
+    names = tuple(n.strip().lower() for n in raw.split(",") if n.strip())
+    if not names or any(n not in PLATFORMS for n in names):
         raise ValueError("expected a platform name or a comma-separated list of them")
     return names
+
+
+def _path(raw: str) -> str:
+    return raw
 
 
 _parsed: dict[tuple[str, str], object] = {}
 
 
-def _read(var: str, parse: Callable[[str], object], default, what: str):
+def _read(var: str, parse: Callable[[str], object], default, what: str,
+          shown_default: str | None = None):
     raw = os.environ.get(var)
-    if raw is None:
+    if raw is None or not raw.strip():
         return default
     key = (var, raw)
     try:
@@ -71,9 +109,10 @@ def _read(var: str, parse: Callable[[str], object], default, what: str):
         pass
     try:
         value = parse(raw)
-    except (ValueError, TypeError):
+    except (ValueError, TypeError, OverflowError):
+        shown = repr(default) if shown_default is None else shown_default
         warnings.warn(f"{var}={raw!r} is not valid ({what}); using the default "
-                      f"{default!r}. Fix or unset the variable.", ConfigWarning, stacklevel=3)
+                      f"{shown}. Fix or unset the variable.", ConfigWarning, stacklevel=3)
         value = default
     _parsed[key] = value
     return value
@@ -81,14 +120,18 @@ def _read(var: str, parse: Callable[[str], object], default, what: str):
 
 # ---- the settings -----------------------------------------------------------------------
 
+_PLATFORM_WHAT = f"a platform name or a comma-separated list of them, of {', '.join(PLATFORMS)}"
+
+
 def platforms() -> tuple[str, ...] | None:
     """STABLEJIT_PLATFORM: a platform or preference list (e.g. "cuda,host")."""
-    return _read("STABLEJIT_PLATFORM", _platforms, None, "a platform name or list")
+    return _read("STABLEJIT_PLATFORM", _platforms, None, _PLATFORM_WHAT,
+                 "preference (accelerators first, then host)")
 
 
 def platform_setting() -> str | None:
-    """The raw STABLEJIT_PLATFORM, for messages."""
-    return os.environ.get("STABLEJIT_PLATFORM")
+    """The STABLEJIT_PLATFORM in use, for messages (None when unset or not valid)."""
+    return os.environ.get("STABLEJIT_PLATFORM") if platforms() is not None else None
 
 
 def log_compiles() -> bool:
@@ -105,12 +148,25 @@ _overrides: dict[str, object] = {}
 _NAMES = {"debug_nans": "STABLEJIT_DEBUG_NANS", "debug_infs": "STABLEJIT_DEBUG_INFS"}
 
 
+def _option(name) -> str | None:
+    key = name.removeprefix("jax_") if isinstance(name, str) else None
+    return key if key in _NAMES else None
+
+
+def _known() -> str:
+    return ", ".join(sorted(_NAMES))
+
+
 def update(name: str, value) -> None:
     """Set a setting in code, as jax.config.update does: "debug_nans" or "debug_infs"
-    (JAX's "jax_debug_nans" / "jax_debug_infs" are accepted too)."""
-    key = name.removeprefix("jax_")
-    if key not in _NAMES:
+    (JAX's "jax_debug_nans" / "jax_debug_infs" are accepted too); the value is a bool."""
+    key = _option(name)
+    if key is None:
         raise ValueError(f"unknown setting {name!r}; settable in code: {sorted(_NAMES)}")
+    if not (isinstance(value, bool) or type(value).__name__ == "bool_"
+            or (type(value) is int and value in (0, 1))):
+        raise TypeError(f"the setting {name!r} takes True or False, not {value!r} "
+                        f"(of type {type(value).__name__})")
     _overrides[key] = bool(value)
     global _checks
     _checks = None
@@ -125,15 +181,9 @@ def _debug_flag(key: str) -> bool:
     return value
 
 
-def debug_nans() -> bool:
-    """STABLEJIT_DEBUG_NANS=1: raise at the first op that makes a NaN (frontend/
-    debugging.py)."""
-    return _debug_flag("debug_nans")
-
-
-def debug_infs() -> bool:
-    """STABLEJIT_DEBUG_INFS=1: likewise for infinities."""
-    return _debug_flag("debug_infs")
+# config.debug_nans / config.debug_infs (STABLEJIT_DEBUG_NANS=1 / _INFS=1): read as
+# attributes of the module (see _Config below): raise at the first op that makes a NaN
+# (an infinity) (frontend/debugging.py).
 
 
 def debug_checks() -> bool:
@@ -141,7 +191,7 @@ def debug_checks() -> bool:
     known (update() forgets the answer)."""
     global _checks
     if _checks is None:
-        _checks = debug_nans() or debug_infs()
+        _checks = _debug_flag("debug_nans") or _debug_flag("debug_infs")
     return _checks
 
 
@@ -159,7 +209,7 @@ def lazy_max_ops() -> int:
 
 
 def dump_to() -> str | None:
-    return os.environ.get("STABLEJIT_DUMP_TO") or None
+    return _read("STABLEJIT_DUMP_TO", _path, None, "a directory")
 
 
 def xla_flags() -> str:
@@ -184,7 +234,7 @@ DEFAULT_CACHE_MAX_BYTES = 1 << 30
 
 def cache_max_bytes() -> int:
     return _read("STABLEJIT_CACHE_MAX_BYTES", _positive_int, DEFAULT_CACHE_MAX_BYTES,
-                 "a positive number of bytes")
+                 "a positive number of bytes, at most 2**63-1")
 
 
 # The in-memory executable cache: enough for the programs of a real workload, small
@@ -196,25 +246,91 @@ DEFAULT_EXECUTABLE_BYTES = 256 << 20
 
 def executable_cache_entries() -> int:
     return _read("STABLEJIT_EXECUTABLE_CACHE_ENTRIES", _positive_int, DEFAULT_EXECUTABLES,
-                 "a positive integer")
+                 "a positive integer, at most 2**63-1")
 
 
 def executable_cache_bytes() -> int:
     return _read("STABLEJIT_EXECUTABLE_CACHE_BYTES", _positive_int, DEFAULT_EXECUTABLE_BYTES,
-                 "a positive number of bytes")
+                 "a positive number of bytes, at most 2**63-1")
+
+
+_CLIENT_OPTIONS = (
+    ("default_device_id", "STABLEJIT_DEVICE_ID", _nonnegative_int, "a device number"),
+    ("preallocate", "STABLEJIT_PREALLOCATE", _flag, "0 or 1"),
+    ("memory_fraction", "STABLEJIT_MEMORY_FRACTION", _fraction, "a number in (0, 1]"))
 
 
 def client_options() -> dict:
     """Client options for scripts: STABLEJIT_DEVICE_ID, STABLEJIT_PREALLOCATE (GPUs),
-    STABLEJIT_MEMORY_FRACTION. Only the variables that are set appear."""
+    STABLEJIT_MEMORY_FRACTION. Only the variables that are set (and valid) appear."""
     out = {}
-    for name, var, parse, what in (
-            ("default_device_id", "STABLEJIT_DEVICE_ID", _nonnegative_int, "a device number"),
-            ("preallocate", "STABLEJIT_PREALLOCATE", _flag, "0 or 1"),
-            ("memory_fraction", "STABLEJIT_MEMORY_FRACTION", _fraction,
-             "a number in (0, 1]")):
-        if os.environ.get(var):
-            value = _read(var, parse, None, what)
-            if value is not None:
-                out[name] = value
+    for name, var, parse, what in _CLIENT_OPTIONS:
+        value = _read(var, parse, None, what, "of the platform")
+        if value is not None:
+            out[name] = value
     return out
+
+
+# Every variable, with the function that reads it (a test goes through all of them with
+# hostile values, and config.<reader> = value names the variable).
+VARIABLES = {
+    "STABLEJIT_PLATFORM": platforms, "STABLEJIT_LOG_COMPILES": log_compiles,
+    "STABLEJIT_VERIFY": verify,
+    "STABLEJIT_DEBUG_NANS": lambda: _debug_flag("debug_nans"),
+    "STABLEJIT_DEBUG_INFS": lambda: _debug_flag("debug_infs"),
+    "STABLEJIT_LAZY": lazy, "STABLEJIT_LAZY_MAX_OPS": lazy_max_ops,
+    "STABLEJIT_DUMP_TO": dump_to, "STABLEJIT_CACHE_DIR": cache_dir,
+    "STABLEJIT_CACHE": cache_dir, "STABLEJIT_CACHE_MAX_BYTES": cache_max_bytes,
+    "STABLEJIT_EXECUTABLE_CACHE_ENTRIES": executable_cache_entries,
+    "STABLEJIT_EXECUTABLE_CACHE_BYTES": executable_cache_bytes,
+    **{var: client_options for _, var, _, _ in _CLIENT_OPTIONS},
+}
+
+
+class _Config(types.ModuleType):
+    """stablejit.config as an object: the settings made in code read and assign as
+    attributes (`config.debug_nans = True` is config.update("debug_nans", True)), and
+    assigning anything else fails at once instead of replacing a reader function."""
+
+    @property
+    def debug_nans(self) -> bool:
+        return _debug_flag("debug_nans")
+
+    @property
+    def debug_infs(self) -> bool:
+        return _debug_flag("debug_infs")
+
+    def __getattr__(self, name):  # only for names the module does not have
+        key = _option(name)
+        if key is not None:  # JAX's spelling: config.jax_debug_nans
+            return _debug_flag(key)
+        raise AttributeError(f"module 'stablejit.config' has no attribute {name!r}; the "
+                             f"settings are {_known()} (and JAX's jax_* spellings of them)")
+
+    def __setattr__(self, name, value):
+        key = _option(name)
+        if key is not None:
+            update(key, value)
+            return
+        current = self.__dict__.get(name, _MISSING)
+        if name.startswith("_") or (current is not _MISSING
+                                    and (callable(value) or not callable(current))):
+            super().__setattr__(name, value)  # private state, a monkeypatched function
+            return
+        if current is _MISSING:
+            raise AttributeError(
+                f"stablejit.config has no setting {name!r}; the settings made in code are "
+                f"{_known()}: config.update(name, value) or config.<name> = value")
+        variables = [v for v, reader in VARIABLES.items() if reader is current]
+        source = (f"is read from the environment variable {' / '.join(variables)}: set "
+                  f"that variable instead" if variables else "is a function")
+        raise AttributeError(
+            f"stablejit.config.{name} {source}, not by assignment. The settings made in "
+            f"code are {_known()}: config.update(name, value) or config.<name> = value")
+
+    def __dir__(self):
+        return sorted(set(super().__dir__()) | set(_NAMES))
+
+
+_MISSING = object()
+sys.modules[__name__].__class__ = _Config

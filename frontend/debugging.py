@@ -55,9 +55,9 @@ def disable_jit():
 def _bad(a: np.ndarray) -> str | None:
     if a.dtype.kind not in "fc":
         return None
-    if config.debug_nans() and np.isnan(a).any():
+    if config.debug_nans and np.isnan(a).any():
         return "nan"
-    if config.debug_infs() and np.isinf(a).any():
+    if config.debug_infs and np.isinf(a).any():
         return "inf"
     return None
 
