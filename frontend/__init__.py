@@ -9,12 +9,29 @@ StableHLO and PJRT.
         return snp.sum(x + y * 2.0)
 """
 
-from . import config, conv, distributed, lax, nn, numpy, numpy_extensions, random, sharding, tree
+from . import (
+    config,
+    conv,
+    debug,
+    distributed,
+    lax,
+    nn,
+    numpy,
+    numpy_extensions,
+    random,
+    sharding,
+    tree,
+    tree_util,
+)
+from .abstract import ClosedIR, eval_shape, make_jaxpr
 from .api import (
     backend_copy,
     backend_transfer,
+    block_until_ready,
     deallocate,
     default_backend,
+    default_device,
+    device_get,
     resolve_backend,
     set_default_backend,
 )
@@ -32,7 +49,8 @@ from .autodiff import (
 )
 from .backends import REFERENCE, ReferenceBackend, XlaBackend
 from .batches import to_batched
-from .callbacks import ShapeDtypeStruct, debug, hook, io_callback, pure_callback
+from .caches import clear_caches
+from .callbacks import ShapeDtypeStruct, hook, io_callback, pure_callback
 from .compiler import dtypes
 from .compiler.errors import ShapeError
 from .context import set_default_platform
@@ -65,7 +83,7 @@ from .tensor import Tensor
 from .tree import register_dataclass, register_pytree_node, tree_map
 from .vmap import vmap
 
-tree_util = tree  # jax.tree_util's names live in stablejit.tree too
+Array = Tensor  # jax.Array's name: annotations and isinstance (traced tensors too)
 
 __version__ = "0.1.0"
 
@@ -82,6 +100,11 @@ def local_devices(platform: str | None = None) -> list:
 
 def device_count(platform: str | None = None) -> int:
     return len(devices(platform))
+
+
+def local_device_count(platform: str | None = None) -> int:
+    """How many devices of a platform this process drives (jax.local_device_count)."""
+    return len(local_devices(platform))
 
 numpy_extensions.install()  # vectorize, i0, kaiser ...: built on vmap and scipy
 
@@ -166,4 +189,13 @@ __all__ = [
     "make_array_from_single_device_arrays",
     "local_devices",
     "device_count",
+    "local_device_count",
+    "Array",
+    "ClosedIR",
+    "block_until_ready",
+    "clear_caches",
+    "default_device",
+    "device_get",
+    "eval_shape",
+    "make_jaxpr",
 ]

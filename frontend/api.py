@@ -1,11 +1,13 @@
-"""Moving tensors between backends and devices, and choosing the default backend."""
+"""Moving tensors between backends and devices, and choosing the default backend (and
+jax's names for these: device_get, block_until_ready, default_device)."""
 
 from __future__ import annotations
 
 import contextlib
 
-from . import context
+from . import context, tree
 from .backends import REFERENCE, XlaBackend
+from .errors import at_user_line
 from .lazy_backend import LazyBackend
 from .platforms import default_platform
 from .runtime import buffers
@@ -85,3 +87,45 @@ def default_backend(backend):
     without tensor operands) in the block use this backend."""
     with context.using_backend(resolve_backend(backend)) as b:
         yield b
+
+
+# ---- jax's names -----------------------------------------------------------------------------
+
+def device_get(x):
+    """x (a pytree) with every tensor read back to a NumPy array (waiting for it); other
+    leaves are returned as they are (jax.device_get)."""
+    return tree.tree_map(lambda v: v.numpy() if isinstance(v, Tensor) else v, x)
+
+
+def block_until_ready(x):
+    """Wait until every tensor of the pytree x is computed; returns x
+    (jax.block_until_ready). Leaves that are not tensors are left alone."""
+    for v in tree.leaves(x):
+        if isinstance(v, Tensor):
+            v.block_until_ready()
+    return x
+
+
+# jax's platform names for ours
+_JAX_PLATFORMS = {"cpu": "host", "gpu": "cuda"}
+
+
+@contextlib.contextmanager
+def default_device(device):
+    """`with stablejit.default_device(stablejit.devices("host")[0]): ...` — new tensors
+    and jitted calls without tensor arguments in the block run on `device` (a device,
+    or a platform name: "host" / "cpu", "cuda" / "gpu", "rocm", "tpu"); None changes
+    nothing (jax.default_device). Tensors made elsewhere stay where they are."""
+    if device is None:
+        yield
+        return
+    if isinstance(device, str):
+        spec = f"xla:{_JAX_PLATFORMS.get(device, device)}"
+    elif hasattr(device, "client") and hasattr(device, "platform"):
+        spec = device
+    else:
+        raise TypeError(at_user_line(
+            f"default_device: expected a device (from stablejit.devices()) or a platform "
+            f"name, got {type(device).__name__} {device!r:.60}"))
+    with default_backend(spec):
+        yield

@@ -35,16 +35,36 @@ from .tensor import Tensor
 
 
 class ShapeDtypeStruct:
-    """The shape and dtype of a value a callback returns (JAX's name)."""
+    """A shape and dtype without data (JAX's name): what eval_shape returns and what a
+    callback says it returns. weak_type marks the type of a Python scalar."""
 
-    __slots__ = ("shape", "dtype")
+    __slots__ = ("shape", "dtype", "weak_type", "sharding")
 
-    def __init__(self, shape, dtype):
+    def __init__(self, shape, dtype, *, weak_type: bool = False, sharding=None):
         self.shape = tuple(shape)
         self.dtype = dt.dtype(dtype)
+        self.weak_type = bool(weak_type)
+        self.sharding = sharding
+
+    @property
+    def ndim(self) -> int:
+        return len(self.shape)
+
+    @property
+    def size(self) -> int:
+        return int(np.prod(self.shape, dtype=np.int64))
+
+    def __eq__(self, other) -> bool:
+        return (isinstance(other, ShapeDtypeStruct) and self.shape == other.shape
+                and self.dtype is other.dtype and self.weak_type == other.weak_type
+                and self.sharding == other.sharding)
+
+    def __hash__(self) -> int:
+        return hash((self.shape, self.dtype, self.weak_type))
 
     def __repr__(self) -> str:
-        return f"ShapeDtypeStruct(shape={self.shape}, dtype={self.dtype.name})"
+        weak = ", weak_type=True" if self.weak_type else ""
+        return f"ShapeDtypeStruct(shape={self.shape}, dtype={self.dtype.name}{weak})"
 
 
 def _split(args, kwargs):

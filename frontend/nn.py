@@ -16,6 +16,7 @@ from __future__ import annotations
 import functools
 import math
 import operator
+import sys
 from collections.abc import Callable, Sequence
 from typing import NamedTuple
 
@@ -30,6 +31,10 @@ from .jit import jit
 from .scipy.special import erfc
 from .tensor import Tensor
 from .tree import flatten, tree_map, unflatten
+
+# `import stablejit.nn.initializers` finds the module here (as `import os.path` finds
+# posixpath): jax.nn.initializers is a module, and stablejit.nn is one file
+sys.modules[f"{__name__}.initializers"] = initializers
 
 # ---- activations -------------------------------------------------------------------------
 

@@ -467,3 +467,26 @@ def transpose(outer_treedef: TreeDef, inner_treedef: TreeDef | None,
 tree_flatten, tree_unflatten, tree_reduce, tree_all = flatten, unflatten, reduce, all
 tree_map_with_path, tree_flatten_with_path = map_with_path, flatten_with_path
 tree_leaves_with_path, tree_transpose = leaves_with_path, transpose
+
+
+# ---- jax.tree_util's Partial and register_static ---------------------------------------------
+
+class Partial(functools.partial):
+    """functools.partial that is a pytree (jax.tree_util.Partial): its positional and
+    keyword arguments are children, the function is static structure. A function with
+    arguments can so be passed through jit, vmap or scan, and returned from them."""
+
+    def __repr__(self) -> str:
+        return "Partial(" + super().__repr__().partition("(")[2]
+
+
+register_pytree_node(Partial, lambda p: ((p.args, p.keywords), p.func),
+                     lambda func, children: Partial(func, *children[0], **children[1]))
+
+
+def register_static(cls: type) -> type:
+    """Register `cls` as a pytree with no leaves: its instances are static structure
+    (part of jit's cache key, so they must be hashable), as if passed with
+    static_argnums. Usable as a decorator."""
+    register_pytree_node(cls, lambda obj: ((), obj), lambda obj, _children: obj)
+    return cls
