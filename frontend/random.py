@@ -60,7 +60,8 @@ from .numpy._operands import as_shape
 from .promotion import DEFAULT_INT
 from .tensor import Tensor
 
-__all__ = ["key", "PRNGKey", "split", "fold_in", "bits", "uniform", "normal", "randint",
+__all__ = ["key", "PRNGKey", "key_data", "wrap_key_data", "split", "fold_in", "bits",
+           "uniform", "normal", "randint",
            "bernoulli", "categorical", "choice", "gumbel", "permutation", "truncated_normal",
            "threefry2x32", "exponential", "laplace", "logistic", "cauchy", "rademacher",
            "maxwell", "double_sided_maxwell", "weibull_min", "pareto", "rayleigh", "wald",
@@ -153,6 +154,31 @@ def _key_from_tensor(s):
 
 
 PRNGKey = key
+
+
+def _key_array(name: str, keys) -> Tensor:
+    k = keys if isinstance(keys, Tensor) else snp.asarray(keys)
+    if k.ndim < 1 or k.shape[-1] != 2 or k.dtype is not _U32:
+        raise TypeError(at_user_line(
+            f"random.{name}: expected keys (a uint32[..., 2] tensor, as random.key, split "
+            f"and fold_in make), got a {k.dtype.name}{list(k.shape)} tensor"))
+    return k
+
+
+def key_data(keys) -> Tensor:
+    """The uint32[..., 2] data of keys (jax.random.key_data). A stablejit key is its
+    data already, so this returns the keys themselves."""
+    return _key_array("key_data", keys)
+
+
+def wrap_key_data(key_bits_array, *, impl=None) -> Tensor:
+    """Keys from their uint32[..., 2] data (jax.random.wrap_key_data). impl may be None
+    or "threefry2x32", the one implementation stablejit has."""
+    if impl not in (None, "threefry2x32"):
+        raise ValueError(at_user_line(
+            f"random.wrap_key_data: impl={impl!r} is not available; stablejit's keys are "
+            f"threefry2x32 (impl=None or 'threefry2x32')"))
+    return _key_array("wrap_key_data", key_bits_array)
 
 
 def split(key, num=2) -> Tensor:
