@@ -51,8 +51,10 @@ from .control_flow import cond, fori_loop, scan, switch, while_loop
 from .dispatch import bind, bind1
 from .errors import at_user_line
 from .numpy._operands import as_tensor
+from .scipy.special import erfinv as _erf_inv
 from .spmd import with_sharding_constraint  # noqa: F401
 from .tensor import Tensor
+from .vmap import vmap as _vmap
 
 __all__ = [
     "ConvDimensionNumbers", "Precision", "RoundingMethod", "abs", "acos", "acosh", "add",
@@ -64,10 +66,12 @@ __all__ = [
     "cummax", "cummin", "cumprod", "cumsum", "custom_root", "div", "dot", "dot_general",
     "dynamic_index_in_dim", "dynamic_slice", "dynamic_slice_in_dim",
     "dynamic_update_index_in_dim", "dynamic_update_slice", "dynamic_update_slice_in_dim", "eq",
-    "erf", "erfc", "exp", "expand_dims", "expm1", "floor", "fori_loop", "full", "full_like",
+    "erf", "erf_inv", "erfc", "exp", "expand_dims", "expm1", "floor", "fori_loop", "full",
+    "full_like",
     "ge", "gt", "imag", "index_in_dim", "integer_pow", "iota", "is_finite", "le", "log",
     "log1p", "logistic", "lt", "map", "max", "min", "mul", "ne", "neg", "nextafter", "pad",
-    "pow", "real", "reciprocal", "reduce_and", "reduce_max", "reduce_min", "reduce_or",
+    "population_count", "pow", "real", "reciprocal", "reduce", "reduce_and", "reduce_max",
+    "reduce_min", "reduce_or",
     "reduce_prod", "reduce_sum", "reduce_window", "rem", "reshape", "rev", "round", "rsqrt",
     "scan", "select", "select_n", "shift_left", "shift_right_arithmetic",
     "shift_right_logical", "sign", "sin", "sinh", "slice", "slice_in_dim", "sort",
@@ -199,6 +203,29 @@ logistic = _unary_op("logistic", ew.logistic, "1 / (1 + exp(-x)).")
 sin = _unary_op("sin", ew.sin, "Sine.")
 cos = _unary_op("cos", ew.cos, "Cosine.")
 erf = _unary_op("erf", ew.erf, "The error function.")
+
+
+def erf_inv(x) -> Tensor:
+    """The inverse error function of a floating-point x (XLA's algorithm; +-inf at +-1,
+    NaN outside [-1, 1])."""
+    t = as_tensor(x)
+    if t.dtype.kind != "f":
+        raise TypeError(at_user_line(
+            f"lax.erf_inv needs a floating-point operand, got {t.dtype.name}; convert it "
+            f"with lax.convert_element_type"))
+    return _erf_inv(t)
+
+
+def population_count(x) -> Tensor:
+    """The number of 1 bits of each integer (two's complement for negative ones), in
+    x's dtype."""
+    t = as_tensor(x)
+    if t.dtype.kind not in "iu":
+        raise TypeError(at_user_line(
+            f"lax.population_count needs an integer operand, got {t.dtype.name}"))
+    u = t if t.dtype.kind == "u" else bind1(ew.bitcast_convert, t, dtype=dt.dtype(
+        f"uint{t.dtype.bits}"))
+    return snp.astype(snp.bitwise_count(u), t.dtype)
 floor = _unary_op("floor", ew.floor, "Round toward -inf.")
 ceil = _unary_op("ceil", ew.ceil, "Round toward +inf.")
 tan = _unary_op("tan", ew.tan, "Tangent.")
@@ -618,6 +645,108 @@ def reduce_and(operand, axes) -> Tensor:
 
 def reduce_or(operand, axes) -> Tensor:
     return _reduce(reductions.reduce_or, operand, axes)
+
+
+# computation -> (reduction, its identity for a dtype): lax.reduce's fast path
+_MONOIDS = {"add": "sum", "mul": "prod", "max": "max", "min": "min"}
+
+
+def _identity(kind: str, d: dt.DType):
+    if kind in ("sum", "prod"):
+        return int(kind == "prod")
+    big = math.inf if d.kind in "fc" else (
+        True if d is dt.bool_ else int(np.iinfo(d.np).max))
+    low = -math.inf if d.kind in "fc" else (
+        False if d is dt.bool_ else int(np.iinfo(d.np).min))
+    return low if kind == "max" else big
+
+
+def _monoid(computation, x: Tensor, init) -> str | None:
+    """The reduction kind when reduce(x, init, computation) is one of reduce_sum/prod/
+    max/min: a lax computation and init its identity (a concrete value)."""
+    kind = next((k for name, k in _MONOIDS.items() if computation is globals()[name]
+                 or computation is getattr(snp, {"add": "add", "mul": "multiply",
+                                                 "max": "maximum", "min": "minimum"}[name])),
+                None)
+    if kind is None or x.dtype.kind == "c" and kind in ("max", "min"):
+        return None
+    v = _concrete_scalar(init)
+    return kind if v is not None and v == _identity(kind, x.dtype) else None
+
+
+def _vmapped(fn: Callable, depth: int) -> Callable:
+    for _ in builtins.range(depth):
+        fn = _vmap(fn)
+    return fn
+
+
+def reduce(operands, init_values, computation: Callable, dimensions):
+    """Reduce `operands` (an array or a pytree of arrays of one shape) over
+    `dimensions` with `computation(x, y)`, a function of two scalars (or two pytrees of
+    scalars, like operands) starting from `init_values` (jax.lax.reduce). lax.add, mul,
+    max and min with their identity as init run as reduce_sum, prod, max, min; any
+    other computation is applied pairwise in a tree of log2(n) vectorised steps, init
+    combined once at the end, so it should be associative and commutative (XLA's
+    order of reduction is unspecified too)."""
+    xs, td = tree.flatten(operands)
+    inits, init_td = tree.flatten(init_values)
+    if init_td != td:
+        raise ValueError(at_user_line(
+            f"lax.reduce: operands have structure {td!r} but init_values {init_td!r}; give "
+            f"one init value per operand"))
+    if not xs:
+        raise ValueError(at_user_line("lax.reduce: needs at least one operand"))
+    pairs = [_same_dtype("reduce", x, v) for x, v in zip(xs, inits, strict=True)]
+    xs, inits = [p[0] for p in pairs], [p[1] for p in pairs]
+    if any(v.ndim for v in inits):
+        raise TypeError(at_user_line(
+            f"lax.reduce: init_values must be scalars, got shapes {[v.shape for v in inits]}"))
+    shape = xs[0].shape
+    if any(x.shape != shape for x in xs):
+        raise ValueError(at_user_line(
+            f"lax.reduce: operands have different shapes {[x.shape for x in xs]}; they "
+            f"need one shape"))
+    dims = [_axis(a, len(shape)) for a in _ints(dimensions, "dimensions")]
+    if len(set(dims)) != len(dims):
+        raise ValueError(at_user_line(f"lax.reduce: dimensions {tuple(dimensions)} repeat "
+                                      f"an axis"))
+    if len(xs) == 1:
+        kind = _monoid(computation, xs[0], init_values if not isinstance(
+            init_values, (tuple, list)) else inits[0])
+        if kind is not None:
+            out = _reduce(getattr(reductions, f"reduce_{kind}"), xs[0], dims)
+            return tree.unflatten(td, [out])
+    kept = [a for a in builtins.range(len(shape)) if a not in dims]
+    kept_shape = tuple(shape[a] for a in kept)
+    n = math.prod(shape[a] for a in dims)
+    # the reduced axes as one leading axis: (n, *kept)
+    xs = [snp.reshape(transpose(x, (*dims, *kept)), (n, *kept_shape)) for x in xs]
+
+    def combine(a: list, b: list) -> list:
+        out, out_td = tree.flatten(computation(tree.unflatten(td, a), tree.unflatten(td, b)))
+        if out_td != td:
+            raise TypeError(at_user_line(
+                f"lax.reduce: computation returned structure {out_td!r}; it must return "
+                f"the operands' structure {td!r}"))
+        out = [as_tensor(o) for o in out]
+        for o, x in zip(out, a, strict=True):
+            if o.dtype is not x.dtype or o.ndim:
+                raise TypeError(at_user_line(
+                    f"lax.reduce: computation returned a {o.dtype.name}{list(o.shape)} for "
+                    f"a {x.dtype.name} operand; it must return a scalar of the operand's "
+                    f"dtype"))
+        return out
+
+    pairwise = _vmapped(combine, 1 + len(kept_shape))
+    while n > 1:  # halves combined elementwise; an odd last row waits for the next step
+        half = n // 2
+        merged = pairwise([x[:half] for x in xs], [x[half:2 * half] for x in xs])
+        xs = [snp.concatenate([m, x[2 * half:]]) if n % 2 else m
+              for m, x in zip(merged, xs, strict=True)]
+        n = half + n % 2
+    start = [snp.broadcast_to(v, kept_shape) for v in inits]
+    out = start if n == 0 else _vmapped(combine, len(kept_shape))(start, [x[0] for x in xs])
+    return tree.unflatten(td, out)
 
 
 def argmax(operand, axis: int, index_dtype) -> Tensor:
