@@ -1,11 +1,12 @@
 """Dense linear algebra on batches of matrices (the last two axes): cholesky,
-triangular_solve, lu, qr, eigh, svd.
+triangular_solve, lu, qr, eigh, eig, svd.
 
 Where the computation runs decides how it is emitted (the emitter knows its platform),
 with the custom calls JAX emits there, so XLA's own handlers run them:
     host        LAPACK through the typed-FFI custom calls that jaxlib registers with XLA
                 (lapack_<t>potrf_ffi, _trsm_ffi, _getrf_ffi, _geqrf_ffi/_orgqr_ffi,
-                _syevd_ffi/_heevd_ffi, _gesdd_ffi; column-major layouts, api_version 4);
+                _syevd_ffi/_heevd_ffi, _geev_ffi, _gesdd_ffi; column-major layouts,
+                api_version 4);
                 the runtime loads LAPACK before compiling such a program
                 (runtime/custom_calls.py), so emitting one has no side effect;
     cuda, rocm  cuSOLVER / hipSOLVER typed-FFI calls (<cu|hip>solver_potrf_ffi, _getrf_ffi,
@@ -18,6 +19,9 @@ with the custom calls JAX emits there, so XLA's own handlers run them:
                 where jax switches to QDWH above 256x256), stablehlo.cholesky and
                 stablehlo.triangular_solve; svd raises a clear error there (jax's TPU SVD
                 is a QDWH polar decomposition written in jax, not a custom call).
+eig (a general matrix) runs on the host only: on GPUs jax calls its "hybrid" kernels (the
+host's LAPACK behind device copies, registered by jax's GPU plugin) and TPUs have none;
+there we raise UnsupportedPlatformError.
 A factorisation that fails (a matrix that is not positive definite, an iteration that
 does not converge) gives NaNs, as in JAX.
 tests/host/test_lowering_platforms.py compares every rule's custom calls with jax's
@@ -610,6 +614,69 @@ def _eigh_vjp(ops, cts, primals, outs, *, lower):
 eigh = Primitive("eigh", _eigh_rule, _eigh_emit, _eigh_ref, vjp=_eigh_vjp,
                  multiple_results=True, family="linalg")
 
+# ---- eig (general matrices) -------------------------------------------------------------------
+
+
+def _eig_rule(a, *, compute_left_eigenvectors, compute_right_eigenvectors):
+    _check_matrix("eig", a, square=True)
+    c = dt.complex_dtype(a.dtype)
+    vectors = (a.with_dtype(c),) * (compute_left_eigenvectors + compute_right_eigenvectors)
+    return (TensorType(a.shape[:-1], c), *vectors)
+
+
+def _eig_emit(ctx, a):
+    t = ctx.in_types[0]
+    x = ctx.attrs
+    if ctx.emitter.platform != "host":
+        raise _unsupported(ctx, "eig", "jax computes it on GPUs with host LAPACK behind "
+                                       "device copies, and TPUs have no general eigensolver")
+    w_t, v_t = TensorType(t.shape[:-1], dt.complex_dtype(t.dtype)), t.with_dtype(
+        dt.complex_dtype(t.dtype))
+    info_t = TensorType(t.shape[:-2], dt.int32)
+    real = not t.dtype.is_complex
+    # LAPACK's real geev returns the eigenvalues as real and imaginary parts
+    ws = [w_t.with_dtype(t.dtype)] * 2 if real else [w_t]
+    config = {"compute_left": _char("V" if x["compute_left_eigenvectors"] else "N"),
+              "compute_right": _char("V" if x["compute_right_eigenvectors"] else "N")}
+    *w, vl, vr, info = _ffi(ctx, _solver(ctx, "geev", t.dtype), [a], [t],
+                            [*ws, v_t, v_t, info_t], config)
+    w = ctx.op("stablehlo.complex", w, [w_t])[0] if real else w[0]
+    out = [_nan_unless_ok(ctx, info, info_t, w, w_t)]
+    if x["compute_left_eigenvectors"]:
+        out.append(_nan_unless_ok(ctx, info, info_t, vl, v_t))
+    if x["compute_right_eigenvectors"]:
+        out.append(_nan_unless_ok(ctx, info, info_t, vr, v_t))
+    return out
+
+
+def _unit_columns(v):
+    """Each column scaled to unit norm with its largest component real and positive
+    (LAPACK geev's normalisation)."""
+    v = v / np.linalg.norm(v, axis=-2, keepdims=True)
+    big = np.take_along_axis(v, np.argmax(np.abs(v), axis=-2)[..., None, :], axis=-2)
+    return v * (np.conj(big) / np.abs(big))
+
+
+def _eig_ref(a, *, compute_left_eigenvectors, compute_right_eigenvectors):
+    c = dt.complex_dtype(dt.dtype(a.dtype)).np
+    w, vr = np.linalg.eig(a)
+    out = [w.astype(c)]
+    if compute_left_eigenvectors:  # the rows of vr^-1 are the left vectors' conjugates
+        out.append(_unit_columns(np.conj(np.swapaxes(np.linalg.inv(vr), -1, -2))).astype(c))
+    if compute_right_eigenvectors:
+        out.append(vr.astype(c))
+    return tuple(out)
+
+
+def _eig_vjp(ops, cts, primals, outs, **_):
+    raise NotImplementedError(
+        "the gradient of eig (a general matrix) is not implemented; for a symmetric or "
+        "Hermitian matrix use stablejit.numpy.linalg.eigh, which has one")
+
+
+eig = Primitive("eig", _eig_rule, _eig_emit, _eig_ref, vjp=_eig_vjp, multiple_results=True,
+                family="linalg")
+
 # ---- svd ------------------------------------------------------------------------------------
 
 
@@ -758,8 +825,8 @@ def _ts_batch(ops, xs, batched, **attrs):
     return (br.move_axis(ops, x, r - 2 if attrs["left_side"] else r - 3, 0),)
 
 
-for _prim in (cholesky, lu, qr, eigh, svd):
+for _prim in (cholesky, lu, qr, eigh, eig, svd):
     _prim.batch = br.leading(_prim)
 triangular_solve.batch = _ts_batch
 
-PRIMITIVES = [cholesky, triangular_solve, lu, qr, eigh, svd]
+PRIMITIVES = [cholesky, triangular_solve, lu, qr, eigh, eig, svd]

@@ -24,11 +24,17 @@ from ._manipulation import expand_dims, matrix_transpose, moveaxis, reshape, sta
 from ._operands import asarray, broadcast_shapes, broadcast_to, promote_operands
 from ._products import matmul, outer, tensordot, vecdot
 
-__all__ = ["cholesky", "qr", "eigh", "eigvalsh", "svd", "svdvals", "solve", "inv", "det",
+__all__ = ["cholesky", "qr", "eig", "eigvals", "eigh", "eigvalsh", "svd", "svdvals", "solve",
+           "inv", "det",
            "slogdet", "norm", "matrix_norm", "vector_norm", "matrix_power", "matrix_rank",
            "pinv", "outer", "vecdot", "cross", "trace", "diagonal", "tensordot", "matmul",
            "matrix_transpose", "lu_factor", "triangular_solve", "lstsq", "multi_dot", "cond",
            "tensorinv", "tensorsolve"]
+
+
+class EigResult(NamedTuple):
+    eigenvalues: Tensor
+    eigenvectors: Tensor
 
 
 class EighResult(NamedTuple):
@@ -112,6 +118,25 @@ def eigh(x, UPLO: str = "L"):
 
 def eigvalsh(x, UPLO: str = "L") -> Tensor:
     return eigh(x, UPLO)[0]
+
+
+def eig(a) -> EigResult:
+    """Eigenvalues w and right eigenvectors v (columns, unit norm) of general square
+    matrices, both complex: a @ v = v * w. LAPACK's geev on the host, as jax; other
+    platforms raise an error that names them. Not differentiable."""
+    x = _float_matrix(a, "eig", True)
+    w, v = bind(la.eig, (x,), Attrs({"compute_left_eigenvectors": False,
+                                     "compute_right_eigenvectors": True}))
+    return EigResult(w, v)
+
+
+def eigvals(a) -> Tensor:
+    """The (complex) eigenvalues of general square matrices, as eig's, without the
+    eigenvectors."""
+    x = _float_matrix(a, "eigvals", True)
+    (w,) = bind(la.eig, (x,), Attrs({"compute_left_eigenvectors": False,
+                                     "compute_right_eigenvectors": False}))
+    return w
 
 
 def _empty_svd(x: Tensor, full_matrices: bool) -> SVDResult:
