@@ -20,7 +20,7 @@ import weakref
 
 import numpy as np
 
-from . import config, debugging, tree, writes
+from . import config, debugging, tree, views, writes
 from .api import resolve_backend
 from .backends import REFERENCE, XlaBackend
 from .compilation import lower
@@ -70,10 +70,12 @@ class _Entry:
     see compilation.py) and how to turn its results into the output pytree."""
 
     __slots__ = ("fn", "prog", "out_tree", "out_types", "out_weak", "captured", "backend",
-                 "donate", "_single", "fast_out", "lazy")
+                 "donate", "_single", "fast_out", "lazy", "mutated")
 
-    def __init__(self, fn, prog, out_tree, captured, backend, donate=(), out_weak=None):
+    def __init__(self, fn, prog, out_tree, captured, backend, donate=(), out_weak=None,
+                 mutated=()):
         self.fn, self.prog, self.out_tree = fn, prog, out_tree
+        self.mutated = mutated  # argument leaves fn writes into: the last results
         self.out_types = prog.result_types
         self.out_weak = out_weak or (False,) * len(self.out_types)  # weak-typed outputs
         self.captured, self.backend, self.donate = captured, backend, donate
@@ -106,7 +108,7 @@ class _Entry:
     @property
     def fast_eligible(self) -> bool:
         return isinstance(self.backend, (XlaBackend, LazyBackend)) and not self.captured \
-            and not self.donate
+            and not self.donate and not self.mutated
 
     def record(self, leaves):
         """A fast-path call on a lazy backend: fn becomes one entry of the pending graph
@@ -124,7 +126,22 @@ class _Entry:
             x = leaves[i]
             if type(x) is Tensor and x._backend is backend:
                 x._data = None  # its buffer now belongs to an output (host data: a copy)
+        if self.mutated:
+            outs = write_back(leaves, self.mutated, outs)
         return self._tree(outs)
+
+
+def write_back(leaves, mutated, outs):
+    """Give the caller's argument leaves (by index) and closed-over tensors the values
+    fn wrote into them (the last results of its program); returns the other results."""
+    n = len(outs) - len(mutated)
+    for i, new in zip(mutated, outs[n:], strict=True):
+        x = leaves[i] if type(i) is int else i
+        if isinstance(x, Tensor):
+            views.write(x, new)
+        elif isinstance(x, np.ndarray) and x.flags.writeable:
+            x[...] = new.numpy()  # eagerly, fn would have written into the array
+    return outs[:n]
 
 
 def _fast_structure(out_tree):
@@ -407,13 +424,17 @@ class Jitted:
         return entry
 
     # ---- tracing and compiling --------------------------------------------------------
-    def trace(self, args, kwargs) -> tuple[Function, object, list, tuple[bool, ...]]:
+    def trace(self, args, kwargs) -> tuple[Function, object, list, tuple[bool, ...],
+                                           tuple[int, ...]]:
         """Trace fn on abstract versions of the arguments; returns the IR, the output
-        structure, the concrete tensors it captured and which outputs are weakly typed."""
+        structure, the concrete tensors it captured, which outputs are weakly typed, and
+        what fn wrote into: argument leaf indices and closed-over tensors, whose new
+        values are the IR's last results."""
         static, dyn_args, dyn_kwargs = self._split(args, kwargs)
         leaves, treedef = tree.flatten((dyn_args, dyn_kwargs))
         name = getattr(self.fn, "__name__", "fn").replace("<", "").replace(">", "")
         trace = Trace(name)
+        trace.outer_writes = {}  # writes into closed-over tensors are written back
         abstract = []
         for x in leaves:
             if isinstance(x, Tensor):
@@ -431,6 +452,7 @@ class Jitted:
         full_kwargs = dict(t_kwargs)
         full_kwargs.update({k: v for k, v in static if isinstance(k, str)})
         self.traces += 1
+        before = [a._data for a in abstract]
         try:
             with using_backend(trace):
                 out = self.fn(*full_args, **full_kwargs)
@@ -441,10 +463,22 @@ class Jitted:
                     leaf = self._output_tensor(leaf, trace)
                 values.append(trace.value_of(leaf))
                 weak.append(leaf.weak)
+            # Writes into arguments (x[i] = v, x += y, through a view of x) and into
+            # closed-over tensors: the new values are extra results, which the call
+            # writes back (see write_back), so jit leaves every tensor as running fn
+            # eagerly would.
+            mutated = tuple(i for i, (a, d) in enumerate(zip(abstract, before, strict=True))
+                            if a._data is not d)
+            written = [abstract[i] for i in mutated]
+            outer = [t for t, *_ in trace.outer_writes.values()]
+            for t in written + outer:
+                values.append(trace.value_of(t))
+                weak.append(t.weak)
+            mutated += tuple(outer)
             fn = trace.builder.build(values)
         finally:
             trace.finish()
-        return fn, out_tree, [t for t, _ in trace.captured], tuple(weak)
+        return fn, out_tree, [t for t, _ in trace.captured], tuple(weak), mutated
 
     def _output_tensor(self, leaf, trace: Trace) -> Tensor:
         """A returned Python scalar or NumPy array as a constant of the program."""
@@ -458,7 +492,7 @@ class Jitted:
 
     def _build(self, key, args, kwargs, backend) -> _Entry:
         t0 = time.perf_counter()
-        fn, out_tree, captured, out_weak = self.trace(args, kwargs)
+        fn, out_tree, captured, out_weak, mutated = self.trace(args, kwargs)
         logging_on = config.log_compiles()
         if logging_on or self.traces in _RECOMPILE_WARN_AT:
             _report_trace(self, key, logging_on, time.perf_counter() - t0)
@@ -467,14 +501,16 @@ class Jitted:
                 program_mesh(fn) is not None:  # a program over several devices
             prog = jit_program(fn, key[0], out_tree, self.in_shardings, self.out_shardings,
                                backend, self.__name__)
-            return _Entry(fn, prog, out_tree, captured, prog.backend, out_weak=out_weak)
+            return _Entry(fn, prog, out_tree, captured, prog.backend, out_weak=out_weak,
+                          mutated=mutated)
         if not isinstance(backend, XlaBackend):
             return _Entry(fn, backend.program(fn), out_tree, captured, backend,
-                          out_weak=out_weak)
-        aliases = tuple(self._aliases(fn, donate))
+                          out_weak=out_weak, mutated=mutated)
+        aliases = tuple(self._aliases(fn, donate, mutated))
         prog = backend.program(fn, name=self.__name__, donated=aliases, disk=self._disk)
         return _Entry(fn, prog, out_tree, captured, backend,
-                      tuple(i for i, a in enumerate(aliases) if a is not None), out_weak)
+                      tuple(i for i, a in enumerate(aliases) if a is not None), out_weak,
+                      mutated)
 
     def _donation(self, key) -> set[int]:
         """Leaf indices of the donated positional arguments."""
@@ -492,13 +528,17 @@ class Jitted:
             leaf += child.num_leaves
         return out
 
-    def _aliases(self, fn: Function, donate: set[int]) -> list:
-        """For each param, the output index that may reuse its buffer, or None."""
+    def _aliases(self, fn: Function, donate: set[int], mutated=()) -> list:
+        """For each param, the output index that may reuse its buffer, or None; a
+        donated argument fn writes into reuses its buffer for its own new value."""
         aliases: list = [None] * len(fn.params)
         free = list(range(len(fn.results)))
+        first_written = len(fn.results) - len(mutated)
+        own = {i: first_written + k for k, i in enumerate(mutated) if type(i) is int}
         for i in sorted(donate):
             t = fn.params[i].type
-            match = next((o for o in free if fn.results[o].type == t), None)
+            match = own.get(i) if own.get(i) in free else next(
+                (o for o in free if fn.results[o].type == t), None)
             if match is None:
                 _warn_at_user(f"{self.__name__}: donated argument leaf {i} ({t}) matches no "
                               f"output of the same shape and dtype, so its buffer could not "
@@ -521,8 +561,9 @@ class Jitted:
         key, _, backend = self._signature(args, kwargs)
         if backend is None:
             raise TypeError("lower() needs concrete arguments, not traced ones")
-        fn, out_tree, captured, out_weak = self.trace(args, kwargs)
-        return Lowered(self, key, fn, out_tree, captured, backend, out_weak, platform)
+        fn, out_tree, captured, out_weak, mutated = self.trace(args, kwargs)
+        return Lowered(self, key, fn, out_tree, captured, backend, out_weak, platform,
+                       mutated)
 
     def clear_cache(self) -> None:
         self._cache.clear()
@@ -575,8 +616,9 @@ class Lowered:
     """A traced and lowered call: our IR, the StableHLO text; `.compile()` for XLA's."""
 
     def __init__(self, jitted: Jitted, key, fn: Function, out_tree, captured, backend,
-                 out_weak=None, platform: str | None = None):
+                 out_weak=None, platform: str | None = None, mutated=()):
         self._jitted, self._key, self.ir, self._out_tree = jitted, key, fn, out_tree
+        self._mutated = mutated
         self._captured, self.backend, self._out_weak = captured, backend, out_weak
         self.platform = _lowering_platform(platform, backend)
         self.optimized_ir, self._text = lower(fn, platform=self.platform)
@@ -599,7 +641,7 @@ class Lowered:
         if entry is None or entry.backend is not backend:
             prog = backend.program(self.ir, name=self._jitted.__name__)
             entry = _Entry(self.ir, prog, self._out_tree, self._captured, backend,
-                           out_weak=self._out_weak)
+                           out_weak=self._out_weak, mutated=self._mutated)
         return Compiled(entry, self._jitted, self._key)
 
 

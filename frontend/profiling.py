@@ -68,7 +68,7 @@ class Profile:
         for a in self.args:
             if isinstance(a, Tensor):
                 a.block_until_ready()
-        (self.ir, _, _, _), self.trace_s = _timed(lambda: jitted.trace(self.args, {}))
+        (self.ir, *_), self.trace_s = _timed(lambda: jitted.trace(self.args, {}))
         self.optimized_ir, self.passes_s = _timed(
             lambda: passes.optimize(self.ir, check=config.verify()))
         self.stablehlo, self.emit_s = _timed(lambda: emit_module(

@@ -22,7 +22,9 @@ from .runtime import buffers, client
 
 
 class Tensor:
-    __slots__ = ("_data", "_backend", "type", "weak", "__weakref__")
+    # _view: how this tensor was taken from the tensor owning its memory (views.View);
+    # _aliases: on a tensor with views, what it knows of them (views.Aliases)
+    __slots__ = ("_data", "_backend", "type", "weak", "_view", "_aliases", "__weakref__")
     __array_priority__ = 100  # NumPy defers to our operators
 
     def __init__(self, data, backend, type: TensorType, weak: bool = False):
@@ -30,6 +32,7 @@ class Tensor:
         self._backend = backend
         self.type = type
         self.weak = weak
+        self._view = self._aliases = None
 
     # ---- metadata ------------------------------------------------------------------
     @property
@@ -47,6 +50,11 @@ class Tensor:
     @property
     def size(self) -> int:
         return self.type.size
+
+    @property
+    def base(self):
+        """The tensor whose memory this view shares (NumPy's ndarray.base), else None."""
+        return self._view.base if self._view is not None else None
 
     @property
     def backend(self):

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import writes
+from . import views, writes
 from .backends import constant_attrs, scalar_key
 from .compiler import dtypes as dt
 from .compiler.autodiff import inline
@@ -38,6 +38,11 @@ class Trace:
         self.captured: list[tuple[Tensor, Value]] = []  # concrete/outer tensors lifted to params
         self._captured_ids: dict[int, Value] = {}
         self._embedded: list[Tensor] = []  # keeps embedded tensors alive: ids stay unique
+        # Writes into concrete tensors from outside the trace (a closed-over tensor):
+        # None where the caller cannot write them back (control-flow bodies, grad ...),
+        # else id -> (tensor, its data, backend, type before the trace wrote it). jit
+        # returns their new values and writes them back after every call.
+        self.outer_writes: dict | None = None
         writes.live_traces += 1
 
     # ---- building ------------------------------------------------------------------
@@ -95,10 +100,24 @@ class Trace:
             scalar_key(value, dtype), value, dtype), user_location())
         return Tensor(v, self, v.type, weak)
 
+    def write_outer(self, t: Tensor) -> bool:
+        """Before a traced value is written into the concrete tensor t: capture t's
+        value (an input of the program) and remember it, so that finish() restores t.
+        False if this trace cannot hand such writes back."""
+        if self.outer_writes is None:
+            return False
+        if id(t) not in self.outer_writes:
+            self.value_of(t)
+            self.outer_writes[id(t)] = (t, t._data, t._backend, t.type)
+        return True
+
     def finish(self):
         if self.alive:
             writes.live_traces -= 1
         self.alive = False
+        for t, data, backend, type_ in (self.outer_writes or {}).values():
+            t._data, t._backend, t.type = data, backend, type_
+            views.refresh(t)
 
     def _check_alive(self):
         if not self.alive:

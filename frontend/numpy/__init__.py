@@ -395,6 +395,26 @@ from ._statistics import (
     nanvar,
     ptp,
 )
+
+# What NumPy returns as a view is a view here too (writes reach the base): these
+# replace the plain functions of the same names imported above.
+from ._views import (  # noqa: E402, F811
+    broadcast_to,
+    diagonal,
+    expand_dims,
+    imag,
+    matrix_transpose,
+    may_share_memory,
+    moveaxis,
+    permute_dims,
+    ravel,
+    real,
+    reshape,
+    shares_memory,
+    squeeze,
+    swapaxes,
+    transpose,
+)
 from ._windows import bartlett, blackman, hamming, hanning
 
 bool = bool_  # noqa: A001 - the array API spells it `bool`

@@ -1,13 +1,11 @@
-"""Writes into tensors: x[index] = v and x += y, as functional updates.
+"""Writes into tensors: x[index] = v and x += y, with NumPy's semantics.
 
 A Tensor's data is never written in place. `x[index] = v` computes x.at[index].set(v)
-and rebinds the Tensor object to it (data, backend, type), so every reference to x
-sees the new value (Python gives __setitem__ no other way). `x += y` computes x + y in
-x's shape and dtype (the array API's rule) and rebinds the *name* x to that new tensor,
-as JAX's immutable arrays do: another name for the old tensor keeps the old value, so
-`x_old = x; x += step` means what it means in a JAX program. (The array API leaves
-aliasing under in-place operators to the library.) Inside jit the Tensor's IR value is
-rebound, so later uses in the trace see the update.
+and `x += y` computes x + y in x's shape and dtype (the array API's rule); either way
+the result is written into the Tensor object through views.write, so every reference
+to x, and every view of the same memory (x[1:], x.T ...), sees the new value, as in
+NumPy. Inside jit the Tensor's IR value is rebound, so later uses in the trace see the
+update, and a write into an argument reaches the caller (see jit.py).
 
 A tensor can only be rebound to a result of its own backend: writing a traced value
 into a tensor from outside the trace (a global, a closure, the enclosing function of a
@@ -18,7 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import writes
+from .. import views
 from ..compiler import dtypes as dt
 from ..errors import at_user_line
 from ..grad_tape import GradTape, NeedsTrace
@@ -49,9 +47,21 @@ def _can_rebind(x: Tensor, new: Tensor) -> bool:
     return not isinstance(new._backend, Trace)
 
 
-def _rebind(x: Tensor, new: Tensor) -> None:
-    writes.note_write(x)
-    x._data, x._backend, x.type = new._data, new._backend, new.type
+def _write(x: Tensor, new: Tensor, what: str) -> None:
+    """x's value becomes new (x's shape and dtype), seen through every alias of x."""
+    b = new._backend
+    if b is not x._backend and x._backend.concrete and isinstance(b, Trace) and \
+            b.write_outer(views.base_of(x)):  # a closed-over tensor: jit writes it back
+        views.write(x, new)
+        return
+    if not _can_rebind(x, new):
+        raise TypeError(at_user_line(
+            f"{what} would write a traced value into a {x.type} tensor created outside "
+            f"this jit trace (or outside this control-flow body); compute the update "
+            f"functionally (x2 = x.at[index].set(value), x2 = x + y) and return x2, or "
+            f"pass x to the jitted function as an argument (writes into arguments reach "
+            f"the caller)"))
+    views.write(x, new)
 
 
 def setitem(x: Tensor, index, value) -> None:
@@ -61,12 +71,7 @@ def setitem(x: Tensor, index, value) -> None:
     new = _masked_set(x, index, value)
     if new is None:
         new = _update(x, index, value, "set")
-    if not _can_rebind(x, new):
-        raise TypeError(at_user_line(
-            f"x[...] = value would write a traced value into a {x.type} tensor created "
-            f"outside this jit trace (or outside this control-flow body); compute the "
-            f"update functionally, x2 = x.at[index].set(value), and return x2"))
-    _rebind(x, new)
+    _write(x, new, "x[...] = value")
 
 
 def _check_python_scalar(x: Tensor, value) -> None:
@@ -111,8 +116,8 @@ def _masked_set(x: Tensor, index, value) -> Tensor | None:
 def inplace(name: str, f, symbol: str):
     """The Tensor method for `x <name>= y`: f(x, y) as a new tensor with x's shape and
     dtype (the array API's rule; NumPy's same_kind casting: `int_tensor += 1.5` raises,
-    `float32_tensor += float64_tensor` stays float32), which Python binds to the name x;
-    the tensor x was is unchanged (JAX's semantics, see the module docstring)."""
+    `float32_tensor += float64_tensor` stays float32), written into x (NumPy's
+    semantics: every alias of x sees it)."""
     def op(self: Tensor, other) -> Tensor:
         new = f(self, other)
         if new.shape != self.shape:
@@ -127,7 +132,8 @@ def inplace(name: str, f, symbol: str):
                     f"x's dtype {self.dtype} (NumPy's same_kind rule); write "
                     f"x = x {symbol[:-1]} y to get a {new.dtype} tensor, or cast y first"))
             new = astype(new, self.dtype)
-        return new
+        _write(self, new, f"x {symbol} y")
+        return self
 
     op.__name__ = f"__{name}__"
     return op

@@ -15,10 +15,18 @@ from ..api import backend_copy, resolve_backend
 from ..tensor import Tensor
 from . import linalg
 from ._dtypes import astype
-from ._elementwise import imag, real
-from ._indexing import IndexUpdateHelper, getitem
+from ._indexing import IndexUpdateHelper
 from ._inplace import INPLACE, inplace, setitem
-from ._manipulation import matrix_transpose, moveaxis, reshape, transpose
+from ._manipulation import moveaxis as _moveaxis
+from ._views import (
+    diagonal,
+    getitem,
+    imag,
+    matrix_transpose,
+    real,
+    reshape,
+    transpose,
+)
 
 _BINARY = {
     "add": "add", "sub": "subtract", "mul": "multiply", "truediv": "divide",
@@ -29,7 +37,7 @@ _BINARY = {
 _COMPARE = {"eq": "equal", "ne": "not_equal", "lt": "less", "le": "less_equal",
             "gt": "greater", "ge": "greater_equal"}
 _UNARY = {"neg": "negative", "pos": "positive", "abs": "abs", "invert": "invert"}
-_METHODS = ("squeeze", "flatten", "ravel", "clip", "round", "conj", "swapaxes", "dot",
+_METHODS = ("squeeze", "ravel", "clip", "round", "conj", "swapaxes", "dot",
             "nonzero", "sort", "argsort", "take", "repeat")
 # Reductions as methods also take what NumPy's np.sum(t) / np.mean(t) / np.std(t) pass
 # on to a foreign array's method: out=None, and dtype=None where the function has none.
@@ -53,13 +61,18 @@ def _reduction(name: str, f):
 
 
 def _diagonal(self, offset: int = 0, axis1: int = 0, axis2: int = 1) -> Tensor:
-    """NumPy's ndarray.diagonal (axes 0 and 1 by default)."""
-    return linalg.diagonal(moveaxis(self, (axis1, axis2), (-2, -1)), offset=offset)
+    """NumPy's ndarray.diagonal (axes 0 and 1 by default): a read-only view."""
+    return diagonal(self, offset, axis1, axis2)
+
+
+def _flatten(self, order: str = "C") -> Tensor:
+    """A copy, flattened (NumPy's ndarray.flatten; ravel gives a view where it can)."""
+    return reshape(self, (-1,), copy=True)
 
 
 def _trace(self, offset: int = 0, axis1: int = 0, axis2: int = 1, dtype=None) -> Tensor:
     """NumPy's ndarray.trace (axes 0 and 1 by default)."""
-    return linalg.trace(moveaxis(self, (axis1, axis2), (-2, -1)), offset=offset, dtype=dtype)
+    return linalg.trace(_moveaxis(self, (axis1, axis2), (-2, -1)), offset=offset, dtype=dtype)
 
 
 def _astype(self, dtype, copy: bool = True) -> Tensor:
@@ -104,6 +117,9 @@ def install(ns) -> None:
         f = getattr(ns, name)
         setattr(Tensor, f"__{op}__", forward(f))
         setattr(Tensor, f"__r{op}__", reflect(f))
+    # divmod(x, y): (x // y, x % y), as NumPy's and JAX's arrays have it
+    Tensor.__divmod__ = forward(ns.divmod)
+    Tensor.__rdivmod__ = reflect(ns.divmod)
     for op, (name, symbol) in INPLACE.items():
         setattr(Tensor, f"__{op}__", inplace(op, getattr(ns, name), symbol))
     for op, name in _COMPARE.items():
@@ -115,6 +131,7 @@ def install(ns) -> None:
     for name in _REDUCTIONS:
         setattr(Tensor, name, _reduction(name, getattr(ns, name)))
     Tensor.diagonal = _diagonal
+    Tensor.flatten = _flatten
     Tensor.trace = _trace
     Tensor.copy = lambda self: astype(self, self.dtype, copy=True)
     Tensor.itemsize = property(lambda self: self.dtype.np.itemsize)

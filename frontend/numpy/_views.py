@@ -1,0 +1,208 @@
+"""The namespace functions that return views, as NumPy's do (see views.py).
+
+Each one computes its result as before and marks it a view of its operand with the
+functions that recompute it from the operand (forward) and put a new value of it back
+(backward), and its NumPy layout. What NumPy returns as a copy (advanced indexing,
+reshape where the strides do not allow a view, flatten) stays a copy.
+
+The library's own code calls the plain functions (_manipulation, _indexing): their
+results are intermediates nobody else holds, so they need no view records.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .. import views
+from ..compiler.primitives import elementwise as ew
+from ..dispatch import bind1
+from ..tensor import Tensor
+from . import _diagonals, _elementwise, _indexing, _manipulation, _operands
+from ._operands import as_tensor, normalize_axes, normalize_axis
+
+# ---- indexing -----------------------------------------------------------------------
+
+def _basic(index) -> tuple | None:
+    """The index as NumPy's basic index for the layout (integer tensors read as ints,
+    traced ones as 0: only the strides matter then), or None if NumPy would copy:
+    advanced (array, list, boolean) indices, or an integer for every axis."""
+    items = index if isinstance(index, tuple) else (index,)
+    out = []
+    for i in items:
+        if i is None or i is Ellipsis or isinstance(i, slice):
+            out.append(i)
+        elif isinstance(i, (int, np.integer)) and not isinstance(i, (bool, np.bool_)):
+            out.append(int(i))
+        elif isinstance(i, Tensor) and i.ndim == 0 and i.dtype.is_integer:
+            out.append(int(i) if i._backend.concrete and i._data is not None else 0)
+        else:
+            return None
+    return tuple(out)
+
+
+def getitem(x: Tensor, index) -> Tensor:
+    out = _indexing.getitem(x, index)
+    np_index = _basic(index)
+    if np_index is None:
+        return out
+    layout = views.layout_of(x)
+    try:
+        view_layout = layout[np_index]
+    except IndexError:  # out of range for a traced index: the result raised already
+        return out
+    if not isinstance(view_layout, np.ndarray):  # an integer for every axis: a scalar
+        return out
+    return views.make_view(
+        x, out, lambda p: _indexing.getitem(p, index),
+        lambda p, new: _indexing._update(p, index, new, "set"), view_layout)
+
+
+# ---- axes ----------------------------------------------------------------------------
+
+def _permutation_view(x: Tensor, out: Tensor, perm: tuple[int, ...]) -> Tensor:
+    inverse = tuple(int(i) for i in np.argsort(perm))
+    return views.make_view(
+        x, out, lambda p: _manipulation.transpose(p, perm),
+        lambda p, new: _manipulation.transpose(new, inverse),
+        views.layout_of(x).transpose(perm))
+
+
+def transpose(x, axes=None) -> Tensor:
+    x = as_tensor(x)
+    out = _manipulation.transpose(x, axes)
+    perm = tuple(reversed(range(x.ndim))) if axes is None else tuple(
+        a % x.ndim for a in axes)
+    return _permutation_view(x, out, perm)
+
+
+def permute_dims(x, axes) -> Tensor:
+    return transpose(x, axes)
+
+
+def matrix_transpose(x) -> Tensor:
+    x = as_tensor(x)
+    out = _manipulation.matrix_transpose(x)
+    perm = list(range(x.ndim))
+    perm[-1], perm[-2] = perm[-2], perm[-1]
+    return _permutation_view(x, out, tuple(perm))
+
+
+def swapaxes(x, axis1: int, axis2: int) -> Tensor:
+    x = as_tensor(x)
+    out = _manipulation.swapaxes(x, axis1, axis2)
+    perm = list(range(x.ndim))
+    a, b = normalize_axis(axis1, x.ndim), normalize_axis(axis2, x.ndim)
+    perm[a], perm[b] = perm[b], perm[a]
+    return _permutation_view(x, out, tuple(perm))
+
+
+def moveaxis(x, source, destination) -> Tensor:
+    x = as_tensor(x)
+    out = _manipulation.moveaxis(x, source, destination)
+    src = normalize_axes(source, x.ndim)
+    dst = normalize_axes(destination, x.ndim)
+    order = [i for i in range(x.ndim) if i not in src]
+    for d, s in sorted(zip(dst, src, strict=True)):
+        order.insert(d, s)
+    return _permutation_view(x, out, tuple(order))
+
+
+# ---- shapes --------------------------------------------------------------------------
+
+def _reshaped_view(x: Tensor, out: Tensor) -> Tensor:
+    """out (x reshaped) as a view of x where NumPy's reshape would not copy."""
+    try:
+        layout = np.reshape(views.layout_of(x), out.shape, copy=False)
+    except ValueError:  # NumPy would copy: so do we (out is already a new tensor)
+        return out if out is not x else _manipulation_copy(x)
+    old = x.shape
+    return views.make_view(x, out, lambda p: _manipulation.reshape(p, out.shape),
+                           lambda p, new: _manipulation.reshape(new, old), layout)
+
+
+def _manipulation_copy(x: Tensor) -> Tensor:
+    return _operands.astype(x, x.dtype, copy=True)
+
+
+def reshape(x, shape, *, copy=None) -> Tensor:
+    x = as_tensor(x)
+    out = _manipulation.reshape(x, shape)
+    if copy:
+        return out if out is not x else _manipulation_copy(x)
+    if copy is False:
+        try:
+            np.reshape(views.layout_of(x), out.shape, copy=False)
+        except ValueError:
+            raise ValueError(f"reshape(copy=False): a tensor of shape {x.shape} with these "
+                             f"strides cannot be reshaped to {out.shape} without a copy; "
+                             f"pass copy=None to allow one") from None
+    return _reshaped_view(x, out)
+
+
+def ravel(x) -> Tensor:
+    return reshape(x, (-1,))
+
+
+def expand_dims(x, axis) -> Tensor:
+    x = as_tensor(x)
+    return _reshaped_view(x, _manipulation.expand_dims(x, axis))
+
+
+def squeeze(x, axis=None) -> Tensor:
+    x = as_tensor(x)
+    return _reshaped_view(x, _manipulation.squeeze(x, axis))
+
+
+# ---- real and imaginary parts, read-only views -----------------------------------------
+
+def real(x) -> Tensor:
+    x = as_tensor(x)
+    out = _elementwise.real(x)
+    if not x.dtype.is_complex:  # NumPy: a.real of a real array is a view of all of a
+        return views.make_view(x, out, lambda p: p, lambda p, new: new, views.layout_of(x))
+    return views.make_view(
+        x, out, _elementwise.real,
+        lambda p, new: bind1(ew.complex_, new, _elementwise.imag(p)), views.layout_of(x).real)
+
+
+def imag(x) -> Tensor:
+    x = as_tensor(x)
+    out = _elementwise.imag(x)
+    if not x.dtype.is_complex:  # NumPy: a new read-only array of zeros
+        return out
+    return views.make_view(
+        x, out, _elementwise.imag,
+        lambda p, new: bind1(ew.complex_, _elementwise.real(p), new), views.layout_of(x).imag)
+
+
+def diagonal(a, offset: int = 0, axis1: int = 0, axis2: int = 1) -> Tensor:
+    x = as_tensor(a)
+    out = _diagonals.diagonal(x, offset, axis1, axis2)
+    return views.make_view(x, out, lambda p: _diagonals.diagonal(p, offset, axis1, axis2),
+                           None, np.diagonal(views.layout_of(x), offset, axis1, axis2),
+                           writable=False)
+
+
+def broadcast_to(x, shape) -> Tensor:
+    x = as_tensor(x)
+    out = _operands.broadcast_to(x, shape)
+    return views.make_view(x, out, lambda p: _operands.broadcast_to(p, out.shape), None,
+                           np.broadcast_to(views.layout_of(x), out.shape), writable=False)
+
+
+def shares_memory(a, b, max_work=None) -> bool:
+    """Whether a and b share elements (NumPy's exact answer; views share their base)."""
+    return _shares(a, b, exact=True)
+
+
+def may_share_memory(a, b, max_work=None) -> bool:
+    """Whether a and b may share memory (NumPy's bounds check on their layouts)."""
+    return _shares(a, b, exact=False)
+
+
+def _shares(a, b, exact: bool) -> bool:
+    if not isinstance(a, Tensor) or not isinstance(b, Tensor):
+        if isinstance(a, Tensor) or isinstance(b, Tensor):
+            return False  # a tensor's memory is never a NumPy array's
+        return bool(np.shares_memory(a, b) if exact else np.may_share_memory(a, b))
+    return views.shares_memory(a, b, exact)

@@ -1,0 +1,159 @@
+"""Views and writes through aliases: NumPy's mutation semantics on immutable buffers.
+
+A device buffer is never written in place, so aliasing is functionalized, as PyTorch
+does for XLA: a view (what NumPy returns as a view: basic indexing, transpose, reshape
+where NumPy can, real/imag ...) is a Tensor that records its *base* (the tensor that
+owns the memory, never itself a view) and two functions, `forward(base) -> view` and
+`backward(base, new_view) -> new_base`. A write into any alias goes through `write`:
+
+- into a view: the new base is backward(base, new view value); the base is rebound;
+- into a base: the base is rebound;
+
+and then every live view of the base is regenerated from it (push, not pull, so that
+reading a tensor costs nothing extra: only a write into a base that has live views pays,
+one forward op per live view). Inside a trace the same functions record scatter /
+dynamic-update-slice ops, so no Python-level aliasing survives into the IR.
+
+NumPy's answers about memory (`x.base`, `shares_memory`, whether `reshape` can be a
+view) come from a *layout*: a NumPy array with the view's shape and strides over a
+one-element dummy buffer (never read or written), made by applying the same NumPy
+operation to the base's layout. NumPy's own rules then decide.
+
+This module holds the mechanism; the namespace (numpy/_views.py) says which functions
+make views and with which forward/backward functions.
+"""
+
+from __future__ import annotations
+
+import weakref
+
+import numpy as np
+
+from . import writes
+from .errors import at_user_line
+
+
+class View:
+    """How a view was taken from its base."""
+
+    __slots__ = ("base", "forward", "backward", "layout", "writable")
+
+    def __init__(self, base, forward, backward, layout, writable):
+        self.base, self.forward, self.backward = base, forward, backward
+        self.layout, self.writable = layout, writable
+
+
+class Aliases:
+    """What a base knows of its views: their weak references and its own layout."""
+
+    __slots__ = ("layout", "views", "_prune_at")
+
+    def __init__(self, layout):
+        self.layout, self.views, self._prune_at = layout, [], 16
+
+    def add(self, view) -> None:
+        self.views.append(weakref.ref(view))
+        if len(self.views) >= self._prune_at:  # dead views leave dead references
+            self.views = [r for r in self.views if r() is not None]
+            self._prune_at = max(16, 2 * len(self.views))
+
+    def live(self):
+        out = []
+        for r in self.views:
+            v = r()
+            if v is not None:
+                out.append(v)
+        self.views = [weakref.ref(v) for v in out]
+        return out
+
+
+def base_layout(t) -> np.ndarray:
+    """The layout of a tensor that owns its memory: C order, over a dummy buffer."""
+    dtype = t.dtype.np
+    strides, step = [], dtype.itemsize
+    for n in reversed(t.shape):
+        strides.append(step)
+        step *= max(n, 1)
+    return np.lib.stride_tricks.as_strided(np.empty(1, dtype), t.shape,
+                                           tuple(reversed(strides)), writeable=False)
+
+
+def layout_of(t) -> np.ndarray:
+    if t._view is not None:
+        return t._view.layout
+    if t._aliases is None:
+        t._aliases = Aliases(base_layout(t))
+    return t._aliases.layout
+
+
+def base_of(t):
+    """The tensor owning t's memory (t itself when it is no view)."""
+    return t._view.base if t._view is not None else t
+
+
+def make_view(parent, result, forward, backward, layout, writable: bool = True):
+    """Mark `result` (computed from `parent` as forward(parent)) as a view of parent's
+    base. forward(p) recomputes it from parent p; backward(p, new) gives the parent with
+    the view's elements replaced by new. Views of views are composed onto the base, so
+    every view names the one tensor that owns the memory, as NumPy's `.base` does."""
+    if result is parent:  # NumPy makes a new array object even for a[:] or a.T of 1-d
+        result = type(parent)(parent._data, parent._backend, parent.type, parent.weak)
+    pv = parent._view
+    if pv is None:
+        base, f, b = parent, forward, backward
+    else:
+        base, pf, pb = pv.base, pv.forward, pv.backward
+        writable = writable and pv.writable
+
+        def f(r, pf=pf, g=forward):
+            return g(pf(r))
+
+        def b(r, new, pf=pf, pb=pb, g=backward):
+            return pb(r, g(pf(r), new))
+    if base._aliases is None:
+        base._aliases = Aliases(base_layout(base))
+    result._view = View(base, f, b, layout, writable)
+    base._aliases.add(result)
+    return result
+
+
+def write(t, new) -> None:
+    """Give t (a base or a view) the value `new` (t's shape and dtype): the one way a
+    write reaches memory. Every alias of t's base sees it."""
+    v = t._view
+    if v is None:
+        _set(t, new)
+        refresh(t)
+        return
+    if not v.writable:
+        raise ValueError(at_user_line(
+            "assignment destination is read-only: this tensor is a read-only view (of "
+            "diagonal or broadcast_to, as in NumPy); write into a copy (x.copy()) or into "
+            "the tensor it was taken from"))
+    base = v.base
+    _set(base, v.backward(base, new))
+    _set(t, new)
+    refresh(base, t)
+
+
+def _set(t, new) -> None:
+    writes.note_write(t)
+    t._data, t._backend, t.type = new._data, new._backend, new.type
+
+
+def refresh(base, skip=None) -> None:
+    """Regenerate every live view of base (but skip) from base's value."""
+    aliases = base._aliases
+    if aliases is None:
+        return
+    for view in aliases.live():
+        if view is not skip:
+            _set(view, view._view.forward(base))
+
+
+def shares_memory(a, b, exact: bool = True) -> bool:
+    """NumPy's shares_memory (exact) / may_share_memory (bounds) for two tensors."""
+    if base_of(a) is not base_of(b):
+        return False
+    la, lb = layout_of(a), layout_of(b)
+    return bool(np.shares_memory(la, lb) if exact else np.may_share_memory(la, lb))
