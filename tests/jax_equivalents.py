@@ -249,6 +249,7 @@ RULES = {
     "lu": lax.linalg.lu,
     "qr": lambda a, *, full_matrices: lax.linalg.qr(a, full_matrices=full_matrices),
     "eigh": lambda a, *, lower: lax.linalg.eigh(a, lower=lower, symmetrize_input=False)[::-1],
+    "eig": lambda a, **kw: lax.linalg.eig(a, **kw),
     "svd": _svd,
     "gather": _gather,
     "scatter": _scatter,

@@ -86,6 +86,9 @@ DIFFERENCES = {
                              "io callbacks outside the call" for p in ("host", "cuda", "rocm")},
     **{(c, "tpu"): "host callbacks on TPU: jax lowers them only with a TPU client (through "
                    "XLA's host transfers); we raise a clear error" for c in CALLBACKS},
+    **{("eig", p): "jax calls its GPU plugin's hybrid kernels (host LAPACK behind device "
+                   "copies) and has no TPU rule; we raise UnsupportedPlatformError"
+       for p in ("cuda", "rocm", "tpu")},
     # user programs (PROGRAMS below)
     **{(f"linalg.{f}", "tpu"): "computed through svd: see ('svd', 'tpu')"
        for f in ("svd", "pinv", "lstsq")},
@@ -156,7 +159,7 @@ def _jax(name, case, platform):
     """jax's custom calls for `platform`, or the error jax raised."""
     try:
         calls = custom_calls(_jax_lowered(name, case, platform).compiler_ir("stablehlo"))
-    except ValueError as e:
+    except (ValueError, NotImplementedError) as e:  # NotImplementedError: no rule there
         return f"error: {str(e).splitlines()[0]}"
     if name in CALLBACKS and platform in ("cuda", "rocm"):
         calls = [(c[0].replace("_cpu_", "_gpu_"), *c[1:]) for c in calls]

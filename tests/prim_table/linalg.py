@@ -90,6 +90,33 @@ def _eigh_expected(a, *, lower):
     return np.stack(ws), np.stack(vs)
 
 
+def _eig_make(left, right):
+    def make(d, rng):
+        # a block with eigenvalues +-i (eigenvectors with components of unequal size, so
+        # their phase is unique) beside real ones, and a diagonal matrix
+        a = np.diag(_EIG_DIAG)
+        a[1:3, 1:3] = [[0.0, -2.0], [0.5, 0.0]]
+        return [np.stack([a, np.diag(_EIG_DIAG[::-1] * 2)]).astype(d.np)], {
+            "compute_left_eigenvectors": left, "compute_right_eigenvectors": right}
+    return make
+
+
+def _eig_expected(a, *, compute_left_eigenvectors, compute_right_eigenvectors):
+    c = np.result_type(a.dtype, np.complex64)
+    ws, vls, vrs = [], [], []
+    for m in a:
+        w, vl, vr = scipy.linalg.eig(m, left=True, right=True)
+        ws.append(w)
+        vls.append(vl)
+        vrs.append(vr)
+    out = [np.stack(ws).astype(c)]
+    if compute_left_eigenvectors:
+        out.append(np.stack(vls).astype(c))
+    if compute_right_eigenvectors:
+        out.append(np.stack(vrs).astype(c))
+    return tuple(out)
+
+
 def _svd_make(shape, full, uv=True):
     def make(d, rng):
         a = np.zeros(shape, d.np)
@@ -135,6 +162,9 @@ TABLE = {
          {"full_matrices": False})]),
     "eigh": PrimSpec(LINALG, _eigh_make(True), _eigh_expected, extra=[
         ("f64-upper", *_eigh_make(False)(dt.float64, np.random.default_rng(0)))]),
+    "eig": PrimSpec(LINALG, _eig_make(False, True), _eig_expected, extra=[
+        ("f64-left-right", *_eig_make(True, True)(dt.float64, np.random.default_rng(0))),
+        ("c64-values-only", *_eig_make(False, False)(dt.complex64, np.random.default_rng(0)))]),
     "svd": PrimSpec(LINALG, _svd_make((2, 3, 3), True), _svd_expected, extra=[
         ("f32-tall-reduced", *_svd_make((4, 2), False)(dt.float32, np.random.default_rng(0))),
         ("c64-wide-reduced", *_svd_make((2, 3), False)(dt.complex64, np.random.default_rng(0))),
