@@ -118,6 +118,8 @@ class _Entry:
 
     def run(self, leaves):
         backend = self.backend
+        if self.mutated:
+            _check_no_aliased_arguments(leaves)
         tensors = [_to_tensor(x, backend) for x in leaves]
         if self.donate:
             _check_donated_once([t._data for t in tensors], self.donate)
@@ -129,6 +131,20 @@ class _Entry:
         if self.mutated:
             outs = write_back(leaves, self.mutated, outs)
         return self._tree(outs)
+
+
+def _check_no_aliased_arguments(leaves) -> None:
+    """A program that writes into its arguments sees each as its own buffer: two that
+    share memory would lose each other's writes, so the call refuses them."""
+    pair = views.aliased_pair(leaves)
+    if pair is not None:
+        i, j = pair
+        raise ValueError(at_user_line(
+            f"this jitted function writes into its arguments, and argument leaves {i} and "
+            f"{j} share memory (one tensor twice, or views of one tensor); inside jit each "
+            f"argument is its own buffer, so a write through one would not be seen "
+            f"through the other. Pass the base tensor once and take the views inside the "
+            f"function, or pass a copy (x.copy()) of one of them"))
 
 
 def write_back(leaves, mutated, outs):

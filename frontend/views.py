@@ -157,3 +157,21 @@ def shares_memory(a, b, exact: bool = True) -> bool:
         return False
     la, lb = layout_of(a), layout_of(b)
     return bool(np.shares_memory(la, lb) if exact else np.may_share_memory(la, lb))
+
+
+def aliased_pair(leaves) -> tuple[int, int] | None:
+    """Two positions of `leaves` whose tensors share memory (the same tensor twice, or
+    views of one base), or None."""
+    seen: dict[int, int] = {}
+    for j, t in enumerate(leaves):
+        if not hasattr(t, "_view"):  # not a tensor
+            continue
+        if t._view is None and t._aliases is None:
+            if id(t) in seen:
+                return seen[id(t)], j
+            seen[id(t)] = j
+            continue
+        i = seen.setdefault(id(base_of(t)), j)
+        if i != j:
+            return i, j
+    return None
