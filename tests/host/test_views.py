@@ -7,11 +7,10 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
-
 import stablejit
 import stablejit.numpy as snp
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 BASE = np.arange(24, dtype=np.float32).reshape(2, 3, 4)
 
