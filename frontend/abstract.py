@@ -49,7 +49,10 @@ def _trace(name: str, fun, args, kwargs, static_argnums=()):
 
 
 def _structs(types, weak) -> list[ShapeDtypeStruct]:
-    return [ShapeDtypeStruct(t.shape, t.dtype, weak_type=w) for t, w in zip(types, weak)]
+    """One ShapeDtypeStruct per weak flag (IR results past the output's are jit's
+    write-backs into arguments)."""
+    return [ShapeDtypeStruct(t.shape, t.dtype, weak_type=w)
+            for t, w in zip(types[:len(weak)], weak, strict=True)]
 
 
 def eval_shape(fun, *args, **kwargs):
