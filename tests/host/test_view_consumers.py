@@ -28,9 +28,8 @@ INIT = ["random", "random_from_data"]  # what sklearn allows under array_api_dis
 def _cases() -> dict:
     import scipy.signal as ss
     import sklearn
-    from sklearn.mixture import GaussianMixture
-
     import stablejit.numpy as snp
+    from sklearn.mixture import GaussianMixture
 
     rng = np.random.default_rng(0)
     out = {}
