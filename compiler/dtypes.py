@@ -114,8 +114,12 @@ _SHORT = {
     "float16": "f16", "bfloat16": "bf16", "float32": "f32", "float64": "f64",
     "complex64": "c64", "complex128": "c128",
 }
+_BY_SHORT = {d.short: d for d in ALL}
 _BY_NAME = {d.name: d for d in ALL}
-_BY_NAME.update({d.short: d for d in ALL})
+# a short (IR) name is a dtype's name too, except where NumPy reads the same text as
+# another dtype: "i8", "u8", "f16" are NumPy's int64, uint64 and float128 (ir_dtype reads
+# IR names)
+_BY_NAME.update({s: d for s, d in _BY_SHORT.items() if s not in ("i8", "u8", "f16")})
 _BY_NAME["bool_"] = bool_
 _BY_NP = {d.np: d for d in ALL}
 
@@ -144,6 +148,11 @@ def dtype(x) -> DType:
         return _BY_NP[npd]
     raise TypeError(
         f"stablejit has no dtype {x!r}; use one of: {', '.join(d.name for d in ALL)}")
+
+
+def ir_dtype(name: str) -> DType:
+    """The DType of an IR type name ('f32', 'i8', 'pred'), as the IR prints it."""
+    return _BY_SHORT[name] if name in _BY_SHORT else dtype(name)
 
 
 def real_dtype(d: DType) -> DType:

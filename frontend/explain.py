@@ -43,7 +43,7 @@ def parse_arg(spec: str):
     m = _SPEC.match(spec)
     if m:
         try:
-            dtype = dt.dtype(m.group(1))
+            dtype = dt.ir_dtype(m.group(1))
         except TypeError:
             raise ValueError(f"argument spec {spec!r}: unknown dtype {m.group(1)!r}; use "
                              f"f32, f64, bf16, f16, i8..i64, u8..u64, pred, c64, c128") from None

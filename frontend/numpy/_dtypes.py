@@ -46,11 +46,27 @@ def can_cast(from_, to, /) -> bool:
     return bool(np.can_cast(a.np, b.np, "safe"))
 
 
+# Python's int, float and complex as dtypes are weakly typed, as in JAX: like a Python
+# scalar of that type (result_type(float, float16) is float16); bool is not
+_WEAK_TYPES = {int: 0, float: 0.0, complex: 0j}
+
+
+def _spelled(x):
+    """A dtype spelling (a NumPy dtype or scalar type, a name, a Python type) as a DType
+    or a Python scalar standing for a weak type; anything else unchanged."""
+    if isinstance(x, type):
+        return _WEAK_TYPES[x] if x in _WEAK_TYPES else dt.dtype(x)
+    if isinstance(x, (np.dtype, str)):
+        return dt.dtype(x)
+    return x
+
+
 def result_type(*arrays_and_dtypes) -> dt.DType:
-    """The dtype that combining these tensors, dtypes and Python scalars gives."""
+    """The dtype that combining these tensors, dtypes (in any spelling: np.float32,
+    np.dtype("int64"), "float32", float) and Python scalars gives."""
     if not arrays_and_dtypes:
         raise ValueError(at_user_line("result_type needs at least one tensor or dtype"))
-    return _result_type(*arrays_and_dtypes)
+    return _result_type(*map(_spelled, arrays_and_dtypes))
 
 
 @dataclass(frozen=True)
@@ -111,8 +127,10 @@ def isdtype(dtype, kind) -> bool:
     """Whether `dtype` is of `kind`: a dtype, one of the standard's kind names ('bool',
     'signed integer', 'unsigned integer', 'integral', 'real floating', 'complex floating',
     'numeric'), or a tuple of those."""
-    if isinstance(dtype, Tensor) or not isinstance(dtype, dt.DType) and hasattr(dtype, "shape"):
-        raise TypeError(at_user_line("isdtype takes a dtype, not a tensor: use x.dtype"))
+    # a NumPy dtype and a scalar type have .shape and .dtype too: only values are refused
+    if not isinstance(dtype, (dt.DType, np.dtype, str, type)) and hasattr(dtype, "dtype"):
+        raise TypeError(at_user_line(f"isdtype takes a dtype, not a {type(dtype).__name__} "
+                                     f"value: use x.dtype"))
     d = dt.dtype(dtype)
     if isinstance(kind, tuple):
         return any(isdtype(d, k) for k in kind)

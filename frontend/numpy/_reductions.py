@@ -205,7 +205,8 @@ def mean(x, axis=None, dtype=None, keepdims: bool = False) -> Tensor:
         x = astype(x, DEFAULT_FLOAT)
     axes = normalize_axes(axis, x.ndim)
     total = _reduce("sum", x, axes, keepdims)
-    return divide(total, float(_count(x, axes)))
+    out = divide(total, float(_count(x, axes)))
+    return out if dtype is None else astype(out, dtype)  # an integer dtype: NumPy truncates
 
 
 @one_program

@@ -142,6 +142,16 @@ def _(a):
             metrics.pairwise.cosine_similarity(a(X[:5]), a(X[5:9])))
 
 
+@case("sklearn.utils.check_array(dtype=NumPy dtype)")
+def _(a):
+    """check_array asks xp.isdtype about the NumPy dtype it is given (matthews_corrcoef
+    reaches it so, before failing on NumPy's hstack of its inputs, as with jax arrays)."""
+    from sklearn.utils import check_array, column_or_1d
+    return (check_array(a(X), dtype=np.float32), check_array(a(INTS[:, None]), dtype=np.int64),
+            column_or_1d(a(Y), dtype=np.dtype("int64")),
+            check_array(a(X), dtype=[np.float64, np.float32]))
+
+
 # ---- SciPy (SCIPY_ARRAY_API=1) --------------------------------------------------------
 
 def _scipy(module, name, *args):
