@@ -46,7 +46,7 @@ from .dispatch import backend_for, bind1
 from .errors import TracerBoolConversionError, TracerConversionError, at_user_line
 from .grad_tape import GradTape, NeedsTrace, records_on_tape
 from .tensor import Tensor
-from .tracing import Trace, escaped_error
+from .tracing import Trace, escaped_error, refuse_written_arguments
 
 # ---- tracing and running IR ------------------------------------------------------------
 
@@ -162,9 +162,11 @@ def _trace_function(trace, f, leaves, in_tree):
         abstract = [trace.new_valued_arg(t) for t in leaves]
     else:
         abstract = [trace.new_arg(t.type, t.weak) for t in leaves]
+    before = [a._data for a in abstract]
     try:
         with using_backend(trace):
             out = f(*tree.unflatten(in_tree, abstract))
+            refuse_written_arguments(abstract, before, trace.what)
             out_leaves, out_tree = tree.flatten(out)
             values = [trace.value_of(_as_tensor(x)) for x in out_leaves]
         fn = trace.builder.build(values)
@@ -402,8 +404,10 @@ def _on_tape(a: _Args, f: Callable, has_aux: bool, holomorphic: bool):
     tape = GradTape(current_backend())
     try:
         xs = [tape.leaf(t) for t in a.leaves[:n_diff]] + a.leaves[n_diff:]
+        before = [getattr(x, "_data", None) for x in xs]
         with using_backend(tape):
             out_leaves, out_tree = tree.flatten(a.call(f)(*xs))
+            refuse_written_arguments(xs, before, "grad")
             results = [_as_tensor(x) for x in out_leaves]
         key, slots = tape.key(results)
     except NeedsTrace:

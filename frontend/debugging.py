@@ -101,7 +101,7 @@ def _as_input(x, backend) -> Tensor:
 def _locate(jitted, args, kwargs, kind: str) -> None:
     """Run the jitted function's program op by op on the eager backend and raise at the
     first op that makes a NaN (Inf) from operands without one."""
-    fn, _, captured, _ = jitted.trace(args, kwargs)
+    fn, _, captured, *_ = jitted.trace(args, kwargs)
     _, dyn_args, dyn_kwargs = jitted._split(args, kwargs)
     backend = concrete_default()
     inputs = [_as_input(x, backend) for x in tree.flatten((dyn_args, dyn_kwargs))[0]]

@@ -147,6 +147,22 @@ class Trace:
         return f"<trace {self.builder.name}>"
 
 
+def refuse_written_arguments(abstract, before, what: str) -> None:
+    """A transformation that cannot hand writes into its arguments back to the caller
+    (grad, vjp, jvp, vmap) refuses them: eagerly the caller's tensor would change, so
+    dropping the write would make the two differ. `before` holds each abstract
+    argument's data before the function ran."""
+    for i, (a, d) in enumerate(zip(abstract, before, strict=True)):
+        if getattr(a, "_data", d) is not d:
+            raise TypeError(at_user_line(
+                f"{what}: the function writes into its argument leaf {i} (x[...] = v, "
+                f"x += y, or through a view of x); {what} cannot give the write back to "
+                f"the caller's tensor, as running the function eagerly would. Write into "
+                f"a copy (x = x.copy() first), or compute the update functionally "
+                f"(x2 = x.at[index].set(v)) and return it; stablejit.jit writes into "
+                f"arguments"))
+
+
 def escaped_error() -> EscapedTracerError:
     return EscapedTracerError(at_user_line(
         "a traced tensor was used after its jit trace ended (it escaped, e.g. stored in a "

@@ -32,7 +32,7 @@ from .context import using_backend
 from .errors import at_user_line
 from .numpy._operands import as_tensor
 from .tensor import Tensor
-from .tracing import Trace
+from .tracing import Trace, refuse_written_arguments
 
 
 class _NotMapped:
@@ -115,10 +115,12 @@ def _trace(f, specs, in_tree, name, leaves, keep):
     abstract = list(leaves)
     for i, (t, weak) in zip(keep, specs, strict=True):
         abstract[i] = trace.new_arg(t, weak)
+    before = [getattr(a, "_data", None) for a in abstract]
     try:
         with using_backend(trace):
             args, kwargs = tree.unflatten(in_tree, abstract)
             out = f(*args, **kwargs)
+            refuse_written_arguments(abstract, before, "vmap")
             out_leaves, out_tree = tree.flatten(out)
             values = [trace.value_of(as_tensor(x)) for x in out_leaves]
         fn = trace.builder.build(values)
