@@ -44,6 +44,7 @@ from ._products import dot, matmul, outer
 from ._reductions import all, max, prod, sum
 from ._searching import take
 from ._sorting import cumprod
+from .linalg import eigvals
 
 # Aberth-Ehrlich converges cubically from the starting circle; this many steps reach
 # machine precision for simple roots of the degrees people pass to roots().
@@ -63,12 +64,11 @@ def polyval(p, x) -> Tensor:
 
 def poly(seq_of_zeros) -> Tensor:
     """The coefficients (highest power first, leading 1) of the monic polynomial with
-    the given roots."""
+    the given roots; of a square matrix, its characteristic polynomial (complex, from
+    linalg.eigvals, as in jax)."""
     z = to_inexact(as_tensor(seq_of_zeros))
     if z.ndim == 2 and z.shape[0] == z.shape[1] and z.shape[0]:
-        raise NotImplementedError(at_user_line(
-            "poly of a square matrix needs its eigenvalues (linalg.eigvals), and stablejit "
-            "has no general eigenvalue solver yet; pass the roots as a 1-D tensor"))
+        z = eigvals(z)
     if z.ndim > 1:
         raise ValueError(at_user_line(f"poly: needs a 1-D tensor of roots, got shape "
                                       f"{z.shape}"))

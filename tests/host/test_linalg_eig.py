@@ -117,3 +117,12 @@ def test_eig_rejects_bad_operands_and_has_no_gradient():
         snp.linalg.eig(np.ones((2, 3)))
     with pytest.raises(NotImplementedError, match="gradient of eig"):
         stablejit.grad(lambda a: snp.linalg.eigvals(a).real.sum())(np.eye(3))
+
+
+def test_poly_of_a_matrix_is_its_characteristic_polynomial_as_in_jax():
+    a = np.array([[1.0, 2.0, 0.0], [3.0, 4.0, 1.0], [0.0, 1.0, 2.0]])
+    with jax.enable_x64(True):
+        want = np.asarray(jnp.poly(a))
+    got = np.asarray(stablejit.jit(snp.poly)(a))
+    assert got.dtype == want.dtype == np.complex128
+    np.testing.assert_allclose(got, want, atol=1e-12)

@@ -101,7 +101,6 @@ USER_ERRORS = [
      ValueError, "method must be one of"),
     ("gradient(edge_order=2)", lambda: snp.gradient(snp.ones(3), edge_order=2),
      NotImplementedError, "edge_order=2"),
-    ("poly(matrix)", lambda: snp.poly(snp.ones((2, 2))), NotImplementedError, "eigvals"),
     ("histogram(bins='auto')", lambda: snp.histogram(snp.ones(3), "auto"),
      NotImplementedError, "number of bins"),
 ]
