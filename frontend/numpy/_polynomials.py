@@ -6,8 +6,8 @@ As in JAX, polymul, polyder, polyint, polydiv and polyfit compute in a floating 
 (NumPy trims it: pass trim_leading_zeros=True, outside jit).
 
 JAX computes roots as the eigenvalues of the companion matrix, with LAPACK's geev;
-stablejit has no general (non-symmetric) eigenvalue solver yet, so roots runs a fixed
-number of Aberth-Ehrlich steps instead: all roots refined together, a static-shape loop
+stablejit's geev (linalg.eig) runs on the host only, so roots runs a fixed number of
+Aberth-Ehrlich steps instead, on any platform: all roots refined together, a static-shape loop
 that works the same eagerly and inside jit. Like JAX's, the roots are complex.
 """
 
