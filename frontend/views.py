@@ -34,13 +34,20 @@ from .errors import at_user_line
 
 
 class View:
-    """How a view was taken from its base."""
+    """How a view was taken from its base. Its NumPy layout is made when first asked
+    for (reshape's view-or-copy decision, shares_memory): most views never need it."""
 
-    __slots__ = ("base", "forward", "backward", "layout", "writable")
+    __slots__ = ("base", "forward", "backward", "writable", "_layout", "_make_layout")
 
-    def __init__(self, base, forward, backward, layout, writable):
+    def __init__(self, base, forward, backward, make_layout, writable):
         self.base, self.forward, self.backward = base, forward, backward
-        self.layout, self.writable = layout, writable
+        self._make_layout, self._layout, self.writable = make_layout, None, writable
+
+    @property
+    def layout(self) -> np.ndarray:
+        if self._layout is None:
+            self._layout, self._make_layout = self._make_layout(), None
+        return self._layout
 
 
 class Aliases:
@@ -48,8 +55,8 @@ class Aliases:
 
     __slots__ = ("layout", "views", "_prune_at")
 
-    def __init__(self, layout):
-        self.layout, self.views, self._prune_at = layout, [], 16
+    def __init__(self):
+        self.layout, self.views, self._prune_at = None, [], 16
 
     def add(self, view) -> None:
         self.views.append(weakref.ref(view))
@@ -82,7 +89,9 @@ def layout_of(t) -> np.ndarray:
     if t._view is not None:
         return t._view.layout
     if t._aliases is None:
-        t._aliases = Aliases(base_layout(t))
+        t._aliases = Aliases()
+    if t._aliases.layout is None:
+        t._aliases.layout = base_layout(t)
     return t._aliases.layout
 
 
@@ -94,13 +103,17 @@ def base_of(t):
 def make_view(parent, result, forward, backward, layout, writable: bool = True):
     """Mark `result` (computed from `parent` as forward(parent)) as a view of parent's
     base. forward(p) recomputes it from parent p; backward(p, new) gives the parent with
-    the view's elements replaced by new. Views of views are composed onto the base, so
-    every view names the one tensor that owns the memory, as NumPy's `.base` does."""
+    the view's elements replaced by new; layout(parent's NumPy layout) gives its own.
+    Views of views are composed onto the base, so every view names the one tensor that
+    owns the memory, as NumPy's `.base` does."""
     if result is parent:  # NumPy makes a new array object even for a[:] or a.T of 1-d
         result = type(parent)(parent._data, parent._backend, parent.type, parent.weak)
     pv = parent._view
     if pv is None:
         base, f, b = parent, forward, backward
+
+        def make_layout(g=layout):
+            return g(layout_of(base))
     else:
         base, pf, pb = pv.base, pv.forward, pv.backward
         writable = writable and pv.writable
@@ -110,9 +123,12 @@ def make_view(parent, result, forward, backward, layout, writable: bool = True):
 
         def b(r, new, pf=pf, pb=pb, g=backward):
             return pb(r, g(pf(r), new))
+
+        def make_layout(g=layout):
+            return g(pv.layout)
     if base._aliases is None:
-        base._aliases = Aliases(base_layout(base))
-    result._view = View(base, f, b, layout, writable)
+        base._aliases = Aliases()
+    result._view = View(base, f, b, make_layout, writable)
     base._aliases.add(result)
     return result
 

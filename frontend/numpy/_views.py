@@ -22,39 +22,37 @@ from ._operands import as_tensor, normalize_axes, normalize_axis
 
 # ---- indexing -----------------------------------------------------------------------
 
-def _basic(index) -> tuple | None:
+def _basic(index, ndim: int) -> tuple | None:
     """The index as NumPy's basic index for the layout (integer tensors read as ints,
     traced ones as 0: only the strides matter then), or None if NumPy would copy:
-    advanced (array, list, boolean) indices, or an integer for every axis."""
+    advanced (array, list, boolean) indices, or an integer for every axis (a scalar)."""
     items = index if isinstance(index, tuple) else (index,)
-    out = []
+    out, ints = [], 0
     for i in items:
         if i is None or i is Ellipsis or isinstance(i, slice):
             out.append(i)
         elif isinstance(i, (int, np.integer)) and not isinstance(i, (bool, np.bool_)):
             out.append(int(i))
+            ints += 1
         elif isinstance(i, Tensor) and i.ndim == 0 and i.dtype.is_integer:
             out.append(int(i) if i._backend.concrete and i._data is not None else 0)
+            ints += 1
         else:
             return None
+    if ints == len(out) and ints >= ndim:
+        return None
     return tuple(out)
 
 
 def getitem(x: Tensor, index) -> Tensor:
     out = _indexing.getitem(x, index)
-    np_index = _basic(index)
+    np_index = _basic(index, x.ndim)
     if np_index is None:
-        return out
-    layout = views.layout_of(x)
-    try:
-        view_layout = layout[np_index]
-    except IndexError:  # out of range for a traced index: the result raised already
-        return out
-    if not isinstance(view_layout, np.ndarray):  # an integer for every axis: a scalar
         return out
     return views.make_view(
         x, out, lambda p: _indexing.getitem(p, index),
-        lambda p, new: _indexing._update(p, index, new, "set"), view_layout)
+        lambda p, new: _indexing._update(p, index, new, "set"),
+        lambda layout: layout[np_index])
 
 
 # ---- axes ----------------------------------------------------------------------------
@@ -64,7 +62,7 @@ def _permutation_view(x: Tensor, out: Tensor, perm: tuple[int, ...]) -> Tensor:
     return views.make_view(
         x, out, lambda p: _manipulation.transpose(p, perm),
         lambda p, new: _manipulation.transpose(new, inverse),
-        views.layout_of(x).transpose(perm))
+        lambda layout: layout.transpose(perm))
 
 
 def transpose(x, axes=None) -> Tensor:
@@ -111,13 +109,15 @@ def moveaxis(x, source, destination) -> Tensor:
 
 def _reshaped_view(x: Tensor, out: Tensor) -> Tensor:
     """out (x reshaped) as a view of x where NumPy's reshape would not copy."""
-    try:
-        layout = np.reshape(views.layout_of(x), out.shape, copy=False)
-    except ValueError:  # NumPy would copy: so do we (out is already a new tensor)
-        return out if out is not x else _manipulation_copy(x)
+    if x._view is not None:  # a base is C-contiguous: only a view's strides may not be
+        try:
+            np.reshape(views.layout_of(x), out.shape, copy=False)
+        except ValueError:  # NumPy would copy: so do we (out is already a new tensor)
+            return out if out is not x else _manipulation_copy(x)
     old = x.shape
     return views.make_view(x, out, lambda p: _manipulation.reshape(p, out.shape),
-                           lambda p, new: _manipulation.reshape(new, old), layout)
+                           lambda p, new: _manipulation.reshape(new, old),
+                           lambda parent: np.reshape(parent, out.shape, copy=False))
 
 
 def _manipulation_copy(x: Tensor) -> Tensor:
@@ -159,10 +159,10 @@ def real(x) -> Tensor:
     x = as_tensor(x)
     out = _elementwise.real(x)
     if not x.dtype.is_complex:  # NumPy: a.real of a real array is a view of all of a
-        return views.make_view(x, out, lambda p: p, lambda p, new: new, views.layout_of(x))
+        return views.make_view(x, out, lambda p: p, lambda p, new: new, lambda lay: lay)
     return views.make_view(
         x, out, _elementwise.real,
-        lambda p, new: bind1(ew.complex_, new, _elementwise.imag(p)), views.layout_of(x).real)
+        lambda p, new: bind1(ew.complex_, new, _elementwise.imag(p)), lambda lay: lay.real)
 
 
 def imag(x) -> Tensor:
@@ -172,14 +172,14 @@ def imag(x) -> Tensor:
         return out
     return views.make_view(
         x, out, _elementwise.imag,
-        lambda p, new: bind1(ew.complex_, _elementwise.real(p), new), views.layout_of(x).imag)
+        lambda p, new: bind1(ew.complex_, _elementwise.real(p), new), lambda lay: lay.imag)
 
 
 def diagonal(a, offset: int = 0, axis1: int = 0, axis2: int = 1) -> Tensor:
     x = as_tensor(a)
     out = _diagonals.diagonal(x, offset, axis1, axis2)
     return views.make_view(x, out, lambda p: _diagonals.diagonal(p, offset, axis1, axis2),
-                           None, np.diagonal(views.layout_of(x), offset, axis1, axis2),
+                           None, lambda lay: np.diagonal(lay, offset, axis1, axis2),
                            writable=False)
 
 
@@ -187,7 +187,7 @@ def broadcast_to(x, shape) -> Tensor:
     x = as_tensor(x)
     out = _operands.broadcast_to(x, shape)
     return views.make_view(x, out, lambda p: _operands.broadcast_to(p, out.shape), None,
-                           np.broadcast_to(views.layout_of(x), out.shape), writable=False)
+                           lambda lay: np.broadcast_to(lay, out.shape), writable=False)
 
 
 def shares_memory(a, b, max_work=None) -> bool:
