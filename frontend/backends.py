@@ -15,7 +15,6 @@ attributes, operand types, region structure): an eager op compiles once per sign
 
 from __future__ import annotations
 
-import math
 import threading
 
 import numpy as np
@@ -28,6 +27,7 @@ from .compiler.interpreter import interpret
 from .compiler.ir import EMPTY_ATTRS, Attrs, Function, Literal, TensorType
 from .compiler.primitives import shape_ops
 from .errors import DeviceMismatchError, at_user_line
+from .keys import exact_key
 from .runtime import buffers
 from .runtime import client as rt_client
 from .tensor import Tensor
@@ -73,15 +73,8 @@ def _op_key(prim, attrs, tensors, regions):
 
 
 def scalar_key(value, dtype: dt.DType):
-    """A dict key for a number made a constant of `dtype`. Python's -0.0 and 0.0 are
-    equal, as are 1, 1.0 and True, so the key carries the sign and the type; NaNs and
-    other numbers (NumPy scalars) are keyed on their bits."""
-    t = type(value)
-    if t is float and value == value:
-        return dtype, t, value, math.copysign(1.0, value)
-    if t is int or t is bool:
-        return dtype, t, value
-    return dtype, np.asarray(value, dtype=dtype.np).tobytes()
+    """A dict key for a number made a constant of `dtype` (see keys.exact_key)."""
+    return dtype, exact_key(value)
 
 
 # scalar_key -> the Attrs of that constant: graphs and traces share them, so a loop that

@@ -24,14 +24,10 @@ data, and for new Python float values once it has `_FLOAT_KEYS` signatures holdi
 from __future__ import annotations
 
 import functools
-import struct
 import threading
-
-import numpy as np
 
 from . import config, writes
 from .backends import XlaBackend
-from .compiler.dtypes import DType
 from .context import stack, using_backend
 from .errors import (
     MustCompileError,
@@ -40,6 +36,7 @@ from .errors import (
     user_location,
     user_site,
 )
+from .keys import exact_key
 from .lazy_backend import LazyBackend
 from .tensor import Tensor
 from .tracing import Trace
@@ -47,25 +44,13 @@ from .tracing import Trace
 _FLOAT_KEYS = 16  # signatures holding a Python float, per function
 _KEPT = 256       # signatures per function
 _NOT_CACHEABLE = object()
-_F64 = struct.Struct("<d")
 # settings passed through as the values they are (hashable, compared exactly)
 _PLAIN = frozenset((type(None), bool, int, str))  # equal only if the same setting
-_SETTINGS = (*_PLAIN, DType, type)
 
 
 def _setting_key(v):
     """An exact key for a non-tensor argument, or None if it cannot be one."""
-    t = type(v)
-    if t is float:  # by its bits: 0.0 is not -0.0, and a NaN equals itself
-        return t, _F64.pack(v)
-    if t in _SETTINGS:
-        return t, v
-    if t is tuple:
-        keys = tuple(_setting_key(e) for e in v)
-        return None if None in keys else (t, keys)
-    if t is np.dtype:
-        return t, v.str
-    return None
+    return exact_key(v)
 
 
 class _Traced:

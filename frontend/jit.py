@@ -13,7 +13,6 @@ import functools
 import inspect
 import logging
 import operator
-import struct
 import time
 import warnings
 import weakref
@@ -29,6 +28,7 @@ from .compiler.ir import Function, TensorType
 from .context import concrete_default, using_backend
 from .errors import at_user_line, user_location
 from .grad_tape import GradTape
+from .keys import exact_key
 from .lazy_backend import LazyBackend
 from .platforms import default_platform
 from .promotion import is_weak_scalar, python_scalar_dtype
@@ -258,15 +258,9 @@ class _Exact:
 
 
 def _exact_id(v):
-    if isinstance(v, float):
-        return float, type(v), struct.pack("<d", v)
-    if isinstance(v, complex):
-        return complex, type(v), struct.pack("<dd", v.real, v.imag)
-    if isinstance(v, np.generic):
-        return type(v), v.tobytes()
-    if type(v) is tuple:
-        return tuple, tuple(map(_exact_id, v))
-    return type(v), v
+    """exact_key, and for other hashable values the value itself with its type."""
+    k = exact_key(v)
+    return (type(v), v) if k is None else k
 
 
 def _static_key(static) -> tuple:

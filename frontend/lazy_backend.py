@@ -27,8 +27,6 @@ import logging
 import threading
 import weakref
 
-import numpy as np
-
 from . import compilation, config
 from .backends import Backend, XlaBackend, constant_attrs, scalar_key
 from .compiler import dtypes as dt
@@ -38,6 +36,7 @@ from .compiler.errors import ShapeError
 from .compiler.ir import EMPTY_ATTRS, Attrs, Function
 from .compiler.primitives import shape_ops
 from .errors import DeviceMismatchError, at_user_line, location_at, user_site
+from .keys import key_value
 from .runtime import buffers
 from .tensor import Tensor
 
@@ -423,8 +422,7 @@ def function_of(tape: list, locs: list, results: tuple) -> Function:
 
 def _scalar_constant(b: Builder, key, type, loc):
     """The number that `key` (backends.scalar_key) stands for, broadcast to `type`."""
-    dtype = key[0]
-    value = key[2] if len(key) > 2 else np.frombuffer(key[1], dtype.np)[0]
+    dtype, value = key[0], key_value(key[1])
     c, = b.bind(shape_ops.constant, [], constant_attrs(key, value, dtype), loc)
     if type.shape:
         c, = b.bind(shape_ops.broadcast_in_dim, [c],
