@@ -30,6 +30,7 @@ from .errors import DeviceMismatchError, at_user_line
 from .keys import exact_key
 from .runtime import buffers
 from .runtime import client as rt_client
+from .runtime.cache import SingleFlightCache
 from .tensor import Tensor
 
 # Per backend, the programs of eager ops by signature. Each holds its executable through
@@ -100,8 +101,8 @@ class Backend:
     name = "backend"
 
     def __init__(self):
-        self._ops: dict = {}
-        self._ops_lock = threading.Lock()
+        # (primitive, attributes, input types ...) -> the Program of that one op
+        self._ops = SingleFlightCache(max_entries=_OP_TABLE_SIZE)
         # other backends whose tensors this one's apply takes as they are (dispatch._arrive
         # adopts the rest); never `self`, which would make every backend a reference cycle
         self.also_reads: tuple = ()
@@ -131,15 +132,9 @@ class Backend:
         return self.apply_broadcast(prim, (s, x) if scalar_first else (x, s), x.type.shape)
 
     def _op_program(self, key, prim, attrs, in_types, regions):
-        fn = _one_op(prim, attrs, in_types, regions)  # runs the shape rule: may raise
-        return self._store(key, self.program(fn, name=prim.name, optimize=bool(regions)))
-
-    def _store(self, key, prog):
-        with self._ops_lock:
-            if len(self._ops) >= _OP_TABLE_SIZE:
-                self._ops.pop(next(iter(self._ops)))
-            self._ops[key] = prog
-        return prog
+        return self._ops.get_or_create(key, lambda: self.program(
+            _one_op(prim, attrs, in_types, regions),  # runs the shape rule: may raise
+            name=prim.name, optimize=bool(regions)))
 
     def run(self, fn: Function, tensors, **options) -> list[Tensor]:
         return self.execute(self.program(fn, **options), tensors)
@@ -260,8 +255,9 @@ class XlaBackend(Backend):
         key = (prim, _BROADCAST, shape, *[t.type for t in tensors])
         prog = self._ops.get(key)
         if prog is None:
-            fn = _broadcast_op(prim, [t.type for t in tensors], shape)
-            prog = self._store(key, self.program(fn, name=prim.name, optimize=False))
+            prog = self._ops.get_or_create(key, lambda: self.program(
+                _broadcast_op(prim, [t.type for t in tensors], shape), name=prim.name,
+                optimize=False))
         return self._run_op(prog, tensors)
 
     def _run_op(self, prog, tensors):

@@ -24,7 +24,6 @@ data, and for new Python float values once it has `_FLOAT_KEYS` signatures holdi
 from __future__ import annotations
 
 import functools
-import threading
 
 from . import config, writes
 from .backends import XlaBackend
@@ -38,6 +37,7 @@ from .errors import (
 )
 from .keys import exact_key
 from .lazy_backend import LazyBackend
+from .runtime.cache import SingleFlightCache
 from .tensor import Tensor
 from .tracing import Trace
 
@@ -66,9 +66,8 @@ class _Traced:
 
 def one_program(f):
     """f, run eagerly as one cached program per signature (see the module docstring)."""
-    cache: dict = {}
+    cache = SingleFlightCache(max_entries=_KEPT)
     floats = [0]  # how many cached signatures hold a Python float
-    lock = threading.Lock()
 
     @functools.wraps(f)
     def g(*args, **kwargs):
@@ -131,12 +130,10 @@ def one_program(f):
         key = tuple(key)
         entry = cache.get(key)
         if entry is None:
-            if has_float and floats[0] >= _FLOAT_KEYS or len(cache) >= _KEPT:
+            if has_float and floats[0] >= _FLOAT_KEYS:  # a float that takes many values
                 return f(*args, **kwargs)
-            entry = _trace(f, args, kwargs, tensors)
-            with lock:
-                cache[key] = entry
-                floats[0] += has_float
+            floats[0] += has_float
+            entry = cache.get_or_create(key, lambda: _trace(f, args, kwargs, tensors))
         if entry is _NOT_CACHEABLE:
             return f(*args, **kwargs)
         if type(backend) is XlaBackend:

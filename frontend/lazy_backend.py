@@ -38,6 +38,7 @@ from .compiler.primitives import shape_ops
 from .errors import DeviceMismatchError, at_user_line, location_at, user_site
 from .keys import key_value
 from .runtime import buffers
+from .runtime.cache import SingleFlightCache
 from .tensor import Tensor
 
 log = logging.getLogger("stablejit")
@@ -81,7 +82,7 @@ class LazyBackend(Backend):
         self.flushes = 0  # how many graphs ran (for tests and the benchmark)
         # graph key -> Program: the counterpart of jit's signature cache in front of the
         # executable cache (a miss replays the tape into IR and asks compilation.program)
-        self._programs: dict = {}
+        self._programs = SingleFlightCache(max_entries=_PROGRAMS_KEPT)
         self._new_graph()
 
     _instances: dict = {}
@@ -352,11 +353,8 @@ class LazyBackend(Backend):
                 log.warning("stablejit: memory hit lazy for %s (a graph of %d entries seen "
                             "before: no IR built)", compilation.where(self.device), len(tape))
             return prog
-        prog = compilation.program(function_of(tape, locs, results), self.device, name="lazy")
-        self._programs[key] = prog
-        if len(self._programs) > _PROGRAMS_KEPT:  # the oldest goes (its Program may
-            del self._programs[next(iter(self._programs))]  # stay in the executable cache)
-        return prog
+        return self._programs.get_or_create(key, lambda: compilation.program(
+            function_of(tape, locs, results), self.device, name="lazy"))
 
     def to_numpy(self, t: Tensor):
         return buffers.to_numpy(self.buffer(t))
