@@ -26,7 +26,6 @@ boolean argument is a TypeError that names the argument.
 from __future__ import annotations
 
 import functools
-import threading
 from collections.abc import Callable, Sequence
 
 import numpy as np
@@ -45,6 +44,8 @@ from .context import concrete_default, current_backend, using_backend
 from .dispatch import backend_for, bind1
 from .errors import TracerBoolConversionError, TracerConversionError, at_user_line
 from .grad_tape import GradTape, NeedsTrace, records_on_tape
+from .runtime.cache import SingleFlightCache
+from .spmd import runs_on
 from .tensor import Tensor
 from .tracing import Trace, escaped_error, refuse_written_arguments
 
@@ -183,9 +184,7 @@ def _name(f) -> str:
 # (transformation, traced Function's structural key, ...) -> the Function it built:
 # a derivative is a function of the traced IR alone, so eager code that re-traces the
 # same loss every step (as JAX's eager grad does) builds its backward pass once
-_BUILT: dict = {}
-_BUILT_KEPT = 256
-_BUILT_LOCK = threading.Lock()
+_BUILT = SingleFlightCache(max_entries=256)
 
 
 def run_built(name: str, build: Callable[[Builder, list[Value]], list[Value]],
@@ -200,17 +199,11 @@ def run_built(name: str, build: Callable[[Builder, list[Value]], list[Value]],
     if backend is None or (not isinstance(backend, Trace)
                            and isinstance(current_backend(), Trace)):
         backend = current_backend()
-    fn = _BUILT.get(key) if key is not None and not config.dump_to() else None
-    if fn is None:
+    def make() -> Function:
         b = Builder(name)
-        params = [b.param(t.type) for t in inputs]
-        fn = b.build(build(b, params))
-        if key is not None:
-            with _BUILT_LOCK:
-                if len(_BUILT) >= _BUILT_KEPT:  # the oldest goes
-                    del _BUILT[next(iter(_BUILT))]
-                _BUILT[key] = fn
-    return backend.run(fn, inputs)
+        return b.build(build(b, [b.param(t.type) for t in inputs]))
+    fn = make() if key is None or config.dump_to() else _BUILT.get_or_create(key, make)
+    return runs_on(fn, backend).run(fn, inputs)
 
 
 def call_function(fn: Function, inputs: Sequence[Tensor]) -> list[Tensor]:

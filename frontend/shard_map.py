@@ -25,6 +25,7 @@ from .compiler.primitives import sharding as sh
 from .control_flow import _as_tensor, _trace
 from .dispatch import bind
 from .errors import at_user_line
+from .grad_tape import GradTape, NeedsTrace
 from .jit import jit
 from .sharding import Mesh, PartitionSpec, prefix_leaves
 
@@ -49,13 +50,23 @@ def shard_map(f, mesh: Mesh, in_specs, out_specs, *, check_rep=None, check_vma=N
                                      f"{mesh!r}"))
 
     def mapped(*args):
+        if isinstance(context.current_backend(), GradTape):
+            # a program over a mesh cannot join a tape that runs on one device: grad
+            # takes the traced path, where the shard_map is one op of the derivative
+            raise NeedsTrace("shard_map")
+        if context.current_backend().concrete:
+            # eagerly: a jitted call of the op (jit runs it over the mesh). The jitted
+            # function binds; it is never `mapped` itself, which would decide the same
+            # again wherever jit calls its function inline
+            return _jitted(bind_op)(*args)
+        return bind_op(*args)
+
+    def bind_op(*args):
         leaves, in_tree = tree.flatten(args)
         tensors = [_as_tensor(x) for x in leaves]
         dims = _specs(prefix_leaves(tuple(in_specs) if isinstance(in_specs, list)
                                     else in_specs, in_tree, "in_specs"),
                       [t.type for t in tensors], "in_specs")
-        if context.current_backend().concrete:  # eagerly: a jitted call of itself
-            return _jitted(mapped)(*args)
         blocks = [(TensorType(sh.local_shape(t.shape, d, mesh, f"shard_map argument {i}"),
                               t.dtype), t.weak)
                   for i, (t, d) in enumerate(zip(tensors, dims, strict=True))]
@@ -71,13 +82,14 @@ def shard_map(f, mesh: Mesh, in_specs, out_specs, *, check_rep=None, check_vma=N
             o.weak = w
         return tree.unflatten(body.out_tree, list(outs))
 
+    functools.update_wrapper(bind_op, f)
     functools.update_wrapper(mapped, f)
     return mapped
 
 
 @functools.lru_cache(maxsize=256)
-def _jitted(mapped):
-    return jit(mapped)
+def _jitted(bind_op):
+    return jit(bind_op)
 
 
 @contextlib.contextmanager

@@ -166,6 +166,16 @@ class NamedSharding:
             out.append(tuple(index))
         return out
 
+    def devices_indices_map(self, shape) -> dict:
+        """Per device, the index of its block as JAX writes it: slice(None) along a
+        dimension that is not split."""
+        return {d: jax_index(i, self.dims(len(shape)))
+                for d, i in zip(self.device_assignment, self.indices(shape), strict=True)}
+
+    def addressable_devices_indices_map(self, shape) -> dict:
+        return {d: i for d, i in self.devices_indices_map(shape).items()
+                if is_addressable(d)}
+
     @property
     def is_fully_replicated(self) -> bool:
         return all(p is None or p == () for p in self.spec)
@@ -200,6 +210,11 @@ class SingleDeviceSharding:
     def indices(self, shape) -> list[tuple[slice, ...]]:
         return [tuple(slice(0, n) for n in shape)]
 
+    def devices_indices_map(self, shape) -> dict:
+        return {self.device: (slice(None),) * len(shape)}
+
+    addressable_devices_indices_map = devices_indices_map
+
     is_fully_replicated = True
 
     def __eq__(self, other) -> bool:
@@ -214,6 +229,24 @@ class SingleDeviceSharding:
 
 def is_addressable(device) -> bool:
     return device.process_index == device.client.process_index()
+
+
+def jax_index(index: tuple[slice, ...], dims) -> tuple[slice, ...]:
+    """A block's index as JAX's Shard.index writes it: slice(None) along the dimensions
+    no mesh axis splits (`dims`: one tuple of axis names per dimension)."""
+    return tuple(i if axes else slice(None) for i, axes in zip(index, dims, strict=True))
+
+
+def replica_ids(indices) -> list[int]:
+    """Per block (in device order), how many devices before it hold the same block: JAX's
+    replica_id (0 for the first copy)."""
+    seen: dict = {}
+    out = []
+    for index in indices:
+        key = tuple((i.start, i.stop, i.step) for i in index)
+        out.append(seen.get(key, 0))
+        seen[key] = out[-1] + 1
+    return out
 
 
 def named_from_hlo(hlo_sharding, mesh: Mesh, shape) -> NamedSharding | None:

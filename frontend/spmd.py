@@ -29,6 +29,7 @@ from .compiler.primitives.sharding import program_mesh, sharding_attr, sharding_
 from .context import concrete_default
 from .dispatch import bind1
 from .errors import DeviceMismatchError, at_user_line
+from .lazy_backend import LazyBackend
 from .numpy._operands import as_tensor
 from .runtime import buffers, dump
 from .runtime.spmd import SpmdExecutable
@@ -38,8 +39,10 @@ from .sharding import (
     PartitionSpec,
     SingleDeviceSharding,
     is_addressable,
+    jax_index,
     named_from_hlo,
     prefix_leaves,
+    replica_ids,
 )
 from .tensor import Tensor
 
@@ -54,15 +57,19 @@ class Shards:
 
 
 class Shard:
-    """One device's block of a tensor: `data` is a single-device Tensor."""
+    """One device's block of a tensor, as JAX's: `device`, `index` (the block's tuple of
+    slices into the global value, slice(None) where a dimension is not split),
+    `replica_id` (which copy of that block: 0 for the first device holding it) and
+    `data` (the block, a Tensor on that device)."""
 
-    __slots__ = ("device", "index", "data")
+    __slots__ = ("device", "index", "replica_id", "data")
 
-    def __init__(self, device, index, data):
-        self.device, self.index, self.data = device, index, data
+    def __init__(self, device, index, replica_id, data):
+        self.device, self.index, self.replica_id, self.data = device, index, replica_id, data
 
     def __repr__(self) -> str:
-        return f"Shard(device={self.device}, index={self.index}, data={self.data.type})"
+        return (f"Shard(device={self.device}, index={self.index}, "
+                f"replica_id={self.replica_id}, data={self.data})")
 
 
 def _addressable(sharding, shape):
@@ -72,8 +79,9 @@ def _addressable(sharding, shape):
 
 
 def put(array: np.ndarray, sharding) -> Shards:
-    """Host data split into per-device buffers as `sharding` lays it out."""
-    return Shards(sharding, [buffers.to_device(np.ascontiguousarray(array[index]), d)
+    """Host data split into per-device buffers as `sharding` lays it out (a 0-d block
+    stays 0-d: np.ascontiguousarray would make it 1-d)."""
+    return Shards(sharding, [buffers.to_device(np.asarray(array[index], order="C"), d)
                              for d, index in _addressable(sharding, array.shape)])
 
 
@@ -152,6 +160,19 @@ class SpmdBackend(Backend):
 
     def __repr__(self) -> str:
         return f"<backend {self.name}>"
+
+
+def runs_on(fn: Function, backend):
+    """The backend that runs `fn` for tensors of `backend`: a program that names a mesh
+    (a shard_map, a sharding constraint) runs over that mesh's devices, whichever device
+    its inputs are on (they are replicated there), as jit runs it. In a lazy() block it
+    runs at once (its inputs are read); a grad tape records it (its derivative runs
+    here in turn)."""
+    if type(backend) in (XlaBackend, LazyBackend):
+        mesh = program_mesh(fn)
+        if mesh is not None:
+            return SpmdBackend.for_devices(mesh.devices.flat)
+    return backend
 
 
 def _find_mesh(fn: Function, shardings) -> Mesh:
@@ -304,16 +325,38 @@ def _sharding(t: Tensor):
 
 
 def _addressable_shards(t: Tensor) -> list[Shard]:
+    """The blocks on this process's devices, in the sharding's device order."""
     b = t._backend
     if isinstance(b, SpmdBackend):
         shards = t._live()
-        return [Shard(d, index, Tensor(buf, XlaBackend.for_device(d),
-                                       TensorType(buf.shape, t.dtype), t.weak))
-                for (d, index), buf in zip(_addressable(shards.sharding, t.shape),
-                                           shards.buffers, strict=True)]
+        sharding = shards.sharding
+        indices = sharding.indices(t.shape)
+        dims = sharding.dims(t.ndim)
+        out = []
+        for d, index, replica, buf in zip(
+                sharding.device_assignment, indices, replica_ids(indices),
+                _buffers_by_device(sharding, shards), strict=True):
+            if buf is None:  # a device of another process
+                continue
+            shape = tuple(len(range(*i.indices(n))) for i, n in zip(index, t.shape,
+                                                                    strict=True))
+            data = Tensor(buf, XlaBackend.for_device(d), TensorType(shape, t.dtype), t.weak)
+            out.append(Shard(d, jax_index(index, dims), replica, data))
+        return out
     if isinstance(b, XlaBackend):
-        return [Shard(b.device, tuple(slice(0, n) for n in t.shape), t)]
-    raise TypeError(at_user_line(f"a tensor on {b!r} has no device shards"))
+        return [Shard(b.device, (slice(None),) * t.ndim, 0, t)]
+    if type(b) is LazyBackend:  # in a lazy() block: its device's (not a grad tape's)
+        return [Shard(b.device, (slice(None),) * t.ndim, 0, t)]
+    raise TypeError(at_user_line(
+        f"a {t.type} tensor on {b.name} has no device shards (it is traced, or on the "
+        f"reference backend); read addressable_shards of a tensor on a device, outside "
+        f"jit and grad"))
+
+
+def _buffers_by_device(sharding, shards: Shards) -> list:
+    """One entry per device of the sharding: its buffer, or None on another process."""
+    bufs = iter(shards.buffers)
+    return [next(bufs) if is_addressable(d) else None for d in sharding.device_assignment]
 
 
 Tensor.sharding = property(_sharding)
@@ -358,7 +401,7 @@ def make_array_from_process_local_data(sharding, local_data, global_shape=None) 
     for d, index in placed:
         block = tuple(slice(i.start - o, i.stop - o) for i, o in zip(index, origin,
                                                                      strict=True))
-        bufs.append(buffers.to_device(np.ascontiguousarray(local[block]), d))
+        bufs.append(buffers.to_device(np.asarray(local[block], order="C"), d))
     return SpmdBackend.for_devices(sharding.device_assignment).tensor(
         Shards(sharding, bufs), TensorType(tuple(global_shape), dt.dtype(local.dtype)))
 
