@@ -209,7 +209,7 @@ def _compile_program(prog: Program) -> Executable:
     directory = config.dump_to()
     if directory:
         dump.write_dump(directory, prog.name, {
-            "ir-before.txt": str(fn), "ir.txt": str(opt), "stablehlo.mlir": text,
+            "ir-before.txt": str(fn), "ir.txt": str(passes.fuse(opt)), "stablehlo.mlir": text,
             "hlo.txt": exe.optimized_hlo(),
             "json": dump.metadata_json({
                 "name": prog.name, "platform": platform_of(device), "device": str(device),

@@ -12,8 +12,8 @@ Recording is the hot path (a training loop records every op of every step), so a
 is a tape, not IR: each value is a slot number, each op a tuple of (primitive,
 attributes, operand slots) appended to a list, and that list is also the graph's
 structural key. Running a graph looks the key up in `_programs`; only a graph not seen
-before is replayed into an IR Function, which goes through the compiler passes (the
-fusion pass marks its kernel clusters) and the one executable cache. So the second
+before is replayed into an IR Function, which goes through the compiler passes and
+the one executable cache (compiled whole: XLA fuses across it). So the second
 iteration of a loop builds no IR and compiles nothing.
 
 Semantics do not change: shape rules run as each op is recorded, so an error names the

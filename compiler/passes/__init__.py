@@ -9,8 +9,10 @@ from .fold import fold
 from .fusion import fuse
 from .verify import verify
 
-# fuse last: it only annotates the final ops with their kernel clusters
-DEFAULT_PIPELINE = (fold, cse, dce, fuse)
+# fuse is not in the pipeline: XLA fuses kernels itself and nothing here runs per
+# cluster (a lazy graph is compiled whole), so its clusters are a report, made where one
+# is shown (explain, STABLEJIT_DUMP_TO's ir.txt)
+DEFAULT_PIPELINE = (fold, cse, dce)
 
 
 def optimize(fn: Function, *, check: bool = False) -> Function:

@@ -77,7 +77,7 @@ def test_fusion_does_not_change_the_program():
 
 
 def test_clusters_are_numbered_in_program_order_and_shown_in_the_ir_text():
-    fn = optimize(_build(_matmul_between_chains))
+    fn = fuse(optimize(_build(_matmul_between_chains)))
     assert fn.clusters == tuple(partition(fn))
     first_seen = []
     for c in fn.clusters:
@@ -85,3 +85,13 @@ def test_clusters_are_numbered_in_program_order_and_shown_in_the_ir_text():
             first_seen.append(c)
     assert first_seen == sorted(first_seen)
     assert "# cluster 0" in str(fn) and "# cluster 2" in str(fn)
+
+
+def test_the_fusion_pass_is_a_report_not_a_compile_step():
+    """XLA fuses kernels and a lazy graph compiles whole, so no clusters decide what
+    runs: the default pipeline leaves them out and explain/dumps make them."""
+    from stablejit.compiler.passes import DEFAULT_PIPELINE, optimize
+    assert fuse not in DEFAULT_PIPELINE
+    fn = _build(_softmax)
+    assert optimize(fn).clusters is None
+    assert fuse(optimize(fn)).clusters == tuple(partition(optimize(fn)))
