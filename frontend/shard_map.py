@@ -11,7 +11,9 @@ The function runs once per device of `mesh` on that device's block of each argum
 (in_specs says how arguments are split); out_specs says how the blocks it returns make
 the global results. Inside, stablejit.lax's collectives (psum, pmean, pmax, pmin,
 all_gather, all_to_all, ppermute, axis_index, psum_scatter) name mesh axes. Called
-outside jit it compiles and runs like a jitted function; it composes with grad and vmap.
+outside jit it compiles and runs like a jitted function; it composes with grad, vjp,
+jvp, vmap, the jacobians and checkpoint, eagerly as under jit (a derivative that holds
+a shard_map runs over its mesh: autodiff.run_built asks spmd.runs_on).
 """
 
 from __future__ import annotations

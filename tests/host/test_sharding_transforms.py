@@ -41,7 +41,9 @@ def jmesh():
 
 @pytest.fixture(scope="module")
 def functions(mesh, jmesh):
-    """name -> (ours, jax's): f(a [8, 16], w [16]) -> [8, 16], each over the 4x2 mesh."""
+    """name -> (ours, jax's): f(a [8, 16], w [16]) -> [8, 16], each over the 4x2 mesh: a
+    shard_map with a collective, a function with a sharding constraint, a jit with
+    shardings."""
     def body(a, w):
         return snp.tanh(a * w) + lax.psum(a, "x") * 0.5
 
@@ -54,8 +56,16 @@ def functions(mesh, jmesh):
     def jdense(a, w):
         return jnp.tanh(a * w) @ (a.T * 0.1) @ a
 
+    def constrained(a, w):
+        return lax.with_sharding_constraint(snp.tanh(a * w), NamedSharding(mesh, P("x", "y"))) * a
+
+    def jconstrained(a, w):
+        return jax.lax.with_sharding_constraint(jnp.tanh(a * w),
+                                                JNamed(jmesh, JP("x", "y"))) * a
+
     ins, out = (P("x"), P()), P("x", "y")
     return {
+        "sharding_constraint": (constrained, jconstrained),
         "shard_map": (
             stablejit.shard_map(body, mesh=mesh, in_specs=(P("x", "y"), P("y")),
                                 out_specs=P("x", "y")),
@@ -160,8 +170,9 @@ def _run(functions, mesh, fname, tname, mode):
 
 @pytest.mark.parametrize("mode", MODES)
 @pytest.mark.parametrize("tname", [t[0] for t in TRANSFORMS])
-def test_transformed_shard_map_matches_jax(functions, mesh, tname, mode):
-    got, want = _run(functions, mesh, "shard_map", tname, mode)
+@pytest.mark.parametrize("fname", ["shard_map", "sharding_constraint"])
+def test_transformed_shard_map_and_constraint_match_jax(functions, mesh, fname, tname, mode):
+    got, want = _run(functions, mesh, fname, tname, mode)
     for g, w in zip(got, want, strict=True):  # laid out over the mesh as jax lays them out
         assert _layout(g) == _layout(w)
 
