@@ -169,10 +169,29 @@ def runs_on(fn: Function, backend):
     runs at once (its inputs are read); a grad tape records it (its derivative runs
     here in turn)."""
     if type(backend) in (XlaBackend, LazyBackend):
-        mesh = program_mesh(fn)
+        mesh = _mesh_of(fn)
         if mesh is not None:
             return SpmdBackend.for_devices(mesh.devices.flat)
     return backend
+
+
+# id(fn) -> (fn, its mesh): eager grad runs the same cached derivative every step, and
+# walking a large Function's ops each time would cost more than the lookup
+_MESHES: dict = {}
+_MESHES_KEPT = 512
+_MESHES_LOCK = threading.Lock()
+
+
+def _mesh_of(fn: Function):
+    hit = _MESHES.get(id(fn))
+    if hit is not None and hit[0] is fn:
+        return hit[1]
+    mesh = program_mesh(fn)
+    with _MESHES_LOCK:
+        if len(_MESHES) >= _MESHES_KEPT:  # the oldest goes
+            del _MESHES[next(iter(_MESHES))]
+        _MESHES[id(fn)] = (fn, mesh)  # holding fn keeps its id from being reused
+    return mesh
 
 
 def _find_mesh(fn: Function, shardings) -> Mesh:
