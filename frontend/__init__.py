@@ -67,7 +67,8 @@ from .errors import (
     TracerBoolConversionError,
     TracerConversionError,
 )
-from .jit import Compiled, Jitted, Lowered, RecompileWarning, jit
+from .aot import Compiled, Lowered
+from .jit import Jitted, RecompileWarning, jit
 from .lazy import lazy
 from .platforms import default_platform
 from .runtime import client as rt_client

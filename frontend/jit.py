@@ -19,166 +19,35 @@ import weakref
 
 import numpy as np
 
-from . import config, debugging, tree, views, writes
+from . import config, debugging, tree, writes
+from .aot import Lowered
 from .api import resolve_backend
 from .backends import REFERENCE, XlaBackend
-from .compilation import lower
-from .compiler import dtypes as dt
 from .compiler.ir import Function, TensorType
 from .context import concrete_default, using_backend
 from .errors import at_user_line, user_location
 from .grad_tape import GradTape
-from .keys import exact_key
-from .lazy_backend import LazyBackend
 from .platforms import default_platform
 from .promotion import is_weak_scalar, python_scalar_dtype
 from .retrace import describe_retrace
 from .runtime.cache import SingleFlightCache
-from .runtime.client import PLATFORMS
+from .signature import (
+    PY_SCALARS,
+    Entry,
+    leaf_signature,
+    static_key,
+)
 from .spmd import SpmdBackend, backend_for, jit_program, program_mesh
 from .tensor import Tensor
 from .tracing import Trace, escaped_error
 
 log = logging.getLogger("stablejit")
-PY_SCALARS = (bool, int, float, complex)
 _data_of = operator.attrgetter("_data")
 _is_tensor = Tensor.__instancecheck__
 # a leaf's part of the fast-path key: only non-weak tensors of the entry's backend
 # were entered, so any other leaf misses (or raises AttributeError: not a tensor)
 _fast_leaf = operator.attrgetter("type", "weak", "_backend")
 _ALL_JITTED: weakref.WeakSet = weakref.WeakSet()
-
-
-def _leaf_signature(x):
-    t = type(x)
-    if t is Tensor:
-        return x.type if not x.weak else (x.type, True)
-    if t in PY_SCALARS:
-        return t
-    if isinstance(x, (np.ndarray, np.generic)):
-        return TensorType(np.shape(x), dt.dtype(x.dtype))
-    if isinstance(x, Tensor):
-        return x.type
-    raise TypeError(at_user_line(
-        f"jit got an argument of type {t.__name__}, which is not a tensor, array, Python "
-        f"scalar or pytree of them. If it is a setting rather than data, make it static: "
-        f"jit(f, static_argnums=...) or static_argnames=..."))
-
-
-class _Entry:
-    """One traced signature: the program to run (held by its backend's program cache,
-    see compilation.py) and how to turn its results into the output pytree."""
-
-    __slots__ = ("fn", "prog", "out_tree", "out_types", "out_weak", "captured", "backend",
-                 "donate", "_single", "fast_out", "lazy", "mutated")
-
-    def __init__(self, fn, prog, out_tree, captured, backend, donate=(), out_weak=None,
-                 mutated=()):
-        self.fn, self.prog, self.out_tree = fn, prog, out_tree
-        self.mutated = mutated  # argument leaves fn writes into: the last results
-        self.out_types = prog.result_types
-        self.out_weak = out_weak or (False,) * len(self.out_types)  # weak-typed outputs
-        self.captured, self.backend, self.donate = captured, backend, donate
-        # the common "returns one tensor" case skips pytree reconstruction
-        self._single = out_tree == tree.LEAF
-        self.fast_out = _fast_structure(out_tree)
-        self.lazy = type(backend) is LazyBackend  # a fast-path call records (see record)
-
-    @property
-    def exe(self):
-        return self.prog.executable
-
-    def outputs(self, buffers):
-        """The output pytree of a fast-path call (see Jitted.__call__)."""
-        backend = self.backend
-        return self._tree([Tensor(b, backend, t, w) for b, t, w in
-                           zip(buffers, self.out_types, self.out_weak, strict=True)])
-
-    def _tree(self, outs):
-        """The output pytree of the output tensors (rebuilt in C++ where it can be)."""
-        if self.fast_out is not None:
-            return self.fast_out.unflatten(outs)
-        return tree.unflatten(self.out_tree, outs)
-
-    def _weak(self, outs):
-        for o, w in zip(outs, self.out_weak, strict=True):
-            o.weak = w
-        return outs
-
-    @property
-    def fast_eligible(self) -> bool:
-        return isinstance(self.backend, (XlaBackend, LazyBackend)) and not self.captured \
-            and not self.donate and not self.mutated
-
-    def record(self, leaves):
-        """A fast-path call on a lazy backend: fn becomes one entry of the pending graph
-        (leaves are tensors of the backend or of its device; see Jitted._enter_fast)."""
-        outs = self._weak(self.backend.execute(self.prog, leaves))
-        return outs[0] if self._single else self._tree(outs)
-
-    def run(self, leaves):
-        backend = self.backend
-        if self.mutated:
-            _check_no_aliased_arguments(leaves)
-        tensors = [_to_tensor(x, backend) for x in leaves]
-        if self.donate:
-            _check_donated_once([t._data for t in tensors], self.donate)
-        outs = self._weak(backend.execute(self.prog, tensors + list(self.captured)))
-        for i in self.donate:
-            x = leaves[i]
-            if type(x) is Tensor and x._backend is backend:
-                x._data = None  # its buffer now belongs to an output (host data: a copy)
-        if self.mutated:
-            outs = write_back(leaves, self.mutated, outs)
-        return self._tree(outs)
-
-
-def _check_no_aliased_arguments(leaves) -> None:
-    """A program that writes into its arguments sees each as its own buffer: two that
-    share memory would lose each other's writes, so the call refuses them."""
-    pair = views.aliased_pair(leaves)
-    if pair is not None:
-        i, j = pair
-        raise ValueError(at_user_line(
-            f"this jitted function writes into its arguments, and argument leaves {i} and "
-            f"{j} share memory (one tensor twice, or views of one tensor); inside jit each "
-            f"argument is its own buffer, so a write through one would not be seen "
-            f"through the other. Pass the base tensor once and take the views inside the "
-            f"function, or pass a copy (x.copy()) of one of them"))
-
-
-def write_back(leaves, mutated, outs):
-    """Give the caller's argument leaves (by index) and closed-over tensors the values
-    fn wrote into them (the last results of its program); returns the other results."""
-    n = len(outs) - len(mutated)
-    for i, new in zip(mutated, outs[n:], strict=True):
-        x = leaves[i] if type(i) is int else i
-        if isinstance(x, Tensor):
-            views.write(x, new)
-        elif isinstance(x, np.ndarray) and x.flags.writeable:
-            x[...] = new.numpy()  # eagerly, fn would have written into the array
-    return outs[:n]
-
-
-def _fast_structure(out_tree):
-    """The output structure as a jaxlib PyTreeDef, which rebuilds outputs in C++; None
-    when the two flatteners disagree on it (the Python unflatten is used then)."""
-    marks = list(range(out_tree.num_leaves))
-    try:
-        leaves, fast = tree.fast_flatten(tree.unflatten(out_tree, marks))
-    except Exception:  # a registered class that will not hold placeholder leaves
-        return None
-    return fast if leaves == marks else None
-
-
-def _to_tensor(x, backend) -> Tensor:
-    if type(x) is Tensor:
-        return x
-    if isinstance(x, Tensor):
-        return x
-    if type(x) in PY_SCALARS:
-        return backend.scalar(x, python_scalar_dtype(x), is_weak_scalar(x))
-    return backend.from_numpy(np.asarray(x))
 
 
 def _argnums(fn, static_argnums, static_argnames, donate_argnums):
@@ -236,46 +105,6 @@ def _argnums(fn, static_argnums, static_argnames, donate_argnums):
             f"jit({name}): argument {min(both)} is both static and donated; a static "
             f"argument has no buffer to donate"))
     return tuple(sorted(set(nums))), names, donate
-
-
-class _Exact:
-    """A static argument in the cache key, equal only to one of the same type and bits:
-    0.0 and -0.0, or 1, 1.0 and True, trace to different programs (NaN equals itself)."""
-
-    __slots__ = ("value", "_id")
-
-    def __init__(self, value):
-        self.value, self._id = value, _exact_id(value)
-
-    def __eq__(self, other) -> bool:
-        return isinstance(other, _Exact) and self._id == other._id
-
-    def __hash__(self) -> int:
-        return hash(self._id)
-
-    def __repr__(self) -> str:
-        return repr(self.value)
-
-
-def _exact_id(v):
-    """exact_key, and for other hashable values the value itself with its type."""
-    k = exact_key(v)
-    return (type(v), v) if k is None else k
-
-
-def _static_key(static) -> tuple:
-    return tuple((k, _Exact(v)) for k, v in static)
-
-
-def _check_donated_once(bufs, donate) -> None:
-    """A donated buffer cannot also be read by the same call (XLA would reject it)."""
-    for i in donate:
-        also = [j for j, b in enumerate(bufs) if j != i and b is bufs[i]]
-        if also:
-            raise ValueError(at_user_line(
-                f"argument leaf {i} is donated and the same tensor is also passed as leaf "
-                f"{also[0]}; a donated buffer cannot be read again in the same call. Pass a "
-                f"copy (stablejit.numpy.array(x)) for one of them, or do not donate it"))
 
 
 class Jitted:
@@ -409,7 +238,7 @@ class Jitted:
         backend = None
         sig = []
         for x in leaves:
-            sig.append(_leaf_signature(x))
+            sig.append(leaf_signature(x))
             if isinstance(x, Tensor):
                 b = x._backend
                 if not b.concrete:
@@ -424,9 +253,9 @@ class Jitted:
             backend = resolve_backend(self._backend_spec)
         elif backend is None:
             backend = concrete_default()
-        return (treedef, tuple(sig), _static_key(static), backend), leaves, backend
+        return (treedef, tuple(sig), static_key(static), backend), leaves, backend
 
-    def _entry(self, key, args, kwargs, backend) -> _Entry:
+    def _entry(self, key, args, kwargs, backend) -> Entry:
         entry = self._cache.get(key)
         if entry is None:
             entry = self._cache.get_or_create(key, lambda: self._build(key, args, kwargs,
@@ -453,7 +282,7 @@ class Jitted:
                 abstract.append(trace.new_arg(TensorType((), python_scalar_dtype(x)),
                                               is_weak_scalar(x)))
             else:
-                abstract.append(trace.new_arg(_leaf_signature(x)))
+                abstract.append(trace.new_arg(leaf_signature(x)))
         t_args, t_kwargs = tree.unflatten(treedef, abstract)
         full_args = list(t_args)
         for i, v in static:
@@ -500,7 +329,7 @@ class Jitted:
             f"{self.__name__} returned a {type(leaf).__name__}; a jitted function returns "
             f"tensors, arrays, Python numbers or pytrees of them"))
 
-    def _build(self, key, args, kwargs, backend) -> _Entry:
+    def _build(self, key, args, kwargs, backend) -> Entry:
         t0 = time.perf_counter()
         fn, out_tree, captured, out_weak, mutated = self.trace(args, kwargs)
         logging_on = config.log_compiles()
@@ -511,14 +340,14 @@ class Jitted:
                 program_mesh(fn) is not None:  # a program over several devices
             prog = jit_program(fn, key[0], out_tree, self.in_shardings, self.out_shardings,
                                backend, self.__name__)
-            return _Entry(fn, prog, out_tree, captured, prog.backend, out_weak=out_weak,
+            return Entry(fn, prog, out_tree, captured, prog.backend, out_weak=out_weak,
                           mutated=mutated)
         if not isinstance(backend, XlaBackend):
-            return _Entry(fn, backend.program(fn), out_tree, captured, backend,
+            return Entry(fn, backend.program(fn), out_tree, captured, backend,
                           out_weak=out_weak, mutated=mutated)
         aliases = tuple(self._aliases(fn, donate, mutated))
         prog = backend.program(fn, name=self.__name__, donated=aliases, disk=self._disk)
-        return _Entry(fn, prog, out_tree, captured, backend,
+        return Entry(fn, prog, out_tree, captured, backend,
                       tuple(i for i, a in enumerate(aliases) if a is not None), out_weak,
                       mutated)
 
@@ -620,122 +449,6 @@ class RecompileWarning(UserWarning):
 def _describe_sig(key) -> str:
     return ", ".join(str(s[0] if isinstance(s, tuple) else getattr(s, "__name__", s))
                      for s in key[1])
-
-
-class Lowered:
-    """A traced and lowered call: our IR, the StableHLO text; `.compile()` for XLA's."""
-
-    def __init__(self, jitted: Jitted, key, fn: Function, out_tree, captured, backend,
-                 out_weak=None, platform: str | None = None, mutated=()):
-        self._jitted, self._key, self.ir, self._out_tree = jitted, key, fn, out_tree
-        self._mutated = mutated
-        self._captured, self.backend, self._out_weak = captured, backend, out_weak
-        self.platform = _lowering_platform(platform, backend)
-        self.optimized_ir, self._text = lower(fn, platform=self.platform)
-
-    def as_text(self, dialect: str = "stablehlo") -> str:
-        if dialect == "stablehlo":
-            return self._text
-        if dialect == "ir":
-            return str(self.optimized_ir)
-        raise ValueError(f"unknown dialect {dialect!r}: use 'stablehlo' or 'ir'")
-
-    def ir_text(self, optimized: bool = True) -> str:
-        return str(self.optimized_ir if optimized else self.ir)
-
-    def compile(self) -> Compiled:
-        backend = self.backend
-        if not isinstance(backend, XlaBackend) or backend.platform != self.platform:
-            backend = XlaBackend.for_platform(self.platform)
-        entry = self._jitted._cache.get(self._key)
-        if entry is None or entry.backend is not backend:
-            prog = backend.program(self.ir, name=self._jitted.__name__)
-            entry = _Entry(self.ir, prog, self._out_tree, self._captured, backend,
-                           out_weak=self._out_weak, mutated=self._mutated)
-        return Compiled(entry, self._jitted, self._key)
-
-
-def _lowering_platform(platform: str | None, backend) -> str:
-    if platform is None:
-        return backend.platform if isinstance(backend, XlaBackend) else "host"
-    if platform not in PLATFORMS:
-        raise ValueError(at_user_line(
-            f"lower(platform={platform!r}): unknown platform; use one of "
-            f"{', '.join(PLATFORMS)}"))
-    return platform
-
-
-def _type_text(sig) -> str:
-    """A leaf signature as jax writes it (float32[2,3]); Python scalars as their 0-d type."""
-    if isinstance(sig, tuple):  # a weak tensor: weakness does not change the program
-        sig = sig[0]
-    if sig in PY_SCALARS:
-        sig = TensorType((), python_scalar_dtype(sig(0)))
-    return f"{sig.dtype.name}[{','.join(map(str, sig.shape))}]"
-
-
-class Compiled:
-    """A compiled call for one signature: calling it with any other raises TypeError
-    (running the executable on other data would reinterpret its bytes)."""
-
-    def __init__(self, entry: _Entry, jitted: Jitted, key):
-        self._entry = entry
-        self._jitted, self._key = jitted, key
-        self.executable = entry.exe
-
-    def _check(self, args, kwargs) -> list:
-        """The dynamic leaves of a call, after checking them against the signature."""
-        static, dyn_args, dyn_kwargs = self._jitted._split(args, kwargs)
-        leaves, treedef = tree.flatten((dyn_args, dyn_kwargs))
-        want_tree, want_sig, want_static = self._key[0], self._key[1], self._key[2]
-        if _static_key(static) != want_static:
-            raise TypeError(at_user_line(
-                f"this Compiled was lowered with static arguments {want_static} and was "
-                f"called with {_static_key(static)}; lower and compile again for new static "
-                f"values"))
-        if treedef != want_tree:
-            raise TypeError(at_user_line(
-                f"this Compiled was lowered for arguments of structure {want_tree} and was "
-                f"called with structure {treedef}"))
-        names = self._leaf_names(args, dyn_args, dyn_kwargs)
-        bad = [(n, _type_text(w), _type_text(_leaf_signature(x)))
-               for n, w, x in zip(names, want_sig, leaves, strict=True)]
-        bad = [b for b in bad if b[1] != b[2]]
-        if bad:
-            raise TypeError(at_user_line(
-                "Argument types differ from the types for which this computation was "
-                "compiled. The mismatches are:\n" + "\n".join(
-                    f"argument {n!r} compiled with {w} and called with {g}"
-                    for n, w, g in bad)))
-        return leaves
-
-    def _leaf_names(self, args, dyn_args, dyn_kwargs) -> list[str]:
-        try:
-            params = list(inspect.signature(self._jitted.fn).parameters)
-        except (TypeError, ValueError):
-            params = []
-        static_pos = set(self._jitted.static_argnums)
-        positions = [i for i in range(len(args)) if i not in static_pos]
-        named = [(params[i] if i < len(params) else f"args[{i}]", a)
-                 for i, a in zip(positions, dyn_args, strict=True)] + sorted(dyn_kwargs.items())
-        names = []
-        for name, a in named:
-            n = len(tree.flatten(a)[0])
-            names += [name] if n == 1 else [f"{name} (leaf {k})" for k in range(n)]
-        return names
-
-    def as_text(self) -> str:
-        """XLA's optimised HLO."""
-        return self.executable.optimized_hlo()
-
-    def cost_analysis(self) -> dict:
-        return self.executable.cost_analysis()
-
-    def memory_analysis(self) -> dict:
-        return self.executable.memory_analysis()
-
-    def __call__(self, *args, **kwargs):
-        return self._entry.run(self._check(args, kwargs))
 
 
 def jit(fn=None, *, static_argnums=(), static_argnames=(), donate_argnums=(), backend=None,

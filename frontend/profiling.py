@@ -25,8 +25,9 @@ from .compilation import compile_text
 from .compiler import passes
 from .compiler.emitter import emit_module, host_callbacks
 from .explain import parse_arg
-from .jit import Jitted, _to_tensor, jit
+from .jit import Jitted, jit
 from .platforms import default_platform
+from .signature import to_tensor as _to_tensor
 from .tensor import Tensor
 
 
