@@ -37,7 +37,13 @@ from .signature import (
     leaf_signature,
     static_key,
 )
-from .spmd import SpmdBackend, backend_for, jit_program, program_mesh
+from .spmd import (
+    SpmdBackend,
+    backend_for,
+    jit_program,
+    program_mesh,
+    with_sharding_constraint,
+)
 from .tensor import Tensor
 from .tracing import Trace, escaped_error
 
@@ -179,11 +185,25 @@ class Jitted:
             self._epoch = writes.epoch
         key, leaves, backend = self._signature(args, kwargs)
         if backend is None:  # called while tracing another function: trace inline
-            return self.fn(*args, **kwargs)
+            return self._inline(args, kwargs)
         entry = self._entry(key, args, kwargs, backend)
         if self._simple and not kwargs and entry.fast_eligible:
             self._enter_fast(entry, args, leaves)
         return entry.run(leaves)
+
+    def _inline(self, args, kwargs):
+        """fn traced into the enclosing trace (or grad's tape); its shardings become
+        constraints there, so a transformed sharded jit keeps jax's layouts."""
+        if self.in_shardings is not None and not kwargs:
+            spec = self.in_shardings
+            if type(spec) not in (tuple, list):
+                spec = (spec,) * len(args)
+            args = tuple(a if s is None else with_sharding_constraint(a, s)
+                         for a, s in zip(args, spec, strict=True))
+        out = self.fn(*args, **kwargs)
+        if self.out_shardings is not None:
+            out = with_sharding_constraint(out, self.out_shardings)
+        return out
 
     def _enter_fast(self, entry, args, leaves) -> None:
         """Let calls like this one take the fast path, if every leaf is a non-weak

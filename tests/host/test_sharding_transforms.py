@@ -170,17 +170,11 @@ def _run(functions, mesh, fname, tname, mode):
 
 @pytest.mark.parametrize("mode", MODES)
 @pytest.mark.parametrize("tname", [t[0] for t in TRANSFORMS])
-@pytest.mark.parametrize("fname", ["shard_map", "sharding_constraint"])
-def test_transformed_shard_map_and_constraint_match_jax(functions, mesh, fname, tname, mode):
+@pytest.mark.parametrize("fname", ["shard_map", "sharding_constraint", "sharded_jit"])
+def test_transformed_sharded_functions_match_jax(functions, mesh, fname, tname, mode):
     got, want = _run(functions, mesh, fname, tname, mode)
     for g, w in zip(got, want, strict=True):  # laid out over the mesh as jax lays them out
         assert _layout(g) == _layout(w)
-
-
-@pytest.mark.parametrize("mode", MODES)
-@pytest.mark.parametrize("tname", [t[0] for t in TRANSFORMS])
-def test_transformed_sharded_jit_matches_jax(functions, mesh, tname, mode):
-    _run(functions, mesh, "sharded_jit", tname, mode)
 
 
 def test_a_sharded_jit_keeps_its_shardings(functions, mesh, jmesh):
