@@ -95,6 +95,17 @@ def at_user_line(message: str) -> str:
     return f"{message}\n  (at {loc.file}:{loc.line}{col})"
 
 
+def int_out_of_range(value: int, dtype_name: str, low: int, high: int) -> OverflowError:
+    """A Python int that the dtype it is made into cannot hold (jax: "Python int ... too
+    large to convert to int64"), with the range and what to do."""
+    hint = ("pass it as a float (float(x)), or as np.uint64(x) if it is below 2**64"
+            if dtype_name == "int64" and value > high else
+            "pass it as a float (float(x)), or ask for a dtype that holds it")
+    return OverflowError(at_user_line(
+        f"Python int {value} is too {'large' if value > high else 'small'} to convert to "
+        f"{dtype_name}, which holds {low} to {high}; {hint}"))
+
+
 class StablejitError(Exception):
     """Base of stablejit's own errors."""
 

@@ -16,6 +16,7 @@ import numpy as np
 
 from .compiler import dtypes as dt
 from .compiler.dtypes import DType
+from .errors import int_out_of_range
 from .tensor import Tensor
 
 DEFAULT_FLOAT = dt.float32
@@ -92,6 +93,18 @@ def promote(a: DType, a_weak: bool, b: DType, b_weak: bool) -> tuple[DType, bool
     return j, False
 
 
+_INT_LIMIT = 2**63  # DEFAULT_INT holds -2**63 .. 2**63 - 1
+
+
+def check_python_int(x, dtype: DType) -> None:
+    """Raise OverflowError naming the value and the range when the Python int x does not
+    fit the integer dtype (NumPy's words were "int too large to convert to C long")."""
+    if type(x) is int and dtype.kind in "iu":
+        info = np.iinfo(dtype.np)
+        if not info.min <= x <= info.max:
+            raise int_out_of_range(x, dtype.name, int(info.min), int(info.max))
+
+
 def is_weak_scalar(x) -> bool:
     """Python int, float and complex are weak; bool is not, and NumPy scalars (np.float64
     subclasses float) keep their dtype."""
@@ -102,6 +115,8 @@ def python_scalar_dtype(x) -> DType:
     if isinstance(x, bool):
         return dt.bool_
     if isinstance(x, int):
+        if not -_INT_LIMIT <= x < _INT_LIMIT:
+            check_python_int(x, DEFAULT_INT)
         return DEFAULT_INT
     if isinstance(x, float):
         return DEFAULT_FLOAT

@@ -8,6 +8,7 @@ from host data.
 from __future__ import annotations
 
 import functools
+import os
 import sys
 
 import numpy as np
@@ -18,6 +19,51 @@ Buffer = _jax.ArrayImpl
 
 class DeletedBufferError(RuntimeError):
     pass
+
+
+class DeviceMemoryError(MemoryError):
+    """An array does not fit in the memory of the device it is made on."""
+
+
+def memory_limit(device) -> int | None:
+    """The bytes `device` can hold at most, where the runtime can tell: an accelerator's
+    PJRT memory limit; for the host CPU (device None, or a cpu device) its physical
+    memory. None when unknown."""
+    stats = None
+    if device is not None:
+        try:
+            stats = device.memory_stats()
+        except Exception:  # noqa: BLE001 - a plugin without memory statistics
+            stats = None
+    if stats and stats.get("bytes_limit"):
+        return int(stats["bytes_limit"])
+    if device is None or device.platform == "cpu":
+        try:
+            return os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+        except (ValueError, OSError, AttributeError):  # not a POSIX system
+            return None
+    return None
+
+
+def size_text(nbytes: int) -> str:
+    """1234567 -> '1.18 MiB'."""
+    size, unit = float(nbytes), "bytes"
+    for unit in ("bytes", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"):
+        if size < 1024 or unit == "EiB":
+            break
+        size /= 1024
+    return f"{nbytes} bytes" if unit == "bytes" else f"{size:.2f} {unit}"
+
+
+def out_of_memory(shape: tuple, np_dtype, device, limit: int | None = None,
+                  what: str = "an array") -> DeviceMemoryError:
+    """The error for an array of `shape` and `np_dtype` that `device` cannot hold."""
+    nbytes = int(np.prod(shape, dtype=object)) * np.dtype(np_dtype).itemsize
+    has = f"; {device} has {size_text(limit)} in all" if limit else ""
+    return DeviceMemoryError(
+        f"out of memory: {what} of shape {tuple(shape)} and dtype {np.dtype(np_dtype).name} "
+        f"needs {size_text(nbytes)} ({nbytes} bytes) on {device}{has}. Make it smaller, "
+        f"a smaller dtype, or work on it in pieces")
 
 
 class ArrayMeta:
@@ -75,9 +121,15 @@ def to_device(array: np.ndarray, device) -> Buffer:
     """Copy host data to `device` (asynchronously; the array must stay alive, so it is
     copied when it is not already an owned contiguous array)."""
     a = np.asarray(array)
-    return _jax.batched_device_put(
-        _aval(a.shape, a.dtype, "jax._src.core" in sys.modules), _sharding(device), [a],
-        [device], True, False, _jax.HostBufferSemantics.IMMUTABLE_UNTIL_TRANSFER_COMPLETES, True)
+    try:
+        return _jax.batched_device_put(
+            _aval(a.shape, a.dtype, "jax._src.core" in sys.modules), _sharding(device), [a],
+            [device], True, False, _jax.HostBufferSemantics.IMMUTABLE_UNTIL_TRANSFER_COMPLETES,
+            True)
+    except _jax.JaxRuntimeError as e:
+        if "RESOURCE_EXHAUSTED" not in str(e):
+            raise
+        raise out_of_memory(a.shape, a.dtype, device, memory_limit(device)) from e
 
 
 def to_numpy(buf: Buffer) -> np.ndarray:

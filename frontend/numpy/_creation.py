@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 import operator
+import sys
 
 import numpy as np
 
@@ -19,7 +20,14 @@ from ..compiler import dtypes as dt
 from ..compiler.primitives import shape_ops as so
 from ..dispatch import bind1, current_backend
 from ..errors import at_user_line
-from ..promotion import DEFAULT_COMPLEX, DEFAULT_FLOAT, DEFAULT_INT, python_scalar_dtype
+from ..promotion import (
+    DEFAULT_COMPLEX,
+    DEFAULT_FLOAT,
+    DEFAULT_INT,
+    check_python_int,
+    python_scalar_dtype,
+)
+from ..runtime import buffers
 from ..tensor import Tensor
 from ._elementwise import abs, add, divide, log10, multiply, power, select, sign, subtract
 from ._operands import (
@@ -39,6 +47,61 @@ def _backend(device):
     return resolve_backend(device)
 
 
+# ---- sizes: checked before anything is allocated --------------------------------------
+
+_MAX = 2**63 - 1  # the most elements a dimension, or bytes an array, can have (NumPy's)
+_ASK_DEVICE = 1 << 24  # arrays above 16 MiB are compared with the device's memory
+
+
+def _count(fn: str, name: str, value) -> int:
+    """A size-like argument (num, N, M, n) as an int: TypeError for a non-integer,
+    ValueError for a negative or impossibly large one (NumPy's exception types)."""
+    try:
+        n = operator.index(value)
+    except TypeError:
+        raise TypeError(at_user_line(
+            f"{fn}: {name} must be a non-negative integer, got {value!r} (a "
+            f"{type(value).__name__})")) from None
+    if n < 0:
+        raise ValueError(at_user_line(f"{fn}: {name} must be a non-negative integer, got {n}"))
+    if n > _MAX:
+        raise ValueError(at_user_line(f"{fn}: {name}={n} is more than an array dimension can "
+                                      f"hold (2**63-1)"))
+    return n
+
+
+def _outer() -> str:
+    """The creation function the user called (zeros calls full): the outermost public
+    function of this module on the stack. Only asked on the error paths."""
+    name, f = "full", sys._getframe(1)
+    while f is not None and f.f_globals.get("__name__") == __name__:
+        if not f.f_code.co_name.startswith("_"):
+            name = f.f_code.co_name
+        f = f.f_back
+    return name
+
+
+def _fits(shape: tuple, d: dt.DType, backend) -> None:
+    """An array of `shape` and `d` can exist (ValueError, as NumPy's "Maximum allowed
+    dimension exceeded") and, on a device, fits in its memory (DeviceMemoryError, a
+    MemoryError, instead of XLA's RESOURCE_EXHAUSTED once the program runs)."""
+    if any(n > _MAX for n in shape):
+        raise ValueError(at_user_line(f"{_outer()}: shape {shape} has a dimension larger than "
+                                      f"2**63-1"))
+    nbytes = math.prod(shape) * d.np.itemsize
+    if nbytes > _MAX:
+        raise ValueError(at_user_line(
+            f"{_outer()}: an array of shape {shape} and dtype {d.name} would take {nbytes} "
+            f"bytes, more than any array can (2**63-1)"))
+    if nbytes > _ASK_DEVICE and backend.concrete:
+        device = getattr(backend, "device", None)
+        limit = buffers.memory_limit(device)
+        if limit is not None and nbytes > limit:
+            e = buffers.out_of_memory(shape, d.np, device or "the host", limit,
+                                      f"snp.{_outer()}: an array")
+            raise buffers.DeviceMemoryError(at_user_line(str(e)))
+
+
 def full(shape, fill_value, dtype=None, *, device=None) -> Tensor:
     shape = as_shape(shape)
     if isinstance(fill_value, Tensor):
@@ -46,7 +109,9 @@ def full(shape, fill_value, dtype=None, *, device=None) -> Tensor:
     d = dt.dtype(dtype) if dtype is not None else python_scalar_dtype(
         fill_value) if isinstance(fill_value, (bool, int, float, complex)) else dt.dtype(
         np.asarray(fill_value).dtype)
+    check_python_int(fill_value, d)
     backend = _backend(device)
+    _fits(shape, d, backend)
     if backend.concrete and math.prod(shape) <= 1:
         return backend.from_numpy(np.full(shape, fill_value, dtype=d.np))
     s = backend.scalar(fill_value, d)
@@ -93,6 +158,10 @@ def _device_of(x: Tensor):
     return x._backend
 
 
+class ZeroStepError(ValueError, ZeroDivisionError):
+    """arange's step is 0: NumPy raises ZeroDivisionError, stablejit said ValueError."""
+
+
 def arange(start, stop=None, step=1, dtype=None, *, device=None) -> Tensor:
     if stop is None:
         start, stop = 0, start
@@ -102,10 +171,23 @@ def arange(start, stop=None, step=1, dtype=None, *, device=None) -> Tensor:
                                  for v in py) else DEFAULT_INT
     else:
         d = dt.dtype(dtype)
-    n = max(0, math.ceil((stop - start) / step)) if step else None
-    if n is None:
-        raise ValueError("arange: step must not be zero")
+    if not step:
+        raise ZeroStepError(at_user_line("arange: step must not be zero"))
+    try:
+        if all(type(v) is int for v in (start, stop, step)):
+            n = max(0, -((start - stop) // step))  # exact: 10**30 is not rounded
+        else:
+            n = max(0, math.ceil((stop - start) / step))
+    except (OverflowError, ValueError):  # an infinite or NaN bound or step
+        raise ValueError(at_user_line(
+            f"arange: cannot make arange({start!r}, {stop!r}, {step!r}): its length "
+            f"(stop - start) / step is not a finite number")) from None
+    if n > _MAX:
+        raise ValueError(at_user_line(
+            f"arange({start!r}, {stop!r}, {step!r}) would have {n} elements, more than an "
+            f"array can hold (2**63-1)"))
     backend = _backend(device)
+    _fits((n,), d, backend)
     if backend.concrete:
         return backend.from_numpy(np.arange(start, stop, step).astype(d.np)[:n])
     out = bind1(so.iota, shape=(n,), dtype=d if d.kind != "b" else DEFAULT_INT, dimension=0)
@@ -119,8 +201,10 @@ def arange(start, stop=None, step=1, dtype=None, *, device=None) -> Tensor:
 def eye(n_rows: int, n_cols: int | None = None, k: int = 0, dtype=None, *, device=None
         ) -> Tensor:
     d = dt.dtype(dtype) if dtype is not None else DEFAULT_FLOAT
-    m = n_rows if n_cols is None else n_cols
+    n_rows = _count(_outer(), "N", n_rows)
+    m = n_rows if n_cols is None else _count(_outer(), "M", n_cols)
     backend = _backend(device)
+    _fits((n_rows, m), d, backend)
     if backend.concrete:
         return backend.from_numpy(np.eye(n_rows, m, k, dtype=d.np))
     rows = bind1(so.iota, shape=(n_rows, m), dtype=DEFAULT_INT, dimension=0)
@@ -129,11 +213,13 @@ def eye(n_rows: int, n_cols: int | None = None, k: int = 0, dtype=None, *, devic
 
 
 def identity(n: int, dtype=None, *, device=None) -> Tensor:
-    return eye(n, dtype=dtype, device=device)
+    return eye(_count("identity", "n", n), dtype=dtype, device=device)
 
 
 def tri(n: int, m: int | None = None, k: int = 0, dtype=None) -> Tensor:
-    m = n if m is None else m
+    n = _count("tri", "N", n)
+    m = n if m is None else _count("tri", "M", m)
+    _fits((n, m), dt.dtype(dtype or DEFAULT_FLOAT), current_backend())
     rows = bind1(so.iota, shape=(n, m), dtype=DEFAULT_INT, dimension=0)
     cols = bind1(so.iota, shape=(n, m), dtype=DEFAULT_INT, dimension=1)
     return astype(cols <= rows + k, dtype or DEFAULT_FLOAT)
@@ -234,9 +320,7 @@ def linspace(start, stop, /, num: int = 50, *, dtype=None, device=None,
              endpoint: bool = True) -> Tensor:
     """`num` evenly spaced values from start to stop (inclusive unless endpoint=False).
     start and stop may be complex, or tensors (also traced ones inside jit)."""
-    num = operator.index(num)  # 2.5 points is an error (TypeError), as in NumPy
-    if num < 0:
-        raise ValueError(at_user_line(f"linspace: num must be non-negative, got {num}"))
+    num = _count(_outer(), "num", num)  # 2.5 points is an error (TypeError), as in NumPy
     is_complex = any(isinstance(v, complex) or isinstance(v, Tensor) and v.dtype.is_complex
                      for v in (start, stop))
     if dtype is not None:
@@ -247,6 +331,7 @@ def linspace(start, stop, /, num: int = 50, *, dtype=None, device=None,
         d = DEFAULT_COMPLEX if is_complex else DEFAULT_FLOAT
     tensors = [v for v in (start, stop) if isinstance(v, Tensor)]
     backend = current_backend() if device is None else None
+    _fits((num,), d, _backend(device))
     if not tensors and (device is not None or backend.concrete):
         a = np.linspace(start, stop, num, endpoint=endpoint)
         return _backend(device).from_numpy(a.astype(d.np) if d.kind != "b" else a != 0)
@@ -279,9 +364,7 @@ def geomspace(start, stop, num: int = 50, endpoint: bool = True, dtype=None,
     progression). start and stop may be tensors (the values run along a new `axis`) or
     complex; the end points are exact (NumPy's rule). The dtype is that of start and
     stop, at least the default float (as in JAX)."""
-    num = operator.index(num)
-    if num < 0:
-        raise ValueError(at_user_line(f"geomspace: num must be non-negative, got {num}"))
+    num = _count("geomspace", "num", num)
     _, d = promote_operands(start, stop)
     out = dt.dtype(dtype) if dtype is not None else d if d.is_inexact else DEFAULT_FLOAT
     work = dt.float64 if out in (dt.float64, dt.complex128) or (

@@ -23,6 +23,7 @@ from ..promotion import (
     DEFAULT_COMPLEX,
     DEFAULT_FLOAT,
     DEFAULT_INT,
+    check_python_int,
     is_weak_scalar,
     operand_type,
     promote,
@@ -107,6 +108,8 @@ def _convert(x, dtype, device) -> Tensor:
     if backend is None:
         backend = current_backend()
     if _python_scalar(x):  # weak without a dtype, as jax.numpy.asarray(3)
+        if d is not None:
+            check_python_int(x, d)  # 2**63 as int64: the range, not "C long"
         return backend.scalar(x, d or python_scalar_dtype(x), weak=d is None and is_weak_scalar(x))
     if isinstance(x, (list, tuple)) and _contains_tensor(x):
         rows = _stack_rows([_convert(e, None, None) for e in x])
