@@ -669,9 +669,26 @@ def _eig_ref(a, *, compute_left_eigenvectors, compute_right_eigenvectors):
 
 
 def _eig_vjp(ops, cts, primals, outs, **_):
-    raise NotImplementedError(
-        "the gradient of eig (a general matrix) is not implemented; for a symmetric or "
-        "Hermitian matrix use stablejit.numpy.linalg.eigh, which has one")
+    # eigenvalues: w_i' = vl_i^H A' v_i / (vl_i^H v_i) (left and right eigenvectors), so
+    # the transpose is A_bar = conj(VL) diag(w_bar / s) V^T (s_i = vl_i^H v_i), its real
+    # part for a real A. Eigenvectors' derivatives are not written yet.
+    wb, *vbs = cts
+    if any(v is not None for v in vbs):
+        raise NotImplementedError(
+            "the gradient through eig's eigenvectors is not implemented (its eigenvalues' "
+            "is); for a symmetric or Hermitian matrix use stablejit.numpy.linalg.eigh, "
+            "whose eigenvectors have one")
+    (a,) = primals
+    t = a.type
+    if wb is None:
+        return (ops.zeros_like(a),)
+    ct = t.with_dtype(dt.complex_dtype(t.dtype))
+    _, vl, vr = ops.bind_many(eig, a, compute_left_eigenvectors=True,
+                              compute_right_eigenvectors=True)
+    s = ops.reduce_sum(ops.mul(ops.conj(vl), vr), (t.ndim - 2,))
+    k = _diag_embed(ops, ops.div(ops.convert(wb, ct.dtype), s), ct)
+    abar = _mm(ops, _mm(ops, ops.conj(vl), k), _t(ops, vr))
+    return (abar if t.dtype.is_complex else ops.real(abar),)
 
 
 eig = Primitive("eig", _eig_rule, _eig_emit, _eig_ref, vjp=_eig_vjp, multiple_results=True,

@@ -112,11 +112,26 @@ def test_eig_elsewhere_raises_an_error_naming_the_platform(platform):
         stablejit.jit(snp.linalg.eig).lower(np.eye(3, dtype=np.float32), platform=platform)
 
 
-def test_eig_rejects_bad_operands_and_has_no_gradient():
+def test_eig_rejects_bad_operands_and_eigenvector_gradients():
     with pytest.raises(ValueError, match="square"):
         snp.linalg.eig(np.ones((2, 3)))
-    with pytest.raises(NotImplementedError, match="gradient of eig"):
-        stablejit.grad(lambda a: snp.linalg.eigvals(a).real.sum())(np.eye(3))
+    with pytest.raises(NotImplementedError, match="through eig's eigenvectors"):
+        stablejit.grad(lambda a: snp.linalg.eig(a)[1].real.sum())(np.eye(3))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.complex64])
+def test_eigenvalue_gradients_match_jax(dtype):
+    rng = np.random.default_rng(1)
+    a = rng.standard_normal((2, 4, 4)).astype(np.float32)
+    if dtype == np.complex64:
+        a = (a + 1j * rng.standard_normal((2, 4, 4))).astype(dtype)
+
+    def f(xp):
+        return lambda m: (xp.abs(xp.linalg.eigvals(m)) ** 2).sum()
+    want = jax.grad(f(jnp))(a)
+    for run in (stablejit.grad(f(snp)), stablejit.jit(stablejit.grad(f(snp)))):
+        np.testing.assert_allclose(np.asarray(run(snp.asarray(a))), want, rtol=1e-4,
+                                   atol=1e-4)
 
 
 def test_poly_of_a_matrix_is_its_characteristic_polynomial_as_in_jax():
