@@ -98,6 +98,7 @@ def constant_attrs(key, value, dtype: dt.DType) -> Attrs:
 class Backend:
     concrete = True
     deferred = False  # True for the lazy backend: its data may not be computed yet
+    records_all = False  # True for a control-flow body's trace (see dispatch.backend_for)
     name = "backend"
 
     def __init__(self):

@@ -19,9 +19,8 @@ from .compiler.ir import EMPTY_ATTRS, Attrs
 from .compiler.primitives import shape_ops
 from .context import current_backend, stack
 from .errors import at_user_line, user_location
-from .lazy_backend import LazyBackend
 from .promotion import weak_result
-from .tracing import Trace, escaped_error
+from .tracing import escaped_error
 
 
 def pick(tensors):
@@ -36,8 +35,8 @@ def pick(tensors):
 
 
 def _combine(a, b):
-    if isinstance(a, Trace) or isinstance(b, Trace):
-        traces = [x for x in (a, b) if isinstance(x, Trace)]
+    if not a.concrete or not b.concrete:  # a trace (the one kind without values)
+        traces = [x for x in (a, b) if not x.concrete]
         for t in traces:
             if not t.alive:
                 raise escaped_error()
@@ -45,10 +44,10 @@ def _combine(a, b):
             cur = current_backend()
             return cur if cur in traces else traces[-1]
         return traces[0]
-    if isinstance(a, LazyBackend) and isinstance(b, LazyBackend):
+    if a.deferred and b.deferred:
         cur = current_backend()  # a grad tape and the lazy graph around it: the tape
         return cur if cur is b else a  # records (it reads the graph's values as inputs)
-    if a is REFERENCE or isinstance(b, LazyBackend) and not isinstance(a, LazyBackend):
+    if a is REFERENCE or b.deferred and not a.deferred:
         return b  # data moves to a device; a lazy backend keeps recording
     return a  # two devices: a.adopt(b-tensor) raises a clear error
 
@@ -60,15 +59,15 @@ def backend_for(tensors):
     s = stack()
     if s and s[-1] is not backend:
         top = s[-1]
-        if getattr(top, "records_all", False):
+        if top.records_all:
             return top  # a control-flow body records every op made while traced
         if isinstance(backend, XlaBackend):
             # inside lazy(), ops on tensors of its device record too, also while grad or
             # jit traces a function there (an op on its concrete operands only, such as
             # one on a closed-over label array, joins the graph instead of running)
             for b in reversed(s):
-                if not isinstance(b, Trace):
-                    if isinstance(b, LazyBackend) and b.device is backend.device:
+                if b.concrete:
+                    if b.deferred and b.device is backend.device:
                         return b
                     break
     return backend
@@ -101,7 +100,7 @@ def bind(prim, tensors=(), attrs: Attrs = EMPTY_ATTRS, backend=None, regions=())
         attrs = Attrs(attrs)
     if backend is None:
         backend = backend_for(tensors)
-    if isinstance(backend, Trace):
+    if not backend.concrete:
         return _weak_types(prim, tensors, backend.apply(prim, tensors, attrs, regions))
     tensors = _arrive(backend, tensors)
     try:
@@ -116,7 +115,7 @@ def bind_unary(prim, x, attrs: Attrs = EMPTY_ATTRS):
     single operand does not need (the hot path of elementwise math and reductions)."""
     backend = x._backend
     s = stack()
-    if s and s[-1] is not backend or isinstance(backend, Trace) or writes.live_traces \
+    if s and s[-1] is not backend or not backend.concrete or writes.live_traces \
             or config.debug_checks():
         return bind(prim, (x,), attrs)[0]
     out, = backend.apply(prim, (x,), attrs)
@@ -131,7 +130,7 @@ def bind_binary(prim, x, y):
     backend = x._backend
     s = stack()
     if y._backend is not backend or s and s[-1] is not backend \
-            or isinstance(backend, Trace) or writes.live_traces or config.debug_checks():
+            or not backend.concrete or writes.live_traces or config.debug_checks():
         return bind(prim, (x, y))[0]
     out, = backend.apply(prim, (x, y), EMPTY_ATTRS)
     if x.weak or y.weak:
@@ -148,7 +147,7 @@ def bind_scalar(prim, x, value, scalar_first: bool = False):
     s = stack()
     if s and s[-1] is not backend:  # the stack may ask another backend (backend_for)
         backend = backend_for((x,))
-    if isinstance(backend, Trace) or config.debug_checks():
+    if not backend.concrete or config.debug_checks():
         c = backend.scalar(value, x.type.dtype, weak=x.weak)
         return bind_broadcast(prim, (c, x) if scalar_first else (x, c), x.type.shape,
                               backend)
@@ -165,7 +164,7 @@ def bind_broadcast(prim, tensors, shape: tuple[int, ...], backend=None):
     records each broadcast as an op of its own."""
     if backend is None:
         backend = backend_for(tensors)
-    if isinstance(backend, Trace):
+    if not backend.concrete:
         return bind(prim, [t if t.shape == shape else _broadcast(t, shape, backend)
                            for t in tensors], backend=backend)
     tensors = _arrive(backend, tensors)
@@ -196,7 +195,7 @@ def _weak_types(prim, tensors, outs):
 
 def _bring(backend, t):
     # a live trace always wins pick, so a traced operand here is from an ended trace
-    if isinstance(t._backend, Trace):
+    if not t._backend.concrete:
         raise escaped_error()
     return backend.adopt(t)
 

@@ -29,7 +29,10 @@ EMBED_LIMIT = 1 << 12
 
 
 class Trace:
+    # the capabilities callers ask (backends.Backend lists them): no values, records
     concrete = False
+    deferred = False
+    records_all = False  # a control-flow body's trace records every op made under it
     name = "traced"
 
     def __init__(self, name: str = "main"):

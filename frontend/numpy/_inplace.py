@@ -21,7 +21,6 @@ from ..compiler import dtypes as dt
 from ..errors import at_user_line
 from ..grad_tape import GradTape, NeedsTrace
 from ..tensor import Tensor
-from ..tracing import Trace
 from ._dtypes import astype
 from ._elementwise import select
 from ._indexing import _update
@@ -44,13 +43,13 @@ def _can_rebind(x: Tensor, new: Tensor) -> bool:
         return True
     if isinstance(new._backend, GradTape):  # grad's traced path says what is wrong
         raise NeedsTrace("a write into a tensor from outside the function")
-    return not isinstance(new._backend, Trace)
+    return new._backend.concrete  # a traced value cannot go into an outer tensor
 
 
 def _write(x: Tensor, new: Tensor, what: str) -> None:
     """x's value becomes new (x's shape and dtype), seen through every alias of x."""
     b = new._backend
-    if b is not x._backend and x._backend.concrete and isinstance(b, Trace) and \
+    if b is not x._backend and x._backend.concrete and not b.concrete and \
             b.write_outer(views.base_of(x)):  # a closed-over tensor: jit writes it back
         views.write(x, new)
         return
