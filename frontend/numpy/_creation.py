@@ -266,7 +266,7 @@ def from_dlpack(x, /, *, device=None, copy=None) -> Tensor:
     return asarray(np.array(a, copy=True), device=device)
 
 
-def meshgrid(*arrays, indexing: str = "xy") -> list[Tensor]:
+def meshgrid(*arrays, indexing: str = "xy") -> tuple[Tensor, ...]:
     """Coordinate grids from 1-D tensors; indexing 'xy' (Cartesian) or 'ij' (matrix)."""
     if indexing not in ("xy", "ij"):
         raise ValueError(at_user_line(f"meshgrid: indexing must be 'xy' or 'ij', got "
@@ -277,15 +277,15 @@ def meshgrid(*arrays, indexing: str = "xy") -> list[Tensor]:
             raise ValueError(at_user_line(f"meshgrid: array {i} has shape {t.shape}; every "
                                           f"input must be 1-D"))
     if not ts:
-        return []
+        return ()
     shape = [t.shape[0] for t in ts]
     dims = list(range(len(ts)))
     if indexing == "xy" and len(ts) > 1:
         shape[0], shape[1] = shape[1], shape[0]
         dims[0], dims[1] = 1, 0
     ts, _ = promote_operands(*ts)
-    return [bind1(so.broadcast_in_dim, t, shape=tuple(shape), broadcast_dimensions=(d,))
-            for t, d in zip(ts, dims, strict=True)]
+    return tuple(bind1(so.broadcast_in_dim, t, shape=tuple(shape), broadcast_dimensions=(d,))
+                 for t, d in zip(ts, dims, strict=True))  # a tuple: NumPy 2's, array API 2025.12
 
 
 def _tri_mask(x: Tensor, k: int, lower: bool) -> Tensor:

@@ -49,9 +49,10 @@ class Info:
         b = concrete_default()
         return b.device if isinstance(b, XlaBackend) else "reference"
 
-    def devices(self) -> list:
-        """The PJRT devices of the default platform, then "reference"."""
-        return list(client.devices(default_platform())) + ["reference"]
+    def devices(self) -> tuple:
+        """The PJRT devices of the default platform, then "reference" (a tuple, as the
+        array API's 2025.12 asks)."""
+        return (*client.devices(default_platform()), "reference")
 
     def default_dtypes(self, *, device=None) -> dict:
         return {"real floating": DEFAULT_FLOAT, "complex floating": DEFAULT_COMPLEX,
