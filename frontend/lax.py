@@ -27,6 +27,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from . import control_flow as _cf
 from . import conv as _conv
 from . import numpy as snp
 from . import tree
@@ -953,8 +954,13 @@ def associative_scan(fn: Callable, elems, reverse: bool = False, axis: int = 0):
         flat = [rev(e, (axis,)) for e in flat]
 
     def combine(a, b):
-        return [as_tensor(c) for c in tree.leaves(fn(tree.unflatten(td, a),
-                                                     tree.unflatten(td, b)))]
+        # fn must keep its inputs' structure, shapes and dtypes (JAX's version fails
+        # inside, or returns a wrong result, when it does not)
+        leaves, out_td = tree.flatten(fn(tree.unflatten(td, a), tree.unflatten(td, b)))
+        out = [as_tensor(c) for c in leaves]
+        _cf.check_elements("lax.associative_scan", "fn", "elems", td, [x.type for x in a],
+                           out_td, [c.type for c in out], [c.weak for c in out])
+        return out
 
     def part(e, start, limit, stride=1):
         return slice_in_dim(e, start, limit, stride, axis)
@@ -990,10 +996,24 @@ def custom_root(f: Callable, initial_guess, solve: Callable, tangent_solve: Call
     lax.custom_root): derivatives do not flow through the solver's iterations but follow
     dx = -J^-1 (df at fixed x), with tangent_solve(g, y) solving the linear g(x) = y for
     g the linearisation of f at the root. Only the closed-over values of f get
-    gradients, not initial_guess."""
+    gradients, not initial_guess.
+
+    As in JAX, f, solve and tangent_solve must return initial_guess's pytree structure
+    (f's is found by tracing it, before solve runs); their dtypes are not checked."""
+    g_leaves, g_tree = tree.flatten(initial_guess)
+    g_leaves = [as_tensor(x) for x in g_leaves]
+    f_tree = _cf._trace(f, g_tree, [(x.type, x.weak) for x in g_leaves], "custom_root_f",
+                        spread=False).out_tree
+    _cf.check_structure("custom_root", "f", f_tree, "initial_guess", g_tree)
     guess = tree.map(stop_gradient, initial_guess)
     found = solve(f, guess)
+    if has_aux and not (isinstance(found, (tuple, list)) and len(found) == 2):
+        raise TypeError(at_user_line(
+            f"custom_root: with has_aux=True, solve must return a pair (root, aux), it "
+            f"returns {tree.structure(found)!r} (as in jax.lax.custom_root)"))
     root, aux = found if has_aux else (found, None)
+    _cf.check_structure("custom_root", "solve", tree.structure(root), "initial_guess",
+                        g_tree)
     root = tree.map(stop_gradient, root)
 
     def linearized(v):
@@ -1002,6 +1022,8 @@ def custom_root(f: Callable, initial_guess, solve: Callable, tangent_solve: Call
     # one implicit-function step: value zero (f(root) = 0 up to the solver's residual,
     # which is removed), derivative -J^-1 df
     step = tangent_solve(linearized, f(root))
+    _cf.check_structure("custom_root", "tangent_solve", tree.structure(step),
+                        "initial_guess", g_tree)
     correction = tree.map(lambda s: stop_gradient(s) - s, step)
     out = tree.map(lambda r, c: r + c, root, correction)
     return (out, aux) if has_aux else out

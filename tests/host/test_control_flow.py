@@ -43,15 +43,20 @@ def test_cond_runs_only_the_chosen_branch_and_accepts_numeric_pred():
         np.testing.assert_allclose(got, X)
 
 
-def test_cond_weak_python_scalar_branch_takes_the_other_branch_dtype():
+def test_cond_python_scalar_branch_matches_only_its_own_dtype_as_in_jax():
+    # a Python float is float32 (weakly typed): it matches a float32 branch, and is not
+    # converted to float16 (jax.lax.cond raises there too; tests/host/test_control_flow_types.py
+    # has the whole table against jax)
     f = lambda p, x: cond(p, lambda x: x.astype("float16"), lambda x: 0.0, x)  # noqa: E731
     x = np.asarray(1.5, F32)
-    res = run_three_ways(f, np.asarray(True), x)
-    for got in res.values():
-        assert got.dtype == np.float16
-    res = run_three_ways(f, np.asarray(False), x)
-    for got in res.values():
-        assert got.dtype == np.float16 and got == 0
+    with pytest.raises(stablejit.ShapeError, match=r"f32\[\].*weakly typed.*f16\[\]"):
+        f(snp.asarray(True), snp.asarray(x))
+    with pytest.raises(TypeError):
+        jax.lax.cond(True, lambda x: x.astype("float16"), lambda x: 0.0, x)
+    g = lambda p, x: cond(p, lambda x: x * 2, lambda x: 0.0, x)  # noqa: E731
+    for p, want in [(True, 3.0), (False, 0.0)]:
+        for got in run_three_ways(g, np.asarray(p), x).values():
+            assert got.dtype == np.float32 and got == want
 
 
 @pytest.mark.parametrize("index", [-3, 0, 1, 2, 7])
