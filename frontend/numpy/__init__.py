@@ -402,6 +402,7 @@ from ._views import (  # noqa: E402, F811
     broadcast_to,
     diagonal,
     expand_dims,
+    flatten,
     imag,
     matrix_transpose,
     may_share_memory,

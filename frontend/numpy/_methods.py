@@ -20,6 +20,7 @@ from ._inplace import INPLACE, inplace, setitem
 from ._manipulation import moveaxis as _moveaxis
 from ._views import (
     diagonal,
+    flatten,
     getitem,
     imag,
     matrix_transpose,
@@ -67,7 +68,7 @@ def _diagonal(self, offset: int = 0, axis1: int = 0, axis2: int = 1) -> Tensor:
 
 def _flatten(self, order: str = "C") -> Tensor:
     """A copy, flattened (NumPy's ndarray.flatten; ravel gives a view where it can)."""
-    return reshape(self, (-1,), copy=True)
+    return flatten(self)
 
 
 def _trace(self, offset: int = 0, axis1: int = 0, axis2: int = 1, dtype=None) -> Tensor:

@@ -143,6 +143,11 @@ def ravel(x) -> Tensor:
     return reshape(x, (-1,))
 
 
+def flatten(x) -> Tensor:
+    """x flattened, always a copy (NumPy's ndarray.flatten; ravel gives a view)."""
+    return reshape(x, (-1,), copy=True)
+
+
 def expand_dims(x, axis) -> Tensor:
     x = as_tensor(x)
     return _reshaped_view(x, _manipulation.expand_dims(x, axis))
