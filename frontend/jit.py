@@ -19,7 +19,7 @@ import weakref
 
 import numpy as np
 
-from . import config, debugging, tree, writes
+from . import config, debugging, tree, views, writes
 from .aot import Lowered
 from .api import resolve_backend
 from .backends import REFERENCE, XlaBackend
@@ -52,7 +52,8 @@ _data_of = operator.attrgetter("_data")
 _is_tensor = Tensor.__instancecheck__
 # a leaf's part of the fast-path key: only non-weak tensors of the entry's backend
 # were entered, so any other leaf misses (or raises AttributeError: not a tensor)
-_fast_leaf = operator.attrgetter("type", "weak", "_backend")
+# (and _view: a view leaf traces differently and is never entered, so it misses)
+_fast_leaf = operator.attrgetter("type", "weak", "_backend", "_view")
 _ALL_JITTED: weakref.WeakSet = weakref.WeakSet()
 
 
@@ -215,7 +216,8 @@ class Jitted:
         # ops adopt them): the key holds each leaf's backend, so a call whose tensors
         # are all on the device still misses here and runs eagerly, as _signature says
         ok = (backend,) if not entry.lazy else (backend, backend.target)
-        if not all(type(x) is Tensor and not x.weak and x._backend in ok for x in leaves):
+        if not all(type(x) is Tensor and not x.weak and x._backend in ok and x._view is None
+                   for x in leaves):
             return
         if len(args) == len(leaves) and all(a is b for a, b in zip(args, leaves,
                                                                     strict=True)):
@@ -298,6 +300,8 @@ class Jitted:
         for x in leaves:
             if isinstance(x, Tensor):
                 abstract.append(trace.new_arg(x.type, x.weak))
+                if x._view is not None:  # `x += y` writes through it, as eagerly
+                    abstract[-1]._aliases = views.Aliases(pinned=True)
             elif type(x) in PY_SCALARS:
                 abstract.append(trace.new_arg(TensorType((), python_scalar_dtype(x)),
                                               is_weak_scalar(x)))

@@ -27,6 +27,8 @@ PY_SCALARS = (bool, int, float, complex)
 def leaf_signature(x):
     t = type(x)
     if t is Tensor:
+        if x._view is not None:  # `x += y` writes through it (numpy/_inplace.py)
+            return x.type, x.weak, "view"
         return x.type if not x.weak else (x.type, True)
     if t in PY_SCALARS:
         return t

@@ -53,10 +53,12 @@ class View:
 class Aliases:
     """What a base knows of its views: their weak references and its own layout."""
 
-    __slots__ = ("layout", "views", "_prune_at")
+    __slots__ = ("layout", "views", "_prune_at", "pinned")
 
-    def __init__(self):
+    def __init__(self, pinned: bool = False):
         self.layout, self.views, self._prune_at = None, [], 16
+        # pinned: a traced argument that is a view in the caller (see writes_in_place)
+        self.pinned = pinned
 
     def add(self, view) -> None:
         self.views.append(weakref.ref(view))
@@ -72,6 +74,13 @@ class Aliases:
                 out.append(v)
         self.views = [weakref.ref(v) for v in out]
         return out
+
+
+def writes_in_place(t) -> bool:
+    """Whether `t op= y` writes into t's memory (t is a view, or stands for one at a jit
+    boundary) rather than binding the name to a new tensor: NumPy's semantics where
+    memory is shared through a view, JAX's where it is not (see numpy/_inplace.py)."""
+    return t._view is not None or t._aliases is not None and t._aliases.pinned
 
 
 def base_layout(t) -> np.ndarray:

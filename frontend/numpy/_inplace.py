@@ -1,11 +1,16 @@
-"""Writes into tensors: x[index] = v and x += y, with NumPy's semantics.
+"""Writes into tensors: x[index] = v and x += y.
 
 A Tensor's data is never written in place. `x[index] = v` computes x.at[index].set(v)
-and `x += y` computes x + y in x's shape and dtype (the array API's rule); either way
-the result is written into the Tensor object through views.write, so every reference
-to x, and every view of the same memory (x[1:], x.T ...), sees the new value, as in
-NumPy. Inside jit the Tensor's IR value is rebound, so later uses in the trace see the
-update, and a write into an argument reaches the caller (see jit.py).
+and writes it into the Tensor object through views.write, so every reference to x, and
+every view of the same memory (x[1:], x.T ...), sees the new value, as in NumPy.
+
+`x += y` computes x + y in x's shape and dtype (the array API's rule). On a view it is
+written through, as NumPy's (`covariances[k] += reg` regularises the base, which
+scikit-learn relies on). On any other tensor it binds the *name* x to the new tensor, as
+JAX's immutable arrays do: another name for the old tensor keeps the old value, so a
+JAX program that kept `x` in a list before `x += step` keeps its numbers. (The array API
+leaves aliasing under in-place operators to the library.) Inside jit the Tensor's IR
+value is rebound, and a write into an argument reaches the caller (see jit.py).
 
 A tensor can only be rebound to a result of its own backend: writing a traced value
 into a tensor from outside the trace (a global, a closure, the enclosing function of a
@@ -115,8 +120,8 @@ def _masked_set(x: Tensor, index, value) -> Tensor | None:
 def inplace(name: str, f, symbol: str):
     """The Tensor method for `x <name>= y`: f(x, y) as a new tensor with x's shape and
     dtype (the array API's rule; NumPy's same_kind casting: `int_tensor += 1.5` raises,
-    `float32_tensor += float64_tensor` stays float32), written into x (NumPy's
-    semantics: every alias of x sees it)."""
+    `float32_tensor += float64_tensor` stays float32): written through when x is a view,
+    else bound to the name x (see the module docstring)."""
     def op(self: Tensor, other) -> Tensor:
         new = f(self, other)
         if new.shape != self.shape:
@@ -131,6 +136,8 @@ def inplace(name: str, f, symbol: str):
                     f"x's dtype {self.dtype} (NumPy's same_kind rule); write "
                     f"x = x {symbol[:-1]} y to get a {new.dtype} tensor, or cast y first"))
             new = astype(new, self.dtype)
+        if not views.writes_in_place(self):
+            return new
         _write(self, new, f"x {symbol} y")
         return self
 

@@ -61,13 +61,13 @@ def _inplace_view(xp, a, v, s):
     v += 1000.0
 
 
-def _inplace_base(xp, a, v, s):
-    a *= 3.0
+def _inplace_sibling(xp, a, v, s):
+    s *= 3.0
 
 
 WRITES = {"into view": _write_view, "into base": _write_base,
           "into sibling": _write_sibling, "+= on view": _inplace_view,
-          "*= on base": _inplace_base}
+          "*= on sibling": _inplace_sibling}
 
 
 def scenario(view, write):
@@ -159,6 +159,31 @@ def test_jit_writes_into_arguments_and_closures_as_eagerly(donate):
         np.testing.assert_array_equal(a1, a2)
     np.testing.assert_array_equal(results[0][2], [1, 8, 8, 8])
     np.testing.assert_array_equal(results[0][3], [0, 0, 8])
+
+
+@pytest.mark.parametrize("jitted", [False, True], ids=["eager", "jit"])
+def test_inplace_operators_write_through_views_and_rebind_other_names(jitted):
+    """`x op= y` writes into the memory a view shares (NumPy); on a tensor that is no
+    view it binds the name to a new tensor, and other names keep the old value (JAX):
+    the same with and without jit, whether the view is made inside or passed in."""
+    def f(a, v):
+        kept = a
+        a += 1.0          # a is no view: a new tensor, `kept` keeps the old value
+        v += 10.0         # v is a view of the caller's base: written through
+        row = kept[0]
+        row *= 2.0        # a view of kept: written through to kept
+        return a, kept
+    g = stablejit.jit(f) if jitted else f
+    base, other = snp.asarray(BASE), snp.asarray(BASE)
+    a, kept = g(other, base[1])
+    np.testing.assert_array_equal(np.asarray(a), BASE + 1)
+    want = BASE.copy()
+    want[0] *= 2
+    np.testing.assert_array_equal(np.asarray(kept), want)
+    np.testing.assert_array_equal(np.asarray(other), want)  # kept is the caller's tensor
+    want = BASE.copy()
+    want[1] += 10
+    np.testing.assert_array_equal(np.asarray(base), want)
 
 
 def test_the_issue_examples_give_numpys_answers():
