@@ -24,6 +24,7 @@ from . import (
     tree_util,
 )
 from .abstract import ClosedIR, eval_shape, make_jaxpr
+from .aot import Compiled, Lowered
 from .api import (
     backend_copy,
     backend_transfer,
@@ -67,7 +68,6 @@ from .errors import (
     TracerBoolConversionError,
     TracerConversionError,
 )
-from .aot import Compiled, Lowered
 from .jit import Jitted, RecompileWarning, jit
 from .lazy import lazy
 from .platforms import default_platform
