@@ -51,6 +51,15 @@ def _(a):
     return lda.predict(a(X)), lda.predict_proba(a(X))
 
 
+@case("sklearn.LinearDiscriminantAnalysis(eigen)")
+def _(a):
+    # fit leaves scalings_ as NumPy (scikit-learn's eigen solver calls scipy.linalg.eigh,
+    # which converts); predict_proba on our tensors must still work (issue 26)
+    from sklearn.discriminant_analysis import LinearDiscriminantAnalysis
+    lda = LinearDiscriminantAnalysis(solver="eigen").fit(a(X), a(Y))
+    return lda.predict(a(X)), lda.predict_proba(a(X))
+
+
 @case("sklearn.PCA")
 def _(a):
     from sklearn.decomposition import PCA
