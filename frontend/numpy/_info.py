@@ -11,7 +11,7 @@ from __future__ import annotations
 from ..api import resolve_backend
 from ..backends import XlaBackend
 from ..compiler import dtypes as dt
-from ..context import concrete_default
+from ..context import concrete_default, current_backend
 from ..platforms import default_platform
 from ..promotion import DEFAULT_COMPLEX, DEFAULT_FLOAT, DEFAULT_INT
 from ..runtime import client
@@ -37,10 +37,14 @@ class Info:
     """The namespace's inspection object (see the array API's `__array_namespace_info__`)."""
 
     def capabilities(self) -> dict:
-        # Both work on concrete tensors (eager and reference backends). Inside jit,
-        # boolean masks and nonzero raise MustCompileError: XLA shapes are static.
+        # Both work on concrete tensors (eager and reference backends). While a function
+        # is traced (jit, grad, vmap, a control-flow body) boolean masks and nonzero raise
+        # MustCompileError, XLA's shapes being static: so the answer is False there, and
+        # libraries that ask (array-api-extra's apply_where, isclose ...) take the path
+        # they take for jax (where(mask, f(x), fill)) instead of masking.
         # 64 dimensions: NumPy's limit, which every transfer to or from the host meets.
-        return {"boolean indexing": True, "data-dependent shapes": True,
+        dynamic = current_backend().concrete
+        return {"boolean indexing": dynamic, "data-dependent shapes": dynamic,
                 "max dimensions": 64}
 
     def default_device(self):
