@@ -123,7 +123,8 @@ class vectorize:  # noqa: N801 - NumPy's and JAX's name
                 f"vectorize: keyword argument(s) {dynamic} are not vectorized; pass them "
                 f"positionally, or list them in excluded= to pass them as they are"))
         fixed = {i: a for i, a in enumerate(args) if i in self.excluded or a is None}
-        mapped = [as_tensor(a) for i, a in enumerate(args) if i not in fixed]
+        # (lists of traced values are stacked, as jax's vectorize does)
+        mapped = [as_tensor(a, stack=True) for i, a in enumerate(args) if i not in fixed]
         pyfunc = self.pyfunc
 
         def func(*xs):

@@ -320,7 +320,8 @@ def _scatter_ref(x, indices, updates, *, update_window_dims, inserted_window_dim
         s = np.zeros(batch, np.int64)
         if d in scatter_dims_to_operand_dims:
             s = idx[..., list(scatter_dims_to_operand_dims).index(d)]
-        valid &= (s >= 0) & (s + sizes[d] <= x.shape[d])  # XLA drops windows that leave x
+        # XLA drops windows that leave x (s <= n - size: s + size could overflow)
+        valid &= (s >= 0) & (s <= x.shape[d] - sizes[d])
         starts.append(s)
     full = tuple(batch) + tuple(sizes)
     grids = [np.broadcast_to(g, full) for g in _window_grids(starts, batch, sizes, x.shape)]

@@ -211,18 +211,43 @@ true_divide = divide
 
 
 def floor_divide(x, y) -> Tensor:
+    """Python/NumPy floor division. An integer division by zero is 0, as in NumPy (and
+    as remainder's); XLA's division gives -1 (all bits set). INT_MIN // -1 wraps to
+    INT_MIN, as in NumPy."""
     (x, y), dtype = prepare(x, y)
     _check_kinds("floor_divide", dtype, "iuf", "real")
     if dtype.kind == "f":
-        return bind1(ew.floor, bind1(ew.divide, x, y))
+        return _weak_if(_float_floor_divide(x, y), x, y)
     if dtype.kind == "u":
-        return bind1(ew.divide, x, y)
+        return _weak_if(_zero_where_divisor_is_zero(bind1(ew.divide, x, y), y), x, y)
     # C division truncates; step down when the signs differ and it was inexact
     q = bind1(ew.divide, x, y)
     r = bind1(ew.remainder, x, y)
     zero = full_like_tensor(0, x)
     adjust = bitwise_and(not_equal(r, zero), not_equal(less(r, zero), less(y, zero)))
-    return select(adjust, subtract(q, 1), q)
+    return _weak_if(_zero_where_divisor_is_zero(select(adjust, subtract(q, 1), q), y), x, y)
+
+
+def _float_floor_divide(x: Tensor, y: Tensor) -> Tensor:
+    """NumPy's float floor division (npy_divmod), which agrees with its remainder:
+    (x - fmod(x, y)) / y, one down where fmod's sign differs from y's, rounded to the
+    nearest integer; x / y for y = 0. floor(x / y) is not it: 1.0 // 0.1 is 9 (0.1 is a
+    little above 1/10), inf // 1 is NaN, -1 // inf is -1. Half floats are computed in
+    float32, as NumPy does."""
+    dtype = x.dtype
+    if dtype.bits < 32:
+        x, y = astype(x, dt.float32), astype(y, dt.float32)
+    zero, one = full_like_tensor(0, x), full_like_tensor(1, x)
+    mod = bind1(ew.remainder, x, y)
+    div = bind1(ew.divide, subtract(x, mod), y)
+    below = bitwise_and(not_equal(mod, zero), not_equal(less(y, zero), less(mod, zero)))
+    div = select(below, subtract(div, one), div)
+    q = bind1(ew.floor, div)
+    q = select(greater(subtract(div, q), full_like_tensor(0.5, x)), add(q, one), q)
+    quotient = bind1(ew.divide, x, y)
+    q = select(equal(div, zero), copysign(zero, quotient), q)
+    q = select(equal(y, zero), quotient, q)
+    return astype(q, dtype) if q.dtype is not dtype else q
 
 
 def remainder(x, y) -> Tensor:
@@ -233,7 +258,7 @@ def remainder(x, y) -> Tensor:
     if dtype.kind in "iu":
         r = _zero_where_divisor_is_zero(r, y)
     if dtype.kind == "u":
-        return r
+        return _weak_if(r, x, y)
     zero = full_like_tensor(0, x)
     adjust = bitwise_and(not_equal(r, zero), not_equal(less(r, zero), less(y, zero)))
     out = select(adjust, add(r, y), r)
@@ -243,7 +268,7 @@ def remainder(x, y) -> Tensor:
         # where select's constant branch would make it 0 at every multiple of y
         through = subtract(bind1(ad.stop_gradient, out), out)
         out = select(equal(out, zero), subtract(copysign(zero, y), through), out)
-    return out
+    return _weak_if(out, x, y)
 
 
 mod = remainder
@@ -253,11 +278,21 @@ def fmod(x, y) -> Tensor:
     """C's remainder: the result takes the dividend's sign."""
     (x, y), dtype = prepare(x, y)
     r = bind1(ew.remainder, x, y)
-    return _zero_where_divisor_is_zero(r, y) if dtype.kind in "iu" else r
+    return _weak_if(_zero_where_divisor_is_zero(r, y), x, y) if dtype.kind in "iu" else r
+
+
+def _weak_if(out: Tensor, x: Tensor, y: Tensor) -> Tensor:
+    """out (a fresh tensor of the operands' dtype), weak when both operands are, as JAX
+    types x // y and x % y of Python scalars (the strong constants of the steps above
+    would make it strong)."""
+    if x.weak and y.weak and not out.weak:
+        out.weak = True
+    return out
 
 
 def _zero_where_divisor_is_zero(r: Tensor, y: Tensor) -> Tensor:
-    # an integer remainder by 0 is 0, as in NumPy and JAX (XLA's rem gives the dividend)
+    # an integer remainder or floor division by 0 is 0, as in NumPy (XLA's rem gives the
+    # dividend, its division -1)
     zero = full_like_tensor(0, r)
     return select(equal(broadcast_to(y, r.shape), zero), zero, r)
 

@@ -16,8 +16,12 @@ Out-of-range indices:
     the axis and its size, as NumPy does;
   * tensor indices are not checked (that would need the values on the host). As in JAX,
     negative ones count from the end; reads (x[i], .at[i].get()) clamp into range, and
-    updates (.at[i].set/add/...) drop an update whose index is out of range. `mode=`
-    changes this: "clip" clamps updates too, "fill" makes reads return `fill_value`.
+    updates (.at[i].set/add/...) drop an update whose index is out of range.
+An explicit `mode=` (x.at[i].get/set/add/..., take, take_along_axis) applies to static
+and tensor indices alike, as in JAX: negative indices count from the end once, then
+"clip" clamps into range; for reads "fill" (or "drop") gives `fill_value` and
+"promise_in_bounds" clamps; for updates "drop" (or "fill", "promise_in_bounds") skips
+the out-of-range updates.
 """
 
 from __future__ import annotations
@@ -80,12 +84,26 @@ def _expand(index, ndim: int) -> list:
     return out
 
 
+# x.at[i].get's modes, as JAX reads them: what each does to an out-of-range index
+GET_MODES = {None: None, "clip": "clip", "promise_in_bounds": "clip", "fill": "fill",
+             "drop": "fill"}
+# and x.at[i].set/add/...'s: "drop" skips the update, "clip" clamps its index
+UPDATE_MODES = {None: None, "drop": "drop", "fill": "drop", "promise_in_bounds": "drop",
+                "clip": "clip"}
+
+
 def getitem(x: Tensor, index, mode: str | None = None, fill_value=None) -> Tensor:
+    """x[index]. mode=None: static out-of-range indices raise IndexError, tensor ones
+    clamp; "clip" (or "promise_in_bounds") clamps both, "fill" (or "drop") reads
+    `fill_value` (JAX's default fill when None) at out-of-range indices of either kind."""
     index, empty_axes = _scalar_masks(index, x.ndim)
     if empty_axes:
         return getitem(getitem(x, index, mode, fill_value),
                        (slice(None),) * empty_axes[0] + (slice(0, 0),))
     idx = _expand(index, x.ndim)
+    if mode is not None:
+        mode = GET_MODES[mode]
+        idx = static_indices_in_mode(x, idx, mode)
     if any(_is_array_index(i) for i in idx) or mode == "fill" and any(
             isinstance(i, Tensor) for i in idx):
         return _advanced(x, idx, mode or "clip", fill_value)
@@ -116,7 +134,8 @@ def getitem(x: Tensor, index, mode: str | None = None, fill_value=None) -> Tenso
                 raise IndexError(at_user_line(
                     f"index {i} is out of bounds for axis {axis} with size {n} (jax.numpy "
                     f"would clamp it to the nearest element; stablejit raises, as NumPy "
-                    f"does. To clamp, write stablejit.numpy.take(x, i, axis, mode='clip'))"))
+                    f"does. To clamp, write x.at[i].get(mode='clip'); for a fill value, "
+                    f"x.at[i].get(mode='fill', fill_value=v))"))
             i %= n
             at = runtime(i, DEFAULT_INT) if runtime is not None else None
             if at is not None:  # an input of the program, not part of its key
@@ -197,8 +216,8 @@ def _dynamic(x: Tensor, dynamic) -> Tensor:
         if axis in by_axis:
             i, in_range = by_axis[axis]
             if not in_range:
-                i = astype(i, DEFAULT_INT)
                 n = x.shape[axis]
+                i = index_as(i, n, DEFAULT_INT)
                 i = (i < 0) * n + i  # negative indices count from the end, as in NumPy
             starts.append(i)
             sizes[axis] = 1
@@ -269,14 +288,79 @@ def _host_index(i, n: int, axis: int, idt: dt.DType) -> np.ndarray:
     return np.where(a < 0, a + n, a).astype(idt.np)
 
 
+def static_index_in_mode(i, n: int, mode: str, like: Tensor, axis: int = 0):
+    """A static integer index (int, NumPy array or list) under an explicit mode, as JAX
+    applies it: negative entries count from the end once, then out-of-range ones are
+    clamped into [0, n) (mode "clip") or, for "fill" (a read fills them, an update drops
+    them), the whole index becomes a tensor whose out-of-range entries are n (tensor
+    indices are range-checked on the device). mode "raise" raises IndexError for them.
+    In-range indices come back static: an int, or an int64 array. Indices that are not
+    integers, and any index into an empty axis, come back unchanged (their IndexError is
+    raised where they are used: there is nothing to clamp to, as JAX says)."""
+    if _is_int(i) and n:  # the common case, in Python
+        j = int(i) + n if i < 0 else int(i)
+        if 0 <= j < n:
+            return j
+    a = np.asarray(i)
+    if n == 0 or a.dtype.kind not in "iu" or a.size == 0:
+        return i
+    if a.dtype.kind == "u":
+        a = np.minimum(a, n)  # every entry >= n is out of range alike (and fits int64)
+    a = a.astype(np.int64)
+    a = np.where(a < 0, a + n, a)
+    bad = (a < 0) | (a >= n)
+    if bad.any():
+        if mode == "raise":
+            first = np.asarray(i).flat[int(np.argmax(bad))]
+            raise IndexError(at_user_line(
+                f"index {int(first)} is out of bounds for axis {axis} with size {n} (pass "
+                f"mode='drop' to skip out-of-range updates or mode='clip' to clamp them, "
+                f"as jax.numpy would)"))
+        if mode == "clip":
+            a = np.clip(a, 0, n - 1)
+        else:
+            return as_tensor(np.where(bad, n, a).astype(index_dtype(n).np), like=like)
+    return int(a) if _is_int(i) else a
+
+
+def static_indices_in_mode(x: Tensor, idx: list, mode: str) -> list:
+    """The expanded index `idx` of x with each static integer index put in `mode`
+    (static_index_in_mode); slices, None, masks and tensors pass unchanged."""
+    out, axis = [], 0
+    for i in idx:
+        if i is None:
+            out.append(i)
+            continue
+        if _is_mask(i):
+            out.append(i)
+            axis += np.ndim(i) if not isinstance(i, Tensor) else i.ndim
+            continue
+        if not isinstance(i, (slice, Tensor)):
+            i = static_index_in_mode(i, x.shape[axis], mode, x, axis)
+        out.append(i)
+        axis += 1
+    return out
+
+
+def index_as(i: Tensor, n: int, idt: dt.DType) -> Tensor:
+    """An integer index tensor in the signed index dtype idt, for an axis of size n.
+    Unsigned indices too large for idt are first lowered to n (out of range alike): a
+    plain conversion would wrap them around to small or negative, in-range ones."""
+    if i.dtype.kind == "u" and i.dtype.bits >= idt.bits and n < 2 ** i.dtype.bits:
+        top = broadcast_to(i._backend.scalar(n, i.dtype), i.shape)
+        i = bind1(ew.minimum, i, top)
+    return astype(i, idt)
+
+
 def _tensor_index(i: Tensor, n: int, idt: dt.DType) -> Tensor:
     """A dynamic integer index: negatives count from the end (not range-checked)."""
     if not i.dtype.is_integer:
         raise IndexError(at_user_line(
             f"tensors used as indices must be of integer (or boolean) type, got "
             f"{i.dtype.name}"))
-    i = astype(i, idt)
-    if i.dtype.kind == "u":
+    unsigned = i.dtype.kind == "u"
+    i = index_as(i, n, idt)
+    if unsigned:
         return i
     zero = i._backend.scalar(0, idt)
     size = i._backend.scalar(n, idt)
@@ -424,8 +508,9 @@ class IndexUpdateRef:
     """x.at[index].op(values): a new tensor equal to x with x[index] updated.
 
     Repeated indices accumulate for add/multiply/min/max; for set, which of the repeated
-    updates wins is unspecified (as in XLA). Out-of-range tensor indices are dropped
-    (mode="drop", the default) or clamped (mode="clip"); static ones raise IndexError."""
+    updates wins is unspecified (as in XLA). Out-of-range indices are dropped (mode="drop",
+    "fill" or "promise_in_bounds") or clamped (mode="clip"); without a mode, tensor ones
+    are dropped and static ones raise IndexError (as NumPy's x[i] = v)."""
 
     __slots__ = ("x", "index")
 
@@ -435,10 +520,11 @@ class IndexUpdateRef:
 
     def get(self, *, mode: str | None = None, fill_value=None, indices_are_sorted=False,
             unique_indices=False) -> Tensor:
-        if mode not in (None, "clip", "fill", "promise_in_bounds"):
-            raise ValueError(at_user_line(f"get: unknown mode {mode!r}; use 'clip' or 'fill'"))
-        return getitem(self.x, self.index, mode="fill" if mode == "fill" else None,
-                       fill_value=fill_value)
+        if mode not in GET_MODES:
+            raise ValueError(at_user_line(
+                f"get: unknown mode {mode!r}; use 'clip', 'fill', 'drop' or "
+                f"'promise_in_bounds'"))
+        return getitem(self.x, self.index, mode=mode, fill_value=fill_value)
 
     def set(self, values, **kw) -> Tensor:
         return _update(self.x, self.index, values, "set", **kw)
@@ -477,16 +563,21 @@ def _leading_advanced(idx: list) -> int:
 def _update(x: Tensor, index, values, kind: str, *, mode: str | None = None,
             indices_are_sorted: bool = False, unique_indices: bool = False) -> Tensor:
     x = as_tensor(x)
-    if mode not in (None, "drop", "clip", "promise_in_bounds"):
-        raise ValueError(at_user_line(f"unknown mode {mode!r}; use 'drop' or 'clip'"))
+    if mode not in UPDATE_MODES:
+        raise ValueError(at_user_line(
+            f"unknown mode {mode!r}; use 'drop', 'clip', 'fill' or 'promise_in_bounds'"))
+    mode = UPDATE_MODES[mode]
     clip = mode == "clip"
     v = values_in(x, values)
     idx = _expand(index, x.ndim)
+    # static indices: out-of-range ones raise without a mode; else clamped or made n,
+    # which the scatter drops ("fill" as getitem reads it)
+    static_mode = "raise" if mode is None else "clip" if clip else "fill"
     flags = {"indices_are_sorted": bool(indices_are_sorted),
              "unique_indices": bool(unique_indices)}
     k = _leading_advanced(idx)
     if k >= 1:
-        plan = _Plan(x, idx[:k], need_valid=False)
+        plan = _Plan(x, static_indices_in_mode(x, idx[:k], static_mode), need_valid=False)
         ind = plan.indices()
         nb = len(plan.bshape)
         if clip:
@@ -506,8 +597,11 @@ def _update(x: Tensor, index, values, kind: str, *, mode: str | None = None,
     # general case: the flat position of every selected element, then a 1-d scatter
     idt = index_dtype(x.size + 1)
     with_tensors = any(isinstance(i, Tensor) for i in idx)
+    if mode is None and with_tensors:  # the "fill" below must not hide a static one
+        static_indices_in_mode(x, idx, "raise")
     ids = reshape(arange(x.size, dtype=idt, device=_device(x)), x.shape)
-    pos = getitem(ids, index, mode=None if clip or not with_tensors else "fill",
+    read = None if mode is None and not with_tensors else "clip" if clip else "fill"
+    pos = getitem(ids, index, mode=read,
                   fill_value=x.size)  # an out-of-range position: the scatter drops it
     v = _broadcast_values(v, pos.shape)
     if x.size == 0:  # nothing to update (and XLA refuses a window on an empty axis)

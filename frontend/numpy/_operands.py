@@ -7,8 +7,10 @@ them; asarray lives here, not with the creation functions, for that reason.
 
 from __future__ import annotations
 
+import inspect
 import numbers
 import operator
+import sys
 from collections.abc import Sequence
 
 import numpy as np
@@ -18,7 +20,7 @@ from ..compiler import dtypes as dt
 from ..compiler.primitives import elementwise as ew
 from ..compiler.primitives import shape_ops as so
 from ..dispatch import bind, bind1, current_backend
-from ..errors import at_user_line
+from ..errors import at_user_line, user_site
 from ..promotion import (
     DEFAULT_COMPLEX,
     DEFAULT_FLOAT,
@@ -145,9 +147,13 @@ def _stack_rows(rows: list[Tensor]) -> Tensor:
 dt.install_constructor(lambda value, dtype: asarray(value, dtype))  # float32(1.5)
 
 
-def as_tensor(x, like: Tensor | None = None) -> Tensor:
+def as_tensor(x, like: Tensor | None = None, *, stack: bool = False) -> Tensor:
     """Operands of namespace functions: Tensors pass through, scalars become weak tensors
-    on the backend of `like` (or the default backend)."""
+    on the backend of `like` (or the default backend). A list or tuple holding traced
+    tensors raises TypeError (see _traced_sequence_error), as jax.numpy's functions do;
+    asarray, stack, concatenate and the other functions that take sequences of arrays
+    accept them, and so does as_tensor(x, stack=True), for the few functions that jax
+    lets stack them too (array_equal, vectorize, ...)."""
     if isinstance(x, Tensor):
         return x
     if _python_scalar(x):
@@ -155,7 +161,69 @@ def as_tensor(x, like: Tensor | None = None) -> Tensor:
         return backend.scalar(x, python_scalar_dtype(x), weak=is_weak_scalar(x))
     if like is not None and isinstance(x, (np.ndarray, np.generic)):
         return asarray(x, device=like._backend if like._backend.concrete else None)
+    if not stack and isinstance(x, (list, tuple)) and _contains_traced(x):
+        raise _traced_sequence_error(x)
     return asarray(x)
+
+
+def _contains_traced(x) -> bool:
+    """Whether x holds a value of a function being transformed: a traced tensor (jit,
+    vmap, a loop body), or one on an eager grad's tape (concrete, but grad's list
+    argument is a list of scalars as jit's is)."""
+    if isinstance(x, Tensor):
+        # a trace, or an eager grad's tape while it records (GradTape.recording)
+        return not x._backend.concrete or getattr(x._backend, "recording", False)
+    return isinstance(x, (list, tuple)) and any(_contains_traced(e) for e in x)
+
+
+def _called_function() -> str:
+    """The namespace function the user called ('snp.mean', 'snp.linalg.norm'), read off
+    the stack (only on the error path): the outermost stablejit frame that runs a
+    function of stablejit.numpy, .linalg or .fft. Functions made by a factory share one
+    code object, so their frames are told apart by the closure's values."""
+    codes: dict = {}
+    for prefix, module in (("snp.", sys.modules.get(__package__)),
+                           ("snp.linalg.", sys.modules.get(__package__ + ".linalg")),
+                           ("snp.fft.", sys.modules.get(__package__ + ".fft"))):
+        for name, fn in sorted(vars(module).items() if module else ()):
+            if name.startswith("_") or not callable(fn) or isinstance(fn, type) or (
+                    prefix != "snp." and name not in getattr(module, "__all__", ())):
+                continue
+            if getattr(module, getattr(fn, "__name__", ""), None) is fn:
+                name = fn.__name__  # concatenate, not its alias concat
+            for g in {fn, inspect.unwrap(fn)}:
+                code = getattr(g, "__code__", None)
+                if code is not None:
+                    codes.setdefault(code, []).append((prefix + name, g))
+    site = user_site()
+    user_code = site[0] if site is not None else None
+    frames, f = [], sys._getframe(1)
+    while f is not None and f.f_code is not user_code:  # stablejit's frames
+        frames.append(f)
+        f = f.f_back
+    for frame in reversed(frames):  # from the user's call inward
+        for name, g in codes.get(frame.f_code, ()):
+            cells = g.__closure__ or ()
+            try:
+                if all(frame.f_locals.get(v) is c.cell_contents
+                       for v, c in zip(frame.f_code.co_freevars, cells, strict=True)):
+                    return name
+            except ValueError:  # an empty cell
+                continue
+    return "a stablejit.numpy function"
+
+
+def _traced_sequence_error(x) -> TypeError:
+    """Under jit (or grad, vmap, a loop body) a Python list of traced values is not an
+    array: `x * 2` on it repeats the list, and a namespace function that stacked it
+    silently would compute on whatever the list became. jax.numpy refuses it the same
+    way; eagerly lists stay accepted, as in NumPy."""
+    kind = type(x).__name__
+    return TypeError(at_user_line(
+        f"{_called_function()} got a {kind} of traced values (inside stablejit.jit, grad, "
+        f"vmap or a loop body, a Python {kind} is not an array: a jitted function's list "
+        f"argument is a {kind} of scalars, and list operations such as `x * 2` repeat "
+        f"it). Pass an array: snp.asarray(x) or snp.stack(x), or give jit an array"))
 
 
 def values_in(x: Tensor, values) -> Tensor:

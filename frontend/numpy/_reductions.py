@@ -266,7 +266,9 @@ def allclose(a, b, rtol: float = 1e-05, atol: float = 1e-08, equal_nan: bool = F
 
 def array_equal(a1, a2, equal_nan: bool = False) -> Tensor:
     """A 0-d boolean tensor: same shape and equal elements."""
-    x, y = as_tensor(a1), as_tensor(a2, a1 if isinstance(a1, Tensor) else None)
+    # lists of traced values too, as in jax
+    x = as_tensor(a1, stack=True)
+    y = as_tensor(a2, a1 if isinstance(a1, Tensor) else None, stack=True)
     if x.shape != y.shape:
         return full_like_tensor(False, astype(all(x), dt.bool_))
     eq = equal(x, y)
@@ -277,7 +279,9 @@ def array_equal(a1, a2, equal_nan: bool = False) -> Tensor:
 
 def array_equiv(a1, a2) -> Tensor:
     """A 0-d boolean tensor: equal after broadcasting (False if they do not broadcast)."""
-    x, y = as_tensor(a1), as_tensor(a2, a1 if isinstance(a1, Tensor) else None)
+    # lists of traced values too, as in jax
+    x = as_tensor(a1, stack=True)
+    y = as_tensor(a2, a1 if isinstance(a1, Tensor) else None, stack=True)
     try:
         broadcast_shapes(x.shape, y.shape)
     except ValueError:

@@ -5,10 +5,11 @@ nonzero/argwhere/flatnonzero have a data-dependent result size. Outside jit they
 the mask once; inside jit they need a static `size=` (as in JAX): the first `size`
 indices in row-major order, padded with `fill_value` (default 0).
 
-Out-of-range indices in take/take_along_axis: static ones raise IndexError (NumPy);
-tensor ones follow JAX's default for these functions, mode="fill": the result is NaN for
-inexact dtypes, the most negative value for signed integers, the largest for unsigned
-ones and True for booleans (or `fill_value`). mode="clip" clamps, mode="wrap" wraps.
+Out-of-range indices in take/take_along_axis: without a mode, static ones raise
+IndexError (NumPy) and tensor ones follow JAX's default for these functions, mode="fill":
+the result is NaN for inexact dtypes, the most negative value for signed integers, the
+largest for unsigned ones and True for booleans (or `fill_value`). mode="clip" clamps,
+mode="wrap" wraps; an explicit mode applies to static indices too, as in JAX.
 """
 
 from __future__ import annotations
@@ -25,7 +26,16 @@ from ..errors import MustCompileError, at_user_line
 from ..promotion import DEFAULT_INT
 from ..tensor import Tensor
 from ._elementwise import select
-from ._indexing import _fill, _host_index, _tensor_index, getitem, index_dtype
+from ._indexing import (
+    UPDATE_MODES,
+    _fill,
+    _host_index,
+    _tensor_index,
+    getitem,
+    index_as,
+    index_dtype,
+    static_index_in_mode,
+)
 from ._manipulation import concatenate, reshape, stack
 from ._operands import (
     as_tensor,
@@ -51,11 +61,26 @@ def _is_static(i) -> bool:
     return not isinstance(i, Tensor)
 
 
-def _prepare_index(i, n: int, axis: int, mode, like: Tensor):
-    """(index tensor normalised for `mode`, fill?)."""
+def _prepare_index(i, n: int, axis: int, mode, like: Tensor, *, wrap_first: bool = False):
+    """(index tensor normalised for `mode`, fill?). mode: None (static indices are
+    checked, tensor ones fill), "fill", "clip" (clamped into range; negative indices
+    count from the end first when wrap_first, as take_along_axis has it in JAX, but not
+    for take, as in NumPy and JAX), "wrap" or "raise" (checked, on the host)."""
     idt = index_dtype(n)
+    if mode in ("wrap", "clip") and _is_static(i) and n:
+        a = np.asarray(i)
+        if a.dtype.kind in "iu" and a.size:  # on the host, exactly (no int32 wrap-around)
+            if mode == "wrap":
+                a = np.mod(a, n)
+            elif wrap_first:
+                a = static_index_in_mode(a, n, "clip", like, axis)
+            else:
+                a = np.clip(np.minimum(a, n) if a.dtype.kind == "u" else a, 0, n - 1)
+            return as_tensor(np.asarray(a).astype(idt.np), like=like), False
     if mode == "wrap":
         i = as_tensor(i, like=like) if not isinstance(i, Tensor) else i
+        if i.dtype.kind == "u" and 0 < n < 2 ** i.dtype.bits:  # first in its own dtype
+            i = bind1(ew.remainder, i, broadcast_to(i._backend.scalar(n, i.dtype), i.shape))
         i = astype(i, dt.int64 if i.dtype is dt.int64 else idt)
         nn = broadcast_to(i._backend.scalar(n, i.dtype), i.shape)
         r = bind1(ew.remainder, i, nn)
@@ -63,21 +88,43 @@ def _prepare_index(i, n: int, axis: int, mode, like: Tensor):
         return bind1(ew.select, neg, bind1(ew.add, r, nn), r), False
     if mode == "clip":
         i = as_tensor(i, like=like) if not isinstance(i, Tensor) else i
-        i = astype(i, dt.int64 if i.dtype is dt.int64 else idt)
+        i = index_as(i, n, dt.int64 if i.dtype is dt.int64 else idt)
+        if wrap_first:
+            i = _tensor_index(i, n, i.dtype)
         lo = broadcast_to(i._backend.scalar(0, i.dtype), i.shape)
         hi = broadcast_to(i._backend.scalar(max(n - 1, 0), i.dtype), i.shape)
         return bind1(ew.clamp, lo, i, hi), False
-    if _is_static(i):
+    if mode == "raise":
+        if isinstance(i, Tensor):
+            if not i._backend.concrete:
+                raise MustCompileError(at_user_line(
+                    "mode='raise' inside jit cannot check the indices (they are traced "
+                    "values); pass mode='fill', 'clip' or 'wrap'"))
+            i = i.numpy()
         return as_tensor(_host_index(i, n, axis, idt), like=like), False
-    if mode not in (None, "fill", "raise"):
-        raise ValueError(at_user_line(f"unknown mode {mode!r}; use 'fill', 'clip' or 'wrap'"))
+    if _is_static(i):
+        if mode == "fill":
+            i = static_index_in_mode(i, n, "fill", like, axis)
+            if isinstance(i, Tensor):  # out-of-range entries: filled on the device
+                return i, True
+        return as_tensor(_host_index(i, n, axis, idt), like=like), False
     return i, True
 
 
+_TAKE_MODES = (None, "fill", "clip", "wrap", "raise")
+
+
 def take(a, indices, axis=None, out=None, mode=None, *, fill_value=None) -> Tensor:
+    """Elements of a at `indices` along `axis` (of the flattened a when None). Out of
+    range: static indices raise IndexError and tensor ones read fill_value unless `mode`
+    says otherwise: "fill" (JAX's default), "clip" (negatives clip to 0, as in NumPy),
+    "wrap", or "raise" (concrete indices are checked)."""
     a = as_tensor(a)
     if out is not None:
         raise TypeError(at_user_line("take(out=...) is not supported: tensors are immutable"))
+    if mode not in _TAKE_MODES:
+        raise ValueError(at_user_line(
+            f"take: unknown mode {mode!r}; use 'fill', 'clip', 'wrap' or 'raise'"))
     if axis is None:
         a, ax = reshape(a, (a.size,)), 0
     else:
@@ -98,6 +145,13 @@ def _along_axis_coords(idx: Tensor, shape, axis: int) -> Tensor:
     return parts[0] if len(parts) == 1 else concatenate(parts, axis=idx.ndim)
 
 
+# take_along_axis's modes: "drop" reads as "fill" and "promise_in_bounds" as "clip" (JAX
+# leaves its negative indices unwrapped, "a legacy behavior ... likely to be removed";
+# here they count from the end, as everywhere else)
+_ALONG_MODES = {None: None, "fill": "fill", "drop": "fill", "clip": "clip",
+                "promise_in_bounds": "clip", "wrap": "wrap", "raise": "raise"}
+
+
 def _along_axis_index(arr: Tensor, indices, axis, mode):
     if axis is None:
         arr = reshape(arr, (arr.size,))
@@ -111,9 +165,14 @@ def _along_axis_index(arr: Tensor, indices, axis, mode):
     if ndim != arr.ndim:
         raise ValueError(at_user_line(
             f"indices must have as many dimensions as the tensor ({arr.ndim}), got {ndim}"))
-    i, fill = _prepare_index(indices, arr.shape[ax], ax, mode, arr)
+    if mode not in _ALONG_MODES:
+        raise ValueError(at_user_line(
+            f"unknown mode {mode!r}; use 'fill', 'drop', 'clip', 'promise_in_bounds', "
+            f"'wrap' or 'raise'"))
+    i, fill = _prepare_index(indices, arr.shape[ax], ax, _ALONG_MODES[mode], arr,
+                             wrap_first=True)
     idt = dt.int64 if i.dtype is dt.int64 else index_dtype(*arr.shape)
-    i = astype(i, idt)
+    i = index_as(i, arr.shape[ax], idt)
     if fill:
         i = _tensor_index(i, arr.shape[ax], idt)
     shape = list(broadcast_shapes(arr.shape[:ax] + (1,) + arr.shape[ax + 1:],
@@ -148,7 +207,9 @@ def take_along_axis(arr, indices, axis=-1, mode=None, fill_value=None) -> Tensor
 
 def put_along_axis(arr, indices, values, axis, inplace: bool = False, mode=None) -> Tensor:
     """A copy of arr with `values` written at `indices` along `axis` (JAX's form: tensors
-    are immutable, so inplace must be False). Out-of-range tensor indices are dropped."""
+    are immutable, so inplace must be False). Out-of-range indices are dropped (mode
+    "drop", "fill", "promise_in_bounds") or clamped ("clip"); without a mode, static ones
+    raise IndexError and tensor ones are dropped."""
     if inplace:
         raise ValueError(at_user_line("put_along_axis(inplace=True) is not possible: "
                                       "tensors are immutable; pass inplace=False and use the "
@@ -156,9 +217,14 @@ def put_along_axis(arr, indices, values, axis, inplace: bool = False, mode=None)
     arr = as_tensor(arr)
     if axis is None:
         raise ValueError(at_user_line("put_along_axis needs an axis"))
-    _, ax, i, fill = _along_axis_index(arr, indices, axis, "clip" if mode == "clip" else None)
-    if fill:
-        i = _tensor_index(i, arr.shape[ax], i.dtype)
+    if mode not in UPDATE_MODES:
+        raise ValueError(at_user_line(
+            f"put_along_axis: unknown mode {mode!r}; use 'drop', 'clip', 'fill' or "
+            f"'promise_in_bounds'"))
+    # out of range: "drop" keeps index n (or another out-of-range one), which the
+    # scatter skips; without a mode static indices raise, tensor ones are dropped
+    mode = UPDATE_MODES[mode]
+    _, ax, i, _ = _along_axis_index(arr, indices, axis, "fill" if mode == "drop" else mode)
     v = broadcast_to(values_in(arr, values), i.shape)
     r = arr.ndim
     return bind1(ix.scatter, arr, _along_axis_coords(i, arr.shape, ax), v,

@@ -20,7 +20,7 @@ from ..tensor import Tensor
 from ._creation import zeros
 from ._elementwise import conj
 from ._manipulation import concatenate, moveaxis
-from ._operands import asarray, normalize_axis
+from ._operands import as_tensor, asarray, normalize_axis
 
 __all__ = ["fft", "ifft", "rfft", "irfft", "hfft", "ihfft", "fft2", "ifft2", "fftn", "ifftn",
            "rfftn", "irfftn", "rfft2", "irfft2",
@@ -79,7 +79,7 @@ def _scale(x: Tensor, norm, n: int, inverse: bool) -> Tensor:
 
 
 def _transform(x, s, axes, norm, kind: str) -> Tensor:
-    x = asarray(x)
+    x = as_tensor(x)
     axes, s = _axes_and_sizes(x, s, axes)
     if not axes:
         return x
@@ -142,12 +142,13 @@ def _swapped(norm):
 
 def hfft(a, n=None, axis: int = -1, norm=None) -> Tensor:
     """The real spectrum of a Hermitian-symmetric signal given by its first half."""
-    return irfft(conj(_complex(asarray(a))), n, axis, _swapped(norm))
+    return irfft(conj(_complex(as_tensor(a))), n, axis, _swapped(norm))
 
 
 def ihfft(a, n=None, axis: int = -1, norm=None) -> Tensor:
     """The first half of the Hermitian spectrum of a real signal (inverse of hfft)."""
-    return conj(rfft(a, n, axis, _swapped(norm)))
+    # (a list of traced values is stacked, as jax's ihfft does)
+    return conj(rfft(as_tensor(a, stack=True), n, axis, _swapped(norm)))
 
 
 def fftn(a, s=None, axes=None, norm=None) -> Tensor:
@@ -193,7 +194,7 @@ def rfftfreq(n: int, d: float = 1.0, *, dtype=None, device=None) -> Tensor:
 
 
 def _shift(x, axes, inverse: bool) -> Tensor:
-    x = asarray(x)
+    x = as_tensor(x)
     axes = tuple(range(x.ndim)) if axes is None else (
         (axes,) if isinstance(axes, int) else tuple(axes))
     for a in axes:

@@ -21,7 +21,7 @@ from . import _elementwise as E
 from . import _reductions as R
 from ._creation import arange, eye, zeros
 from ._manipulation import expand_dims, matrix_transpose, moveaxis, reshape, stack
-from ._operands import asarray, broadcast_shapes, broadcast_to, promote_operands
+from ._operands import as_tensor, broadcast_shapes, broadcast_to, promote_operands
 from ._products import matmul, outer, tensordot, vecdot
 
 __all__ = ["cholesky", "qr", "eig", "eigvals", "eigh", "eigvalsh", "svd", "svdvals", "solve",
@@ -59,7 +59,7 @@ class SVDResult(NamedTuple):
 
 
 def _float_matrix(x, name: str, square: bool = False) -> Tensor:
-    x = asarray(x)
+    x = as_tensor(x)
     if x.ndim < 2:
         raise ValueError(at_user_line(f"linalg.{name}: needs a matrix (or a stack of "
                                       f"matrices), got shape {x.shape}"))
@@ -96,7 +96,7 @@ def triangular_solve(a, b, *, lower: bool = False, left_side: bool = True,
                      transpose_a: str = "N", unit_diagonal: bool = False) -> Tensor:
     """Solve op(a) x = b (left_side) or x op(a) = b with a triangular."""
     a = _float_matrix(a, "triangular_solve", True)
-    b = asarray(b).astype(a.dtype)
+    b = as_tensor(b).astype(a.dtype)
     return bind1(la.triangular_solve, a, b, left_side=left_side, lower=lower,
                  transpose_a=transpose_a, unit_diagonal=unit_diagonal)
 
@@ -217,7 +217,7 @@ def inv(x) -> Tensor:
 def tensorinv(a, ind: int = 2) -> Tensor:
     """The inverse of a under tensordot over `ind` axes: a's first `ind` axes against the
     rest, as one square matrix; the result has shape a.shape[ind:] + a.shape[:ind]."""
-    a = asarray(a)
+    a = as_tensor(a)
     if not isinstance(ind, int) or ind <= 0:
         raise ValueError(at_user_line(f"linalg.tensorinv: ind must be a positive integer, "
                                       f"got {ind!r}"))
@@ -233,7 +233,7 @@ def tensorinv(a, ind: int = 2) -> Tensor:
 def tensorsolve(a, b, axes=None) -> Tensor:
     """x with tensordot(a, x, x.ndim) == b: a's leading axes match b's shape, its other
     axes are x's (`axes`: axes of a moved to the end first)."""
-    a, b = asarray(a), asarray(b)
+    a, b = as_tensor(a), as_tensor(b)
     if axes is not None:
         axes = (axes,) if isinstance(axes, int) else tuple(axes)
         a = moveaxis(a, axes, tuple(range(a.ndim - len(axes), a.ndim)))
@@ -251,7 +251,7 @@ def tensorsolve(a, b, axes=None) -> Tensor:
 
 
 def diagonal(x, offset: int = 0, axis1: int = -2, axis2: int = -1) -> Tensor:
-    x = asarray(x)
+    x = as_tensor(x)
     if (axis1 % x.ndim, axis2 % x.ndim) != (x.ndim - 2, x.ndim - 1):
         x = moveaxis(x, (axis1, axis2), (-2, -1))
     m, n = x.shape[-2:]
@@ -300,7 +300,7 @@ def det(x) -> Tensor:
 
 
 def matrix_power(x, n: int) -> Tensor:
-    x = _float_matrix(x, "matrix_power", True) if n < 0 else asarray(x)
+    x = _float_matrix(x, "matrix_power", True) if n < 0 else as_tensor(x)
     if not isinstance(n, int):
         raise TypeError(at_user_line("linalg.matrix_power: the exponent must be a Python int"))
     if n < 0:
@@ -317,7 +317,7 @@ def matrix_power(x, n: int) -> Tensor:
 
 
 def vector_norm(x, axis=None, keepdims: bool = False, ord=2) -> Tensor:
-    x = asarray(x)
+    x = as_tensor(x)
     if not x.dtype.is_inexact:
         x = x.astype(dt.float32)
     a = E.abs(x)
@@ -358,7 +358,7 @@ def matrix_norm(x, keepdims: bool = False, ord="fro") -> Tensor:
 
 def norm(x, ord=None, axis=None, keepdims: bool = False) -> Tensor:
     """numpy.linalg.norm: vector norms for 1-D input or one axis, matrix norms for 2-D."""
-    x = asarray(x)
+    x = as_tensor(x)
     if axis is None:
         if ord is None:
             return vector_norm(reshape(x, (-1,)) if not keepdims else x,
@@ -398,7 +398,7 @@ def _per_matrix(t):
     """A tolerance for each matrix of a stack (shape x.shape[:-2], or a number) made
     to broadcast against the singular values, which have one more axis."""
     if isinstance(t, Tensor) or getattr(t, "ndim", 0) > 0 or isinstance(t, (list, tuple)):
-        t = asarray(t)
+        t = as_tensor(t)
         return expand_dims(t, -1) if t.ndim else t
     return t
 
@@ -416,7 +416,7 @@ def pinv(x, rtol=None) -> Tensor:
 
 
 def cross(x, y, axis: int = -1) -> Tensor:
-    x, y = asarray(x), asarray(y)
+    x, y = as_tensor(x), as_tensor(y)
     if x.shape[axis] != 3 or y.shape[axis] != 3:
         raise ValueError(at_user_line(f"linalg.cross: both operands need size 3 along axis "
                                       f"{axis}, got {x.shape} and {y.shape}"))
@@ -467,7 +467,7 @@ def lstsq(a, b, rcond=None, *, numpy_resid: bool = False) -> LstsqResult:
 def multi_dot(arrays) -> Tensor:
     """The product of a chain of matrices (the first may be a row vector and the last a
     column vector), multiplied in the order that needs the fewest scalar products."""
-    ts = [asarray(t) for t in arrays]
+    ts = [as_tensor(t) for t in arrays]
     if len(ts) < 2:
         raise ValueError(at_user_line("linalg.multi_dot needs at least two tensors"))
     first_vec, last_vec = ts[0].ndim == 1, ts[-1].ndim == 1
