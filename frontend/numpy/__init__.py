@@ -427,7 +427,9 @@ nan = float("nan")
 newaxis = None
 ndarray = Tensor
 
-__array_api_version__ = "2024.12"
+# The newest standard: 2025.12 returns tuples from meshgrid, broadcast_arrays and
+# devices() where 2024.12 returned lists (NumPy 2 returns tuples too)
+__array_api_version__ = "2025.12"
 
 __all__ = [n for n in dir() if not n.startswith("_")]
 

@@ -98,6 +98,21 @@ def _to_device(self, device, /, *, stream=None) -> Tensor:
     return self if target is self._backend else backend_copy(self, target)
 
 
+_API_VERSIONS = ("2021.12", "2022.12", "2023.12", "2024.12", "2025.12")
+
+
+def _namespace(ns):
+    def __array_namespace__(self, /, *, api_version=None):
+        """The array API namespace of this tensor: stablejit.numpy, for every version of
+        the standard up to its own (the standard's rule: an unknown version raises)."""
+        if api_version is not None and api_version not in _API_VERSIONS:
+            raise ValueError(f"stablejit.numpy implements the array API standard "
+                             f"{', '.join(_API_VERSIONS)}; api_version={api_version!r} is "
+                             f"none of them")
+        return ns
+    return __array_namespace__
+
+
 def _at(self) -> IndexUpdateHelper:
     """Functional updates: x.at[index].set/add/multiply/min/max/get(...)."""
     return IndexUpdateHelper(self)
@@ -144,7 +159,7 @@ def install(ns) -> None:
     Tensor.to_device = _to_device
     Tensor.__getitem__ = getitem
     Tensor.__setitem__ = setitem
-    Tensor.__array_namespace__ = lambda self, api_version=None: ns
+    Tensor.__array_namespace__ = _namespace(ns)
     Tensor.T = property(transpose, doc="The axes reversed.")
     Tensor.mT = property(matrix_transpose, doc="The last two axes swapped.")
     Tensor.real = property(real)

@@ -298,10 +298,11 @@ def broadcast_to(x, shape) -> Tensor:
     return bind(so.broadcast_in_dim, (x,), so.trailing_broadcast(x.ndim, shape))[0]
 
 
-def broadcast_arrays(*xs) -> list[Tensor]:
+def broadcast_arrays(*xs) -> tuple[Tensor, ...]:
+    """The operands broadcast to one shape (a tuple: the array API 2025.12's, NumPy 2's)."""
     ts = [as_tensor(x) for x in xs]
     shape = broadcast_shapes(*(t.shape for t in ts))
-    return [broadcast_to(t, shape) for t in ts]
+    return tuple(broadcast_to(t, shape) for t in ts)
 
 
 # ---- operand preparation -------------------------------------------------------------

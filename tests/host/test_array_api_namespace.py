@@ -26,10 +26,15 @@ HERE = os.path.basename(__file__)
 # ---- version, inspection ---------------------------------------------------------------
 
 def test_version_and_namespace():
-    assert snp.__array_api_version__ == "2024.12"
+    assert snp.__array_api_version__ == "2025.12"
     x = snp.asarray([1.0, 2.0])
     assert x.__array_namespace__() is snp
     assert x.__array_namespace__(api_version="2023.12") is snp
+    with pytest.raises(ValueError, match="2030.12"):
+        x.__array_namespace__(api_version="2030.12")
+    # 2025.12 returns tuples where 2024.12 returned lists (NumPy 2 does too)
+    assert type(snp.meshgrid(x, x)) is tuple and type(snp.broadcast_arrays(x, x)) is tuple
+    assert type(snp.__array_namespace_info__().devices()) is tuple
 
 
 def test_namespace_info():
