@@ -117,6 +117,9 @@ _RULES: dict[str, tuple[str, list[Rule]]] = {
     ]),
     "tanh": ("odd", [
         (lambda x, y: _and(_is(x, 0), _nonfinite(y)), 0.0, math.nan),
+        # the standard's 1 + 0j for every finite y >= 0 (C99 and NumPy give
+        # 1 + i*0*sin(2y), whose zero is -0 where sin(2y) < 0)
+        (lambda x, y: _and(_inf(x), _finite(y)), 1.0, 0.0),
     ]),
     "asinh": ("odd", [
         (lambda x, y: _and(_nan(x), _is(y, 0)), math.nan, 0.0),

@@ -31,7 +31,24 @@ FUNCTIONS = ["exp", "expm1", "log", "log1p", "sqrt", "sin", "cos", "tan", "sinh"
 # gives nan+nanj, and expm1(1e30+0j) is inf+nanj where C99's exp(x+0j) = exp(x)+0j
 # gives inf+0j): compare without the sign of a zero or infinity next to a NaN.
 SIGN_UNSPECIFIED = {"sinh", "cosh", "sin", "cos"}
-NUMPY_DEPARTS = {"expm1": lambda z: not np.isfinite(z) or z == 0 or abs(z.real) >= 1e30}
+NUMPY_DEPARTS = {"expm1": lambda z: not np.isfinite(z) or z == 0 or abs(z.real) >= 1e30,
+                 # the standard's tanh(+inf + iy) = 1 + 0j for finite y >= 0 (C99 and NumPy:
+                 # 1 + i*0*sin(2y), -0 where sin(2y) < 0); tan(z) is -i*tanh(iz)
+                 "tanh": lambda z: np.isinf(z.real) and np.isfinite(z.imag),
+                 "tan": lambda z: np.isinf(z.imag) and np.isfinite(z.real)}
+
+
+@pytest.mark.parametrize("y", [0.0, 1.0, 2.5, 4.0, 1e30])
+def test_tanh_at_infinity_is_the_standards(y):
+    """tanh(±inf ± iy) = ±1 ± 0j with the signs of the operand's parts (the array API's
+    rule, from conjugate symmetry and oddness), where NumPy's zero follows sin(2y)."""
+    for sx in (1, -1):
+        for sy in (1, -1):
+            z = np.array([complex(sx * INF, sy * y)], np.complex64)
+            for path, got in run_three_ways(snp.tanh, z).items():
+                g = complex(got[0])
+                assert g.real == sx and g.imag == 0 and np.signbit(g.imag) == (sy < 0), \
+                    (path, z, g)
 
 
 def _same(got: complex, want: complex, loose_sign: bool) -> bool:
