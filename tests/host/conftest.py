@@ -69,3 +69,16 @@ def pytest_collection_modifyitems(session, config, items):
             parent, name=f"on_{n}_host_devices", devices=n,
             node_ids=[i.nodeid for i in its]))
     items[:] = kept
+
+
+# The 4x2 mesh of the 8 host devices, ours and jax's, for the sharding test modules.
+@pytest.fixture(scope="module")
+def mesh():
+    from stablejit.sharding import make_mesh
+    return make_mesh((4, 2), ("x", "y"))
+
+
+@pytest.fixture(scope="module")
+def jmesh():
+    import jax
+    return jax.make_mesh((4, 2), ("x", "y"), axis_types=(jax.sharding.AxisType.Auto,) * 2)

@@ -20,16 +20,6 @@ X = (np.arange(16 * 8, dtype=np.float32).reshape(16, 8) % 11 - 5) / 4
 RING = [(i, (i + 1) % 4) for i in range(4)]
 
 
-@pytest.fixture(scope="module")
-def mesh():
-    return make_mesh((4, 2), ("x", "y"))
-
-
-@pytest.fixture(scope="module")
-def jmesh():
-    return jax.make_mesh((4, 2), ("x", "y"), axis_types=(jax.sharding.AxisType.Auto,) * 2)
-
-
 def test_seed_example_ones_all_reduced_give_100_n_everywhere():
     n = 8
     mesh = make_mesh((n,), ("replica",))

@@ -25,16 +25,6 @@ SPECS = [P(), P("x"), P("x", "y"), P(None, "y"), P(("x", "y")), P("y", "x"),
          P(None, ("y", "x"))]
 
 
-@pytest.fixture(scope="module")
-def mesh():
-    return make_mesh((4, 2), ("x", "y"))
-
-
-@pytest.fixture(scope="module")
-def jmesh():
-    return jax.make_mesh((4, 2), ("x", "y"), axis_types=(jax.sharding.AxisType.Auto,) * 2)
-
-
 def _shards(x) -> list:
     """(device id, index, replica_id, block) of each addressable shard, jax's or ours."""
     return [(s.device.id, s.index, s.replica_id, np.asarray(s.data))

@@ -20,23 +20,13 @@ import stablejit.numpy as snp
 from jax.sharding import NamedSharding as JNamed
 from jax.sharding import PartitionSpec as JP
 from stablejit import lax
-from stablejit.sharding import NamedSharding, P, make_mesh
+from stablejit.sharding import NamedSharding, P
 
 pytestmark = pytest.mark.host_devices(8)
 
 X = (np.arange(8 * 16, dtype=np.float32).reshape(8, 16) % 7 - 3) / 4
 W = np.cos(np.arange(16, dtype=np.float32))
 XS = np.stack([X, np.sin(X)])
-
-
-@pytest.fixture(scope="module")
-def mesh():
-    return make_mesh((4, 2), ("x", "y"))
-
-
-@pytest.fixture(scope="module")
-def jmesh():
-    return jax.make_mesh((4, 2), ("x", "y"), axis_types=(jax.sharding.AxisType.Auto,) * 2)
 
 
 @pytest.fixture(scope="module")
