@@ -23,8 +23,8 @@ from ._operands import as_tensor, normalize_axes, normalize_axis
 # ---- indexing -----------------------------------------------------------------------
 
 def _basic(index, ndim: int) -> tuple | None:
-    """The index as NumPy's basic index for the layout (integer tensors read as ints,
-    traced ones as 0: only the strides matter then), or None if NumPy would copy:
+    """The index as NumPy's basic index for the layout (0-d integer tensors kept, see
+    _layout_index), or None if NumPy would copy:
     advanced (array, list, boolean) indices, or an integer for every axis (a scalar)."""
     items = index if isinstance(index, tuple) else (index,)
     out, ints = [], 0
@@ -35,7 +35,7 @@ def _basic(index, ndim: int) -> tuple | None:
             out.append(int(i))
             ints += 1
         elif isinstance(i, Tensor) and i.ndim == 0 and i.dtype.is_integer:
-            out.append(int(i) if i._backend.concrete and i._data is not None else 0)
+            out.append(i)  # read (a host sync) only if the layout is ever asked for
             ints += 1
         else:
             return None
@@ -52,7 +52,15 @@ def getitem(x: Tensor, index) -> Tensor:
     return views.make_view(
         x, out, lambda p: _indexing.getitem(p, index),
         lambda p, new: _indexing._update(p, index, new, "set"),
-        lambda layout: layout[np_index])
+        lambda layout: layout[tuple(map(_layout_index, np_index))])
+
+
+def _layout_index(i):
+    """An index of the NumPy layout: a concrete integer tensor's value; a traced one's 0
+    (only the strides matter then)."""
+    if isinstance(i, Tensor):
+        return int(i) if i._backend.concrete and i._data is not None else 0
+    return i
 
 
 # ---- axes ----------------------------------------------------------------------------
