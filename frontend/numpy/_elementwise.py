@@ -232,8 +232,9 @@ def _float_floor_divide(x: Tensor, y: Tensor) -> Tensor:
     """NumPy's float floor division (npy_divmod), which agrees with its remainder:
     (x - fmod(x, y)) / y, one down where fmod's sign differs from y's, rounded to the
     nearest integer; x / y for y = 0. floor(x / y) is not it: 1.0 // 0.1 is 9 (0.1 is a
-    little above 1/10), inf // 1 is NaN, -1 // inf is -1. Half floats are computed in
-    float32, as NumPy does."""
+    little above 1/10). Where an operand is infinite the array API standard's special
+    cases hold instead (x / y: inf // 1 is inf and -1 // inf is -0, where NumPy gives
+    NaN and -1). Half floats are computed in float32, as NumPy does."""
     dtype = x.dtype
     if dtype.bits < 32:
         x, y = astype(x, dt.float32), astype(y, dt.float32)
@@ -246,7 +247,7 @@ def _float_floor_divide(x: Tensor, y: Tensor) -> Tensor:
     q = select(greater(subtract(div, q), full_like_tensor(0.5, x)), add(q, one), q)
     quotient = bind1(ew.divide, x, y)
     q = select(equal(div, zero), copysign(zero, quotient), q)
-    q = select(equal(y, zero), quotient, q)
+    q = select(logical_or(equal(y, zero), logical_or(isinf(x), isinf(y))), quotient, q)
     return astype(q, dtype) if q.dtype is not dtype else q
 
 

@@ -70,6 +70,15 @@ def check_against_numpy(name, x, y):
     ours, theirs = OPS[name]
     with np.errstate(all="ignore"):
         want = theirs(x, y)
+        if x.dtype.kind == "f" and name in ("floor_divide", "divmod"):
+            # the array API standard's special cases where an operand is infinite: the
+            # quotient is x / y (inf // 1 is inf, -1 // inf is -0; NumPy: NaN, -1.0)
+            standard = np.where(np.isinf(x) | np.isinf(y), x / y, 0).astype(x.dtype)
+            special = np.isinf(x) | np.isinf(y)
+            if isinstance(want, tuple):
+                want = (np.where(special, standard, want[0]), want[1])
+            else:
+                want = np.where(special, standard, want)
     for way, got in ways(ours, x, y).items():
         if isinstance(want, tuple):
             assert len(got) == 2
