@@ -123,6 +123,10 @@ def expand_dims(x, axis) -> Tensor:
     axes = axis if isinstance(axis, (tuple, list)) else (axis,)
     ndim = x.ndim + len(axes)
     axes = sorted(normalize_axis(a, ndim) for a in axes)
+    if len(set(axes)) != len(axes):
+        raise ValueError(at_user_line(f"expand_dims: repeated axis in {tuple(axis)} (after "
+                                      f"counting negative axes from the end of the result's "
+                                      f"{ndim} dimensions)"))
     shape = list(x.shape)
     for a in axes:
         shape.insert(a, 1)

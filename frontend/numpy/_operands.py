@@ -245,6 +245,8 @@ def astype(x, dtype, copy: bool = True) -> Tensor:
         out = copy_of(x)
         out.weak = False
         return out
+    if x.dtype.is_complex and d is dt.bool_:  # nonzero, as NumPy and jax: 1j is True
+        return bind1(ew.ne, x, full_like_tensor(0, x))
     if x.dtype.is_complex and not d.is_complex:
         x = bind1(ew.real, x)
         if d is x.dtype:

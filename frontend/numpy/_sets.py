@@ -246,6 +246,14 @@ def isin(element, test_elements, assume_unique: bool = False, invert: bool = Fal
     """Whether each element of `element` is in `test_elements` (a sorted copy of them is
     binary-searched); invert=True gives the opposite."""
     e = as_tensor(element)
+    if type(test_elements) is int and e.dtype.kind in "iu":
+        # a Python int takes e's dtype (the array API's rule for scalar operands), so
+        # 2**63 is a uint64; one outside e's range equals none of its elements
+        info = np.iinfo(e.dtype.np)
+        if not info.min <= test_elements <= info.max:
+            found = broadcast_to(_scalar(e, False, dt.bool_), e.shape)
+            return bind1(ew.not_, found) if invert else found
+        test_elements = np.asarray(test_elements, e.dtype.np)
     t = reshape(as_tensor(test_elements, e), (-1,))
     if t.shape[0] == 0:
         found = broadcast_to(_scalar(e, False, dt.bool_), e.shape)

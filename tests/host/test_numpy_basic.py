@@ -254,3 +254,11 @@ def test_item_tolist_array_and_astype():
                      M)
     with pytest.raises(ValueError, match="one element"):
         x.item()
+
+
+@pytest.mark.parametrize("axis", [(0, 0), (0, -3), (1, -2), (-1, 2)])
+def test_expand_dims_refuses_a_repeated_axis_as_numpy(axis):
+    with pytest.raises(ValueError):
+        np.expand_dims(np.ones(3), axis)
+    with pytest.raises(ValueError, match="repeated axis"):
+        snp.expand_dims(snp.ones(3), axis)

@@ -86,3 +86,19 @@ def test_unique_nans_and_empty_inputs_match_numpy(values, kw):
     if values.dtype.kind == "f" and values.ndim == 1:
         assert np.isnan(np.asarray(snp.unique_values(snp.asarray(values)))).sum() == \
             np.isnan(values).sum()
+
+
+@pytest.mark.parametrize("dtype", [np.int8, np.uint8, np.int32, np.uint32, np.int64,
+                                   np.uint64])
+def test_isin_with_a_python_int_takes_the_elements_dtype(dtype):
+    """A Python int test value is of the elements' dtype (the array API's rule for scalar
+    operands): 2**63 is a uint64, and one outside the dtype's range matches nothing."""
+    info = np.iinfo(dtype)
+    x = np.array([info.min, info.max, 0, 1], dtype)
+    for v in (info.min, info.max, 0, 5, info.max + 1, info.min - 1, 2**63):
+        want = np.isin(x, np.array([v], object).astype(dtype)) if info.min <= v <= \
+            info.max else np.zeros(x.shape, bool)
+        np.testing.assert_array_equal(np.asarray(snp.isin(snp.asarray(x), v)), want,
+                                      err_msg=f"{dtype} {v}")
+        np.testing.assert_array_equal(np.asarray(snp.isin(snp.asarray(x), v, invert=True)),
+                                      ~want)
