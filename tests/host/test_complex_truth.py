@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-
 import stablejit
 import stablejit.numpy as snp
 
