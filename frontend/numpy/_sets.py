@@ -245,7 +245,15 @@ def isin(element, test_elements, assume_unique: bool = False, invert: bool = Fal
          ) -> Tensor:
     """Whether each element of `element` is in `test_elements` (a sorted copy of them is
     binary-searched); invert=True gives the opposite."""
-    e = as_tensor(element)
+    if type(element) is int and isinstance(test_elements, Tensor) and \
+            test_elements.dtype.kind in "iu":
+        # a Python int element takes the test elements' dtype; outside its range it is
+        # in none of them
+        info = np.iinfo(test_elements.dtype.np)
+        if not info.min <= element <= info.max:
+            return _scalar(test_elements, bool(invert), dt.bool_)
+        element = np.asarray(element, test_elements.dtype.np)
+    e = as_tensor(element, test_elements if isinstance(test_elements, Tensor) else None)
     if type(test_elements) is int and e.dtype.kind in "iu":
         # a Python int takes e's dtype (the array API's rule for scalar operands), so
         # 2**63 is a uint64; one outside e's range equals none of its elements

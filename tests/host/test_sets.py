@@ -102,3 +102,5 @@ def test_isin_with_a_python_int_takes_the_elements_dtype(dtype):
                                       err_msg=f"{dtype} {v}")
         np.testing.assert_array_equal(np.asarray(snp.isin(snp.asarray(x), v, invert=True)),
                                       ~want)
+        # and the Python int as the element, the tensor as the test elements
+        assert bool(snp.isin(v, snp.asarray(x))) == bool(want.any()), (dtype, v)
