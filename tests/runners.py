@@ -142,3 +142,19 @@ def run_primitive_jit_batch(prim, cases) -> list[tuple[np.ndarray, ...]]:
     with stablejit.default_backend(xla_backend()):
         out = stablejit.jit(program)(args)
     return [tuple(t.numpy() for t in res) for res in out]
+
+
+def outcomes_of_script(path: str, timeout: int) -> dict:
+    """Run a test module as a script in a child process with SCIPY_ARRAY_API=1 (SciPy
+    reads it once, when first imported, which this process may have done already) and
+    return the JSON object its last line prints: the outcome of each case."""
+    import json
+    import os
+    import subprocess
+    import sys
+
+    env = dict(os.environ, SCIPY_ARRAY_API="1")
+    proc = subprocess.run([sys.executable, path], env=env, capture_output=True, text=True,
+                          timeout=timeout)
+    assert proc.returncode == 0, proc.stderr[-4000:]
+    return json.loads(proc.stdout.strip().splitlines()[-1])

@@ -16,6 +16,7 @@ import numpy as np
 from .. import views
 from ..compiler.primitives import elementwise as ew
 from ..dispatch import bind1
+from ..errors import at_user_line
 from ..tensor import Tensor
 from . import _diagonals, _elementwise, _indexing, _manipulation, _operands
 from ._operands import as_tensor, normalize_axes, normalize_axis
@@ -121,14 +122,14 @@ def _reshaped_view(x: Tensor, out: Tensor) -> Tensor:
         try:
             np.reshape(views.layout_of(x), out.shape, copy=False)
         except ValueError:  # NumPy would copy: so do we (out is already a new tensor)
-            return out if out is not x else _manipulation_copy(x)
+            return out if out is not x else _copy(x)
     old = x.shape
     return views.make_view(x, out, lambda p: _manipulation.reshape(p, out.shape),
                            lambda p, new: _manipulation.reshape(new, old),
                            lambda parent: np.reshape(parent, out.shape, copy=False))
 
 
-def _manipulation_copy(x: Tensor) -> Tensor:
+def _copy(x: Tensor) -> Tensor:
     return _operands.astype(x, x.dtype, copy=True)
 
 
@@ -136,14 +137,16 @@ def reshape(x, shape, *, copy=None) -> Tensor:
     x = as_tensor(x)
     out = _manipulation.reshape(x, shape)
     if copy:
-        return out if out is not x else _manipulation_copy(x)
+        return out if out is not x else _copy(x)
     if copy is False:
         try:
             np.reshape(views.layout_of(x), out.shape, copy=False)
         except ValueError:
-            raise ValueError(f"reshape(copy=False): a tensor of shape {x.shape} with these "
-                             f"strides cannot be reshaped to {out.shape} without a copy; "
-                             f"pass copy=None to allow one") from None
+            raise ValueError(at_user_line(
+                f"reshape(copy=False): this {x.shape} tensor is a view (of a transpose or "
+                f"a strided slice) that cannot be reshaped to {out.shape} without a copy, "
+                f"as in NumPy; pass copy=None to allow the copy, or reshape the tensor it "
+                f"was taken from")) from None
     return _reshaped_view(x, out)
 
 

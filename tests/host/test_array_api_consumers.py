@@ -11,9 +11,6 @@ its case's outcome from there.
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 import traceback
 
 import numpy as np
@@ -337,11 +334,8 @@ def _run_all() -> dict:
 
 @pytest.fixture(scope="module")
 def outcomes():
-    env = dict(os.environ, SCIPY_ARRAY_API="1")
-    proc = subprocess.run([sys.executable, __file__], env=env, capture_output=True,
-                          text=True, timeout=900)
-    assert proc.returncode == 0, proc.stderr[-4000:]
-    return json.loads(proc.stdout.splitlines()[-1])
+    from tests.runners import outcomes_of_script  # the child runs this file as a script
+    return outcomes_of_script(__file__, timeout=900)
 
 
 def test_stablejit_tensors_are_recognised_by_array_api_compat():

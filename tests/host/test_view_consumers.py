@@ -10,9 +10,6 @@ process (this file run as a script) and each test reads its outcome from there.
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 
 import numpy as np
 import pytest
@@ -58,11 +55,8 @@ def _cases() -> dict:
 
 @pytest.fixture(scope="module")
 def outcomes():
-    env = dict(os.environ, SCIPY_ARRAY_API="1")
-    proc = subprocess.run([sys.executable, __file__], capture_output=True, text=True,
-                          env=env, timeout=600)
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    return json.loads(proc.stdout.strip().splitlines()[-1])
+    from tests.runners import outcomes_of_script  # the child runs this file as a script
+    return outcomes_of_script(__file__, timeout=600)
 
 
 @pytest.mark.parametrize("n,m", SHAPES)
