@@ -158,6 +158,9 @@ class Emitter:
         self.platform = platform  # the PJRT platform compiled for (some rules depend on it)
         self.callbacks = list(callbacks)  # host_callbacks(fn): custom calls index into it
         self.mesh = None  # the device mesh while a shard_map body is written (collectives)
+        # symbol -> text of private functions written beside @main (exported modules that
+        # call_exported ops call; see primitives/exported.py)
+        self.functions: dict[str, str] = {}
         self.counter = 0
         self.type_of: dict[str, TensorType] = {}
         self.indent = "    "
@@ -240,7 +243,8 @@ def emit_module(fn: Function, *, module_name: str = "stablejit",
     head = (f"module @{safe} attributes {{mhlo.num_partitions = {partitions} : i32, "
             f"mhlo.num_replicas = 1 : i32}} {{\n{declare}"
             f"  func.func public @main({params}) -> ({outs}) {{")
-    return "\n".join([head, *body, "    " + ret, "  }", "}", ""])
+    functions = ["\n".join("  " + line for line in f.splitlines()) for f in e.functions.values()]
+    return "\n".join([head, *body, "    " + ret, "  }", *functions, "}", ""])
 
 
 def _mesh_declaration(mesh) -> str:

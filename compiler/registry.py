@@ -19,6 +19,7 @@ from .primitives import (
     convolution,
     custom_ad,
     elementwise,
+    exported,
     fft,
     indexing,
     linalg,
@@ -46,6 +47,7 @@ FAMILIES = (
     collectives,
     sharding,
     callbacks,
+    exported,
 )
 
 

@@ -19,6 +19,7 @@ always compiles, so the dump is never silently skipped, and one that asks for ou
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import logging
 import time
 
@@ -36,8 +37,21 @@ from .runtime.executable import Executable, compile_options
 
 log = logging.getLogger("stablejit")
 
-stats = {"memory": 0, "disk": 0, "compiled": 0}  # outcomes in this process
+stats = {"memory": 0, "disk": 0, "compiled": 0, "artifact": 0}  # outcomes in this process
 _options_cache: dict = {}
+# Executables an exported artifact brought along (stablejit.export, which checks that
+# jaxlib, platform and flags match): (platform, device id, sha256 of the StableHLO text
+# without locations) -> serialized executable, loaded by compile_text instead of compiling
+_SUPPLIED: dict = {}
+
+
+def supply_executable(text: str, platform: str, device_id: int, payload: bytes) -> None:
+    """Let the program `text` load `payload` rather than compile (on that device)."""
+    _SUPPLIED[(platform, device_id, _digest(text))] = payload
+
+
+def _digest(text: str) -> str:
+    return hashlib.sha256(disk_cache.without_locations(text).encode()).hexdigest()
 
 
 def lower(fn: Function, *, optimize: bool = True, donated=(),
@@ -221,17 +235,21 @@ def _compile_program(prog: Program) -> Executable:
 
 def compile_text(text: str, device, *, name: str = "fn", cache=None, host_callbacks=()
                  ) -> tuple[Executable, str, float]:
-    """(executable, outcome, seconds) for StableHLO text; outcome is 'disk hit' or
-    'compiled'. Callers keep the executable (Program does, through the executable
-    cache). A program with host callbacks (Python functions) is never stored on disk."""
+    """(executable, outcome, seconds) for StableHLO text; outcome is 'artifact hit' (an
+    executable an exported artifact brought), 'disk hit' or 'compiled'. Callers keep the
+    executable (Program does, through the executable cache). A program with host
+    callbacks (Python functions) is never stored on disk."""
     t0 = time.perf_counter()
     if host_callbacks:
         exe = Executable.compile(text, device, host_callbacks=host_callbacks)
         stats["compiled"] += 1
         return exe, "compiled", time.perf_counter() - t0
+    exe = _supplied(text, device)
+    if exe is not None:
+        stats["artifact"] += 1
+        return exe, "artifact hit", time.perf_counter() - t0
     store = disk_cache.resolve(cache, config.cache_dir(), config.cache_max_bytes())
     key = None
-    exe = None
     flags = config.xla_flags()
     if store is not None:
         # with STABLEJIT_DUMP_TO, the dumped HLO must name this text's lines: key on them
@@ -260,6 +278,20 @@ def compile_text(text: str, device, *, name: str = "fn", cache=None, host_callba
                                          "compile_seconds": round(exe.compile_seconds, 4)})
     stats["compiled" if outcome == "compiled" else "disk"] += 1
     return exe, outcome, time.perf_counter() - t0
+
+
+def _supplied(text: str, device) -> Executable | None:
+    if not _SUPPLIED:
+        return None
+    payload = _SUPPLIED.get((platform_of(device), device.id, _digest(text)))
+    if payload is None:
+        return None
+    try:
+        return Executable.deserialize(payload, text, device)
+    except Exception as e:  # XLA refused it after all: compile the StableHLO
+        log.warning("stablejit: an exported executable did not load (%s); compiling the "
+                    "StableHLO instead", e)
+        return None
 
 
 def disk_key(text: str, device, *, locations: bool = False) -> str:

@@ -14,6 +14,7 @@ from tests.prim_table import (
     convolution,
     custom_ad,
     elementwise,
+    exported,
     fft,
     indexing,
     linalg,
@@ -25,7 +26,7 @@ from tests.prim_table import (
 from tests.prim_table.spec import PrimCase, PrimSpec, result_dtype_of
 
 _FAMILIES = (elementwise, shape_ops, reductions, windows, convolution, fft, linalg, indexing,
-             sorting, custom_ad, control_flow, callbacks)
+             sorting, custom_ad, control_flow, callbacks, exported)
 
 PRIM_TABLE: dict[str, PrimSpec] = {}
 for _family in _FAMILIES:

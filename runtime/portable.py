@@ -1,0 +1,113 @@
+"""StableHLO portable artifacts: the versioned bytecode an exported module is stored as.
+
+jaxlib writes a module as StableHLO bytecode of a chosen target version
+(`serialize_portable_artifact`) and reads any version inside StableHLO's compatibility
+window back into the current one (`deserialize_portable_artifact`). The window is what
+stablejit.export promises (docs/export_format.md): an artifact is written for TARGET,
+the version jaxlib guarantees 12 weeks of forward compatibility for, and StableHLO
+reads back every version since its 1.0 for five years.
+
+Everything here runs in one MLIR context of jaxlib's bindings with the stablehlo, chlo
+and sdy dialects, guarded by a lock (an MLIR context is not safe to share between
+threads while it parses).
+"""
+
+from __future__ import annotations
+
+import functools
+import threading
+
+from jaxlib.mlir import ir
+from jaxlib.mlir._mlir_libs import _stablehlo
+from jaxlib.mlir.dialects import chlo, sdy, stablehlo
+
+_LOCK = threading.RLock()
+
+# the oldest StableHLO version a jaxlib released 12 weeks before this one can read
+TARGET = _stablehlo.get_version_from_compatibility_requirement(
+    _stablehlo.StablehloCompatibilityRequirement.WEEK_12)
+CURRENT = _stablehlo.get_current_version()
+MINIMUM = _stablehlo.get_minimum_version()
+
+
+class PortableError(ValueError):
+    """StableHLO bytecode that this jaxlib cannot read, or text it cannot write."""
+
+
+@functools.cache
+def context() -> ir.Context:
+    ctx = ir.Context()
+    try:
+        from jaxlib.mlir._mlir_libs import _jax_mlir_ext  # noqa: PLC0415 - jaxlib layouts
+
+        registry = ir.DialectRegistry()
+        _jax_mlir_ext.register_dialects(registry)
+        ctx.append_dialect_registry(registry)
+    except (ImportError, AttributeError):  # other jaxlib layouts register on load
+        pass
+    ctx.load_all_available_dialects()
+    for dialect in (stablehlo, chlo, sdy):
+        dialect.register_dialect(ctx)
+    return ctx
+
+
+def version_tuple(v: str) -> tuple[int, ...]:
+    return tuple(int(p) for p in v.split("."))
+
+
+def _parse(text: str) -> ir.Module:
+    try:
+        return ir.Module.parse(text, context())
+    except Exception as e:  # MLIR reports parse errors as generic exceptions
+        raise PortableError(f"the StableHLO text does not parse: {e}") from None
+
+
+def serialize(text: str, target: str = TARGET) -> bytes:
+    """StableHLO text as portable bytecode of version `target`."""
+    with _LOCK, context():
+        module = _parse(text)
+        try:
+            return bytes(_stablehlo.serialize_portable_artifact(module, target, True))
+        except Exception as e:
+            raise PortableError(f"StableHLO could not write the module as version "
+                                f"{target}: {e}") from None
+
+
+def deserialize(data: bytes) -> str:
+    """The module of portable bytecode, as StableHLO text of this jaxlib's version."""
+    with _LOCK, context():
+        try:
+            module = _stablehlo.deserialize_portable_artifact(context(), bytes(data))
+        except Exception as e:
+            raise PortableError(
+                f"this jaxlib (StableHLO {CURRENT}, reads {MINIMUM} and later) cannot read "
+                f"the module's bytecode: {e}") from None
+        return module.operation.get_asm(enable_debug_info=False)
+
+
+def artifact_version(data: bytes) -> str:
+    """The StableHLO version a portable artifact names in its producer string
+    ("StableHLO_v1.13.7"), or '' when it names none."""
+    head = bytes(data[:64])
+    start = head.find(b"StableHLO_v")
+    if start < 0:
+        return ""
+    digits = head[start + len(b"StableHLO_v"):].split(b"\0")[0]
+    return digits.decode("ascii", "replace")
+
+
+def private_functions(text: str, prefix: str) -> tuple[str, str]:
+    """(entry symbol, text): the module's functions renamed `prefix` + name and made
+    private, so that another module can hold them and call the entry (its @main)."""
+    with _LOCK, context():
+        module = _parse(text)
+        funcs = [op for op in module.body.operations if op.operation.name == "func.func"]
+        if not any(ir.StringAttr(f.attributes["sym_name"]).value == "main" for f in funcs):
+            raise PortableError("the module has no @main function")
+        for f in funcs:
+            name = ir.StringAttr(f.attributes["sym_name"]).value
+            ir.SymbolTable.replace_all_symbol_uses(name, prefix + name, module.operation)
+            f.attributes["sym_name"] = ir.StringAttr.get(prefix + name)
+            f.attributes["sym_visibility"] = ir.StringAttr.get("private")
+        return prefix + "main", "\n".join(f.operation.get_asm(enable_debug_info=False)
+                                          for f in funcs)
