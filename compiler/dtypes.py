@@ -23,6 +23,22 @@ def install_constructor(fn) -> None:
 
 
 class DType:
+    """A tensor's element type: `stablejit.numpy.float32`, `int64`, `bool`, `bfloat16` ...
+
+    Each dtype is one object that compares equal to its NumPy dtype, its name and NumPy's
+    scalar type (`snp.float32 == np.float32 == "float32"`), so it can be passed wherever
+    NumPy takes a dtype. Calling it makes a tensor of that dtype (`snp.float32(1.5)`, as
+    `jnp.float32(1.5)`). Attributes: `name`, `kind` ('b' bool, 'i' signed, 'u' unsigned,
+    'f' float, 'c' complex), `bits`, and the NumPy dtype as `dtype` (or `np`).
+
+    Example:
+        >>> snp.float32 == np.float32, snp.float32.kind, snp.float32.bits
+        (True, 'f', 32)
+        >>> snp.int8(7)
+        Tensor<i8[] xla:host:0>
+        7
+    """
+
     __slots__ = ("name", "np", "mlir", "kind", "bits", "_hash")
 
     def __init__(self, name: str, np_dtype, mlir: str, kind: str, bits: int):

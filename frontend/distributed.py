@@ -14,6 +14,8 @@ from __future__ import annotations
 
 from .runtime import distributed as rt
 
+__all__ = ["initialize", "is_initialized", "process_count", "process_index", "shutdown"]
+
 
 def initialize(coordinator_address: str, num_processes: int, process_id: int, *,
                local_device_count: int | None = None, timeout_seconds: int = 300) -> None:
@@ -28,10 +30,13 @@ def initialize(coordinator_address: str, num_processes: int, process_id: int, *,
 
 
 def shutdown() -> None:
+    """Leave the distributed runtime (jax.distributed.shutdown); a no-op without
+    `initialize`. Later operations see this process's devices only."""
     rt.shutdown()
 
 
 def is_initialized() -> bool:
+    """Whether `initialize` has joined this process to a run (and `shutdown` not left)."""
     return rt.state.client is not None
 
 
@@ -41,4 +46,9 @@ def process_index() -> int:
 
 
 def process_count() -> int:
+    """How many processes the run has (1 without initialize)."""
     return rt.state.num_processes
+
+
+def __dir__() -> list[str]:  # dir(), help() and tab completion show the public names only
+    return sorted(__all__)

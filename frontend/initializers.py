@@ -172,3 +172,7 @@ def orthogonal(scale: float = 1.0, column_axis: int = -1, dtype=None) -> Initial
         q = snp.reshape(q, tuple(np.delete(shape, column_axis)) + (n_cols,))
         return snp.asarray(scale, dtype=d) * snp.moveaxis(q, -1, column_axis)
     return init
+
+
+def __dir__() -> list[str]:  # dir(), help() and tab completion show the public names only
+    return sorted(__all__)

@@ -595,3 +595,7 @@ __all__ = ["celu", "elu", "gelu", "glu", "hard_sigmoid", "hard_silu", "hard_swis
            "he_uniform", "he_normal", "xavier_uniform", "xavier_normal", "kaiming_uniform",
            "kaiming_normal", "cross_entropy", "softmax_cross_entropy", "mse", "Optimizer",
            "sgd", "adam", "apply_updates"]
+
+
+def __dir__() -> list[str]:  # dir(), help() and tab completion show the public names only
+    return sorted(__all__)

@@ -22,6 +22,8 @@ from .errors import at_user_line
 from .platforms import default_platform
 from .runtime import client as rt_client
 
+__all__ = ["Mesh", "NamedSharding", "P", "PartitionSpec", "SingleDeviceSharding", "make_mesh"]
+
 
 class Mesh:
     """Devices arranged in a named n-d grid: Mesh(np.array(devices).reshape(4, 2),
@@ -314,3 +316,7 @@ def prefix_leaves(spec, treedef, what: str) -> list:
     for s, child in zip(spec, treedef.children, strict=True):
         out += prefix_leaves(s, child, what)
     return out
+
+
+def __dir__() -> list[str]:  # dir(), help() and tab completion show the public names only
+    return sorted(__all__)

@@ -22,6 +22,29 @@ from .runtime import buffers, client
 
 
 class Tensor:
+    """An n-dimensional array of one dtype, held by a backend: a device buffer
+    (`xla:host:0`, `xla:cuda:0` ...), a NumPy array (`reference`), a pending value of a
+    lazy graph, or an abstract value inside `jit` / `grad` / `vmap`.
+
+    Make tensors with `stablejit.numpy.asarray` and the namespace's other functions, not
+    with this constructor. A tensor has NumPy's operators, methods and attributes
+    (`x.shape`, `x.dtype`, `x.T`, `x.sum()`, `x @ y`, `x[i]`, `x[i] = v`, `x.at[i].add(v)`)
+    and the array API's (`x.device`, `x.mT`, `x.to_device`, `__dlpack__`). Reading its
+    values (`np.asarray(x)`, `print(x)`, `float(x)`, `x.item()`) waits for the device.
+    Writes follow NumPy's view semantics on immutable buffers (the guide "Numerics"
+    explains copies and views). `stablejit.Array` and `stablejit.numpy.ndarray` are
+    this class, for annotations and `isinstance`.
+
+    Example:
+        >>> x = snp.asarray([[1.0, 2.0], [3.0, 4.0]])
+        >>> x.shape, x.dtype
+        ((2, 2), float32)
+        >>> x.T @ x
+        Tensor<f32[2,2] xla:host:0>
+        [[10., 14.],
+         [14., 20.]]
+    """
+
     # _view: how this tensor was taken from the tensor owning its memory (views.View);
     # _aliases: on a tensor with views, what it knows of them (views.Aliases)
     __slots__ = ("_data", "_backend", "type", "weak", "_view", "_aliases", "__weakref__")

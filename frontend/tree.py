@@ -490,3 +490,7 @@ def register_static(cls: type) -> type:
     static_argnums. Usable as a decorator."""
     register_pytree_node(cls, lambda obj: ((), obj), lambda obj, _children: obj)
     return cls
+
+
+def __dir__() -> list[str]:  # dir(), help() and tab completion show the public names only
+    return sorted(__all__)

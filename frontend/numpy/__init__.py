@@ -435,6 +435,8 @@ __all__ = [n for n in dir() if not n.startswith("_")]
 
 import sys as _sys  # noqa: E402
 
+from ._docstrings import install as _install_docstrings  # noqa: E402
 from ._methods import install as _install_tensor_methods  # noqa: E402
 
 _install_tensor_methods(_sys.modules[__name__])
+_install_docstrings(globals())

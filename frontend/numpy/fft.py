@@ -112,18 +112,62 @@ def _transform(x, s, axes, norm, kind: str) -> Tensor:
 
 
 def fft(a, n=None, axis: int = -1, norm=None) -> Tensor:
+    """The one-dimensional discrete Fourier transform along `axis`, as numpy.fft.fft.
+
+    a: the input (integers and booleans become float32, real inputs complex64).
+    n: the length of the transformed axis: the input is cut or zero-padded to n (default:
+    its length). axis: the axis to transform. norm: 'backward' (default: no scaling forward,
+    1/n back), 'ortho' (1/sqrt(n) both ways) or 'forward' (1/n forward).
+
+    Returns a complex tensor (complex64 unless a is float64 or complex128).
+
+    Raises:
+        ValueError: if n < 1 or norm is unknown.
+    """
     return _transform(a, None if n is None else (n,), (axis,), norm, "FFT")
 
 
 def ifft(a, n=None, axis: int = -1, norm=None) -> Tensor:
+    """The inverse of fft along `axis`, as numpy.fft.ifft.
+
+    a: the input (integers and booleans become float32, real inputs complex64).
+    n: the length of the transformed axis: the input is cut or zero-padded to n (default:
+    its length). axis: the axis to transform. norm: 'backward' (default: no scaling forward,
+    1/n back), 'ortho' (1/sqrt(n) both ways) or 'forward' (1/n forward).
+
+    Returns a complex tensor.
+    """
     return _transform(a, None if n is None else (n,), (axis,), norm, "IFFT")
 
 
 def rfft(a, n=None, axis: int = -1, norm=None) -> Tensor:
+    """The discrete Fourier transform of real input along `axis`: the n // 2 + 1
+    non-negative frequencies, as numpy.fft.rfft.
+
+    a: the input (integers and booleans become float32, real inputs complex64).
+    n: the length of the transformed axis: the input is cut or zero-padded to n (default:
+    its length). axis: the axis to transform. norm: 'backward' (default: no scaling forward,
+    1/n back), 'ortho' (1/sqrt(n) both ways) or 'forward' (1/n forward).
+
+    Returns a complex tensor.
+
+    Raises:
+        TypeError: if a is complex.
+    """
     return _transform(a, None if n is None else (n,), (axis,), norm, "RFFT")
 
 
 def irfft(a, n=None, axis: int = -1, norm=None) -> Tensor:
+    """The inverse of rfft: real output of length n (default 2 * (m - 1) for m input
+    frequencies), as numpy.fft.irfft.
+
+    a: the input (integers and booleans become float32, real inputs complex64).
+    n: the length of the transformed axis: the input is cut or zero-padded to n (default:
+    its length). axis: the axis to transform. norm: 'backward' (default: no scaling forward,
+    1/n back), 'ortho' (1/sqrt(n) both ways) or 'forward' (1/n forward).
+
+    Returns a real tensor.
+    """
     return _transform(a, None if n is None else (n,), (axis,), norm, "IRFFT")
 
 
@@ -152,43 +196,122 @@ def ihfft(a, n=None, axis: int = -1, norm=None) -> Tensor:
 
 
 def fftn(a, s=None, axes=None, norm=None) -> Tensor:
+    """The n-dimensional discrete Fourier transform, as numpy.fft.fftn.
+
+    a: the input. s: the lengths of the transformed axes (the input is cut or
+    zero-padded; default: their lengths). axes: the axes to transform (default:
+    every axis, or the last len(s)). norm: 'backward' (default), 'ortho' or 'forward', as for fft.
+
+    Returns a complex tensor.
+    """
     return _transform(a, s, axes, norm, "FFT")
 
 
 def ifftn(a, s=None, axes=None, norm=None) -> Tensor:
+    """The inverse of fftn, as numpy.fft.ifftn.
+
+    a: the input. s: the lengths of the transformed axes (the input is cut or
+    zero-padded; default: their lengths). axes: the axes to transform (default:
+    every axis, or the last len(s)). norm: 'backward' (default), 'ortho' or 'forward', as for fft.
+
+    Returns a complex tensor.
+    """
     return _transform(a, s, axes, norm, "IFFT")
 
 
 def rfftn(a, s=None, axes=None, norm=None) -> Tensor:
+    """The n-dimensional transform of real input; the last axis keeps its
+    non-negative frequencies, as numpy.fft.rfftn.
+
+    a: the input. s: the lengths of the transformed axes (the input is cut or
+    zero-padded; default: their lengths). axes: the axes to transform (default:
+    every axis, or the last len(s)). norm: 'backward' (default), 'ortho' or 'forward', as for fft.
+
+    Returns a complex tensor.
+    """
     return _transform(a, s, axes, norm, "RFFT")
 
 
 def irfftn(a, s=None, axes=None, norm=None) -> Tensor:
+    """The inverse of rfftn, with real output, as numpy.fft.irfftn.
+
+    a: the input. s: the lengths of the transformed axes (the input is cut or
+    zero-padded; default: their lengths). axes: the axes to transform (default:
+    every axis, or the last len(s)). norm: 'backward' (default), 'ortho' or 'forward', as for fft.
+
+    Returns a real tensor.
+    """
     return _transform(a, s, axes, norm, "IRFFT")
 
 
 def fft2(a, s=None, axes=(-2, -1), norm=None) -> Tensor:
+    """The two-dimensional discrete Fourier transform, as numpy.fft.fft2.
+
+    a: the input. s: the lengths of the transformed axes (the input is cut or
+    zero-padded; default: their lengths). axes: the axes to transform (default:
+    the last two). norm: 'backward' (default), 'ortho' or 'forward', as for fft.
+
+    Returns a complex tensor.
+    """
     return fftn(a, s, axes, norm)
 
 
 def ifft2(a, s=None, axes=(-2, -1), norm=None) -> Tensor:
+    """The inverse of fft2, as numpy.fft.ifft2.
+
+    a: the input. s: the lengths of the transformed axes (the input is cut or
+    zero-padded; default: their lengths). axes: the axes to transform (default:
+    the last two). norm: 'backward' (default), 'ortho' or 'forward', as for fft.
+
+    Returns a complex tensor.
+    """
     return ifftn(a, s, axes, norm)
 
 
 def rfft2(a, s=None, axes=(-2, -1), norm=None) -> Tensor:
+    """The two-dimensional transform of real input, as numpy.fft.rfft2.
+
+    a: the input. s: the lengths of the transformed axes (the input is cut or
+    zero-padded; default: their lengths). axes: the axes to transform (default:
+    the last two). norm: 'backward' (default), 'ortho' or 'forward', as for fft.
+
+    Returns a complex tensor.
+    """
     return rfftn(a, s, axes, norm)
 
 
 def irfft2(a, s=None, axes=(-2, -1), norm=None) -> Tensor:
+    """The inverse of rfft2, with real output, as numpy.fft.irfft2.
+
+    a: the input. s: the lengths of the transformed axes (the input is cut or
+    zero-padded; default: their lengths). axes: the axes to transform (default:
+    the last two). norm: 'backward' (default), 'ortho' or 'forward', as for fft.
+
+    Returns a real tensor.
+    """
     return irfftn(a, s, axes, norm)
 
 
 def fftfreq(n: int, d: float = 1.0, *, dtype=None, device=None) -> Tensor:
+    """The sample frequencies of an n-point fft with sample spacing d:
+    [0, 1, ..., n/2-1, -n/2, ..., -1] / (d * n), as numpy.fft.fftfreq.
+
+    dtype: the result's float dtype (default float32); device: where it lives.
+
+    Returns a 1-d tensor of n frequencies.
+    """
     return asarray(np.fft.fftfreq(n, d).astype((dtype and dt.dtype(dtype).np) or np.float32),
                    device=device)
 
 
 def rfftfreq(n: int, d: float = 1.0, *, dtype=None, device=None) -> Tensor:
+    """The sample frequencies of an n-point rfft with sample spacing d:
+    [0, 1, ..., n // 2] / (d * n), as numpy.fft.rfftfreq.
+
+    dtype: the result's float dtype (default float32); device: where it lives.
+
+    Returns a 1-d tensor of n // 2 + 1 frequencies.
+    """
     return asarray(np.fft.rfftfreq(n, d).astype((dtype and dt.dtype(dtype).np) or np.float32),
                    device=device)
 
@@ -212,8 +335,21 @@ def _shift(x, axes, inverse: bool) -> Tensor:
 
 
 def fftshift(x, axes=None) -> Tensor:
+    """x with the zero frequency moved to the middle of `axes` (default: every
+    axis), as numpy.fft.fftshift.
+
+    Returns a tensor of x's shape and dtype.
+    """
     return _shift(x, axes, False)
 
 
 def ifftshift(x, axes=None) -> Tensor:
+    """The inverse of fftshift, as numpy.fft.ifftshift.
+
+    Returns a tensor of x's shape and dtype.
+    """
     return _shift(x, axes, True)
+
+
+def __dir__() -> list[str]:  # dir(), help() and tab completion show the public names only
+    return sorted(__all__)

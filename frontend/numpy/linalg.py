@@ -87,6 +87,16 @@ def _eye_like(x: Tensor) -> Tensor:
 
 
 def cholesky(x, *, upper: bool = False) -> Tensor:
+    """The Cholesky factor of Hermitian positive-definite matrices: lower L with
+    x = L @ L^H (upper=True: the upper factor U = L^H).
+
+    Only the lower triangle of x is read (as NumPy's, the matrix is taken as Hermitian).
+    Works on the last two axes; leading axes are a batch. A matrix that is not positive
+    definite gives NaNs, as jax (NumPy raises LinAlgError).
+
+    Raises:
+        ValueError: if x is not a (batch of) square matrix.
+    """
     x = _float_matrix(x, "cholesky", True)
     l = bind1(la.cholesky, _symmetrize(x))
     return _h(l) if upper else l
@@ -102,6 +112,15 @@ def triangular_solve(a, b, *, lower: bool = False, left_side: bool = True,
 
 
 def qr(x, mode: str = "reduced"):
+    """The QR decomposition of matrices: x = q @ r, q with orthonormal columns, r upper
+    triangular.
+
+    mode: 'reduced' (q is (..., m, k), r is (..., k, n) with k = min(m, n)), 'complete'
+    (q is (..., m, m)) or 'r' (r alone). Returns QRResult(Q, R), or R for mode='r'.
+
+    Raises:
+        ValueError: for another mode, or x with fewer than two axes.
+    """
     if mode not in ("reduced", "complete", "r"):
         raise ValueError(at_user_line(f"linalg.qr: mode must be 'reduced', 'complete' or "
                                       f"'r', got {mode!r}"))
@@ -111,12 +130,24 @@ def qr(x, mode: str = "reduced"):
 
 
 def eigh(x, UPLO: str = "L"):
+    """Eigenvalues (ascending) and eigenvectors of Hermitian matrices.
+
+    UPLO: which triangle to read, 'L' (default) or 'U'. Returns EighResult(eigenvalues,
+    eigenvectors), the eigenvectors as columns. Works on the last two axes; leading axes
+    are a batch.
+
+    Raises:
+        ValueError: if x is not a (batch of) square matrix.
+    """
     x = _float_matrix(x, "eigh", True)
     w, v = bind(la.eigh, (_symmetrize(x),), Attrs({"lower": UPLO == "L"}))
     return EighResult(w, v)
 
 
 def eigvalsh(x, UPLO: str = "L") -> Tensor:
+    """The eigenvalues (ascending) of Hermitian matrices: eigh's, without the
+    eigenvectors. UPLO: which triangle to read, 'L' or 'U'.
+    """
     return eigh(x, UPLO)[0]
 
 
@@ -153,6 +184,13 @@ def _empty_svd(x: Tensor, full_matrices: bool) -> SVDResult:
 
 
 def svd(x, full_matrices: bool = True, compute_uv: bool = True, hermitian: bool = False):
+    """The singular value decomposition x = u @ diag(s) @ vh.
+
+    full_matrices: u and vh square (True) or reduced to k = min(m, n) columns / rows.
+    compute_uv=False returns s alone. hermitian is accepted for NumPy's signature.
+    Returns SVDResult(U, S, Vh); the singular values are in descending order. Works on the
+    last two axes; leading axes are a batch. On TPU it raises UnsupportedPlatformError.
+    """
     x = _float_matrix(x, "svd")
     if not compute_uv:
         return svdvals(x)
@@ -164,6 +202,9 @@ def svd(x, full_matrices: bool = True, compute_uv: bool = True, hermitian: bool 
 
 
 def svdvals(x) -> Tensor:
+    """The singular values of matrices, in descending order (the array API's
+    svdvals; NumPy has svd(x, compute_uv=False)).
+    """
     x = _float_matrix(x, "svdvals")
     if min(x.shape[-2:]) == 0:
         return _empty_svd(x, False).S
@@ -189,6 +230,15 @@ def _permute_rows(perm: Tensor, b: Tensor) -> Tensor:
 
 
 def solve(a, b) -> Tensor:
+    """The solution of a @ x = b for square matrices a.
+
+    b is a vector (..., n) or matrices (..., n, k) as in the array API (NumPy 2's rule);
+    batch axes broadcast. A singular a gives infs or NaNs, as jax (NumPy raises
+    LinAlgError).
+
+    Raises:
+        ValueError: if a is not square or the sizes do not match.
+    """
     (a, b), _ = promote_operands(a, b)  # solve(complex64, complex128) is complex128
     a = _float_matrix(a, "solve", True)
     b = b.astype(a.dtype) if b.dtype is not a.dtype else b
@@ -210,6 +260,12 @@ def solve(a, b) -> Tensor:
 
 
 def inv(x) -> Tensor:
+    """The inverse of square matrices (of the last two axes). A singular matrix gives
+    infs or NaNs, as jax (NumPy raises LinAlgError).
+
+    Raises:
+        ValueError: if x is not a (batch of) square matrix.
+    """
     x = _float_matrix(x, "inv", True)
     return solve(x, broadcast_to(_eye_like(x), x.shape))
 
@@ -251,6 +307,10 @@ def tensorsolve(a, b, axes=None) -> Tensor:
 
 
 def diagonal(x, offset: int = 0, axis1: int = -2, axis2: int = -1) -> Tensor:
+    """The offset-th diagonal of the matrices on the last two axes (the array
+    API's diagonal; stablejit.numpy.diagonal uses the first two, as NumPy). A read-only
+    view.
+    """
     x = as_tensor(x)
     if (axis1 % x.ndim, axis2 % x.ndim) != (x.ndim - 2, x.ndim - 1):
         x = moveaxis(x, (axis1, axis2), (-2, -1))
@@ -268,10 +328,18 @@ def diagonal(x, offset: int = 0, axis1: int = -2, axis2: int = -1) -> Tensor:
 
 
 def trace(x, offset: int = 0, dtype=None) -> Tensor:
+    """The sum of the offset-th diagonal of the matrices on the last two axes (the
+    array API's trace; NumPy's stablejit.numpy.trace uses the first two). dtype: the
+    accumulation dtype.
+    """
     return R.sum(diagonal(x, offset), axis=-1, dtype=dtype)
 
 
 def slogdet(x):
+    """The sign and the log of the absolute value of the determinant of square
+    matrices: SlogdetResult(sign, logabsdet), with det = sign * exp(logabsdet) without
+    overflow. A singular matrix gives sign 0 and logabsdet -inf.
+    """
     x = _float_matrix(x, "slogdet", True)
     lu, piv, _ = lu_factor(x)
     d = diagonal(lu)
@@ -291,6 +359,12 @@ def slogdet(x):
 
 
 def det(x) -> Tensor:
+    """The determinant of square matrices (of the last two axes), from an LU
+    factorisation.
+
+    Raises:
+        ValueError: if x is not a (batch of) square matrix.
+    """
     x = _float_matrix(x, "det", True)
     lu, piv, _ = lu_factor(x)
     swaps = R.sum(E.not_equal(piv, arange(piv.shape[-1], dtype=dt.int32)).astype(dt.int32),
@@ -300,6 +374,12 @@ def det(x) -> Tensor:
 
 
 def matrix_power(x, n: int) -> Tensor:
+    """A square matrix raised to the integer power n, by repeated squaring;
+    n = 0 gives the identity and n < 0 the power of the inverse.
+
+    Raises:
+        TypeError: if n is not an integer.
+    """
     x = _float_matrix(x, "matrix_power", True) if n < 0 else as_tensor(x)
     if not isinstance(n, int):
         raise TypeError(at_user_line("linalg.matrix_power: the exponent must be a Python int"))
@@ -317,6 +397,11 @@ def matrix_power(x, n: int) -> Tensor:
 
 
 def vector_norm(x, axis=None, keepdims: bool = False, ord=2) -> Tensor:
+    """The vector norm of x along `axis` (None: every element): ord 2
+    (default), any real p, inf, -inf or 0 (the count of nonzeros), as the array API's.
+
+    Returns a real tensor (of a complex x, its real dtype).
+    """
     x = as_tensor(x)
     if not x.dtype.is_inexact:
         x = x.astype(dt.float32)
@@ -335,6 +420,12 @@ def vector_norm(x, axis=None, keepdims: bool = False, ord=2) -> Tensor:
 
 
 def matrix_norm(x, keepdims: bool = False, ord="fro") -> Tensor:
+    """The norm of matrices (the last two axes): ord 'fro' (default), 'nuc',
+    1, -1, 2, -2, inf or -inf, as NumPy's. keepdims keeps the two axes with length 1.
+
+    Raises:
+        ValueError: for an unknown ord.
+    """
     x = _float_matrix(x, "matrix_norm")
     a = E.abs(x)
     if ord == "fro":
@@ -404,6 +495,9 @@ def _per_matrix(t):
 
 
 def pinv(x, rtol=None) -> Tensor:
+    """The Moore-Penrose pseudo-inverse of matrices, from the SVD; singular values
+    below rtol * the largest are treated as zero (default rtol: max(m, n) * eps).
+    """
     x = _float_matrix(x, "pinv")
     u, s, vh = svd(x, full_matrices=False)
     eps = dt.finfo(dt.real_dtype(x.dtype)).eps
@@ -416,6 +510,12 @@ def pinv(x, rtol=None) -> Tensor:
 
 
 def cross(x, y, axis: int = -1) -> Tensor:
+    """The cross product of 3-element vectors along `axis` (the array API's:
+    both operands need size 3 there; NumPy also takes 2-element vectors).
+
+    Raises:
+        ValueError: if the axis does not have size 3 in both operands.
+    """
     x, y = as_tensor(x), as_tensor(y)
     if x.shape[axis] != 3 or y.shape[axis] != 3:
         raise ValueError(at_user_line(f"linalg.cross: both operands need size 3 along axis "
@@ -512,3 +612,7 @@ def cond(x, p=None) -> Tensor:
         r = norm(x, p, axis=(-2, -1)) * norm(inv(x), p, axis=(-2, -1))
     finite_input = E.logical_not(R.any(E.isnan(x), axis=(-2, -1)))
     return E.select(E.logical_and(E.isnan(r), finite_input), math.inf, r)
+
+
+def __dir__() -> list[str]:  # dir(), help() and tab completion show the public names only
+    return sorted(__all__)

@@ -313,3 +313,7 @@ __all__ = ["solve_triangular", "cholesky", "cho_factor", "cho_solve", "lu_factor
            "lu_solve", "lu", "qr", "svd", "eigh", "inv", "det", "solve", "block_diag",
            "expm"]
 
+
+
+def __dir__() -> list[str]:  # dir(), help() and tab completion show the public names only
+    return sorted(__all__)

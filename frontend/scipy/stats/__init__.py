@@ -22,6 +22,9 @@ from . import (
     t,
     uniform,
 )
+from ._docs import install as _install_docs
 
 __all__ = ["bernoulli", "beta", "cauchy", "chi2", "expon", "gamma", "geom", "laplace",
            "logistic", "multivariate_normal", "norm", "pareto", "poisson", "t", "uniform"]
+
+_install_docs([globals()[n] for n in __all__])

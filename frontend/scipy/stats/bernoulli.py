@@ -9,6 +9,8 @@ from ...tensor import Tensor
 from .._logarithmic import xlog1py, xlogy
 from .._operands import real_floats
 
+__all__ = ["logpmf", "pmf", "cdf", "ppf"]
+
 
 def logpmf(k, p, loc=0) -> Tensor:
     k, p, loc = real_floats("bernoulli.logpmf", k, p, loc)

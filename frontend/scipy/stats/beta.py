@@ -11,6 +11,8 @@ from .._incomplete import betainc
 from .._logarithmic import xlog1py, xlogy
 from .._operands import real_floats
 
+__all__ = ["logpdf", "pdf", "cdf", "logcdf", "sf", "logsf"]
+
 
 def logpdf(x, a, b, loc=0, scale=1) -> Tensor:
     x, a, b, loc, scale = real_floats("beta.logpdf", x, a, b, loc, scale)

@@ -10,6 +10,8 @@ from .._gamma import gammaln
 from .._incomplete import gammainc, gammaincc
 from .._operands import real_floats
 
+__all__ = ["logpdf", "pdf", "cdf", "logcdf", "sf", "logsf"]
+
 
 def logpdf(x, df, loc=0, scale=1) -> Tensor:
     x, df, loc, scale = real_floats("chi2.logpdf", x, df, loc, scale)

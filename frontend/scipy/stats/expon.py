@@ -8,6 +8,8 @@ from ... import numpy as snp
 from ...tensor import Tensor
 from .._operands import real_floats
 
+__all__ = ["logpdf", "pdf", "cdf", "logsf", "sf", "logcdf", "ppf"]
+
 
 def logpdf(x, loc=0, scale=1) -> Tensor:
     x, loc, scale = real_floats("expon.logpdf", x, loc, scale)

@@ -11,6 +11,8 @@ from .._incomplete import gammainc, gammaincc
 from .._logarithmic import xlogy
 from .._operands import real_floats
 
+__all__ = ["logpdf", "pdf", "cdf", "logcdf", "sf", "logsf"]
+
 
 def logpdf(x, a, loc=0, scale=1) -> Tensor:
     x, a, loc, scale = real_floats("gamma.logpdf", x, a, loc, scale)

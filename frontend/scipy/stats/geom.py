@@ -9,6 +9,8 @@ from ...tensor import Tensor
 from .._logarithmic import xlog1py
 from .._operands import real_floats
 
+__all__ = ["logpmf", "pmf"]
+
 
 def logpmf(k, p, loc=0) -> Tensor:
     k, p, loc = real_floats("geom.logpmf", k, p, loc)

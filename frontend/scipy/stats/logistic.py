@@ -7,6 +7,8 @@ from ...tensor import Tensor
 from .._logarithmic import expit, logit
 from .._operands import real_floats
 
+__all__ = ["logpdf", "pdf", "cdf", "sf", "ppf", "isf"]
+
 
 def logpdf(x, loc=0, scale=1) -> Tensor:
     x, loc, scale = real_floats("logistic.logpdf", x, loc, scale)

@@ -10,6 +10,8 @@ from ...tensor import Tensor
 from .._operands import real_floats
 from ..linalg import _triangular
 
+__all__ = ["logpdf", "pdf"]
+
 
 def logpdf(x, mean, cov, allow_singular=None) -> Tensor:
     """log N(x; mean, cov) over the last axis of x. cov may be a scalar (the same

@@ -9,6 +9,8 @@ from ...tensor import Tensor
 from .._error_functions import log_ndtr, ndtr, ndtri
 from .._operands import real_floats
 
+__all__ = ["logpdf", "pdf", "cdf", "logcdf", "sf", "logsf", "ppf", "isf"]
+
 
 def logpdf(x, loc=0, scale=1) -> Tensor:
     x, loc, scale = real_floats("norm.logpdf", x, loc, scale)

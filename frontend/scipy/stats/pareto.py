@@ -8,6 +8,8 @@ from ... import numpy as snp
 from ...tensor import Tensor
 from .._operands import real_floats
 
+__all__ = ["logpdf", "pdf", "cdf", "logcdf", "logsf", "sf", "ppf"]
+
 
 def logpdf(x, b, loc=0, scale=1) -> Tensor:
     x, b, loc, scale = real_floats("pareto.logpdf", x, b, loc, scale)

@@ -11,6 +11,8 @@ from .._incomplete import gammaincc
 from .._logarithmic import entr, xlogy
 from .._operands import real_floats
 
+__all__ = ["logpmf", "pmf", "cdf", "entropy"]
+
 
 def logpmf(k, mu, loc=0) -> Tensor:
     k, mu, loc = real_floats("poisson.logpmf", k, mu, loc)

@@ -9,6 +9,8 @@ from ...tensor import Tensor
 from .._gamma import gammaln
 from .._operands import real_floats
 
+__all__ = ["logpdf", "pdf"]
+
 
 def logpdf(x, df, loc=0, scale=1) -> Tensor:
     x, df, loc, scale = real_floats("t.logpdf", x, df, loc, scale)
