@@ -39,14 +39,26 @@ def _dtype(dtype):
 
 
 def zeros(key, shape, dtype=None) -> Tensor:
+    """An initialiser's result of zeros (jax.nn.initializers.zeros): `key` is ignored.
+
+    Returns a tensor of `shape` and `dtype` (default float32).
+    """
     return snp.zeros(tuple(shape), _dtype(dtype))
 
 
 def ones(key, shape, dtype=None) -> Tensor:
+    """An initialiser's result of ones (jax.nn.initializers.ones): `key` is ignored.
+
+    Returns a tensor of `shape` and `dtype` (default float32).
+    """
     return snp.ones(tuple(shape), _dtype(dtype))
 
 
 def constant(value, dtype=None) -> Initializer:
+    """An initialiser whose every element is `value` (jax.nn.initializers.constant).
+
+    Returns a function init(key, shape, dtype) -> Tensor; `key` is ignored.
+    """
     def init(key, shape, dtype=dtype) -> Tensor:
         return snp.full(tuple(shape), value, dtype=_dtype(dtype))
     return init
@@ -61,6 +73,11 @@ def uniform(scale: float = 1e-2, dtype=None) -> Initializer:
 
 
 def normal(stddev: float = 1e-2, dtype=None) -> Initializer:
+    """An initialiser drawing from N(0, stddev^2) (jax.nn.initializers.normal),
+    with jax's bits for the same key.
+
+    Returns a function init(key, shape, dtype) -> Tensor.
+    """
     def init(key, shape, dtype=dtype) -> Tensor:
         d = _dtype(dtype)
         return random.normal(key, tuple(shape), d) * snp.asarray(stddev, dtype=d)

@@ -31,8 +31,41 @@ def lazy_backend(target: XlaBackend | None = None) -> LazyBackend:
 
 @contextlib.contextmanager
 def lazy(target: XlaBackend | None = None):
-    """Run the block's eager ops lazily (see the module docstring); the pending graph
-    runs when the block ends."""
+    """Run the eager ops of a `with` block lazily: recorded into one pending graph that
+    runs as one compiled XLA program when a value is needed or the block ends.
+
+    Inside the block, namespace calls and operators on tensors of the block's device
+    return lazy tensors at once; nothing runs. The graph runs when a value is read
+    (`print`, `np.asarray`, `float`, `bool`, `if`), a tensor moves to another backend
+    or device, the block ends, or the graph passes STABLEJIT_LAZY_MAX_OPS ops (4096). A
+    graph seen before (the next iteration of a loop) reuses its compiled program, so a
+    loop body compiles once. Values, dtypes and errors are those of eager ops; an error
+    names the line of the op that failed, not of the read. As under `jit`, XLA may fold
+    constants across ops, so the last bit can differ from op-by-op execution.
+    `STABLEJIT_LAZY=1` makes a whole program lazy, and `default_backend("lazy")` a block.
+
+    Args:
+        target: the device backend to record for (an XlaBackend); None uses the current
+            default device.
+
+    Yields:
+        The block's LazyBackend (its `flush()` runs the pending graph early).
+
+    Raises:
+        TypeError: if the default backend is not an XLA device (e.g. "reference").
+
+    Example:
+        >>> x = snp.asarray([1.0, 2.0])
+        >>> with stablejit.lazy():
+        ...     y = snp.tanh(x * 2.0 + 1.0)
+        ...     z = snp.sum(y ** 2)
+        >>> z
+        Tensor<f32[] lazy:xla:host:0, materialised>
+        1.9899522
+
+    How the pending graph is kept and run is the module's (stablejit.lazy, reachable
+    as `importlib.import_module("stablejit.lazy")`) and frontend/lazy_backend.py's.
+    """
     backend = lazy_backend(target)
     with using_backend(backend):
         try:

@@ -40,6 +40,7 @@ sys.modules[f"{__name__}.initializers"] = initializers
 
 
 def identity(x) -> Tensor:
+    """x unchanged, as a tensor (jax.nn.identity): the activation that does nothing."""
     return snp.asarray(x)
 
 
@@ -60,10 +61,15 @@ def relu6(x) -> Tensor:
 
 
 def sigmoid(x) -> Tensor:
+    """The logistic function 1 / (1 + exp(-x)), elementwise (jax.nn.sigmoid).
+
+    Integers become float32. Returns a tensor of x's shape.
+    """
     return snp.sigmoid(x)
 
 
 def tanh(x) -> Tensor:
+    """The hyperbolic tangent, elementwise (jax.nn.tanh; the same as stablejit.numpy.tanh)."""
     return snp.tanh(x)
 
 
@@ -135,6 +141,10 @@ def celu(x, alpha=1.0) -> Tensor:
 
 @one_program
 def leaky_relu(x, negative_slope=1e-2) -> Tensor:
+    """x where x >= 0, else negative_slope * x, elementwise (jax.nn.leaky_relu).
+
+    negative_slope: the slope below 0 (default 0.01). Returns a tensor of x's shape.
+    """
     x = snp.asarray(x)
     return snp.where(x >= 0, x, negative_slope * x)
 
@@ -314,6 +324,12 @@ def _masked_mean(x: Tensor, axis, where) -> Tensor:
 @one_program
 def layer_norm(x, scale=None, bias=None, axis: int | Sequence[int] = -1,
                eps: float = 1e-5) -> Tensor:
+    """Layer normalisation: x standardised over `axis` (zero mean, unit variance,
+    with `eps` added to the variance), then multiplied by `scale` and shifted by `bias`
+    when they are given (they broadcast against x).
+
+    Returns a tensor of x's shape. Runs as one compiled program per signature.
+    """
     y = standardize(x, axis, epsilon=eps)
     if scale is not None:
         y = y * scale
@@ -448,16 +464,36 @@ def glorot_uniform(key, shape: Sequence[int], dtype=snp.float32) -> Tensor:
 
 
 def glorot_normal(key, shape: Sequence[int], dtype=snp.float32) -> Tensor:
+    """Glorot (Xavier) normal initialisation: normal with standard deviation
+    sqrt(2 / (fan_in + fan_out)), fan_in = shape[-2] (times the receptive field),
+    fan_out = shape[-1].
+
+    key: a stablejit.random key, a numpy Generator, or an int seed. Returns a tensor of
+    `shape` and `dtype` (float32). For jax.nn.initializers' bits, use
+    stablejit.nn.initializers.glorot_normal.
+    """
     fan_in, fan_out = _fans(shape)
     return _normal(key, shape, dtype, math.sqrt(2.0 / (fan_in + fan_out)))
 
 
 def he_uniform(key, shape: Sequence[int], dtype=snp.float32) -> Tensor:
+    """He (Kaiming) uniform initialisation: uniform in +-sqrt(6 / fan_in),
+    fan_in = shape[-2] (times the receptive field).
+
+    key: a stablejit.random key, a numpy Generator, or an int seed. Returns a tensor of
+    `shape` and `dtype` (float32).
+    """
     fan_in, _ = _fans(shape)
     return _uniform(key, shape, dtype, math.sqrt(6.0 / fan_in))
 
 
 def he_normal(key, shape: Sequence[int], dtype=snp.float32) -> Tensor:
+    """He (Kaiming) normal initialisation: normal with standard deviation
+    sqrt(2 / fan_in), fan_in = shape[-2] (times the receptive field).
+
+    key: a stablejit.random key, a numpy Generator, or an int seed. Returns a tensor of
+    `shape` and `dtype` (float32).
+    """
     fan_in, _ = _fans(shape)
     return _normal(key, shape, dtype, math.sqrt(2.0 / fan_in))
 

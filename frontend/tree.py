@@ -346,6 +346,16 @@ def _flatten_up_to(td: TreeDef, x, out: list, path: tuple) -> None:
 
 
 def unflatten(treedef: TreeDef, leaves: Iterable) -> Any:
+    """The pytree of `treedef`'s structure with `leaves` in its leaf positions: the
+    inverse of flatten (jax.tree.unflatten).
+
+    Raises:
+        ValueError: if the number of leaves differs from the structure's."""
+    leaves = list(leaves)
+    if len(leaves) != treedef.num_leaves:  # jax raises too, where zip would cut or stop
+        raise ValueError(at_user_line(
+            f"unflatten: the structure {treedef!r:.80} has {treedef.num_leaves} leaves, "
+            f"but {len(leaves)} were given; pass one leaf per position of flatten's list"))
     try:
         return _unflatten(treedef, iter(leaves))
     except RecursionError:
@@ -406,10 +416,18 @@ def map_with_path(f: Callable, tree: Any, *rest: Any,
 
 
 def tree_leaves(tree: Any, is_leaf: Callable[[Any], bool] | None = None) -> list:
+    """The leaves of a pytree, in flatten's order (jax.tree.leaves).
+
+    is_leaf: a predicate that stops the descent at the subtrees it accepts. None is a
+    node without children, so it is not a leaf.
+    """
     return flatten(tree, is_leaf)[0]
 
 
 def tree_structure(tree: Any, is_leaf: Callable[[Any], bool] | None = None) -> TreeDef:
+    """The structure (a TreeDef) of a pytree, without its leaves
+    (jax.tree.structure). is_leaf: as for flatten.
+    """
     return flatten(tree, is_leaf)[1]
 
 
@@ -425,6 +443,9 @@ def flatten_with_path(tree: Any, is_leaf: Callable[[Any], bool] | None = None
 
 def leaves_with_path(tree: Any, is_leaf: Callable[[Any], bool] | None = None
                      ) -> list[tuple[tuple, Any]]:
+    """The leaves of a pytree with their key paths: [(key_path, leaf), ...]
+    (jax.tree.leaves_with_path). is_leaf: as for flatten.
+    """
     return flatten_with_path(tree, is_leaf)[0]
 
 

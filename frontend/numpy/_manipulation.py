@@ -89,6 +89,11 @@ def permute_dims(x, axes) -> Tensor:
 
 
 def matrix_transpose(x) -> Tensor:
+    """The last two axes of x swapped, as a new tensor (linalg.matrix_transpose; the
+    namespace's matrix_transpose and x.mT give a view instead).
+
+    Raises:
+        ValueError: if x has fewer than two axes."""
     x = as_tensor(x)
     if x.ndim < 2:
         raise ValueError(at_user_line(f"matrix_transpose needs at least 2 dimensions, got "

@@ -204,11 +204,17 @@ def eigh(a, b=None, lower: bool = True, eigvals_only: bool = False,
 
 
 def inv(a, overwrite_a: bool = False, check_finite: bool = True) -> Tensor:
+    """The inverse of square matrices, as scipy.linalg.inv (overwrite_a and check_finite
+    are accepted and ignored). See stablejit.numpy.linalg.inv.
+    """
     del overwrite_a, check_finite
     return nla.inv(a)
 
 
 def det(a, overwrite_a: bool = False, check_finite: bool = True) -> Tensor:
+    """The determinant of square matrices, as scipy.linalg.det (overwrite_a and
+    check_finite are accepted and ignored). See stablejit.numpy.linalg.det.
+    """
     del overwrite_a, check_finite
     return nla.det(a)
 

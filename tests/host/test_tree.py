@@ -230,3 +230,15 @@ def test_register_dataclass_needs_all_fields():
 def test_tree_map_keeps_old_name():
     assert stablejit.tree_map is tree.map
     assert tree.tree_leaves({"a": 1}) == tree.leaves({"a": 1}) == [1]
+
+
+@pytest.mark.parametrize("tree_", [[1, (2, 3)], {"a": 1, "b": [2]}, (1,), [None, 2]])
+@pytest.mark.parametrize("extra", [-1, 1])
+def test_unflatten_with_the_wrong_number_of_leaves_raises_as_jax(tree_, extra):
+    n = len(jax.tree.leaves(tree_)) + extra
+    with pytest.raises(ValueError):
+        jax.tree.unflatten(jax.tree.structure(tree_), list(range(n)))
+    with pytest.raises(ValueError, match=f"has {n - extra} leaves, but {n} were given"):
+        tree.unflatten(tree.structure(tree_), list(range(n)))
+    td = tree.structure(tree_)
+    assert tree.unflatten(td, tree.leaves(tree_)) == tree_
