@@ -8,6 +8,9 @@ what the compilation cache holds.
     stablejit profile FILE.py:FUNC --args ... [--runs 100]
     stablejit devices
     stablejit cache info|list|clear
+    stablejit export FILE.py:FUNC --args 'f32[8,64]' --out model.sjx
+    stablejit inspect model.sjx
+    stablejit run model.sjx --inputs in.npz --out out.npz
 """
 
 from __future__ import annotations
@@ -200,6 +203,9 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("action", choices=("info", "list", "clear"))
     c.add_argument("--dir", default=None, help="another cache directory than the default")
     c.set_defaults(run=cmd_cache)
+    from .export._cli import add_parsers  # noqa: PLC0415 - export's commands live with it
+
+    add_parsers(sub, _add_target)
     return ap
 
 

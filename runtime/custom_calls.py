@@ -20,14 +20,16 @@ import sys
 
 from jaxlib import lapack
 
-_LAPACK_TARGET = 'call_target_name = "lapack_'
+# generic form (our emitter) and pretty form (MLIR's printer: exported modules)
+_LAPACK_TARGETS = ('call_target_name = "lapack_', "stablehlo.custom_call @lapack_")
 _lapack_loaded = False
 
 
 def prepare(stablehlo: str, platform: str) -> None:
     """Load what the custom calls in `stablehlo` need on `platform` (once per process)."""
     global _lapack_loaded
-    if _lapack_loaded or platform != "host" or _LAPACK_TARGET not in stablehlo:
+    if _lapack_loaded or platform != "host" or not any(t in stablehlo
+                                                       for t in _LAPACK_TARGETS):
         return
     lapack._lapack.initialize()  # idempotent, so two threads racing here is harmless
     if "jax._src.lax.linalg" not in sys.modules:  # jax registers the handlers on import

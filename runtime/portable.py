@@ -73,8 +73,10 @@ def serialize(text: str, target: str = TARGET) -> bytes:
                                 f"{target}: {e}") from None
 
 
-def deserialize(data: bytes) -> str:
-    """The module of portable bytecode, as StableHLO text of this jaxlib's version."""
+def deserialize(data: bytes, elide: int | None = None) -> str:
+    """The module of portable bytecode, as StableHLO text of this jaxlib's version;
+    `elide`: print constants of more elements than that as `dense_resource<__elided__>`
+    (for reading, not for parsing back)."""
     with _LOCK, context():
         try:
             module = _stablehlo.deserialize_portable_artifact(context(), bytes(data))
@@ -82,7 +84,7 @@ def deserialize(data: bytes) -> str:
             raise PortableError(
                 f"this jaxlib (StableHLO {CURRENT}, reads {MINIMUM} and later) cannot read "
                 f"the module's bytecode: {e}") from None
-        return module.operation.get_asm(enable_debug_info=False)
+        return module.operation.get_asm(enable_debug_info=False, large_elements_limit=elide)
 
 
 def artifact_version(data: bytes) -> str:

@@ -408,7 +408,8 @@ def export(fun_jit, *, platforms=None, vjp_order: int = 0):
         _, dyn_args, dyn_kwargs = fun_jit._split(args, kwargs)
         leaves, in_tree = tree.flatten((dyn_args, dyn_kwargs))
         try:
-            art.encode_tree(in_tree)
+            for label, sub in zip(("args", "kwargs"), in_tree.children, strict=True):
+                art.encode_tree(sub, label)
         except TypeError as e:
             raise TypeError(at_user_line(f"export({name}): the arguments: {e}")) from None
         lowered = fun_jit.lower(*args, platform=plats[0], **kwargs)
@@ -425,7 +426,7 @@ def export(fun_jit, *, platforms=None, vjp_order: int = 0):
                 f"cannot hold; remove it before exporting"))
         out_tree = lowered._out_tree
         try:
-            art.encode_tree(out_tree)
+            art.encode_tree(out_tree, "out")
         except TypeError as e:
             raise TypeError(at_user_line(f"export({name}): the outputs: {e}")) from None
         in_avals = [ShapeDtypeStruct(t.shape, t.dtype, weak_type=_is_weak(x))
