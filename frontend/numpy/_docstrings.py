@@ -245,7 +245,7 @@ _OTHER = {
               raises="ValueError: if both correction and ddof are given."),
     "std": _e("The standard deviation along `axis`: the square root of `var`.",
               "A tensor in x's float dtype (integers give float32).",
-              "snp.std(snp.asarray([1.0, 2.0, 3.0, 4.0]), correction=1)",
+              "snp.std(snp.asarray([2.0, 4.0, 4.0, 4.0, 5.0, 5.0, 7.0, 9.0]))",
               raises="ValueError: if both correction and ddof are given."),
     "nanstd": _e("The standard deviation along `axis`, ignoring NaNs.",
                  "A tensor in x's float dtype (integers give float32); NaN where an "
