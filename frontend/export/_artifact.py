@@ -57,12 +57,9 @@ def unpack(data) -> tuple[dict, list[bytes]]:
                             f"Exported.serialize() returned), got {type(data).__name__}")
     data = bytes(data)
     if data[:len(MAGIC)] != MAGIC:
-        hint = (" (it looks like a jax.export artifact: load it with "
-                "stablejit.export.from_jax)") if data[4:8] == b"JAXE" or b"jax" in data[:64] \
-            else ""
         raise ArtifactError(f"not a stablejit export artifact: it does not start with "
-                            f"{MAGIC!r}{hint}; pass the bytes Exported.serialize() wrote, "
-                            f"read in binary mode")
+                            f"{MAGIC!r}; pass the bytes Exported.serialize() wrote, read in "
+                            f"binary mode")
     if len(data) < _HEADER.size:
         raise ArtifactError(f"the artifact is truncated: {len(data)} bytes, shorter than "
                             f"its {_HEADER.size}-byte header; copy the whole file again")

@@ -495,10 +495,17 @@ def deserialize(data) -> Exported:
     for bytes that are not a whole, unchanged artifact of a format this stablejit reads."""
     meta, blobs = art.unpack(data)
     try:
-        return _from_meta(meta, blobs, top=True)
-    except (KeyError, IndexError, TypeError) as e:  # checksum passed: a bad writer
+        exp = _from_meta(meta, blobs, top=True)
+    except (KeyError, IndexError, TypeError, AttributeError) as e:  # a bad writer
         raise ArtifactError(f"the artifact's metadata is incomplete ({type(e).__name__}: "
                             f"{e}); export it again") from None
+    for e in (exp, exp._vjp) if exp._vjp is not None else (exp,):
+        for p in e.platforms:  # read every module now: a bad one fails here, not in a call
+            try:
+                e._text(p)
+            except portable.PortableError as err:
+                raise ArtifactError(f"the artifact's StableHLO for {p}: {err}") from None
+    return exp
 
 
 def _from_meta(meta: dict, blobs: list[bytes], top: bool) -> Exported:
