@@ -19,10 +19,12 @@ from . import (
     numpy,
     numpy_extensions,
     random,
+    scipy,
     sharding,
     tree,
     tree_util,
 )
+from . import tracebacks as _tracebacks
 from .abstract import ClosedIR, eval_shape, make_jaxpr
 from .aot import Compiled, Lowered
 from .api import (
@@ -111,6 +113,14 @@ numpy_extensions.install()  # vectorize, i0, kaiser ...: built on vmap and scipy
 
 __all__ = [
     "to_batched",
+# The one place the namespaces' functions become public boundaries, whose errors reach
+# the user without stablejit's frames (tracebacks.py). Tensor's operators and methods
+# were bound to the plain functions when stablejit.numpy was imported (no extra frame on
+# the hot path); tree's functions stay plain too (jit's fast path calls them).
+_tracebacks.wrap_namespaces(numpy, numpy.linalg, numpy.fft, nn, nn.initializers, random,
+                            scipy.special, scipy.stats, scipy.linalg, debug)
+_tracebacks.wrap_namespace(globals())
+
     "RecompileWarning",
     "Stream",
     "StreamError",

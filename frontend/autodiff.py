@@ -47,7 +47,8 @@ from .grad_tape import GradTape, NeedsTrace, records_on_tape
 from .runtime.cache import SingleFlightCache
 from .spmd import runs_on
 from .tensor import Tensor
-from .tracing import Trace, escaped_error, refuse_written_arguments
+from .tracebacks import api_boundary
+from .tracing import Trace, refuse_written_arguments
 
 # ---- tracing and running IR ------------------------------------------------------------
 
@@ -240,6 +241,7 @@ class _Args:
         self.args, self.nums = tuple(args), tuple(nums)
         self.diff_trees = []
         diff: list[Tensor] = []
+    @api_boundary
         for i in self.nums:
             leaves, td = tree.flatten(self.args[i])
             leaves = [_as_tensor(x) for x in leaves]
@@ -319,6 +321,7 @@ def _check_scalar_output(t, what: str, holomorphic: bool = False) -> None:
             f"{what} requires a real floating-point output, but the function returned "
             f"dtype {t.dtype.name}.{hint}"))
 
+    @api_boundary
 
 def _split_aux(out_tree, has_aux: bool, what: str, scalar: bool = True):
     if not has_aux:
@@ -352,6 +355,7 @@ def value_and_grad(f: Callable, argnums: int | Sequence[int] = 0, has_aux: bool 
                   "c" if holomorphic else "fc")
         if records_on_tape(a.leaves):
             done = _on_tape(a, f, has_aux, holomorphic)
+    @api_boundary
             if done is not None:
                 outs, n_out, aux_tree = done
                 return _value_and_grads(a, outs, n_out, aux_tree, single)
@@ -437,6 +441,7 @@ def grad(f: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False,
 
 def _is_python_int(x) -> bool:
     return type(x) in (bool, int)
+    @api_boundary
 
 
 def vjp(f: Callable, *primals, has_aux: bool = False):
@@ -482,6 +487,7 @@ def vjp(f: Callable, *primals, has_aux: bool = False):
                      for p in primals)
 
     if has_aux:
+    @api_boundary
         return main, vjp_fn, tree.unflatten(aux_tree, outs[1:])
     return main, vjp_fn
 
@@ -535,6 +541,7 @@ def jvp(f: Callable, primals: Sequence, tangents: Sequence):
     k = len(fn.results)
     return tree.unflatten(out_tree, res[:k]), tree.unflatten(out_tree, res[k:])
 
+    @api_boundary
 
 def linearize(f: Callable, *primals):
     """(f(*primals), f_jvp) where f_jvp(*tangents) gives J(primals) @ tangents, as JAX's

@@ -8,9 +8,10 @@ empty (or blank) value counts as unset, except STABLEJIT_CACHE_DIR's, which turn
 cache off. No other module reads the environment; the runtime gets these values as
 arguments.
 
-Settings made in code: `config.update("debug_nans", True)`, `config.debug_nans = True`
-and JAX's spellings (`config.update("jax_debug_nans", True)`,
-`config.jax_debug_nans = True`) are the same; reading `config.debug_nans` or
+Settings made in code (debug_nans, debug_infs, traceback_filtering, default_device):
+`config.update("debug_nans", True)`, `config.debug_nans = True` and JAX's spellings
+(`config.update("jax_debug_nans", True)`, `config.jax_debug_nans = True`) and ours
+(`"stablejit_debug_nans"`) are the same; reading `config.debug_nans` or
 `config.jax_debug_nans` gives the value.
 """
 
@@ -145,11 +146,70 @@ def verify() -> bool:
 
 # settings made in code with update() (JAX's config.update), over the environment's
 _overrides: dict[str, object] = {}
-_NAMES = {"debug_nans": "STABLEJIT_DEBUG_NANS", "debug_infs": "STABLEJIT_DEBUG_INFS"}
+
+
+def _bool_value(name: str, value) -> bool:
+    if not (isinstance(value, bool) or type(value).__name__ == "bool_"
+            or (type(value) is int and value in (0, 1))):
+        raise TypeError(f"the setting {name!r} takes True or False, not {value!r} "
+                        f"(of type {type(value).__name__})")
+    return bool(value)
+
+
+# JAX's modes that remove frames ("tracebackhide" only marks them, for IPython/pytest)
+_FILTERING_ON = ("on", "auto", "remove_frames", "quiet_remove_frames", *_TRUE)
+
+
+def _filtering(raw: str) -> str:
+    v = raw.strip().lower()
+    if v in _FALSE:
+        return "off"
+    if v in _FILTERING_ON:
+        return "on"
+    raise ValueError("expected on or off")
+
+
+def _filtering_value(name: str, value) -> str:
+    if isinstance(value, bool):
+        return "on" if value else "off"
+    if isinstance(value, str):
+        try:
+            return _filtering(value)
+        except ValueError:
+            pass
+    raise ValueError(f"the setting {name!r} takes 'on' or 'off' (or JAX's 'auto', "
+                     f"'remove_frames', 'quiet_remove_frames'), not {value!r}")
+
+
+def _device_value(name: str, value):
+    """A device (from stablejit.devices()), a platform name, or None (the platform's
+    default); the default backend itself is changed by the installed applier."""
+    if value is None or isinstance(value, str) or (
+            hasattr(value, "client") and hasattr(value, "platform")):
+        return value
+    raise TypeError(f"the setting {name!r} takes a device (from stablejit.devices()), a "
+                    f"platform name or None, not {type(value).__name__} {value!r:.60}")
+
+
+# setting -> (its environment variable or None, the parse of that variable's text, what
+# the variable accepts, the default, the check of a value set in code)
+_SETTINGS = {
+    "debug_nans": ("STABLEJIT_DEBUG_NANS", _flag, "0 or 1", False, _bool_value),
+    "debug_infs": ("STABLEJIT_DEBUG_INFS", _flag, "0 or 1", False, _bool_value),
+    "traceback_filtering": ("STABLEJIT_TRACEBACK_FILTERING", _filtering, "on or off", "on",
+                            _filtering_value),
+    "default_device": (None, None, None, None, _device_value),
+}
+_NAMES = {name: spec[0] for name, spec in _SETTINGS.items()}
+# setting -> what applies a new value elsewhere (installed by the module that owns it:
+# api.py makes default_device the default backend), so config imports nothing above it
+_APPLY: dict[str, Callable] = {}
 
 
 def _option(name) -> str | None:
-    key = name.removeprefix("jax_") if isinstance(name, str) else None
+    if not isinstance(name, str):
+        return None
+    key = name.removeprefix("jax_").removeprefix("stablejit_")
     return key if key in _NAMES else None
 
 
@@ -158,32 +218,53 @@ def _known() -> str:
 
 
 def update(name: str, value) -> None:
-    """Set a setting in code, as jax.config.update does: "debug_nans" or "debug_infs"
-    (JAX's "jax_debug_nans" / "jax_debug_infs" are accepted too); the value is a bool."""
+    """Set a setting in code, as jax.config.update does: "debug_nans" / "debug_infs"
+    (True or False), "traceback_filtering" ("on" or "off"), "default_device" (a device,
+    a platform name or None). JAX's spellings ("jax_debug_nans") and ours with the
+    package's prefix ("stablejit_traceback_filtering") are accepted too."""
     key = _option(name)
+def on_update(name: str, apply: Callable) -> None:
+    """Have `apply(value)` called whenever the setting `name` is set in code."""
+    _APPLY[name] = apply
+
+
     if key is None:
         raise ValueError(f"unknown setting {name!r}; settable in code: {sorted(_NAMES)}")
-    if not (isinstance(value, bool) or type(value).__name__ == "bool_"
-            or (type(value) is int and value in (0, 1))):
-        raise TypeError(f"the setting {name!r} takes True or False, not {value!r} "
-                        f"(of type {type(value).__name__})")
-    _overrides[key] = bool(value)
+    value = _SETTINGS[key][4](name, value)
+    if key in _APPLY:
+        _APPLY[key](value)
+    _overrides[key] = value
     global _checks
     _checks = None
 
 
 def _debug_flag(key: str) -> bool:
-    # asked on every eager op: the variable is read once, at first use (as JAX reads
-    # JAX_DEBUG_NANS at start-up); update() changes the setting afterwards
+    # asked on every eager op: one dict read once the setting is known
     value = _overrides.get(key)
+def _setting(key: str):
+    # the variable is read once, at first use (as JAX reads JAX_DEBUG_NANS at start-up);
+    # update() changes the setting afterwards
+    value = _overrides.get(key, _MISSING)
+    if value is _MISSING:
+        var, parse, what, default, _ = _SETTINGS[key]
+        value = _overrides[key] = default if var is None else _read(var, parse, default,
+                                                                    what)
+    return value
+
+
     if value is None:
-        value = _overrides[key] = _read(_NAMES[key], _flag, False, "0 or 1")
+        value = _setting(key)
     return value
 
 
 # config.debug_nans / config.debug_infs (STABLEJIT_DEBUG_NANS=1 / _INFS=1): read as
 # attributes of the module (see _Config below): raise at the first op that makes a NaN
 # (an infinity) (frontend/debugging.py).
+
+def traceback_filtering_on() -> bool:
+    """Whether errors leaving a public call lose stablejit's frames (tracebacks.py)."""
+    return _setting("traceback_filtering") == "on"
+
 
 
 def debug_checks() -> bool:
@@ -282,6 +363,7 @@ VARIABLES = {
     "STABLEJIT_DUMP_TO": dump_to, "STABLEJIT_CACHE_DIR": cache_dir,
     "STABLEJIT_CACHE": cache_dir, "STABLEJIT_CACHE_MAX_BYTES": cache_max_bytes,
     "STABLEJIT_EXECUTABLE_CACHE_ENTRIES": executable_cache_entries,
+    "STABLEJIT_TRACEBACK_FILTERING": lambda: _setting("traceback_filtering"),
     "STABLEJIT_EXECUTABLE_CACHE_BYTES": executable_cache_bytes,
     **{var: client_options for _, var, _, _ in _CLIENT_OPTIONS},
 }
@@ -303,7 +385,15 @@ class _Config(types.ModuleType):
     def __getattr__(self, name):  # only for names the module does not have
         key = _option(name)
         if key is not None:  # JAX's spelling: config.jax_debug_nans
-            return _debug_flag(key)
+            return _setting(key)
+    @property
+    def traceback_filtering(self) -> str:
+        return _setting("traceback_filtering")
+
+    @property
+    def default_device(self):
+        return _setting("default_device")
+
         raise AttributeError(f"module 'stablejit.config' has no attribute {name!r}; the "
                              f"settings are {_known()} (and JAX's jax_* spellings of them)")
 
@@ -328,8 +418,8 @@ class _Config(types.ModuleType):
             f"stablejit.config.{name} {source}, not by assignment. The settings made in "
             f"code are {_known()}: config.update(name, value) or config.<name> = value")
 
-    def __dir__(self):
-        return sorted(set(super().__dir__()) | set(_NAMES))
+    def __dir__(self):  # the public names and the settings, not the reader functions
+        return sorted(set(__all__) | set(_NAMES))
 
 
 _MISSING = object()

@@ -31,6 +31,7 @@ from .errors import EscapedTracerError, at_user_line, user_location
 from .grad_tape import GradTape, NeedsTrace
 from .tensor import Tensor
 from .tracing import Trace
+from .tracebacks import api_boundary
 
 __all__ = ["custom_vjp", "custom_jvp", "checkpoint", "remat"]
 
@@ -328,6 +329,7 @@ class custom_vjp(_Custom):
         return self
 
     def __call__(self, *args, **kwargs):
+    @api_boundary
         if self.fwd is None:
             raise TypeError(at_user_line(
                 f"custom_vjp function {self.__name__} has no rule: call .defvjp(fwd, bwd)"))
@@ -389,6 +391,7 @@ class custom_jvp(_Custom):
         self.defjvp(jvp)
 
     def __call__(self, *args, **kwargs):
+    @api_boundary
         if self.jvp is None:
             raise TypeError(at_user_line(
                 f"custom_jvp function {self.__name__} has no rule: use @f.defjvp"))
@@ -415,6 +418,7 @@ def checkpoint(fun: Callable | None = None, *, prevent_cse: bool = True, policy=
     nums = (static_argnums,) if isinstance(static_argnums, int) else tuple(static_argnums)
 
     @functools.wraps(fun)
+    @api_boundary
     def checkpointed(*args, **kwargs):
         n = len(args)
         static = {i % n: args[i] for i in nums if -n <= i < n}

@@ -66,6 +66,17 @@ def user_site(skip: int = 1) -> tuple | None:
     return None
 
 
+def is_internal(code) -> bool:
+    """Whether a code object is stablejit's own: a frame that user locations skip and
+    filtered tracebacks leave out (frontend/tracebacks.py)."""
+    internal = _CODE_INTERNAL.get(code)
+    if internal is None:
+        if len(_CODE_INTERNAL) > 4096:
+            _CODE_INTERNAL.clear()
+        internal = _CODE_INTERNAL[code] = _is_internal(code.co_filename)
+    return internal
+
+
 _LOCATIONS: dict = {}  # site -> its Location: a traced loop body asks for the same ones
 
 

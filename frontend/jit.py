@@ -46,6 +46,7 @@ from .spmd import (
 )
 from .tensor import Tensor
 from .tracing import Trace, escaped_error
+from .tracebacks import api_boundary, filter_exception
 
 log = logging.getLogger("stablejit")
 _data_of = operator.attrgetter("_data")
@@ -175,7 +176,11 @@ class Jitted:
                     return Tensor(outs[0], entry.backend, entry.out_types[0],
                                   entry.out_weak[0])
                 return entry.outputs(outs)
-        return self._call(args, kwargs)
+        try:
+            return self._call(args, kwargs)
+        except Exception as e:  # a public boundary (free until something is raised)
+            filter_exception(e)
+            raise
 
     def _call(self, args, kwargs):
         """The general path: checks, signature, tracing and compiling when new."""
@@ -394,6 +399,7 @@ class Jitted:
     def _aliases(self, fn: Function, donate: set[int], mutated=()) -> list:
         """For each param, the output index that may reuse its buffer, or None; a
         donated argument fn writes into reuses its buffer for its own new value."""
+    @api_boundary
         aliases: list = [None] * len(fn.params)
         free = list(range(len(fn.results)))
         first_written = len(fn.results) - len(mutated)

@@ -30,6 +30,7 @@ from .errors import at_user_line
 from .grad_tape import GradTape, NeedsTrace
 from .jit import jit
 from .sharding import Mesh, PartitionSpec, prefix_leaves
+from .tracebacks import api_boundary
 
 
 def _specs(spec_leaves, types, what: str):
@@ -51,6 +52,7 @@ def shard_map(f, mesh: Mesh, in_specs, out_specs, *, check_rep=None, check_vma=N
         raise TypeError(at_user_line(f"shard_map needs a stablejit.sharding.Mesh, not "
                                      f"{mesh!r}"))
 
+    @api_boundary
     def mapped(*args):
         if isinstance(context.current_backend(), GradTape):
             # a program over a mesh cannot join a tape that runs on one device: grad

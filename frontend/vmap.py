@@ -32,7 +32,8 @@ from .context import using_backend
 from .errors import at_user_line
 from .numpy._operands import as_tensor
 from .tensor import Tensor
-from .tracing import Trace, refuse_written_arguments
+from .tracebacks import api_boundary
+from .tracing import Trace
 
 
 class _NotMapped:
@@ -173,6 +174,7 @@ def vmap(fun: Callable, in_axes=0, out_axes=0, axis_name=None, axis_size: int | 
                     f"None in in_axes to leave it unmapped"))
             ax %= t.ndim
             norm_axes.append(ax)
+    @api_boundary
             n = t.shape[ax]
             if size is None:
                 size, first = n, (nm, t.shape, ax)

@@ -27,6 +27,7 @@ from ..dispatch import bind, bind1, bind_binary, bind_broadcast, bind_scalar, bi
 from ..errors import at_user_line
 from ..promotion import DEFAULT_INT
 from ..tensor import Tensor
+from ..tracebacks import filter_exception
 from ._complex_special import complex_function
 from ._operands import (
     as_tensor,
@@ -78,23 +79,29 @@ _FAST_KINDS = "fc"
 def _binary(name: str, prim, *, inexact: bool = False, kinds: str = "biufc",
             what: str = "numeric"):
     def f(x, y) -> Tensor:
-        if (type(x) is Tensor and type(y) is Tensor and x.type is y.type
-                and x._backend is y._backend
-                and x.type.dtype.kind in kinds and not (inexact and x.type.dtype.kind in "biu")):
-            return bind_binary(prim, x, y)  # same types: no promotion or broadcasting
-        # a float tensor and a Python number: the number takes the tensor's dtype and
-        # weakness (JAX's rule for a weak scalar), with no promotion table to walk
-        if type(y) in _PY_NUMBERS and type(x) is Tensor and x.type.dtype.kind in _FAST_KINDS:
-            if x.type.dtype.kind in kinds:
-                return bind_scalar(prim, x, y)[0]
-        elif type(x) in _PY_NUMBERS and type(y) is Tensor and y.type.dtype.kind in _FAST_KINDS:
-            if y.type.dtype.kind in kinds:
-                return bind_scalar(prim, y, x, scalar_first=True)[0]
-        (x, y), dtype = promote_operands(x, y)
-        _check_kinds(name, dtype, kinds, what)
-        if inexact and not dtype.is_inexact:
-            x, y = to_inexact(x), to_inexact(y)
-        return bind_broadcast(prim, (x, y), broadcast_shapes(x.shape, y.shape))[0]
+        # the operators x + y, x < y ... are this function: a public boundary, inline
+        # (free until something is raised; a wrapper would cost every eager op a frame)
+        try:
+            if (type(x) is Tensor and type(y) is Tensor and x.type is y.type
+                    and x._backend is y._backend and x.type.dtype.kind in kinds
+                    and not (inexact and x.type.dtype.kind in "biu")):
+                return bind_binary(prim, x, y)  # same types: no promotion or broadcasting
+            # a float tensor and a Python number: the number takes the tensor's dtype and
+            # weakness (JAX's rule for a weak scalar), with no promotion table to walk
+            if type(y) in _PY_NUMBERS and type(x) is Tensor and x.type.dtype.kind in _FAST_KINDS:
+                if x.type.dtype.kind in kinds:
+                    return bind_scalar(prim, x, y)[0]
+            elif type(x) in _PY_NUMBERS and type(y) is Tensor and y.type.dtype.kind in _FAST_KINDS:
+                if y.type.dtype.kind in kinds:
+                    return bind_scalar(prim, y, x, scalar_first=True)[0]
+            (x, y), dtype = promote_operands(x, y)
+            _check_kinds(name, dtype, kinds, what)
+            if inexact and not dtype.is_inexact:
+                x, y = to_inexact(x), to_inexact(y)
+            return bind_broadcast(prim, (x, y), broadcast_shapes(x.shape, y.shape))[0]
+        except Exception as e:
+            filter_exception(e)
+            raise
 
     f.__name__ = name
     f.__doc__ = f"Elementwise {name} with broadcasting (primitive {prim.name})."
@@ -136,20 +143,32 @@ greater_equal = _binary("greater_equal", ew.ge, kinds="biuf", what="real")
 
 
 def negative(x) -> Tensor:
-    x = as_tensor(x)
-    _check_kinds("negative", x.dtype, "iufc", "numeric (not boolean)")
-    return bind1(ew.neg, x)
+    try:  # an operator: a public boundary, inline (free until a raise)
+        x = as_tensor(x)
+        _check_kinds("negative", x.dtype, "iufc", "numeric (not boolean)")
+        return bind1(ew.neg, x)
+    except Exception as e:
+        filter_exception(e)
+        raise
 
 
 def positive(x) -> Tensor:
-    return copy_of(as_tensor(x))
+    try:  # an operator: a public boundary, inline (free until a raise)
+        return copy_of(as_tensor(x))
+    except Exception as e:
+        filter_exception(e)
+        raise
 
 
 def abs(x) -> Tensor:  # noqa: A001 - the array API's name
-    x = as_tensor(x)
-    if x.dtype.kind in "bu":
-        return copy_of(x)
-    return bind1(ew.abs_, x)
+    try:  # an operator: a public boundary, inline (free until a raise)
+        x = as_tensor(x)
+        if x.dtype.kind in "bu":
+            return copy_of(x)
+        return bind1(ew.abs_, x)
+    except Exception as e:
+        filter_exception(e)
+        raise
 
 
 absolute = abs
@@ -192,19 +211,23 @@ def reciprocal(x) -> Tensor:
 
 def divide(x, y) -> Tensor:
     """True division: integers divide as floats."""
-    if type(x) is Tensor:  # the common float cases, as _binary's fast paths
-        kind = x.type.dtype.kind
-        if type(y) in _PY_NUMBERS and kind in _FAST_KINDS:
-            return bind_scalar(ew.divide, x, y)[0]
-        if type(y) is Tensor and y.type is x.type and kind in _FAST_KINDS \
-                and y._backend is x._backend:
-            return bind(ew.divide, (x, y))[0]
-    elif type(x) in _PY_NUMBERS and type(y) is Tensor and y.type.dtype.kind in _FAST_KINDS:
-        return bind_scalar(ew.divide, y, x, scalar_first=True)[0]
-    (x, y), dtype = prepare(x, y)
-    if not dtype.is_inexact:
-        x, y = to_inexact(x), to_inexact(y)
-    return bind1(ew.divide, x, y)
+    try:  # an operator: a public boundary, inline (free until a raise)
+        if type(x) is Tensor:  # the common float cases, as _binary's fast paths
+            kind = x.type.dtype.kind
+            if type(y) in _PY_NUMBERS and kind in _FAST_KINDS:
+                return bind_scalar(ew.divide, x, y)[0]
+            if type(y) is Tensor and y.type is x.type and kind in _FAST_KINDS \
+                    and y._backend is x._backend:
+                return bind(ew.divide, (x, y))[0]
+        elif type(x) in _PY_NUMBERS and type(y) is Tensor and y.type.dtype.kind in _FAST_KINDS:
+            return bind_scalar(ew.divide, y, x, scalar_first=True)[0]
+        (x, y), dtype = prepare(x, y)
+        if not dtype.is_inexact:
+            x, y = to_inexact(x), to_inexact(y)
+        return bind1(ew.divide, x, y)
+    except Exception as e:
+        filter_exception(e)
+        raise
 
 
 true_divide = divide
@@ -214,18 +237,22 @@ def floor_divide(x, y) -> Tensor:
     """Python/NumPy floor division. An integer division by zero is 0, as in NumPy (and
     as remainder's); XLA's division gives -1 (all bits set). INT_MIN // -1 wraps to
     INT_MIN, as in NumPy."""
-    (x, y), dtype = prepare(x, y)
-    _check_kinds("floor_divide", dtype, "iuf", "real")
-    if dtype.kind == "f":
-        return _weak_if(_float_floor_divide(x, y), x, y)
-    if dtype.kind == "u":
-        return _weak_if(_zero_where_divisor_is_zero(bind1(ew.divide, x, y), y), x, y)
-    # C division truncates; step down when the signs differ and it was inexact
-    q = bind1(ew.divide, x, y)
-    r = bind1(ew.remainder, x, y)
-    zero = full_like_tensor(0, x)
-    adjust = bitwise_and(not_equal(r, zero), not_equal(less(r, zero), less(y, zero)))
-    return _weak_if(_zero_where_divisor_is_zero(select(adjust, subtract(q, 1), q), y), x, y)
+    try:  # an operator: a public boundary, inline (free until a raise)
+        (x, y), dtype = prepare(x, y)
+        _check_kinds("floor_divide", dtype, "iuf", "real")
+        if dtype.kind == "f":
+            return _weak_if(_float_floor_divide(x, y), x, y)
+        if dtype.kind == "u":
+            return _weak_if(_zero_where_divisor_is_zero(bind1(ew.divide, x, y), y), x, y)
+        # C division truncates; step down when the signs differ and it was inexact
+        q = bind1(ew.divide, x, y)
+        r = bind1(ew.remainder, x, y)
+        zero = full_like_tensor(0, x)
+        adjust = bitwise_and(not_equal(r, zero), not_equal(less(r, zero), less(y, zero)))
+        return _weak_if(_zero_where_divisor_is_zero(select(adjust, subtract(q, 1), q), y), x, y)
+    except Exception as e:
+        filter_exception(e)
+        raise
 
 
 def _float_floor_divide(x: Tensor, y: Tensor) -> Tensor:
@@ -253,23 +280,27 @@ def _float_floor_divide(x: Tensor, y: Tensor) -> Tensor:
 
 def remainder(x, y) -> Tensor:
     """Python/NumPy modulo: the result takes the divisor's sign."""
-    (x, y), dtype = prepare(x, y)
-    _check_kinds("remainder", dtype, "iuf", "real")
-    r = bind1(ew.remainder, x, y)
-    if dtype.kind in "iu":
-        r = _zero_where_divisor_is_zero(r, y)
-    if dtype.kind == "u":
-        return _weak_if(r, x, y)
-    zero = full_like_tensor(0, x)
-    adjust = bitwise_and(not_equal(r, zero), not_equal(less(r, zero), less(y, zero)))
-    out = select(adjust, add(r, y), r)
-    if dtype.kind == "f":  # a zero result takes the divisor's sign too: -0 % 2 is +0
-        # as signed zero minus (out - out): the same value (x - x is +0, and z - +0 is z
-        # for either zero z), and out's derivative still flows (1 in x, as in JAX),
-        # where select's constant branch would make it 0 at every multiple of y
-        through = subtract(bind1(ad.stop_gradient, out), out)
-        out = select(equal(out, zero), subtract(copysign(zero, y), through), out)
-    return _weak_if(out, x, y)
+    try:  # an operator: a public boundary, inline (free until a raise)
+        (x, y), dtype = prepare(x, y)
+        _check_kinds("remainder", dtype, "iuf", "real")
+        r = bind1(ew.remainder, x, y)
+        if dtype.kind in "iu":
+            r = _zero_where_divisor_is_zero(r, y)
+        if dtype.kind == "u":
+            return _weak_if(r, x, y)
+        zero = full_like_tensor(0, x)
+        adjust = bitwise_and(not_equal(r, zero), not_equal(less(r, zero), less(y, zero)))
+        out = select(adjust, add(r, y), r)
+        if dtype.kind == "f":  # a zero result takes the divisor's sign too: -0 % 2 is +0
+            # as signed zero minus (out - out): the same value (x - x is +0, and z - +0 is z
+            # for either zero z), and out's derivative still flows (1 in x, as in JAX),
+            # where select's constant branch would make it 0 at every multiple of y
+            through = subtract(bind1(ad.stop_gradient, out), out)
+            out = select(equal(out, zero), subtract(copysign(zero, y), through), out)
+        return _weak_if(out, x, y)
+    except Exception as e:
+        filter_exception(e)
+        raise
 
 
 mod = remainder
@@ -305,18 +336,22 @@ def rint(x) -> Tensor:
 
 
 def power(x, y) -> Tensor:
-    if isinstance(y, int) and not isinstance(y, bool) and isinstance(x, Tensor) and 0 <= y <= 4:
-        # small integer powers as multiplications: exact, and what XLA would do anyway
-        if y == 0:
-            return full_like_tensor(1, x)
-        out = x
-        for _ in range(y - 1):
-            out = multiply(out, x)
-        return out
-    (x, y), dtype = prepare(x, y)
-    if dtype.kind == "b":  # booleans raise to a power as default ints, as in jax
-        x, y = astype(x, DEFAULT_INT), astype(y, DEFAULT_INT)
-    return bind1(ew.power, x, y)
+    try:  # an operator: a public boundary, inline (free until a raise)
+        if isinstance(y, int) and not isinstance(y, bool) and isinstance(x, Tensor) and 0 <= y <= 4:
+            # small integer powers as multiplications: exact, and what XLA would do anyway
+            if y == 0:
+                return full_like_tensor(1, x)
+            out = x
+            for _ in range(y - 1):
+                out = multiply(out, x)
+            return out
+        (x, y), dtype = prepare(x, y)
+        if dtype.kind == "b":  # booleans raise to a power as default ints, as in jax
+            x, y = astype(x, DEFAULT_INT), astype(y, DEFAULT_INT)
+        return bind1(ew.power, x, y)
+    except Exception as e:
+        filter_exception(e)
+        raise
 
 
 pow = power  # noqa: A001 - the array API's name
@@ -417,9 +452,13 @@ def logical_xor(x, y) -> Tensor:
 
 
 def invert(x) -> Tensor:
-    x = as_tensor(x)
-    _check_kinds("invert", x.dtype, "biu", "boolean or integer")
-    return bind1(ew.not_, x)
+    try:  # an operator: a public boundary, inline (free until a raise)
+        x = as_tensor(x)
+        _check_kinds("invert", x.dtype, "biu", "boolean or integer")
+        return bind1(ew.not_, x)
+    except Exception as e:
+        filter_exception(e)
+        raise
 
 
 bitwise_not = bitwise_invert = invert

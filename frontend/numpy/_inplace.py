@@ -26,6 +26,7 @@ from ..compiler import dtypes as dt
 from ..errors import at_user_line
 from ..grad_tape import GradTape, NeedsTrace
 from ..tensor import Tensor
+from ..tracebacks import filter_exception
 from ._dtypes import astype
 from ._elementwise import select
 from ._indexing import _update
@@ -71,11 +72,15 @@ def _write(x: Tensor, new: Tensor, what: str) -> None:
 def setitem(x: Tensor, index, value) -> None:
     """x[index] = value: NumPy's indexing forms; the value broadcasts to the indexed
     shape and is cast to x's dtype (as NumPy does, e.g. 2.7 into an int tensor is 2)."""
-    _check_python_scalar(x, value)
-    new = _masked_set(x, index, value)
-    if new is None:
-        new = _update(x, index, value, "set")
-    _write(x, new, "x[...] = value")
+    try:  # x[i] = v is this function: a public boundary, inline (free until a raise)
+        _check_python_scalar(x, value)
+        new = _masked_set(x, index, value)
+        if new is None:
+            new = _update(x, index, value, "set")
+        _write(x, new, "x[...] = value")
+    except Exception as e:
+        filter_exception(e)
+        raise
 
 
 def _check_python_scalar(x: Tensor, value) -> None:
@@ -123,23 +128,27 @@ def inplace(name: str, f, symbol: str):
     `float32_tensor += float64_tensor` stays float32): written through when x is a view,
     else bound to the name x (see the module docstring)."""
     def op(self: Tensor, other) -> Tensor:
-        new = f(self, other)
-        if new.shape != self.shape:
-            raise ValueError(at_user_line(
-                f"x {symbol} y: the result has shape {new.shape}, but x has shape "
-                f"{self.shape}; an in-place operator cannot change x's shape. Write "
-                f"x = x {symbol[:-1]} y to make a new tensor"))
-        if new.dtype is not self.dtype:
-            if not np.can_cast(new.dtype.np, self.dtype.np, "same_kind"):
-                raise TypeError(at_user_line(
-                    f"x {symbol} y: the result is {new.dtype}, which cannot be stored in "
-                    f"x's dtype {self.dtype} (NumPy's same_kind rule); write "
-                    f"x = x {symbol[:-1]} y to get a {new.dtype} tensor, or cast y first"))
-            new = astype(new, self.dtype)
-        if not views.writes_in_place(self):
-            return new
-        _write(self, new, f"x {symbol} y")
-        return self
+        try:  # a public boundary, inline (free until something is raised)
+            new = f(self, other)
+            if new.shape != self.shape:
+                raise ValueError(at_user_line(
+                    f"x {symbol} y: the result has shape {new.shape}, but x has shape "
+                    f"{self.shape}; an in-place operator cannot change x's shape. Write "
+                    f"x = x {symbol[:-1]} y to make a new tensor"))
+            if new.dtype is not self.dtype:
+                if not np.can_cast(new.dtype.np, self.dtype.np, "same_kind"):
+                    raise TypeError(at_user_line(
+                        f"x {symbol} y: the result is {new.dtype}, which cannot be stored in "
+                        f"x's dtype {self.dtype} (NumPy's same_kind rule); write "
+                        f"x = x {symbol[:-1]} y to get a {new.dtype} tensor, or cast y first"))
+                new = astype(new, self.dtype)
+            if not views.writes_in_place(self):
+                return new
+            _write(self, new, f"x {symbol} y")
+            return self
+        except Exception as e:
+            filter_exception(e)
+            raise
 
     op.__name__ = f"__{name}__"
     return op

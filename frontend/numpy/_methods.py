@@ -13,6 +13,7 @@ import inspect
 
 from ..api import backend_copy, resolve_backend
 from ..tensor import Tensor
+from ..tracebacks import filter_exception
 from . import linalg
 from ._dtypes import astype
 from ._indexing import IndexUpdateHelper
@@ -55,7 +56,11 @@ def _reduction(name: str, f):
                             f"rebinding); use the result instead")
         if not takes_dtype and kwargs.get("dtype", 1) is None:
             del kwargs["dtype"]
-        return f(self, *args, **kwargs)
+        try:  # a public boundary, in the frame the method has anyway
+            return f(self, *args, **kwargs)
+        except Exception as e:
+            filter_exception(e)
+            raise
 
     method.__name__ = name
     return method
@@ -124,10 +129,22 @@ def install(ns) -> None:
         return f  # a function is a method already: no extra frame on the hot path
 
     def reflect(f):
-        return lambda self, other: f(other, self)
+        def reflected(self, other):
+            try:  # a public boundary, in the frame the operator has anyway
+                return f(other, self)
+            except Exception as e:
+                filter_exception(e)
+                raise
+        return reflected
 
     def method(f):
-        return lambda self, *args, **kwargs: f(self, *args, **kwargs)
+        def bound(self, *args, **kwargs):
+            try:  # a public boundary, in the frame the method has anyway
+                return f(self, *args, **kwargs)
+            except Exception as e:
+                filter_exception(e)
+                raise
+        return bound
 
     for op, name in _BINARY.items():
         f = getattr(ns, name)

@@ -10,6 +10,7 @@ from ..compiler.primitives import products
 from ..dispatch import bind
 from ..errors import at_user_line
 from ..tensor import Tensor
+from ..tracebacks import filter_exception
 from ._diagonals import diagonal
 from ._elementwise import conj, multiply, subtract
 from ._manipulation import expand_dims, moveaxis, reshape, squeeze, stack, transpose
@@ -41,30 +42,34 @@ def _operands(x, y):
 
 
 def matmul(x, y) -> Tensor:
-    x, y = _operands(x, y)
-    xs, ys = x.type.shape, y.type.shape
-    if not xs or not ys:
-        raise ValueError(at_user_line("matmul: operands must have at least one dimension; "
-                                      "use multiply (*) for scalars"))
-    if len(xs) <= 2 and len(ys) <= 2:  # no batch axes: one dot_general, no reshapes
-        _check_inner(xs, ys, ys[0])
-        return _dot(x, y, ((len(xs) - 1,), (0,)), ((), ()))
-    x1, y1 = x.ndim == 1, y.ndim == 1
-    if x1:
-        x = expand_dims(x, 0)
-    if y1:
-        y = expand_dims(y, -1)
-    _check_inner(x.shape, y.shape, y.shape[-2])
-    batch = broadcast_shapes(x.shape[:-2], y.shape[:-2])
-    x = broadcast_to(x, batch + x.shape[-2:])
-    y = broadcast_to(y, batch + y.shape[-2:])
-    nb = len(batch)
-    out = _dot(x, y, ((nb + 1,), (nb,)), (tuple(range(nb)), tuple(range(nb))))
-    if x1:
-        out = squeeze(out, -2)
-    if y1:
-        out = squeeze(out, -1)
-    return out
+    try:  # an operator: a public boundary, inline (free until a raise)
+        x, y = _operands(x, y)
+        xs, ys = x.type.shape, y.type.shape
+        if not xs or not ys:
+            raise ValueError(at_user_line("matmul: operands must have at least one dimension; "
+                                          "use multiply (*) for scalars"))
+        if len(xs) <= 2 and len(ys) <= 2:  # no batch axes: one dot_general, no reshapes
+            _check_inner(xs, ys, ys[0])
+            return _dot(x, y, ((len(xs) - 1,), (0,)), ((), ()))
+        x1, y1 = x.ndim == 1, y.ndim == 1
+        if x1:
+            x = expand_dims(x, 0)
+        if y1:
+            y = expand_dims(y, -1)
+        _check_inner(x.shape, y.shape, y.shape[-2])
+        batch = broadcast_shapes(x.shape[:-2], y.shape[:-2])
+        x = broadcast_to(x, batch + x.shape[-2:])
+        y = broadcast_to(y, batch + y.shape[-2:])
+        nb = len(batch)
+        out = _dot(x, y, ((nb + 1,), (nb,)), (tuple(range(nb)), tuple(range(nb))))
+        if x1:
+            out = squeeze(out, -2)
+        if y1:
+            out = squeeze(out, -1)
+        return out
+    except Exception as e:
+        filter_exception(e)
+        raise
 
 
 def _check_inner(xshape, yshape, inner: int) -> None:

@@ -18,6 +18,7 @@ from ..compiler.primitives import elementwise as ew
 from ..dispatch import bind1
 from ..errors import at_user_line
 from ..tensor import Tensor
+from ..tracebacks import filter_exception
 from . import _diagonals, _elementwise, _indexing, _manipulation, _operands
 from ._operands import as_tensor, normalize_axes, normalize_axis
 
@@ -46,14 +47,19 @@ def _basic(index, ndim: int) -> tuple | None:
 
 
 def getitem(x: Tensor, index) -> Tensor:
-    out = _indexing.getitem(x, index)
-    np_index = _basic(index, x.ndim)
-    if np_index is None:
-        return out
-    return views.make_view(
-        x, out, lambda p: _indexing.getitem(p, index),
-        lambda p, new: _indexing._update(p, index, new, "set"),
-        lambda layout: layout[tuple(map(_layout_index, np_index))])
+    # x[i] is this function: a public boundary, inline (free until something is raised)
+    try:
+        out = _indexing.getitem(x, index)
+        np_index = _basic(index, x.ndim)
+        if np_index is None:
+            return out
+        return views.make_view(
+            x, out, lambda p: _indexing.getitem(p, index),
+            lambda p, new: _indexing._update(p, index, new, "set"),
+            lambda layout: layout[tuple(map(_layout_index, np_index))])
+    except Exception as e:
+        filter_exception(e)
+        raise
 
 
 def _layout_index(i):
