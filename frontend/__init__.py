@@ -111,8 +111,6 @@ def local_device_count(platform: str | None = None) -> int:
 
 numpy_extensions.install()  # vectorize, i0, kaiser ...: built on vmap and scipy
 
-__all__ = [
-    "to_batched",
 # The one place the namespaces' functions become public boundaries, whose errors reach
 # the user without stablejit's frames (tracebacks.py). Tensor's operators and methods
 # were bound to the plain functions when stablejit.numpy was imported (no extra frame on
@@ -121,6 +119,8 @@ _tracebacks.wrap_namespaces(numpy, numpy.linalg, numpy.fft, nn, nn.initializers,
                             scipy.special, scipy.stats, scipy.linalg, debug)
 _tracebacks.wrap_namespace(globals())
 
+__all__ = [
+    "to_batched",
     "RecompileWarning",
     "Stream",
     "StreamError",

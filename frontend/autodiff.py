@@ -48,7 +48,7 @@ from .runtime.cache import SingleFlightCache
 from .spmd import runs_on
 from .tensor import Tensor
 from .tracebacks import api_boundary
-from .tracing import Trace, refuse_written_arguments
+from .tracing import Trace, escaped_error, refuse_written_arguments
 
 # ---- tracing and running IR ------------------------------------------------------------
 
@@ -241,7 +241,6 @@ class _Args:
         self.args, self.nums = tuple(args), tuple(nums)
         self.diff_trees = []
         diff: list[Tensor] = []
-    @api_boundary
         for i in self.nums:
             leaves, td = tree.flatten(self.args[i])
             leaves = [_as_tensor(x) for x in leaves]
@@ -321,7 +320,6 @@ def _check_scalar_output(t, what: str, holomorphic: bool = False) -> None:
             f"{what} requires a real floating-point output, but the function returned "
             f"dtype {t.dtype.name}.{hint}"))
 
-    @api_boundary
 
 def _split_aux(out_tree, has_aux: bool, what: str, scalar: bool = True):
     if not has_aux:
@@ -349,13 +347,13 @@ def value_and_grad(f: Callable, argnums: int | Sequence[int] = 0, has_aux: bool 
     its complex derivative (as in JAX)."""
     single = isinstance(argnums, int)
 
+    @api_boundary
     @functools.wraps(f)
     def value_and_grad_f(*args, **kwargs):
         a = _Args(args, kwargs, _argnums(argnums, len(args), "grad"), "grad",
                   "c" if holomorphic else "fc")
         if records_on_tape(a.leaves):
             done = _on_tape(a, f, has_aux, holomorphic)
-    @api_boundary
             if done is not None:
                 outs, n_out, aux_tree = done
                 return _value_and_grads(a, outs, n_out, aux_tree, single)
@@ -429,6 +427,7 @@ def grad(f: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False,
     arguments reach f as they are (see the module docstring)."""
     vg = value_and_grad(f, argnums, has_aux, holomorphic)
 
+    @api_boundary
     @functools.wraps(f)
     def grad_f(*args, **kwargs):
         (value, g) = vg(*args, **kwargs)
@@ -441,7 +440,6 @@ def grad(f: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False,
 
 def _is_python_int(x) -> bool:
     return type(x) in (bool, int)
-    @api_boundary
 
 
 def vjp(f: Callable, *primals, has_aux: bool = False):
@@ -463,6 +461,7 @@ def vjp(f: Callable, *primals, has_aux: bool = False):
     inputs = a.leaves + captured
     n_res = len(fn.results)
 
+    @api_boundary
     def vjp_fn(ct):
         ct_leaves, ct_tree = tree.flatten(ct)
         if ct_tree != main_tree:
@@ -487,7 +486,6 @@ def vjp(f: Callable, *primals, has_aux: bool = False):
                      for p in primals)
 
     if has_aux:
-    @api_boundary
         return main, vjp_fn, tree.unflatten(aux_tree, outs[1:])
     return main, vjp_fn
 
@@ -541,7 +539,6 @@ def jvp(f: Callable, primals: Sequence, tangents: Sequence):
     k = len(fn.results)
     return tree.unflatten(out_tree, res[:k]), tree.unflatten(out_tree, res[k:])
 
-    @api_boundary
 
 def linearize(f: Callable, *primals):
     """(f(*primals), f_jvp) where f_jvp(*tangents) gives J(primals) @ tangents, as JAX's
@@ -550,6 +547,7 @@ def linearize(f: Callable, *primals):
     a, fn, out_tree, captured = _jvp_parts(f, primals, "linearize")
     out = tree.unflatten(out_tree, call_function(fn, a.leaves + captured))
 
+    @api_boundary
     def f_jvp(*tangents):
         ts = _tangent_tensors(a, tangents, "linearize")
         res = _run_jvp(f"{_name(f)}_linearized", fn, a.leaves, captured, ts,
@@ -595,6 +593,7 @@ def jacrev(f: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False,
     holomorphic=True: complex inputs, and the Jacobian of complex derivatives."""
     single = isinstance(argnums, int)
 
+    @api_boundary
     @functools.wraps(f)
     def jacrev_f(*args, **kwargs):
         a = _Args(args, kwargs, _argnums(argnums, len(args), "jacrev"), "jacrev",
@@ -648,6 +647,7 @@ def jacfwd(f: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False,
     differentiated inputs (one program); same layout as jacrev."""
     single = isinstance(argnums, int)
 
+    @api_boundary
     @functools.wraps(f)
     def jacfwd_f(*args, **kwargs):
         a = _Args(args, kwargs, _argnums(argnums, len(args), "jacfwd"), "jacfwd",

@@ -217,17 +217,17 @@ def _known() -> str:
     return ", ".join(sorted(_NAMES))
 
 
+def on_update(name: str, apply: Callable) -> None:
+    """Have `apply(value)` called whenever the setting `name` is set in code."""
+    _APPLY[name] = apply
+
+
 def update(name: str, value) -> None:
     """Set a setting in code, as jax.config.update does: "debug_nans" / "debug_infs"
     (True or False), "traceback_filtering" ("on" or "off"), "default_device" (a device,
     a platform name or None). JAX's spellings ("jax_debug_nans") and ours with the
     package's prefix ("stablejit_traceback_filtering") are accepted too."""
     key = _option(name)
-def on_update(name: str, apply: Callable) -> None:
-    """Have `apply(value)` called whenever the setting `name` is set in code."""
-    _APPLY[name] = apply
-
-
     if key is None:
         raise ValueError(f"unknown setting {name!r}; settable in code: {sorted(_NAMES)}")
     value = _SETTINGS[key][4](name, value)
@@ -238,9 +238,6 @@ def on_update(name: str, apply: Callable) -> None:
     _checks = None
 
 
-def _debug_flag(key: str) -> bool:
-    # asked on every eager op: one dict read once the setting is known
-    value = _overrides.get(key)
 def _setting(key: str):
     # the variable is read once, at first use (as JAX reads JAX_DEBUG_NANS at start-up);
     # update() changes the setting afterwards
@@ -252,19 +249,22 @@ def _setting(key: str):
     return value
 
 
+def _debug_flag(key: str) -> bool:
+    # asked on every eager op: one dict read once the setting is known
+    value = _overrides.get(key)
     if value is None:
         value = _setting(key)
     return value
 
 
-# config.debug_nans / config.debug_infs (STABLEJIT_DEBUG_NANS=1 / _INFS=1): read as
-# attributes of the module (see _Config below): raise at the first op that makes a NaN
-# (an infinity) (frontend/debugging.py).
-
 def traceback_filtering_on() -> bool:
     """Whether errors leaving a public call lose stablejit's frames (tracebacks.py)."""
     return _setting("traceback_filtering") == "on"
 
+
+# config.debug_nans / config.debug_infs (STABLEJIT_DEBUG_NANS=1 / _INFS=1): read as
+# attributes of the module (see _Config below): raise at the first op that makes a NaN
+# (an infinity) (frontend/debugging.py).
 
 
 def debug_checks() -> bool:
@@ -359,11 +359,11 @@ VARIABLES = {
     "STABLEJIT_VERIFY": verify,
     "STABLEJIT_DEBUG_NANS": lambda: _debug_flag("debug_nans"),
     "STABLEJIT_DEBUG_INFS": lambda: _debug_flag("debug_infs"),
+    "STABLEJIT_TRACEBACK_FILTERING": lambda: _setting("traceback_filtering"),
     "STABLEJIT_LAZY": lazy, "STABLEJIT_LAZY_MAX_OPS": lazy_max_ops,
     "STABLEJIT_DUMP_TO": dump_to, "STABLEJIT_CACHE_DIR": cache_dir,
     "STABLEJIT_CACHE": cache_dir, "STABLEJIT_CACHE_MAX_BYTES": cache_max_bytes,
     "STABLEJIT_EXECUTABLE_CACHE_ENTRIES": executable_cache_entries,
-    "STABLEJIT_TRACEBACK_FILTERING": lambda: _setting("traceback_filtering"),
     "STABLEJIT_EXECUTABLE_CACHE_BYTES": executable_cache_bytes,
     **{var: client_options for _, var, _, _ in _CLIENT_OPTIONS},
 }
@@ -382,10 +382,6 @@ class _Config(types.ModuleType):
     def debug_infs(self) -> bool:
         return _debug_flag("debug_infs")
 
-    def __getattr__(self, name):  # only for names the module does not have
-        key = _option(name)
-        if key is not None:  # JAX's spelling: config.jax_debug_nans
-            return _setting(key)
     @property
     def traceback_filtering(self) -> str:
         return _setting("traceback_filtering")
@@ -394,6 +390,10 @@ class _Config(types.ModuleType):
     def default_device(self):
         return _setting("default_device")
 
+    def __getattr__(self, name):  # only for names the module does not have
+        key = _option(name)
+        if key is not None:  # JAX's spelling: config.jax_debug_nans
+            return _setting(key)
         raise AttributeError(f"module 'stablejit.config' has no attribute {name!r}; the "
                              f"settings are {_known()} (and JAX's jax_* spellings of them)")
 
@@ -418,8 +418,8 @@ class _Config(types.ModuleType):
             f"stablejit.config.{name} {source}, not by assignment. The settings made in "
             f"code are {_known()}: config.update(name, value) or config.<name> = value")
 
-    def __dir__(self):  # the public names and the settings, not the reader functions
-        return sorted(set(__all__) | set(_NAMES))
+    def __dir__(self):
+        return sorted(set(super().__dir__()) | set(_NAMES))
 
 
 _MISSING = object()

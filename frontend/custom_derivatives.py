@@ -30,8 +30,8 @@ from .dispatch import bind, pick
 from .errors import EscapedTracerError, at_user_line, user_location
 from .grad_tape import GradTape, NeedsTrace
 from .tensor import Tensor
-from .tracing import Trace
 from .tracebacks import api_boundary
+from .tracing import Trace
 
 __all__ = ["custom_vjp", "custom_jvp", "checkpoint", "remat"]
 
@@ -328,8 +328,8 @@ class custom_vjp(_Custom):
         self.fwd, self.bwd = fwd, bwd
         return self
 
-    def __call__(self, *args, **kwargs):
     @api_boundary
+    def __call__(self, *args, **kwargs):
         if self.fwd is None:
             raise TypeError(at_user_line(
                 f"custom_vjp function {self.__name__} has no rule: call .defvjp(fwd, bwd)"))
@@ -390,8 +390,8 @@ class custom_jvp(_Custom):
 
         self.defjvp(jvp)
 
-    def __call__(self, *args, **kwargs):
     @api_boundary
+    def __call__(self, *args, **kwargs):
         if self.jvp is None:
             raise TypeError(at_user_line(
                 f"custom_jvp function {self.__name__} has no rule: use @f.defjvp"))
@@ -417,8 +417,8 @@ def checkpoint(fun: Callable | None = None, *, prevent_cse: bool = True, policy=
     del policy  # documented above: everything is recomputed
     nums = (static_argnums,) if isinstance(static_argnums, int) else tuple(static_argnums)
 
-    @functools.wraps(fun)
     @api_boundary
+    @functools.wraps(fun)
     def checkpointed(*args, **kwargs):
         n = len(args)
         static = {i % n: args[i] for i in nums if -n <= i < n}

@@ -45,8 +45,8 @@ from .spmd import (
     with_sharding_constraint,
 )
 from .tensor import Tensor
-from .tracing import Trace, escaped_error
 from .tracebacks import api_boundary, filter_exception
+from .tracing import Trace, escaped_error
 
 log = logging.getLogger("stablejit")
 _data_of = operator.attrgetter("_data")
@@ -399,7 +399,6 @@ class Jitted:
     def _aliases(self, fn: Function, donate: set[int], mutated=()) -> list:
         """For each param, the output index that may reuse its buffer, or None; a
         donated argument fn writes into reuses its buffer for its own new value."""
-    @api_boundary
         aliases: list = [None] * len(fn.params)
         free = list(range(len(fn.results)))
         first_written = len(fn.results) - len(mutated)
@@ -423,6 +422,7 @@ class Jitted:
         key, _, backend = self._signature(args, kwargs)
         return backend is not None and key in self._cache
 
+    @api_boundary
     def lower(self, *args, platform: str | None = None, **kwargs) -> Lowered:
         """Trace and emit StableHLO without compiling. `platform` (host, cuda, rocm, tpu)
         emits for that platform without creating its client, so any machine can lower

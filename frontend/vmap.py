@@ -33,7 +33,7 @@ from .errors import at_user_line
 from .numpy._operands import as_tensor
 from .tensor import Tensor
 from .tracebacks import api_boundary
-from .tracing import Trace
+from .tracing import Trace, refuse_written_arguments
 
 
 class _NotMapped:
@@ -144,6 +144,7 @@ def vmap(fun: Callable, in_axes=0, out_axes=0, axis_name=None, axis_size: int | 
     name = getattr(fun, "__name__", "f")
 
     # name and docs only: fun may be a Jitted, whose state must not be copied here
+    @api_boundary
     @functools.wraps(fun, updated=())
     def vmapped(*args, **kwargs):
         leaves, in_tree = tree.flatten((args, kwargs))
@@ -174,7 +175,6 @@ def vmap(fun: Callable, in_axes=0, out_axes=0, axis_name=None, axis_size: int | 
                     f"None in in_axes to leave it unmapped"))
             ax %= t.ndim
             norm_axes.append(ax)
-    @api_boundary
             n = t.shape[ax]
             if size is None:
                 size, first = n, (nm, t.shape, ax)
