@@ -14,6 +14,7 @@ from . import (
     conv,
     debug,
     distributed,
+    export,
     lax,
     nn,
     numpy,
