@@ -74,7 +74,7 @@ from .errors import (
 from .jit import Jitted, RecompileWarning, jit
 from .lazy import lazy
 from .platforms import default_platform
-from .runtime import client as rt_client
+from .runtime import client as _rt_client
 from .runtime.client import configure as configure_client
 from .shard_map import shard_map
 from .spmd import (
@@ -99,10 +99,12 @@ def devices(platform: str | None = None) -> list:
 
 def local_devices(platform: str | None = None) -> list:
     """The devices of a platform this process drives."""
-    return rt_client.devices(platform or default_platform())
+    return _rt_client.devices(platform or default_platform())
 
 
 def device_count(platform: str | None = None) -> int:
+    """How many devices a platform has (default: the default platform), over every
+    process (jax.device_count)."""
     return len(devices(platform))
 
 

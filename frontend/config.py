@@ -31,6 +31,11 @@ _TRUE = ("1", "true", "yes", "on")
 _INT_MAX = 2**63 - 1  # what the runtime (and XLA behind it) can hold in an int64
 
 
+# The settings (debug_nans ...) are properties of the module's class, _Config, below
+__all__ = ["ConfigWarning", "VARIABLES", "debug_infs", "debug_nans",  # noqa: F822
+           "default_device", "traceback_filtering", "update"]
+
+
 class ConfigWarning(UserWarning):
     """An environment variable had a value stablejit cannot use; the default applies."""
 
@@ -418,8 +423,8 @@ class _Config(types.ModuleType):
             f"stablejit.config.{name} {source}, not by assignment. The settings made in "
             f"code are {_known()}: config.update(name, value) or config.<name> = value")
 
-    def __dir__(self):
-        return sorted(set(super().__dir__()) | set(_NAMES))
+    def __dir__(self):  # the public names and the settings, not the reader functions
+        return sorted(set(__all__) | set(_NAMES))
 
 
 _MISSING = object()
