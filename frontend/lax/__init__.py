@@ -19,8 +19,6 @@ The package: `elementwise`, `shapes` (and slicing), `reductions` (scans, sorting
 custom_root); `_operands` holds their shared operand rules.
 """
 
-from __future__ import annotations
-
 from ..autodiff import stop_gradient
 from ..collectives import (  # noqa: F401 - lax's collective names
     all_gather,
@@ -181,4 +179,11 @@ __all__ = [
     "shift_right_logical", "sign", "sin", "sinh", "slice", "slice_in_dim", "sort",
     "sort_key_val", "sqrt", "square", "squeeze", "stop_gradient", "sub", "switch", "tan",
     "tanh", "top_k", "transpose", "while_loop",
+    # the collectives (vmap's axis_name, shard_map) and sharding constraints
+    "all_gather", "all_to_all", "axis_index", "pmax", "pmean", "pmin", "ppermute", "psum",
+    "psum_scatter", "with_sharding_constraint",
 ]
+
+
+def __dir__() -> list[str]:  # dir(), help() and tab completion show the public names only
+    return sorted(__all__)

@@ -31,26 +31,68 @@ def _reduce(prim, operand, axes) -> Tensor:
 
 
 def reduce_sum(operand, axes) -> Tensor:
+    """The sum of `operand` over `axes` (jax.lax.reduce_sum):
+    no promotion, the result has operand's dtype
+    and its shape without `axes`.
+
+    Raises:
+        ValueError: if an axis is out of range.
+    """
     return _reduce(reductions.reduce_sum, operand, axes)
 
 
 def reduce_prod(operand, axes) -> Tensor:
+    """The product of `operand` over `axes` (jax.lax.reduce_prod):
+    no promotion, the result has operand's dtype
+    and its shape without `axes`.
+
+    Raises:
+        ValueError: if an axis is out of range.
+    """
     return _reduce(reductions.reduce_prod, operand, axes)
 
 
 def reduce_max(operand, axes) -> Tensor:
+    """The maximum of `operand` over `axes` (jax.lax.reduce_max):
+    no promotion, the result has operand's dtype
+    and its shape without `axes`.
+
+    Raises:
+        ValueError: if an axis is out of range.
+    """
     return _reduce(reductions.reduce_max, operand, axes)
 
 
 def reduce_min(operand, axes) -> Tensor:
+    """The minimum of `operand` over `axes` (jax.lax.reduce_min):
+    no promotion, the result has operand's dtype
+    and its shape without `axes`.
+
+    Raises:
+        ValueError: if an axis is out of range.
+    """
     return _reduce(reductions.reduce_min, operand, axes)
 
 
 def reduce_and(operand, axes) -> Tensor:
+    """The logical (bitwise for integers) AND of `operand` over `axes` (jax.lax.reduce_and):
+    no promotion, the result has operand's dtype
+    and its shape without `axes`.
+
+    Raises:
+        ValueError: if an axis is out of range.
+    """
     return _reduce(reductions.reduce_and, operand, axes)
 
 
 def reduce_or(operand, axes) -> Tensor:
+    """The logical (bitwise for integers) OR of `operand` over `axes` (jax.lax.reduce_or):
+    no promotion, the result has operand's dtype
+    and its shape without `axes`.
+
+    Raises:
+        ValueError: if an axis is out of range.
+    """
     return _reduce(reductions.reduce_or, operand, axes)
 
 
@@ -164,6 +206,9 @@ def argmax(operand, axis: int, index_dtype) -> Tensor:
 
 
 def argmin(operand, axis: int, index_dtype) -> Tensor:
+    """The index of the smallest element of `operand` along `axis`, in `index_dtype`
+    (jax.lax.argmin; the first one when several are equal).
+    """
     x = as_tensor(operand)
     return bind1(reductions.argmin, x, axis=_axis(axis, x.ndim),
                  index_dtype=dt.dtype(index_dtype))
@@ -183,14 +228,23 @@ def cumsum(operand, axis: int = 0, reverse: bool = False) -> Tensor:
 
 
 def cumprod(operand, axis: int = 0, reverse: bool = False) -> Tensor:
+    """The cumulative product of `operand` along `axis` (jax.lax.cumprod); `reverse`
+    scans from the end. The result has operand's shape and dtype.
+    """
     return _cumulative(sorting.cumprod, operand, axis, reverse)
 
 
 def cummax(operand, axis: int = 0, reverse: bool = False) -> Tensor:
+    """The cumulative maximum of `operand` along `axis` (jax.lax.cummax); `reverse`
+    scans from the end.
+    """
     return _cumulative(sorting.cummax, operand, axis, reverse)
 
 
 def cummin(operand, axis: int = 0, reverse: bool = False) -> Tensor:
+    """The cumulative minimum of `operand` along `axis` (jax.lax.cummin); `reverse`
+    scans from the end.
+    """
     return _cumulative(sorting.cummin, operand, axis, reverse)
 
 

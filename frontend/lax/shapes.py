@@ -46,6 +46,7 @@ def broadcasted_iota(dtype, shape, dimension: int) -> Tensor:
 
 
 def iota(dtype, size: int) -> Tensor:
+    """0, 1, ..., size - 1 in `dtype` (jax.lax.iota)."""
     return broadcasted_iota(dtype, (operator.index(size),), 0)
 
 
@@ -56,6 +57,9 @@ def full(shape, fill_value, dtype=None) -> Tensor:
 
 
 def full_like(x, fill_value, dtype=None, shape=None) -> Tensor:
+    """A tensor of x's shape and dtype (or `shape` / `dtype`, when given) filled with
+    `fill_value` (jax.lax.full_like).
+    """
     x = as_tensor(x)
     return full(x.shape if shape is None else shape, fill_value,
                 x.dtype if dtype is None else dtype)
@@ -112,6 +116,13 @@ def expand_dims(array, dimensions) -> Tensor:
 
 
 def transpose(operand, permutation) -> Tensor:
+    """`operand` with its axes permuted: axis i of the result is axis permutation[i]
+    (jax.lax.transpose).
+
+    Raises:
+        ShapeError (a TypeError): if permutation is not a permutation of the operand's
+            axes.
+    """
     return bind1(shape_ops.transpose, as_tensor(operand),
                  permutation=_ints(permutation, "permutation"))
 
@@ -129,6 +140,9 @@ def pad(operand, padding_value, padding_config) -> Tensor:
 
 
 def concatenate(operands, dimension: int) -> Tensor:
+    """`operands` joined along `dimension` (jax.lax.concatenate): they need one dtype
+    (no promotion) and equal sizes off that axis.
+    """
     ts = _same_dtype("concatenate", *operands)
     return bind1(shape_ops.concatenate, *ts, dimension=_axis(dimension, ts[0].ndim))
 
@@ -162,6 +176,9 @@ def slice_in_dim(operand, start_index, limit_index, stride: int = 1, axis: int =
 
 
 def index_in_dim(operand, index: int, axis: int = 0, keepdims: bool = True) -> Tensor:
+    """The slice at a static `index` of `axis` (jax.lax.index_in_dim); `keepdims`
+    keeps the axis with length 1. A negative index counts from the end.
+    """
     x = as_tensor(operand)
     axis = _axis(axis, x.ndim)
     i = operator.index(index)
@@ -210,6 +227,10 @@ def dynamic_slice(operand, start_indices, slice_sizes) -> Tensor:
 
 
 def dynamic_slice_in_dim(operand, start_index, slice_size: int, axis: int = 0) -> Tensor:
+    """`slice_size` elements of `axis` from `start_index`, which may be a traced value
+    (jax.lax.dynamic_slice_in_dim). As in XLA, the start is clamped so that the slice
+    fits.
+    """
     x = as_tensor(operand)
     axis = _axis(axis, x.ndim)
     starts = [0] * x.ndim
@@ -220,6 +241,10 @@ def dynamic_slice_in_dim(operand, start_index, slice_size: int, axis: int = 0) -
 
 
 def dynamic_index_in_dim(operand, index, axis: int = 0, keepdims: bool = True) -> Tensor:
+    """The slice at a possibly traced `index` of `axis`
+    (jax.lax.dynamic_index_in_dim); `keepdims` keeps the axis with length 1. The index is
+    clamped into range, as in XLA.
+    """
     x = as_tensor(operand)
     axis = _axis(axis, x.ndim)
     out = dynamic_slice_in_dim(x, index, 1, axis)
@@ -234,6 +259,9 @@ def dynamic_update_slice(operand, update, start_indices) -> Tensor:
 
 
 def dynamic_update_slice_in_dim(operand, update, start_index, axis: int) -> Tensor:
+    """`operand` with `update` written along `axis` from `start_index`, which may be
+    traced (jax.lax.dynamic_update_slice_in_dim); the start is clamped so the update fits.
+    """
     x = as_tensor(operand)
     axis = _axis(axis, x.ndim)
     starts = [0] * x.ndim

@@ -106,3 +106,7 @@ __all__ = ["key", "PRNGKey", "key_data", "wrap_key_data", "split", "fold_in", "b
            "geometric", "triangular", "lognormal", "gamma", "loggamma", "beta", "dirichlet",
            "chisquare", "t", "f", "generalized_normal", "ball", "poisson", "binomial",
            "multinomial", "multivariate_normal", "orthogonal"]
+
+
+def __dir__() -> list[str]:  # dir(), help() and tab completion show the public names only
+    return sorted(__all__)
