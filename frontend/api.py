@@ -78,6 +78,12 @@ def deallocate(t: Tensor) -> None:
 
 
 def set_default_backend(backend) -> None:
+    """Make `backend` the default for new tensors and eager ops, for the whole process
+    (`default_backend(...)` does it for a `with` block): a name such as "xla:host:0",
+    "xla:cuda:1", "reference" or "lazy", or a backend object.
+
+    Raises:
+        ValueError: if the name names no backend or device."""
     context.set_global_default(resolve_backend(backend))
 
 

@@ -55,10 +55,14 @@ def psum(x, axis_name):
 
 
 def pmax(x, axis_name):
+    """The maximum of x over the mapped axis `axis_name` (a name or a tuple of names), as
+    jax.lax.pmax; NaN propagates."""
     return _reduce("pmax", coll.pmax, x, axis_name)
 
 
 def pmin(x, axis_name):
+    """The minimum of x over the mapped axis `axis_name` (a name or a tuple of names), as
+    jax.lax.pmin; NaN propagates."""
     return _reduce("pmin", coll.pmin, x, axis_name)
 
 

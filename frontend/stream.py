@@ -72,6 +72,14 @@ def _template(spec):
 
 
 class Stream:
+    """A compiled step run over a stream of chunks, with its state kept on the device
+    (EXLA.stream); made by `stablejit.stream(fn, chunk_template, initial_state)`.
+
+    `send(chunk)` queues a chunk (at most `max_pending` waiting; `max_inflight` steps run
+    at once), `recv()` returns the next step's output in order, and `done()` ends the
+    stream and returns the final state. Misuse (recv with nothing sent, send after done)
+    raises StreamError."""
+
     def __init__(self, fn, chunk_template, initial_state, *, backend=None,
                  max_pending: int = 16, max_inflight: int = 2):
         self.backend = resolve_backend(backend) if backend is not None else None
