@@ -40,15 +40,16 @@ from .compiler.builder import Builder
 from .compiler.ir import Function, Value
 from .compiler.ops import Ops
 from .compiler.primitives import custom_ad, shape_ops
-from .context import concrete_default, current_backend, using_backend
+from .context import current_backend, using_backend
 from .dispatch import backend_for, bind1
-from .errors import TracerBoolConversionError, TracerConversionError, at_user_line
+from .errors import at_user_line
 from .grad_tape import GradTape, NeedsTrace, records_on_tape
 from .runtime.cache import SingleFlightCache
 from .spmd import runs_on
+from .staging import stage_with_values
 from .tensor import Tensor
 from .tracebacks import api_boundary
-from .tracing import Trace, escaped_error, refuse_written_arguments
+from .tracing import Trace, refuse_written_arguments
 
 # ---- tracing and running IR ------------------------------------------------------------
 
@@ -57,124 +58,17 @@ def _as_tensor(x) -> Tensor:
     return x if isinstance(x, Tensor) else snp.asarray(x)
 
 
-class TransformTrace(Trace):
-    """The trace of a function under a transformation (grad, vjp ...): its errors name
-    that transformation, not jit."""
-
-    def __init__(self, name: str, what: str):
-        super().__init__(name)
-        self.what = what
-
-    def check_concrete(self, t: Tensor, what: str) -> None:
-        if not self.alive:
-            raise escaped_error()
-        error = TracerBoolConversionError if what.startswith("bool") else \
-            TracerConversionError
-        raise error(at_user_line(
-            f"{what} needs a concrete value, but this value is traced by "
-            f"stablejit.{self.what}: it depends on an argument that {self.what} "
-            f"differentiates (or on an array argument, which it traces as a "
-            f"non-differentiated input), and {self.what} follows the function once with "
-            f"abstract values. A setting such as a flag or a loop count works when passed "
-            f"as a Python value outside argnums (it then reaches the function unchanged); "
-            f"for a choice that depends on data use stablejit.numpy.where or "
-            f"stablejit.cond, for loops stablejit.fori_loop or stablejit.scan."))
-
-
-class ValuedTrace(TransformTrace):
-    """A trace that also computes every value on the concrete backend, so Python can
-    branch on it (`if x < 3:` inside grad, as JAX's eager grad allows). The IR it
-    records follows the branches this call took, so it is only valid for these input
-    values: trace_function uses it only when a plain trace of concrete inputs needed a
-    value, and the program is then built for this call (the executable cache still
-    shares it between calls that take the same branches)."""
-
-    def __init__(self, name: str, what: str):
-        super().__init__(name, what)
-        self.values: dict = {}  # IR value -> concrete Tensor
-        self.backend = concrete_default()
-
-    def new_valued_arg(self, t: Tensor) -> Tensor:
-        arg = self.new_arg(t.type, t.weak)
-        self.values[arg._data] = t
-        return arg
-
-    def _concrete(self, t: Tensor) -> Tensor:
-        if t._backend is self:
-            return self.values[t._data]
-        return t if t._backend is self.backend else self.backend.adopt(t)
-
-    def apply(self, prim, tensors, attrs, regions=()):
-        outs = super().apply(prim, tensors, attrs, regions)
-        done = self.backend.apply(prim, [self._concrete(t) for t in tensors], attrs, regions)
-        for o, c in zip(outs, done, strict=True):
-            self.values[o._data] = c
-        return outs
-
-    def run(self, fn: Function, tensors, **options):
-        outs = super().run(fn, tensors, **options)
-        done = self.backend.run(fn, [self._concrete(t) for t in tensors])
-        for o, c in zip(outs, done, strict=True):
-            self.values[o._data] = c
-        return outs
-
-    def scalar(self, value, dtype, weak: bool = False) -> Tensor:
-        t = super().scalar(value, dtype, weak)
-        self.values[t._data] = self.backend.scalar(value, dtype, weak)
-        return t
-
-    def from_numpy(self, array, weak: bool = False) -> Tensor:
-        t = super().from_numpy(array, weak)
-        self.values[t._data] = self.backend.from_numpy(array, weak)
-        return t
-
-    def _capture(self, t: Tensor):
-        v = super()._capture(t)
-        self.values.setdefault(v, t if t._backend.concrete else None)
-        return v
-
-    def check_concrete(self, t: Tensor, what: str) -> None:
-        if self.values.get(t._data) is None:
-            super().check_concrete(t, what)
-
-    def to_numpy(self, t: Tensor):
-        self.check_concrete(t, "Reading the value (numpy(), print, np.asarray)")
-        return self.values[t._data].numpy()
-
-
 def trace_function(f: Callable, leaves: Sequence[Tensor], in_tree, name: str = "f",
                    what: str = "grad"):
-    """Trace f(*args) where args = unflatten(in_tree, leaves). Returns (Function,
-    out_tree, captured tensors). The Function's params are one per leaf, then one per
-    captured tensor (closed-over data too large to embed, or values of an outer trace).
-    `what` names the transformation in errors. When f needs a value (a Python `if` on a
-    differentiated value) and every input is concrete, f is traced again with values
-    (ValuedTrace), as JAX's eager grad follows Python control flow."""
-    try:
-        return _trace_function(TransformTrace(name, what), f, leaves, in_tree)
-    except (TracerBoolConversionError, TracerConversionError):
-        if not all(t._backend.concrete for t in leaves) or \
-                isinstance(current_backend(), Trace):
-            raise
-    return _trace_function(ValuedTrace(name, what), f, leaves, in_tree)
+    """Stage f(*args), args = unflatten(in_tree, leaves), for the transformation `what`
+    (named in errors): (Function, out_tree, captured tensors); see
+    staging.stage_with_values."""
+    s = stage_with_values(f, in_tree, leaves, name, what, output=_as_output)
+    return s.fn, s.out_tree, s.captured
 
 
-def _trace_function(trace, f, leaves, in_tree):
-    if isinstance(trace, ValuedTrace):
-        abstract = [trace.new_valued_arg(t) for t in leaves]
-    else:
-        abstract = [trace.new_arg(t.type, t.weak) for t in leaves]
-    before = [a._data for a in abstract]
-    try:
-        with using_backend(trace):
-            out = f(*tree.unflatten(in_tree, abstract))
-            refuse_written_arguments(abstract, before, trace.what)
-            out_leaves, out_tree = tree.flatten(out)
-            values = [trace.value_of(_as_tensor(x)) for x in out_leaves]
-        fn = trace.builder.build(values)
-    finally:
-        trace.finish()
-    return fn, out_tree, [t for t, _ in trace.captured]
+def _as_output(leaf, trace) -> Tensor:
+    return _as_tensor(leaf)
 
 
 def _name(f) -> str:

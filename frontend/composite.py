@@ -25,9 +25,9 @@ from __future__ import annotations
 
 import functools
 
-from . import config, writes
+from . import config, tree, writes
 from .backends import XlaBackend
-from .context import stack, using_backend
+from .context import stack
 from .errors import (
     MustCompileError,
     TracerBoolConversionError,
@@ -38,6 +38,7 @@ from .errors import (
 from .keys import exact_key
 from .lazy_backend import LazyBackend
 from .runtime.cache import SingleFlightCache
+from .staging import Spec, stage
 from .tensor import Tensor
 from .tracing import Trace
 
@@ -167,26 +168,42 @@ def _run(entry: _Traced, backend: XlaBackend, tensors) -> list[Tensor]:
             zip(outs, prog.result_types, entry.weak, strict=True)]
 
 
+class _NotCacheable(Exception):
+    """f's result is not a tensor or a tuple of tensors of its own trace."""
+
+
 def _trace(f, args, kwargs, tensors):
-    """Trace f with its tensors as parameters; _NOT_CACHEABLE when it needs a value,
-    closes over device data, or returns anything but a tensor or a tuple of them."""
-    trace = Trace(f.__name__)
+    """Stage f with its tensors as parameters (in the order of `tensors`; a tensor passed
+    twice has two params, the first unused: both get its buffer); _NOT_CACHEABLE when it
+    needs a value, closes over device data, or returns anything but a tensor or a tuple
+    of them."""
+    where = {id(t): i for i, t in enumerate(tensors)}
+    single = []
+
+    def call(*xs):
+        a = [xs[where[id(v)]] if type(v) is Tensor else v for v in args]
+        kw = {k: xs[where[id(v)]] if type(v) is Tensor else v for k, v in kwargs.items()}
+        return f(*a, **kw)
+
+    def split(out):
+        single.append(type(out) is not tuple)
+        outs = (out,) if single[0] else out
+        if not all(type(o) is Tensor for o in outs):
+            raise _NotCacheable
+        return outs
+
+    def output(leaf, trace):
+        if leaf._backend is not trace:
+            raise _NotCacheable
+        return leaf
+
+    flat = tree.flatten(tuple(range(len(tensors))))[1]
     try:
-        swap = {id(t): trace.new_arg(t.type, t.weak) for t in tensors}
-        a = [swap[id(v)] if type(v) is Tensor else v for v in args]
-        kw = {k: swap[id(v)] if type(v) is Tensor else v for k, v in kwargs.items()}
-        with using_backend(trace):
-            try:
-                out = f(*a, **kw)
-            except (TracerBoolConversionError, TracerConversionError, MustCompileError):
-                return _NOT_CACHEABLE
-        single = type(out) is not tuple
-        outs = (out,) if single else out
-        if trace.captured or not all(type(o) is Tensor and o._backend is trace
-                                     for o in outs):
-            return _NOT_CACHEABLE
-        # (a tensor passed twice has two params, the first unused: both get its buffer)
-        fn = trace.builder.build([o._data for o in outs])
-    finally:
-        trace.finish()
-    return _Traced(fn, tuple(o.weak for o in outs), single)
+        staged = stage(call, flat, [Spec(t.type, t.weak) for t in tensors],
+                       Trace(f.__name__), split_output=split, output=output)
+    except (TracerBoolConversionError, TracerConversionError, MustCompileError,
+            _NotCacheable):
+        return _NOT_CACHEABLE
+    if staged.captured:
+        return _NOT_CACHEABLE
+    return _Traced(staged.fn, staged.out_weak, single[0])

@@ -31,9 +31,9 @@ from .compiler import dtypes as dt
 from .compiler.errors import ShapeError
 from .compiler.ir import Attrs, Function, TensorType, Value
 from .compiler.primitives import control_flow as cf
-from .context import using_backend
 from .dispatch import bind
 from .errors import at_user_line
+from .staging import Spec, Staged, stage
 from .tensor import Tensor
 from .tracing import Trace, escaped_error
 
@@ -61,53 +61,28 @@ class RegionTrace(Trace):
         return v
 
 
-class _Traced:
-    """One traced body: its Function (params: inputs, then captures), output structure,
-    output weakness and the outside tensors it captured."""
-
-    __slots__ = ("fn", "out_tree", "out_weak", "captured", "builder")
-
-    def __init__(self, fn, out_tree, out_weak, captured, builder):
-        self.fn, self.out_tree, self.out_weak = fn, out_tree, out_weak
-        self.captured, self.builder = captured, builder
-
-
 def _as_tensor(x) -> Tensor:
     return x if isinstance(x, Tensor) else snp.asarray(x)
 
 
-def _trace(fun, in_tree, specs, name: str, split_output=None, spread=True) -> _Traced:
-    """Trace `fun(*unflatten(in_tree, inputs))` (`fun(unflatten(...))` when not `spread`)
-    with abstract inputs of `specs` (a list of (TensorType, weak)). `split_output` maps
-    the return value to the pytree to flatten."""
-    tr = RegionTrace(name)
-    ins = [tr.new_arg(t, w) for t, w in specs]
-    try:
-        with using_backend(tr):
-            args = tree.unflatten(in_tree, ins)
-            out = fun(*args) if spread else fun(args)
-            if split_output is not None:
-                out = split_output(out)
-            leaves, out_tree = tree.flatten(out)
-            values, weak = [], []
-            for leaf in leaves:
-                if not isinstance(leaf, Tensor):
-                    try:
-                        leaf = _as_tensor(leaf)
-                    except TypeError:
-                        raise TypeError(at_user_line(
-                            f"{name} returned a {type(leaf).__name__} leaf; bodies of "
-                            f"control flow must return tensors, numbers or pytrees of "
-                            f"them")) from None
-                values.append(tr.value_of(leaf))
-                weak.append(leaf.weak)
-    finally:
-        tr.finish()
-    n_in = len(specs)
-    params = tr.builder.params
-    fn = Function(name, params, tr.builder.ops, values)
-    assert len(params) == n_in + len(tr.captured)
-    return _Traced(fn, out_tree, weak, [t for t, _ in tr.captured], tr.builder)
+def _trace(fun, in_tree, specs, name: str, split_output=None, spread=True) -> Staged:
+    """Stage a body: `fun(*unflatten(in_tree, inputs))` (`fun(unflatten(...))` when not
+    `spread`) with abstract inputs of `specs` (a list of (TensorType, weak)).
+    `split_output` maps the return value to the pytree to flatten. The Function's params
+    are the inputs, then the captured outside tensors."""
+
+    def output(leaf, trace):
+        if isinstance(leaf, Tensor):
+            return leaf
+        try:
+            return _as_tensor(leaf)
+        except TypeError:
+            raise TypeError(at_user_line(
+                f"{name} returned a {type(leaf).__name__} leaf; bodies of control flow "
+                f"must return tensors, numbers or pytrees of them")) from None
+
+    return stage(fun, in_tree, [Spec(t, w) for t, w in specs], RegionTrace(name),
+                 spread=spread, split_output=split_output, output=output)
 
 
 # ---- the type rule of every construct -------------------------------------------------------
@@ -331,7 +306,7 @@ def check_elements(what: str, fn_name: str, want_name: str, want_tree, want_type
         f"values of its inputs' shapes and dtypes: {fix}"))
 
 
-def _unify_params(traced: list[_Traced], n_lead: int, consts_first: bool
+def _unify_params(traced: list[Staged], n_lead: int, consts_first: bool
                   ) -> tuple[list[Function], list[Tensor]]:
     """Give every body the same parameters: the union of their captured tensors.
     Returns the Functions (params: inputs then captures, or captures then inputs when

@@ -21,14 +21,15 @@ from collections.abc import Callable, Sequence
 
 from . import numpy as snp
 from . import tree, writes
-from .autodiff import TransformTrace, trace_function
+from .autodiff import trace_function
 from .compiler.autodiff import DifferentiationError
 from .compiler.ir import Attrs, Literal
 from .compiler.primitives import custom_ad, shape_ops
-from .context import current_backend, using_backend
+from .context import current_backend
 from .dispatch import bind, pick
 from .errors import EscapedTracerError, at_user_line, user_location
 from .grad_tape import GradTape, NeedsTrace
+from .staging import Spec, TransformTrace, stage
 from .tensor import Tensor
 from .tracebacks import api_boundary
 from .tracing import Trace
@@ -116,17 +117,17 @@ def _rule_closure_error(rule: str, owner: str) -> DifferentiationError:
 
 
 def _trace_rule(f: Callable, specs, name: str, owner: str):
-    """Trace f(*flat tensors of `specs` (type, weak)) -> flat tensors into a Function."""
-    trace = _RuleTrace(name, owner)
-    args = [trace.new_arg(t, w) for t, w in specs]
+    """Stage f(*flat tensors of `specs` (type, weak)) -> flat tensors into a Function."""
+    flat = tree.flatten(tuple(range(len(specs))))[1]
     try:
-        with using_backend(trace):
-            values = [trace.value_of(_as_tensor(x)) for x in f(*args)]
-        return trace.builder.build(values)
+        return stage(lambda *xs: tuple(f(*xs)), flat, [Spec(t, w) for t, w in specs],
+                     _RuleTrace(name, owner), output=_rule_output).fn
     except EscapedTracerError:  # a value of a trace that ended before the rule was traced
         raise _rule_closure_error(name, owner) from None
-    finally:
-        trace.finish()
+
+
+def _rule_output(leaf, trace) -> Tensor:
+    return _as_tensor(leaf)
 
 
 def _pair(out, what: str, owner: str, first, second):

@@ -19,12 +19,12 @@ import weakref
 
 import numpy as np
 
-from . import config, debugging, tree, views, writes
+from . import config, debugging, tree, writes
 from .aot import Lowered
 from .api import resolve_backend
 from .backends import REFERENCE, XlaBackend
 from .compiler.ir import Function, TensorType
-from .context import concrete_default, using_backend
+from .context import concrete_default
 from .errors import at_user_line, user_location
 from .grad_tape import GradTape
 from .platforms import default_platform
@@ -44,6 +44,7 @@ from .spmd import (
     program_mesh,
     with_sharding_constraint,
 )
+from .staging import Spec, stage
 from .tensor import Tensor
 from .tracebacks import api_boundary, filter_exception
 from .tracing import Trace, escaped_error
@@ -299,57 +300,33 @@ class Jitted:
         static, dyn_args, dyn_kwargs = self._split(args, kwargs)
         leaves, treedef = tree.flatten((dyn_args, dyn_kwargs))
         name = getattr(self.fn, "__name__", "fn").replace("<", "").replace(">", "")
-        trace = Trace(name)
-        trace.outer_writes = {}  # writes into closed-over tensors are written back
-        abstract = []
+        specs = []
         for x in leaves:
-            if isinstance(x, Tensor):
-                abstract.append(trace.new_arg(x.type, x.weak))
-                if x._view is not None:  # `x += y` writes through it, as eagerly
-                    abstract[-1]._aliases = views.Aliases(pinned=True)
+            if isinstance(x, Tensor):  # a view: `x += y` writes through it, as eagerly
+                specs.append(Spec(x.type, x.weak, pinned=x._view is not None))
             elif type(x) in PY_SCALARS:
-                abstract.append(trace.new_arg(TensorType((), python_scalar_dtype(x)),
-                                              is_weak_scalar(x)))
+                specs.append(Spec(TensorType((), python_scalar_dtype(x)), is_weak_scalar(x)))
             else:
-                abstract.append(trace.new_arg(leaf_signature(x)))
-        t_args, t_kwargs = tree.unflatten(treedef, abstract)
-        full_args = list(t_args)
-        for i, v in static:
-            if isinstance(i, int):
-                full_args.insert(i, v)
-        full_kwargs = dict(t_kwargs)
-        full_kwargs.update({k: v for k, v in static if isinstance(k, str)})
+                specs.append(Spec(leaf_signature(x)))
+
+        def call(t_args, t_kwargs):
+            full_args = list(t_args)
+            for i, v in static:
+                if isinstance(i, int):
+                    full_args.insert(i, v)
+            full_kwargs = dict(t_kwargs)
+            full_kwargs.update({k: v for k, v in static if isinstance(k, str)})
+            return self.fn(*full_args, **full_kwargs)
+
         self.traces += 1
-        before = [a._data for a in abstract]
-        try:
-            with using_backend(trace):
-                out = self.fn(*full_args, **full_kwargs)
-            out_leaves, out_tree = tree.flatten(out)
-            values, weak = [], []
-            for leaf in out_leaves:
-                if not isinstance(leaf, Tensor):
-                    leaf = self._output_tensor(leaf, trace)
-                values.append(trace.value_of(leaf))
-                weak.append(leaf.weak)
-            # Writes into arguments (x[i] = v, x += y, through a view of x) and into
-            # closed-over tensors: the new values are extra results, which the call
-            # writes back (see write_back), so jit leaves every tensor as running fn
-            # eagerly would.
-            mutated = tuple(i for i, (a, d) in enumerate(zip(abstract, before, strict=True))
-                            if a._data is not d)
-            written = [abstract[i] for i in mutated]
-            outer = [t for t, *_ in trace.outer_writes.values()]
-            for t in written + outer:
-                values.append(trace.value_of(t))
-                weak.append(t.weak)
-            mutated += tuple(outer)
-            fn = trace.builder.build(values)
-        finally:
-            trace.finish()
-        return fn, out_tree, [t for t, _ in trace.captured], tuple(weak), mutated
+        s = stage(call, treedef, specs, Trace(name), output=self._output_tensor,
+                  return_writes=True)
+        return s.fn, s.out_tree, s.captured, s.out_weak, s.written
 
     def _output_tensor(self, leaf, trace: Trace) -> Tensor:
         """A returned Python scalar or NumPy array as a constant of the program."""
+        if isinstance(leaf, Tensor):
+            return leaf
         if type(leaf) in PY_SCALARS:
             return trace.scalar(leaf, python_scalar_dtype(leaf), weak=is_weak_scalar(leaf))
         if isinstance(leaf, (np.ndarray, np.generic)):

@@ -52,6 +52,14 @@ class Trace:
     def new_arg(self, type: TensorType, weak: bool = False) -> Tensor:
         return Tensor(self.builder.param(type), self, type, weak)
 
+    def arg(self, spec) -> Tensor:
+        """An abstract argument for a staging.Spec (a pinned one is a view passed to
+        jit: `x += y` writes through it, as eagerly)."""
+        a = self.new_arg(spec.type, spec.weak)
+        if spec.pinned:
+            a._aliases = views.Aliases(pinned=True)
+        return a
+
     def apply(self, prim, tensors, attrs: Attrs, regions=()):
         self._check_alive()
         values = [t._data if t._backend is self else self._capture(t) for t in tensors]

@@ -28,12 +28,12 @@ from .compiler.batch_rules import bring, move_axis
 from .compiler.batching import batch_into
 from .compiler.ir import TensorType
 from .compiler.ops import Ops
-from .context import using_backend
 from .errors import at_user_line
 from .numpy._operands import as_tensor
+from .staging import Spec, stage
 from .tensor import Tensor
 from .tracebacks import api_boundary
-from .tracing import Trace, refuse_written_arguments
+from .tracing import Trace
 
 
 class _NotMapped:
@@ -110,29 +110,59 @@ def _leaf_names(in_tree) -> list[str]:
 
 
 def _trace(f, specs, in_tree, name, leaves, keep):
-    """Trace f for one example: the leaves at `keep` abstract (of `specs`), the others
+    """Stage f for one example: the leaves at `keep` abstract (of `specs`), the others
     the Python values they are."""
-    trace = Trace(name)
-    abstract = list(leaves)
+    inputs = list(leaves)
     for i, (t, weak) in zip(keep, specs, strict=True):
-        abstract[i] = trace.new_arg(t, weak)
-    before = [getattr(a, "_data", None) for a in abstract]
-    try:
-        with using_backend(trace):
-            args, kwargs = tree.unflatten(in_tree, abstract)
-            out = f(*args, **kwargs)
-            refuse_written_arguments(abstract, before, "vmap")
-            out_leaves, out_tree = tree.flatten(out)
-            values = [trace.value_of(as_tensor(x)) for x in out_leaves]
-        fn = trace.builder.build(values)
-    finally:
-        trace.finish()
-    return fn, out_tree, [t for t, _ in trace.captured]
+        inputs[i] = Spec(t, weak)
+    s = stage(lambda args, kwargs: f(*args, **kwargs), in_tree, inputs, Trace(name),
+              output=lambda leaf, _: as_tensor(leaf), refuse_writes="vmap")
+    return s.fn, s.out_tree, s.captured
 
 
 def vmap(fun: Callable, in_axes=0, out_axes=0, axis_name=None, axis_size: int | None = None,
          spmd_axis_name=None) -> Callable:
-    """fun mapped over an axis of its arguments (JAX's vmap); see the module docstring."""
+    """`fun` mapped over an axis of its arguments, as one batched program (JAX's vmap).
+
+    `fun` is traced once for one example; a compiler pass adds the batch axis to every
+    operation, so the result runs as one program (ops that do not depend on the batch
+    run once). It composes with jit, grad (both orders), control flow and itself.
+
+    Args:
+        fun: the function to map; it takes and returns pytrees of tensors.
+        in_axes: which axis of each argument is mapped: an int, None (not mapped: the
+            same value for every example) or a pytree prefix of the arguments (a tuple
+            with one entry per positional argument). Negative axes count from the end.
+            Keyword arguments are mapped over axis 0.
+        out_axes: where the batch axis goes in each result: an int, or a pytree prefix
+            of the results; None only for results that do not depend on the batch.
+        axis_name: a name for the mapped axis, for the collectives of stablejit.lax
+            (psum, pmean, pmax, pmin, all_gather, axis_index) inside `fun`.
+        axis_size: the batch size, needed only when no argument is mapped.
+        spmd_axis_name: accepted for JAX's signature.
+
+    Returns:
+        A function with `fun`'s arguments, each mapped argument one axis longer, whose
+        results have the batch axis at `out_axes`.
+
+    Raises:
+        TypeError: if `fun` is not callable.
+        ValueError: when called, if mapped arguments disagree on the batch size, an axis
+            is out of range, in_axes is not a prefix of the arguments, or a result that
+            depends on the batch has out_axes None; the message names the argument.
+
+    Example:
+        >>> f = stablejit.vmap(lambda a, b: snp.dot(a, b), in_axes=(0, None))
+        >>> f(snp.asarray([[1.0, 2.0], [3.0, 4.0]]), snp.asarray([1.0, 1.0]))
+        Tensor<f32[2] xla:host:0>
+        [3., 7.]
+        >>> stablejit.vmap(snp.sum, in_axes=1)(snp.asarray([[1, 2], [3, 4]]))
+        Tensor<i64[2] xla:host:0>
+        [4, 6]
+
+    Implementation notes: the module stablejit.vmap
+    (`importlib.import_module("stablejit.vmap")`) and compiler/batching.py.
+    """
     if not callable(fun):
         raise TypeError(f"vmap: the first argument must be a function, got {fun!r}")
     if isinstance(in_axes, list):  # JAX reads a top-level list as a tuple of axes
