@@ -43,7 +43,7 @@ from .compiler.primitives import custom_ad, shape_ops
 from .context import current_backend, using_backend
 from .dispatch import backend_for, bind1
 from .errors import at_user_line
-from .grad_tape import GradTape, NeedsTrace, records_on_tape
+from .grad_tape import GradTape, NeedsTrace, ValueRead, records_on_tape
 from .runtime.cache import SingleFlightCache
 from .spmd import runs_on
 from .staging import stage_with_values
@@ -59,11 +59,11 @@ def _as_tensor(x) -> Tensor:
 
 
 def trace_function(f: Callable, leaves: Sequence[Tensor], in_tree, name: str = "f",
-                   what: str = "grad"):
+                   what: str = "grad", needs_values: bool = False):
     """Stage f(*args), args = unflatten(in_tree, leaves), for the transformation `what`
     (named in errors): (Function, out_tree, captured tensors); see
     staging.stage_with_values."""
-    s = stage_with_values(f, in_tree, leaves, name, what, output=_as_output)
+    s = stage_with_values(f, in_tree, leaves, name, what, needs_values, output=_as_output)
     return s.fn, s.out_tree, s.captured
 
 
@@ -169,10 +169,11 @@ class _Args:
 
         return call_f
 
-    def trace(self, f: Callable, what: str):
+    def trace(self, f: Callable, what: str, needs_values: bool = False):
         """(Function, out_tree, captured) of f traced on the leaves."""
         flat = tree.flatten(tuple(self.leaves))[1]
-        return trace_function(self.call(f), self.leaves, flat, _name(f), what)
+        return trace_function(self.call(f), self.leaves, flat, _name(f), what,
+                              needs_values)
 
     def unflatten(self, values: Sequence, single: bool):
         """Per differentiated argument, its pytree of `values` (one per wrt leaf)."""
@@ -246,12 +247,16 @@ def value_and_grad(f: Callable, argnums: int | Sequence[int] = 0, has_aux: bool 
     def value_and_grad_f(*args, **kwargs):
         a = _Args(args, kwargs, _argnums(argnums, len(args), "grad"), "grad",
                   "c" if holomorphic else "fc")
+        read_value = False
         if records_on_tape(a.leaves):
             done = _on_tape(a, f, has_aux, holomorphic)
-            if done is not None:
+            if not isinstance(done, NeedsTrace):
                 outs, n_out, aux_tree = done
                 return _value_and_grads(a, outs, n_out, aux_tree, single)
-        fn, out_tree, captured = a.trace(f, "grad")
+            read_value = isinstance(done, ValueRead)
+        # a tape that stopped at a value read goes straight to the valued staging: the
+        # Python runs twice in all (tape, then values), never three times
+        fn, out_tree, captured = a.trace(f, "grad", needs_values=read_value)
         aux_tree = _split_aux(out_tree, has_aux, "grad")
         _check_scalar_output(fn.result_types[0], "grad", holomorphic)
         n_out = len(fn.results)
@@ -286,7 +291,8 @@ def _vg_builder(fn: Function, wrt):
 
 def _on_tape(a: _Args, f: Callable, has_aux: bool, holomorphic: bool):
     """value_and_grad recorded on a GradTape (grad_tape.py): (outputs, n_out, aux tree),
-    or None when f needs the traced path (then f runs again there). The derivative is
+    or the NeedsTrace that stopped it when f needs the traced path (then f runs again
+    there). The derivative is
     built once per tape key, in run_built's cache, and runs where the tape's inputs are
     (the current lazy graph, or the device)."""
     n_diff = len(a.wrt)
@@ -299,8 +305,8 @@ def _on_tape(a: _Args, f: Callable, has_aux: bool, holomorphic: bool):
             refuse_written_arguments(xs, before, "grad")
             results = [_as_tensor(x) for x in out_leaves]
         key, slots = tape.key(results)
-    except NeedsTrace:
-        return None
+    except NeedsTrace as e:
+        return e
     finally:
         tape.recording = False  # its tensors are escaped tracers from now on
     aux_tree = _split_aux(out_tree, has_aux, "grad")

@@ -36,6 +36,10 @@ class NeedsTrace(Exception):
     """The function did something a GradTape cannot record: use the traced path."""
 
 
+class ValueRead(NeedsTrace):
+    """The function read a value (bool(), item(), numpy()): grad stages it on values."""
+
+
 class GradTape(LazyBackend):
     """Records a function's ops for grad, called on `backend`: a device, or a lazy
     backend (a lazy() block's, or an enclosing GradTape) whose values it reads."""
@@ -88,21 +92,21 @@ class GradTape(LazyBackend):
     def flush(self) -> None:
         if not self.recording:
             raise escaped_error()
-        raise NeedsTrace("a value was read")
+        raise ValueRead("a value was read")
 
     def buffer(self, t: Tensor):
         d = t._live()
         if type(d) is Pending:
             if not self.recording:
                 raise escaped_error()
-            raise NeedsTrace("a value was read")
+            raise ValueRead("a value was read")
         return d
 
     def check_concrete(self, t: Tensor, what: str) -> None:
         if type(t._data) is Pending:
             if not self.recording:
                 raise escaped_error()
-            raise NeedsTrace(what)
+            raise ValueRead(what)
 
     # ---- the derivative --------------------------------------------------------------
     def key(self, results: list[Tensor]) -> tuple:
@@ -135,4 +139,4 @@ def records_on_tape(leaves) -> bool:
         t._backend is b for t in leaves)
 
 
-__all__ = ["GradTape", "NeedsTrace", "records_on_tape"]
+__all__ = ["GradTape", "NeedsTrace", "ValueRead", "records_on_tape"]

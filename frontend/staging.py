@@ -113,20 +113,24 @@ def stage(fun: Callable, in_tree, inputs: Sequence, trace: Trace, *,
 
 
 def stage_with_values(fun: Callable, in_tree, leaves: Sequence[Tensor], name: str,
-                      what: str, **options) -> Staged:
+                      what: str, needs_values: bool = False, **options) -> Staged:
     """Stage a transformation's function (`what`: grad, vjp, jvp ...) on the leaves'
     types. If its Python needs a value and every leaf is concrete (and no trace is
     live around it), stage it once more on a ValuedTrace, which follows Python's
     branches for these values; the IR is then valid for them only (the executable cache
-    still shares it between calls that take the same branches)."""
+    still shares it between calls that take the same branches). `needs_values`: the
+    caller already saw the Python read a value (grad's tape did), so the abstract
+    staging is skipped and the Python runs once more, not twice."""
     specs = [Spec(t.type, t.weak, t) for t in leaves]
-    try:
-        return stage(fun, in_tree, specs, TransformTrace(name, what), refuse_writes=what,
-                     **options)
-    except (TracerBoolConversionError, TracerConversionError):
-        if not all(t._backend.concrete for t in leaves) or \
-                isinstance(current_backend(), Trace):
-            raise
+    valued_ok = all(t._backend.concrete for t in leaves) and \
+        not isinstance(current_backend(), Trace)
+    if not (needs_values and valued_ok):
+        try:
+            return stage(fun, in_tree, specs, TransformTrace(name, what),
+                         refuse_writes=what, **options)
+        except (TracerBoolConversionError, TracerConversionError):
+            if not valued_ok:
+                raise
     return stage(fun, in_tree, specs, ValuedTrace(name, what), refuse_writes=what,
                  **options)
 
