@@ -11,8 +11,16 @@ $(VENV)/.installed: pyproject.toml
 	$(PY) -m pip install -q -e '.[test]'
 	touch $@
 
-.PHONY: install demo test bench lint conformance fuzz
+.PHONY: install demo test bench lint conformance fuzz docs
 install: $(VENV)/.installed
+
+$(VENV)/.docs-installed: $(VENV)/.installed
+	$(PY) -m pip install -q -e '.[docs]'
+	touch $@
+
+# The site, into docs/_build/html: warnings are errors, and nothing is fetched.
+docs: $(VENV)/.docs-installed
+	$(PY) -m sphinx -W --keep-going -q -b html docs docs/_build/html
 
 demo: install
 	$(PY) examples/digits_mlp.py

@@ -60,19 +60,23 @@ def page_name(modname: str) -> str:
     return modname
 
 
-def _entry(modname: str, name: str, obj, documented_modules: set[str]) -> str:
-    """The autodoc directive of one public name."""
+def _entry(modname: str, name: str, obj, documented_modules: set[str],
+           classes: set[int]) -> list[str]:
+    """The autodoc directive of one public name, in reStructuredText."""
     if isinstance(obj, types.ModuleType):
-        if obj.__name__ in documented_modules:
-            return f"```{{py:data}} {name}\nThe namespace {{doc}}`{obj.__name__}`.\n```\n"
-        return f"```{{py:data}} {name}\nThe module `{obj.__name__}`.\n```\n"
-    if inspect.isclass(obj):
-        members = ":members:\n:undoc-members:\n" if obj.__module__.startswith("stablejit") \
-            and getattr(obj, "__name__", name) == name else ""
-        return f"```{{autoclass}} {name}\n{members}```\n"
+        what = (f"The namespace :doc:`{obj.__name__}`." if obj.__name__ in documented_modules
+                else f"The module ``{obj.__name__}``.")
+        return [f".. py:data:: {name}", "", f"   {what}", ""]
+    if inspect.isclass(obj):  # its members on the first page that shows it
+        own = obj.__module__.startswith("stablejit") and getattr(obj, "__name__", "") == name
+        first = id(obj) not in classes
+        classes.add(id(obj))
+        return [f".. autoclass:: {name}", *(["   :members:"] if own and first else []),
+                *([] if first else ["   :no-index:"]), ""]
     if callable(obj):
-        return f"```{{autofunction}} {name}\n```\n"
-    return f"```{{py:data}} {name}\n:value: {_short_repr(obj)}\n\n{_data_doc(modname, name)}\n```\n"
+        return [f".. autofunction:: {name}", ""]
+    return [f".. py:data:: {name}", f"   :value: {_short_repr(obj)}", "",
+            f"   {_data_doc(modname, name)}", ""]
 
 
 def _short_repr(obj) -> str:
@@ -83,22 +87,22 @@ def _short_repr(obj) -> str:
 def _data_doc(modname: str, name: str) -> str:
     mod = importlib.import_module(modname)
     doc = getattr(mod, "__doc_data__", {}).get(name)
-    return doc or f"`{modname}.{name}`."
+    return doc or f"``{modname}.{name}``."
 
 
-def page(modname: str, what: str, documented_modules: set[str]) -> str:
+def page(modname: str, what: str, documented_modules: set[str],
+         classes: set[int] | None = None) -> str:
     mod = importlib.import_module(modname)
     names = public_names(modname)
-    lines = [f"# `{modname}`", "", what, ""]
-    doc = inspect.getdoc(mod)
-    if doc:
-        lines += ["```{eval-rst}", f".. automodule:: {modname}", "   :no-members:",
-                  "   :no-index:", "```", ""]
-    lines += [f"```{{currentmodule}} {modname}", "```", "",
-              "```{autosummary}", ":nosignatures:", "", *names, "```", ""]
+    rst = []
+    if inspect.getdoc(mod):
+        rst += [f".. automodule:: {modname}", "   :no-members:", "   :no-index:", ""]
+    rst += [f".. currentmodule:: {modname}", "", ".. autosummary::", "   :nosignatures:", "",
+            *[f"   {n}" for n in names], ""]
     for name in names:
-        lines.append(_entry(modname, name, getattr(mod, name), documented_modules))
-    return "\n".join(lines) + "\n"
+        rst += _entry(modname, name, getattr(mod, name), documented_modules,
+                      set() if classes is None else classes)
+    return "\n".join([f"# `{modname}`", "", what, "", "```{eval-rst}", *rst, "```", ""])
 
 
 def write(outdir: Path) -> list[str]:
@@ -106,9 +110,9 @@ def write(outdir: Path) -> list[str]:
     outdir.mkdir(parents=True, exist_ok=True)
     spaces = namespaces()
     documented = {m for m, _ in spaces}
-    names = []
+    names, classes = [], set()
     for modname, what in spaces:
-        text = page(modname, what, documented)
+        text = page(modname, what, documented, classes)
         path = outdir / f"{page_name(modname)}.md"
         if not path.exists() or path.read_text() != text:  # unchanged pages stay unbuilt
             path.write_text(text)

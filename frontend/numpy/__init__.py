@@ -5,7 +5,7 @@ eager XLA backend, the reference backend and inside jit.
 
 Modules by job, each importing only those before it: _operands (asarray, promotion,
 broadcasting, axis checks), _elementwise, _creation, _manipulation, _reductions,
-_diagonals (diag, trace, fill_diagonal, triangle indices), _index_tricks (grids, ix_,
+_diagonals (diag, trace, fill_diagonal, triangle indices), _index_tricks (grids, `ix_`,
 unravel/ravel of indices), _conditions (select, piecewise), _padding, _products,
 _convolution, _calculus (trapezoid, gradient, unwrap), _statistics, _indexing (x[i],
 x.at[i]), _sorting, _searching, _sets, _selection (choose, compress, place, put),

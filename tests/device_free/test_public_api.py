@@ -108,7 +108,7 @@ def test_every_public_name_has_a_reference_entry():
     for modname, what in api.namespaces():
         text = api.page(modname, what, documented)
         for name, _ in public(modname):
-            assert f"}} {name}\n" in text, f"{modname}.{name} has no entry in the API pages"
+            assert f":: {name}\n" in text, f"{modname}.{name} has no entry in the API pages"
 
 
 @pytest.mark.parametrize("name", ["lazy", "vmap"])
