@@ -21,6 +21,7 @@ $(VENV)/.docs-installed: $(VENV)/.installed
 # The site, into docs/_build/html: warnings are errors, and nothing is fetched.
 docs: $(VENV)/.docs-installed
 	$(PY) -m sphinx -W --keep-going -q -b html docs docs/_build/html
+	$(PY) docs/_ext/check_site.py docs/_build/html
 
 demo: install
 	$(PY) examples/digits_mlp.py
