@@ -2,7 +2,7 @@
 
 JAX runs with 64-bit types enabled (its lattice then has every dtype stablejit has and
 canonicalizes nothing). A weak result takes the default dtype of its kind: JAX's are
-int64/float64/complex128 there, stablejit's are int64/float32/complex64 (README, "Type
+int64/float64/complex128 there, stablejit's are int64/float32/complex64 (docs/numerics.md, "Type
 promotion"), so weak results are compared by kind and mapped to stablejit's defaults.
 """
 

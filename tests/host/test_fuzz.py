@@ -7,7 +7,7 @@ negation, integer arithmetic that wraps) the comparison is bit for bit: signed z
 NaN where NumPy has NaN (any payload: IEEE leaves a new NaN's bits open), infinities,
 float64 values float32 cannot hold. Transcendentals compare within a few ulps.
 
-Deliberate differences from NumPy (README, "Where stablejit differs from NumPy"):
+Deliberate differences from NumPy (docs/numerics.md, "Where stablejit differs from NumPy"):
   - under jit XLA's algebraic simplifier rewrites x + 0.0 to x and folds chains of
     constants ((x + 1.5) + 1.5 is x + 3.0), as in jax;
   - max/min of +0.0 and -0.0 may give either zero (IEEE leaves maxNum's sign open);

@@ -85,7 +85,7 @@ A45 = np.arange(20.0, dtype=np.float32).reshape(4, 5)
 
 # The same call with default arguments, in both libraries: (name, call(random module,
 # key), index result) -- index results have the default int dtype, jax's int32 and
-# stablejit's int64 (README, "Type promotion"); every other dtype must be jax's.
+# stablejit's int64 (docs/numerics.md, "Type promotion"); every other dtype must be jax's.
 DEFAULT_CALLS = [
     ("split", lambda r, k: r.split(k), False),
     ("split_3", lambda r, k: r.split(k, 3), False),

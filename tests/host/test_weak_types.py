@@ -1,4 +1,4 @@
-"""Type promotion and weak types against jax, table-driven (README, "Type promotion";
+"""Type promotion and weak types against jax, table-driven (docs/numerics.md, "Type promotion";
 frontend/promotion.py).
 
 For every pair of operands among the dtypes and the Python scalars, and every binary
