@@ -39,7 +39,7 @@ class Lowered:
 
     def compile(self) -> Compiled:
         backend = self.backend
-        if not isinstance(backend, XlaBackend) or backend.platform != self.platform:
+        if not backend.device_buffers or backend.platform != self.platform:
             backend = XlaBackend.for_platform(self.platform)
         entry = self._jitted._cache.get(self._key)
         if entry is None or entry.backend is not backend:
@@ -51,7 +51,7 @@ class Lowered:
 
 def _lowering_platform(platform: str | None, backend) -> str:
     if platform is None:
-        return backend.platform if isinstance(backend, XlaBackend) else "host"
+        return backend.platform if backend.device_buffers else "host"
     if platform not in PLATFORMS:
         raise ValueError(at_user_line(
             f"lower(platform={platform!r}): unknown platform; use one of "

@@ -48,7 +48,7 @@ def backend_copy(t: Tensor, backend=None) -> Tensor:
     """A copy of t on `backend` (default: the current default backend); t stays valid."""
     target = resolve_backend(backend)
     t._live()
-    if isinstance(target, XlaBackend) and isinstance(t._backend, XlaBackend):
+    if target.device_buffers and t._backend.device_buffers:
         return Tensor(buffers.copy_to(t._data, target.device) if t._backend is not target
                       else buffers.copy(t._data), target, t.type, t.weak)
     if not t._backend.concrete or not target.concrete:
@@ -72,7 +72,7 @@ def backend_transfer(t: Tensor, backend=None) -> Tensor:
 
 def deallocate(t: Tensor) -> None:
     """Free t's device memory now; later use of t raises a clear error."""
-    if t._data is not None and isinstance(t._backend, XlaBackend):
+    if t._data is not None and t._backend.device_buffers:
         buffers.delete(t._data)
     t._data = None
 

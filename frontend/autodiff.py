@@ -49,7 +49,7 @@ from .spmd import runs_on
 from .staging import stage_with_values
 from .tensor import Tensor
 from .tracebacks import api_boundary
-from .tracing import Trace, refuse_written_arguments
+from .tracing import refuse_written_arguments
 
 # ---- tracing and running IR ------------------------------------------------------------
 
@@ -91,8 +91,8 @@ def run_built(name: str, build: Callable[[Builder, list[Value]], list[Value]],
     (it must hold the structural key of every Function `build` reads): one built before
     under it is reused, unless STABLEJIT_DUMP_TO asks for this call's source lines."""
     backend = backend_for(inputs) if inputs else None  # lazy() records it too
-    if backend is None or (not isinstance(backend, Trace)
-                           and isinstance(current_backend(), Trace)):
+    if backend is None or (not backend.stages
+                           and current_backend().stages):
         backend = current_backend()
     def make() -> Function:
         b = Builder(name)

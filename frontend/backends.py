@@ -96,10 +96,62 @@ def constant_attrs(key, value, dtype: dt.DType) -> Attrs:
 
 
 class Backend:
-    concrete = True
-    deferred = False  # True for the lazy backend: its data may not be computed yet
-    records_all = False  # True for a control-flow body's trace (see dispatch.backend_for)
+    """What every backend answers: a place where tensors live and ops run (the reference
+    backend, one XLA device, a mesh), are recorded to run later (lazy(), grad's tape) or
+    are recorded into a function being staged (a Trace). Code asks these capabilities
+    and calls these methods; it does not test a backend's class."""
+
     name = "backend"
+    # -- capabilities ----------------------------------------------------------------
+    concrete = True        # its tensors have values (now or, if deferred, later)
+    deferred = False       # values may be pending: lazy() graphs and grad's tape
+    stages = False         # records ops into a function being staged (a Trace)
+    records_all = False    # a control-flow body's trace: records even outside operands
+    device_buffers = False  # tensors are PJRT buffers on one device, ops run at once
+    sharded = False        # tensors are sharded over a mesh of devices
+    grad_tape = False      # grad's tape: records a forward pass and never runs it
+    inlines_calls = False  # a jitted call made on it is recorded op by op, not as a call
+    platform: str | None = None  # the XLA platform it runs on (None: the reference)
+
+    # -- the interface (each backend implements these) ----------------------------------
+    def apply(self, prim, tensors, attrs: Attrs, regions=()) -> tuple:
+        """Run (or record) one primitive on tensors: its result tensors."""
+        raise NotImplementedError
+
+    def run(self, fn: Function, tensors, **options) -> list:
+        """Run (or record) a whole IR Function on tensors."""
+        raise NotImplementedError
+
+    def scalar(self, value, dtype: dt.DType, weak: bool = False) -> Tensor:
+        raise NotImplementedError
+
+    def from_numpy(self, array: np.ndarray, weak: bool = False) -> Tensor:
+        raise NotImplementedError
+
+    def to_numpy(self, t: Tensor) -> np.ndarray:
+        raise NotImplementedError
+
+    def check_concrete(self, t: Tensor, what: str) -> None:
+        """Raise if t's value cannot be read here (`what` says who wants it)."""
+
+    def block_until_ready(self, t: Tensor) -> None:
+        """Wait until t's value is computed."""
+
+    def device_of(self, t: Tensor):
+        return None
+
+    def describe(self, t: Tensor) -> str:
+        return f"Tensor({t.type}, {self.name})"
+
+    def needs_staging(self, what: str) -> None:
+        """Called before something only a staged function can express (a custom
+        derivative rule, shard_map): a recorder that cannot record it raises (grad's
+        tape raises NeedsTrace, and grad stages the function instead)."""
+
+
+class ProgramBackend(Backend):
+    """The shared implementation of backends that run programs: one cached Program per
+    op signature (apply), a whole Function (run) through `program` and `execute`."""
 
     def __init__(self):
         # (primitive, attributes, input types ...) -> the Program of that one op
@@ -168,7 +220,7 @@ class ReferenceProgram:
         self.result_types = fn.result_types
 
 
-class ReferenceBackend(Backend):
+class ReferenceBackend(ProgramBackend):
     """NumPy arrays, computed by each primitive's reference rule: the test oracle."""
 
     name = "reference"
@@ -200,9 +252,10 @@ class ReferenceBackend(Backend):
 REFERENCE = ReferenceBackend()
 
 
-class XlaBackend(Backend):
+class XlaBackend(ProgramBackend):
     """Tensors in device buffers; programs compiled by XLA for one device."""
 
+    device_buffers = True
     _instances: dict = {}
     _instances_lock = threading.Lock()
 
@@ -315,7 +368,7 @@ class XlaBackend(Backend):
     def adopt(self, t: Tensor) -> Tensor:
         """Bring a tensor of another backend here: host data moves automatically; a
         tensor on another device is an error (moving it silently would hide a copy)."""
-        if isinstance(t._backend, XlaBackend):
+        if t._backend.device_buffers:
             raise DeviceMismatchError(at_user_line(
                 f"operands live on two devices, {t._backend.name} and {self.name}; move one "
                 f"explicitly with stablejit.backend_transfer(t, "

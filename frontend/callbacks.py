@@ -29,7 +29,6 @@ from .compiler.primitives import callbacks as cb_prims
 from .context import current_backend
 from .dispatch import bind, pick
 from .errors import at_user_line
-from .lazy_backend import LazyBackend
 from .numpy._operands import as_tensor
 from .tensor import Tensor
 
@@ -86,7 +85,7 @@ def _split(args, kwargs):
 def _runs_now(tensors) -> bool:
     """Concrete eager tensors: the function can run right away, in order."""
     backend = pick(tensors) if tensors else current_backend()
-    return backend.concrete and not isinstance(backend, LazyBackend)
+    return backend.concrete and not backend.deferred
 
 
 # per recording backend (a trace, a lazy graph): the order token of its last callback

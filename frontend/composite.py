@@ -36,7 +36,6 @@ from .errors import (
     user_site,
 )
 from .keys import exact_key
-from .lazy_backend import LazyBackend
 from .runtime.cache import SingleFlightCache
 from .staging import Spec, stage
 from .tensor import Tensor
@@ -101,16 +100,16 @@ def one_program(f):
                 key.append(None)
                 key.append(k)
         s = stack()
-        if mixed or isinstance(backend, Trace):
+        if mixed or backend.stages:
             # its ops join the current trace, which captures operands from outside as
             # it would op by op (a control-flow body's too; a ValuedTrace also computes
             # their values); or the current lazy graph or grad tape, which reads its
             # device's tensors and (a tape) the values of the graph around it
             top = s[-1] if s else None
-            if isinstance(top, LazyBackend) and \
-                    not any(isinstance(t._backend, Trace) for t in tensors):
+            if top is not None and top.deferred and \
+                    not any(t._backend.stages for t in tensors):
                 backend = top
-            elif not isinstance(top, Trace) or not top.alive or \
+            elif top is None or not top.stages or not top.alive or \
                     not any(t._backend is top for t in tensors):
                 return f(*args, **kwargs)
             else:
@@ -119,12 +118,12 @@ def one_program(f):
             return f(*args, **kwargs)
         elif s and s[-1] is not backend:  # a default_backend or lazy() block decides
             top = s[-1]
-            if isinstance(top, LazyBackend) and type(backend) is XlaBackend \
+            if top.deferred and backend.device_buffers \
                     and top.device is backend.device:
                 backend = top  # device tensors in a lazy() block: their ops record
             else:
                 return f(*args, **kwargs)
-        elif not (type(backend) is XlaBackend or isinstance(backend, LazyBackend)):
+        elif not (backend.device_buffers or backend.deferred):
             return f(*args, **kwargs)  # the reference backend, a mesh
         if kwargs:
             key.append(tuple(kwargs))
@@ -137,9 +136,9 @@ def one_program(f):
             entry = cache.get_or_create(key, lambda: _trace(f, args, kwargs, tensors))
         if entry is _NOT_CACHEABLE:
             return f(*args, **kwargs)
-        if type(backend) is XlaBackend:
+        if backend.device_buffers:
             outs = _run(entry, backend, tensors)
-        elif isinstance(backend, LazyBackend):  # one tape entry, at the caller's line
+        elif backend.deferred:  # one tape entry, at the caller's line
             outs = backend.execute(entry.fn, tensors, site=user_site())
             for o, w in zip(outs, entry.weak, strict=True):
                 o.weak = w

@@ -49,7 +49,7 @@ class RegionTrace(Trace):
     records_all = True
 
     def _capture(self, t: Tensor) -> Value:
-        if isinstance(t._backend, Trace) and not t._backend.alive:
+        if t._backend.stages and not t._backend.alive:
             raise escaped_error()
         v = self._captured_ids.get(id(t))
         if v is None:

@@ -28,11 +28,9 @@ from .compiler.primitives import custom_ad, shape_ops
 from .context import current_backend
 from .dispatch import bind, pick
 from .errors import EscapedTracerError, at_user_line, user_location
-from .grad_tape import GradTape, NeedsTrace
 from .staging import Spec, TransformTrace, stage
 from .tensor import Tensor
 from .tracebacks import api_boundary
-from .tracing import Trace
 
 __all__ = ["custom_vjp", "custom_jvp", "checkpoint", "remat"]
 
@@ -49,12 +47,11 @@ def _name(f) -> str:
 def _live_trace(leaves):
     """The trace these tensors (or the current computation) belong to, or None."""
     b = pick(leaves) if leaves else None
-    if isinstance(b, Trace):
+    if b is not None and b.stages:
         return b
     b = current_backend()
-    if isinstance(b, GradTape):  # its rules are traced: grad takes the traced path
-        raise NeedsTrace("a custom derivative rule")
-    return b if isinstance(b, Trace) else None
+    b.needs_staging("a custom derivative rule")  # grad's tape: grad stages it instead
+    return b if b.stages else None
 
 
 class _Same:

@@ -12,7 +12,7 @@ being traced records every op made while it is current, whatever its operands.
 from __future__ import annotations
 
 from . import config, debugging, writes
-from .backends import REFERENCE, XlaBackend
+from .backends import REFERENCE
 from .compiler import dtypes as dt
 from .compiler.errors import ShapeError
 from .compiler.ir import EMPTY_ATTRS, Attrs
@@ -61,7 +61,7 @@ def backend_for(tensors):
         top = s[-1]
         if top.records_all:
             return top  # a control-flow body records every op made while traced
-        if isinstance(backend, XlaBackend):
+        if backend.device_buffers:
             # inside lazy(), ops on tensors of its device record too, also while grad or
             # jit traces a function there (an op on its concrete operands only, such as
             # one on a closed-over label array, joins the graph instead of running)

@@ -93,6 +93,7 @@ class Inspection:
         self.jitted = fn if isinstance(fn, Jitted) else jit(fn, static_argnums=static_argnums)
         self.args = [parse_arg(a) if isinstance(a, str) else a for a in args]
         spec = self.jitted._backend_spec
+        # (spec is what the user passed to jit(backend=...): a backend, or a name)
         if platform is not None or device_id is not None or not isinstance(spec, XlaBackend):
             self.backend = XlaBackend.for_platform(platform or default_platform(), device_id)
         else:

@@ -24,7 +24,6 @@ Semantics are those of the traced path, which stays the reference:
 from __future__ import annotations
 
 from . import config, writes
-from .backends import XlaBackend
 from .context import current_backend
 from .errors import DeviceMismatchError, at_user_line
 from .lazy_backend import LazyBackend, Pending, function_of, structural_key
@@ -37,15 +36,21 @@ class NeedsTrace(Exception):
 
 
 class ValueRead(NeedsTrace):
-    """The function read a value (bool(), item(), numpy()): grad stages it on values."""
+    """The function's Python asked for a value (bool(), int(), float(), an `if` on a
+    tensor): grad stages it on values at once. (A graph that must run part-way, e.g.
+    for a program over a mesh, is a plain NeedsTrace: the abstract staging may need
+    no value at all.)"""
 
 
 class GradTape(LazyBackend):
     """Records a function's ops for grad, called on `backend`: a device, or a lazy
     backend (a lazy() block's, or an enclosing GradTape) whose values it reads."""
 
+    grad_tape = True
+    inlines_calls = True  # a jitted call inside grad in lazy(): inlined, as in a trace
+
     def __init__(self, backend):
-        target = backend if isinstance(backend, XlaBackend) else backend.target
+        target = backend if backend.device_buffers else backend.target
         super().__init__(target)
         self.name = f"grad tape:{target.name}"
         self.recording = True
@@ -70,7 +75,7 @@ class GradTape(LazyBackend):
                 return d.slot
             key = d  # a buffer made inside the function (asarray of host data)
             t = Tensor(d, self.target, t.type, t.weak)
-        elif isinstance(b, LazyBackend) or b is self.target:
+        elif b.deferred or b is self.target:
             if b.device != self.device:
                 raise DeviceMismatchError(at_user_line(
                     f"operands live on two devices, {b.name} and {self.target.name}; move "
@@ -92,15 +97,18 @@ class GradTape(LazyBackend):
     def flush(self) -> None:
         if not self.recording:
             raise escaped_error()
-        raise ValueRead("a value was read")
+        raise NeedsTrace("a value was read")
 
     def buffer(self, t: Tensor):
         d = t._live()
         if type(d) is Pending:
             if not self.recording:
                 raise escaped_error()
-            raise ValueRead("a value was read")
+            raise NeedsTrace("a value was read")
         return d
+
+    def needs_staging(self, what: str) -> None:
+        raise NeedsTrace(what)
 
     def check_concrete(self, t: Tensor, what: str) -> None:
         if type(t._data) is Pending:
@@ -135,8 +143,7 @@ def records_on_tape(leaves) -> bool:
     b = current_backend()
     if writes.live_traces or config.debug_checks() or config.dump_to():
         return False
-    return isinstance(b, LazyBackend) or type(b) is XlaBackend and all(
-        t._backend is b for t in leaves)
+    return b.deferred or b.device_buffers and all(t._backend is b for t in leaves)
 
 
 __all__ = ["GradTape", "NeedsTrace", "ValueRead", "records_on_tape"]

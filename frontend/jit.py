@@ -26,7 +26,6 @@ from .backends import REFERENCE, XlaBackend
 from .compiler.ir import Function, TensorType
 from .context import concrete_default
 from .errors import at_user_line, user_location
-from .grad_tape import GradTape
 from .platforms import default_platform
 from .promotion import is_weak_scalar, python_scalar_dtype
 from .retrace import describe_retrace
@@ -38,7 +37,6 @@ from .signature import (
     static_key,
 )
 from .spmd import (
-    SpmdBackend,
     backend_for,
     jit_program,
     program_mesh,
@@ -117,6 +115,12 @@ def _argnums(fn, static_argnums, static_argnames, donate_argnums):
 
 
 class Jitted:
+    """A function compiled by `stablejit.jit`: call it as the function it wraps.
+
+    `lower(*args)` traces without running (our IR and StableHLO, also for another
+    platform with `platform=`), `is_cached(*args)` says whether a call would reuse a
+    compiled program, and `clear_cache()` forgets its traces."""
+
     def __init__(self, fn, *, static_argnums=(), static_argnames=(), donate_argnums=(),
                  backend=None, cache=None, in_shardings=None, out_shardings=None):
         if not callable(fn):
@@ -273,9 +277,9 @@ class Jitted:
                     if not b.alive:
                         raise escaped_error()
                     return None, leaves, None  # inside another trace
-                if type(b) is GradTape:  # inside grad in lazy(): inlined, as in a trace
+                if b.grad_tape:  # inside grad in lazy(): inlined, as in a trace
                     return None, leaves, None
-                if backend is None or backend is REFERENCE or isinstance(b, SpmdBackend):
+                if backend is None or backend is REFERENCE or b.sharded:
                     backend = b
         if self._backend_spec is not None:
             backend = resolve_backend(self._backend_spec)
@@ -342,13 +346,13 @@ class Jitted:
         if logging_on or self.traces in _RECOMPILE_WARN_AT:
             _report_trace(self, key, logging_on, time.perf_counter() - t0)
         donate = self._donation(key)
-        if isinstance(backend, SpmdBackend) or isinstance(backend, XlaBackend) and \
+        if backend.sharded or backend.device_buffers and \
                 program_mesh(fn) is not None:  # a program over several devices
             prog = jit_program(fn, key[0], out_tree, self.in_shardings, self.out_shardings,
                                backend, self.__name__)
             return Entry(fn, prog, out_tree, captured, prog.backend, out_weak=out_weak,
                           mutated=mutated)
-        if not isinstance(backend, XlaBackend):
+        if not backend.device_buffers:
             return Entry(fn, backend.program(fn), out_tree, captured, backend,
                           out_weak=out_weak, mutated=mutated)
         aliases = tuple(self._aliases(fn, donate, mutated))
@@ -461,14 +465,56 @@ def _describe_sig(key) -> str:
 def jit(fn=None, *, static_argnums=(), static_argnames=(), donate_argnums=(), backend=None,
         platform: str | None = None, device_id: int | None = None, cache=None,
         in_shardings=None, out_shardings=None):
-    """Compile `fn` with XLA. Usable as @jit or @jit(static_argnums=...).
+    """Compile `fn` with XLA: traced once per signature, then run as one program.
+    Usable as `@jit` or `@jit(static_argnums=...)`.
 
-    backend / platform / device_id pin where it runs; by default it runs where its
-    tensor arguments live (or on the default backend). cache: the persistent compilation
-    cache to use — None/True the default (STABLEJIT_CACHE_DIR or the per-user cache
-    directory), False none, or a directory path. in_shardings / out_shardings (a
-    sharding, or one per positional argument / a pytree prefix of the results) run it
-    over several devices, partitioned by XLA (see spmd.py)."""
+    The signature of a call is its pytree structure, each tensor leaf's shape, dtype and
+    weakness, Python scalars' types and the static arguments' values; a new signature
+    traces and compiles again (STABLEJIT_LOG_COMPILES=1 says why), a known one runs the
+    cached executable. Python control flow on traced values raises an error naming the
+    line (use stablejit.numpy.where, cond, switch or the loops).
+
+    Args:
+        fn: the function: pytrees of tensors (and Python values) in and out.
+        static_argnums: positions of arguments passed to `fn` as the Python values they
+            are (settings, shapes, flags): each distinct value (by hash and equality)
+            gets its own trace. They must be hashable.
+        static_argnames: the same, by keyword.
+        donate_argnums: positions of tensor arguments whose buffers the results may
+            reuse; a donated tensor is deleted after the call (using it raises
+            DeletedTensorError), and a donation that cannot be used warns.
+        backend: run on this backend ("xla:host:0", "reference" ...) instead of where
+            the tensor arguments live (the default).
+        platform: run on this platform ("host", "cuda", "rocm", "tpu").
+        device_id: run on this device of the platform.
+        cache: the persistent compilation cache: None or True the default
+            (STABLEJIT_CACHE_DIR or the per-user cache directory), False none, or a
+            directory path.
+        in_shardings: a sharding, or one per positional argument, to run over several
+            devices (partitioned by XLA).
+        out_shardings: the results' shardings: one, or a pytree prefix of the results.
+
+    Returns:
+        A Jitted function: call it like `fn`; `.lower(*args)` gives the IR and StableHLO
+        text, `.lower(*args).compile()` XLA's optimised HLO and cost analysis,
+        `.is_cached(*args)` whether a call would compile.
+
+    Raises:
+        TypeError: if `fn` is not callable; when called, TracerBoolConversionError for a
+            Python `if` on a traced value, and MustCompileError for a result whose shape
+            depends on the data.
+
+    Example:
+        >>> def power_sum(x, n):
+        ...     return snp.sum(x ** n)
+        >>> f = stablejit.jit(power_sum, static_argnums=1)
+        >>> x = snp.asarray([1.0, 2.0, 3.0])
+        >>> f(x, 2)
+        Tensor<f32[] xla:host:0>
+        14.
+        >>> f.is_cached(x, 3)
+        False
+    """
     if platform is not None or device_id is not None:
         backend = XlaBackend.for_platform(platform or default_platform(), device_id)
     if fn is None:

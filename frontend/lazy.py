@@ -21,9 +21,9 @@ def lazy_backend(target: XlaBackend | None = None) -> LazyBackend:
     """The lazy backend of a device backend (default: the current concrete default)."""
     if target is None:
         target = concrete_default()
-        if isinstance(target, LazyBackend):
+        if target.deferred:
             return target
-        if not isinstance(target, XlaBackend):
+        if not target.device_buffers:
             raise TypeError(f"lazy mode records for an XLA device; the default backend is "
                             f"{target!r}")
     return LazyBackend.for_target(target)

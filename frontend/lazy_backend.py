@@ -28,7 +28,7 @@ import threading
 import weakref
 
 from . import compilation, config
-from .backends import Backend, XlaBackend, constant_attrs, scalar_key
+from .backends import ProgramBackend, XlaBackend, constant_attrs, scalar_key
 from .compiler import dtypes as dt
 from .compiler.autodiff import inline
 from .compiler.builder import Builder
@@ -61,7 +61,7 @@ class Pending:
         self.buffer = None
 
 
-class LazyBackend(Backend):
+class LazyBackend(ProgramBackend):
     """Records ops for the device of `target` (an XlaBackend) and runs them in batches."""
 
     deferred = True
@@ -296,13 +296,13 @@ class LazyBackend(Backend):
 
     def adopt(self, t: Tensor) -> Tensor:
         """A tensor of another backend as a materialised lazy tensor of this one."""
-        if isinstance(t._backend, LazyBackend):
+        if t._backend.deferred:
             if t._backend.device != self.device:
                 raise DeviceMismatchError(at_user_line(
                     f"operands live on two devices, {t._backend.name} and {self.name}; "
                     f"move one explicitly with stablejit.backend_transfer"))
             return Tensor(t._backend.buffer(t), self, t.type, t.weak)
-        if isinstance(t._backend, XlaBackend) and t._backend.device == self.device:
+        if t._backend.device_buffers and t._backend.device == self.device:
             return Tensor(t._live(), self, t.type, t.weak)
         return Tensor(self.target.adopt(t)._data, self, t.type, t.weak)
 

@@ -27,7 +27,6 @@ from .compiler.primitives import sharding as sh
 from .control_flow import _as_tensor, _trace
 from .dispatch import bind
 from .errors import at_user_line
-from .grad_tape import GradTape, NeedsTrace
 from .jit import jit
 from .sharding import Mesh, PartitionSpec, prefix_leaves
 from .tracebacks import api_boundary
@@ -54,10 +53,9 @@ def shard_map(f, mesh: Mesh, in_specs, out_specs, *, check_rep=None, check_vma=N
 
     @api_boundary
     def mapped(*args):
-        if isinstance(context.current_backend(), GradTape):
-            # a program over a mesh cannot join a tape that runs on one device: grad
-            # takes the traced path, where the shard_map is one op of the derivative
-            raise NeedsTrace("shard_map")
+        # a program over a mesh cannot join grad's tape, which runs on one device: grad
+        # then stages the function, where the shard_map is one op of the derivative
+        context.current_backend().needs_staging("shard_map")
         if context.current_backend().concrete:
             # eagerly: a jitted call of the op (jit runs it over the mesh). The jitted
             # function binds; it is never `mapped` itself, which would decide the same

@@ -12,12 +12,10 @@ from __future__ import annotations
 import numpy as np
 
 from . import tree, views
-from .backends import XlaBackend
 from .compiler import dtypes as dt
 from .compiler.ir import TensorType
 from .errors import at_user_line
 from .keys import exact_key
-from .lazy_backend import LazyBackend
 from .promotion import is_weak_scalar, python_scalar_dtype
 from .tensor import Tensor
 
@@ -60,7 +58,8 @@ class Entry:
         # the common "returns one tensor" case skips pytree reconstruction
         self._single = out_tree == tree.LEAF
         self.fast_out = _fast_structure(out_tree)
-        self.lazy = type(backend) is LazyBackend  # a fast-path call records (see record)
+        # a fast-path call on a lazy() graph (not grad's tape) records (see record)
+        self.lazy = backend.deferred and not backend.grad_tape
 
     @property
     def exe(self):
@@ -85,7 +84,7 @@ class Entry:
 
     @property
     def fast_eligible(self) -> bool:
-        return isinstance(self.backend, (XlaBackend, LazyBackend)) and not self.captured \
+        return (self.backend.device_buffers or self.backend.deferred) and not self.captured \
             and not self.donate and not self.mutated
 
     def record(self, leaves):

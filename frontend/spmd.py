@@ -20,7 +20,7 @@ import threading
 import numpy as np
 
 from . import config, tree
-from .backends import Backend, XlaBackend, native
+from .backends import ProgramBackend, XlaBackend, native
 from .compiler import dtypes as dt
 from .compiler import passes
 from .compiler.emitter import emit_module
@@ -29,7 +29,6 @@ from .compiler.primitives.sharding import program_mesh, sharding_attr, sharding_
 from .context import concrete_default
 from .dispatch import bind1
 from .errors import DeviceMismatchError, at_user_line
-from .lazy_backend import LazyBackend
 from .numpy._operands import as_tensor
 from .runtime import buffers, dump
 from .runtime.spmd import SpmdExecutable
@@ -85,8 +84,10 @@ def put(array: np.ndarray, sharding) -> Shards:
                              for d, index in _addressable(sharding, array.shape)])
 
 
-class SpmdBackend(Backend):
+class SpmdBackend(ProgramBackend):
     """Tensors over a set of devices; their ops and programs are partitioned by XLA."""
+
+    sharded = True
 
     _instances: dict = {}
     _lock = threading.Lock()
@@ -152,7 +153,7 @@ class SpmdBackend(Backend):
     def adopt(self, t: Tensor) -> Tensor:
         """Host data and single-device tensors are replicated here; a tensor over other
         devices is an error (moving it would hide a copy)."""
-        if isinstance(t._backend, SpmdBackend):
+        if t._backend.sharded:
             raise DeviceMismatchError(at_user_line(
                 f"operands span two device sets ({t._backend.name} and {self.name}); "
                 f"move one with stablejit.device_put(x, sharding)"))
@@ -168,7 +169,7 @@ def runs_on(fn: Function, backend):
     its inputs are on (they are replicated there), as jit runs it. In a lazy() block it
     runs at once (its inputs are read); a grad tape records it (its derivative runs
     here in turn)."""
-    if type(backend) in (XlaBackend, LazyBackend):
+    if backend.device_buffers or backend.deferred and not backend.grad_tape:
         mesh = _mesh_of(fn)
         if mesh is not None:
             return SpmdBackend.for_devices(mesh.devices.flat)
@@ -235,7 +236,7 @@ class SpmdProgram:
         tensor's own, else replicated (decided once the mesh is known)."""
         out = []
         for want, t in zip(self.in_shardings, tensors, strict=True):
-            if want is None and isinstance(t._backend, SpmdBackend):
+            if want is None and t._backend.sharded:
                 want = t._data.sharding
             out.append(want)
         return tuple(out)
@@ -293,7 +294,7 @@ class SpmdProgram:
 
 def _shards_as(t: Tensor, sharding) -> Shards:
     """t's data laid out as `sharding` (through the host when it is laid out otherwise)."""
-    if isinstance(t._backend, SpmdBackend):
+    if t._backend.sharded:
         shards = t._live()
         have = shards.sharding
         if have == sharding or have.is_fully_replicated and sharding.is_fully_replicated \
@@ -315,7 +316,7 @@ def device_put(x, device=None):
 
 def _put_one(x, target):
     if isinstance(target, NamedSharding):
-        if isinstance(x, Tensor) and isinstance(x._backend, SpmdBackend) and \
+        if isinstance(x, Tensor) and x._backend.sharded and \
                 x._live().sharding == target:
             return x
         a = native(np.asarray(x))
@@ -336,9 +337,9 @@ def _put_one(x, target):
 def _sharding(t: Tensor):
     """A tensor's sharding: where its data lives (None for traced or reference data)."""
     b = t._backend
-    if isinstance(b, SpmdBackend):
+    if b.sharded:
         return t._live().sharding
-    if isinstance(b, XlaBackend):
+    if b.device_buffers:
         return SingleDeviceSharding(b.device)
     return None
 
@@ -346,7 +347,7 @@ def _sharding(t: Tensor):
 def _addressable_shards(t: Tensor) -> list[Shard]:
     """The blocks on this process's devices, in the sharding's device order."""
     b = t._backend
-    if isinstance(b, SpmdBackend):
+    if b.sharded:
         shards = t._live()
         sharding = shards.sharding
         indices = sharding.indices(t.shape)
@@ -362,9 +363,9 @@ def _addressable_shards(t: Tensor) -> list[Shard]:
             data = Tensor(buf, XlaBackend.for_device(d), TensorType(shape, t.dtype), t.weak)
             out.append(Shard(d, jax_index(index, dims), replica, data))
         return out
-    if isinstance(b, XlaBackend):
+    if b.device_buffers:
         return [Shard(b.device, (slice(None),) * t.ndim, 0, t)]
-    if type(b) is LazyBackend:  # in a lazy() block: its device's (not a grad tape's)
+    if b.deferred and not b.grad_tape:  # in a lazy() block: its device's (not a tape's)
         return [Shard(b.device, (slice(None),) * t.ndim, 0, t)]
     raise TypeError(at_user_line(
         f"a {t.type} tensor on {b.name} has no device shards (it is traced, or on the "
@@ -479,7 +480,7 @@ def jit_program(fn: Function, arg_tree, out_tree, in_shardings, out_shardings, b
         ins[:args_tree.num_leaves] = prefix_leaves(tuple(spec), args_tree, "in_shardings")
     outs = None if out_shardings is None else prefix_leaves(out_shardings, out_tree,
                                                             "out_shardings")
-    if not isinstance(backend, SpmdBackend):
+    if not backend.sharded:
         backend = SpmdBackend.for_devices(program_mesh(fn).devices.flat)
     return backend.program(fn, name=name, in_shardings=ins, out_shardings=outs)
 

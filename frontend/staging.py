@@ -123,7 +123,7 @@ def stage_with_values(fun: Callable, in_tree, leaves: Sequence[Tensor], name: st
     staging is skipped and the Python runs once more, not twice."""
     specs = [Spec(t.type, t.weak, t) for t in leaves]
     valued_ok = all(t._backend.concrete for t in leaves) and \
-        not isinstance(current_backend(), Trace)
+        not current_backend().stages
     if not (needs_values and valued_ok):
         try:
             return stage(fun, in_tree, specs, TransformTrace(name, what),

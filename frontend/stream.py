@@ -28,7 +28,6 @@ import numpy as np
 
 from . import tree
 from .api import resolve_backend
-from .backends import XlaBackend
 from .compiler import dtypes as dt
 from .context import concrete_default
 from .errors import StablejitError, at_user_line
@@ -85,7 +84,7 @@ class Stream:
         self.backend = resolve_backend(backend) if backend is not None else None
         if self.backend is None:
             self.backend = concrete_default()
-        if not isinstance(self.backend, XlaBackend):
+        if not self.backend.device_buffers:
             raise TypeError("stablejit.stream runs on an XLA device backend; the reference "
                             "backend has no device to keep the state on")
         for name, v in (("max_pending", max_pending), ("max_inflight", max_inflight)):

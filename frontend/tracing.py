@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import views, writes
-from .backends import constant_attrs, scalar_key
+from .backends import Backend, constant_attrs, scalar_key
 from .compiler import dtypes as dt
 from .compiler.autodiff import inline
 from .compiler.builder import Builder
@@ -28,11 +28,12 @@ from .tensor import Tensor
 EMBED_LIMIT = 1 << 12
 
 
-class Trace:
-    # the capabilities callers ask (backends.Backend lists them): no values, records
+class Trace(Backend):
+    """Records ops into the IR Function being staged (staging.stage); no values."""
+
     concrete = False
-    deferred = False
-    records_all = False  # a control-flow body's trace records every op made under it
+    stages = True
+    inlines_calls = True  # a jitted call inside a trace is traced inline
     name = "traced"
 
     def __init__(self, name: str = "main"):
@@ -82,7 +83,7 @@ class Trace:
         return t._data if t._backend is self else self._capture(t)
 
     def _capture(self, t: Tensor) -> Value:
-        if isinstance(t._backend, Trace) and not t._backend.alive:
+        if t._backend.stages and not t._backend.alive:
             raise escaped_error()
         v = self._captured_ids.get(id(t))
         if v is not None:

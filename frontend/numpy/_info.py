@@ -9,7 +9,6 @@ NumPy reference backend.
 from __future__ import annotations
 
 from ..api import resolve_backend
-from ..backends import XlaBackend
 from ..compiler import dtypes as dt
 from ..context import concrete_default, current_backend
 from ..platforms import default_platform
@@ -30,7 +29,7 @@ def _platform_of(device) -> str | None:
         return "reference"
     else:
         b = resolve_backend(device)
-    return b.platform if isinstance(b, XlaBackend) else "reference"
+    return b.platform if b.device_buffers else "reference"
 
 
 class Info:
@@ -51,7 +50,7 @@ class Info:
         """The device new tensors go to: the current default backend's device (or
         "reference" when the reference backend is the default)."""
         b = concrete_default()
-        return b.device if isinstance(b, XlaBackend) else "reference"
+        return b.device if b.device_buffers else "reference"
 
     def devices(self) -> tuple:
         """The PJRT devices of the default platform, then "reference" (a tuple, as the

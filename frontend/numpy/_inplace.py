@@ -24,7 +24,6 @@ import numpy as np
 from .. import views
 from ..compiler import dtypes as dt
 from ..errors import at_user_line
-from ..grad_tape import GradTape, NeedsTrace
 from ..tensor import Tensor
 from ..tracebacks import filter_exception
 from ._dtypes import astype
@@ -47,8 +46,8 @@ INPLACE = {
 def _can_rebind(x: Tensor, new: Tensor) -> bool:
     if new._backend is x._backend:
         return True
-    if isinstance(new._backend, GradTape):  # grad's traced path says what is wrong
-        raise NeedsTrace("a write into a tensor from outside the function")
+    # grad's tape: grad stages the function, whose trace says what is wrong
+    new._backend.needs_staging("a write into a tensor from outside the function")
     return new._backend.concrete  # a traced value cannot go into an outer tensor
 
 
