@@ -110,13 +110,21 @@ def bind(prim, tensors=(), attrs: Attrs = EMPTY_ATTRS, backend=None, regions=())
     return _finish(prim, tensors, outs)
 
 
+def fast(backend) -> bool:
+    """The one guard of the eager fast paths below: an op on tensors of `backend` runs
+    there now (no backend on the stack asks for another: a lazy() block, a control-flow
+    body), and nothing needs noting (a live trace may bake the value in) or checking
+    (STABLEJIT_DEBUG_CHECKS). Otherwise the op takes bind's general path."""
+    s = stack()
+    return (not s or s[-1] is backend) and backend.concrete and not writes.live_traces \
+        and not config.debug_checks()
+
+
 def bind_unary(prim, x, attrs: Attrs = EMPTY_ATTRS):
     """`prim` on the one tensor `x`, one result: bind's path without the checks a
     single operand does not need (the hot path of elementwise math and reductions)."""
     backend = x._backend
-    s = stack()
-    if s and s[-1] is not backend or not backend.concrete or writes.live_traces \
-            or config.debug_checks():
+    if not fast(backend):
         return bind(prim, (x,), attrs)[0]
     out, = backend.apply(prim, (x,), attrs)
     if x.weak:
@@ -128,9 +136,7 @@ def bind_binary(prim, x, y):
     """`prim` on two tensors of one backend and one type, one result: bind's path
     without the checks such operands do not need (x + y in a model's inner loop)."""
     backend = x._backend
-    s = stack()
-    if y._backend is not backend or s and s[-1] is not backend \
-            or not backend.concrete or writes.live_traces or config.debug_checks():
+    if y._backend is not backend or not fast(backend):
         return bind(prim, (x, y))[0]
     out, = backend.apply(prim, (x, y), EMPTY_ATTRS)
     if x.weak or y.weak:
@@ -144,14 +150,12 @@ def bind_scalar(prim, x, value, scalar_first: bool = False):
     The number becomes a 0-d operand on the backend that runs the op (a constant of a
     lazy graph or trace, a cached buffer on a device), so this is one dispatch."""
     backend = x._backend
-    s = stack()
-    if s and s[-1] is not backend:  # the stack may ask another backend (backend_for)
-        backend = backend_for((x,))
-    if not backend.concrete or config.debug_checks():
-        c = backend.scalar(value, x.type.dtype, weak=x.weak)
-        return bind_broadcast(prim, (c, x) if scalar_first else (x, c), x.type.shape,
-                              backend)
-    if writes.live_traces or x._backend is not backend:
+    if not fast(backend):
+        backend = backend_for((x,))  # the stack may ask another backend
+        if not backend.concrete or config.debug_checks():
+            c = backend.scalar(value, x.type.dtype, weak=x.weak)
+            return bind_broadcast(prim, (c, x) if scalar_first else (x, c), x.type.shape,
+                                  backend)
         x, = _arrive(backend, (x,))
     outs = backend.apply_scalar(prim, x, value, scalar_first)
     return _weak_types(prim, (x,), outs) if x.weak else outs
