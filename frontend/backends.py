@@ -95,6 +95,16 @@ def constant_attrs(key, value, dtype: dt.DType) -> Attrs:
     return attrs
 
 
+def live_buffers(tensors) -> list:
+    """The device buffers of tensors about to be run on; a deleted (donated, freed)
+    tensor raises its clear error. The one place programs get their buffers."""
+    bufs = [t._data for t in tensors]
+    for b in bufs:  # (not `None in bufs`: that would call each buffer's __eq__)
+        if b is None:
+            return [t._live() for t in tensors]  # raises the "deleted" error
+    return bufs
+
+
 class Backend:
     """What every backend answers: a place where tensors live and ops run (the reference
     backend, one XLA device, a mesh), are recorded to run later (lazy(), grad's tape) or
@@ -315,11 +325,7 @@ class XlaBackend(ProgramBackend):
         return self._run_op(prog, tensors)
 
     def _run_op(self, prog, tensors):
-        bufs = [t._data for t in tensors]
-        for b in bufs:  # (not `None in bufs`: that would call each buffer's __eq__)
-            if b is None:
-                bufs = [t._live() for t in tensors]  # raises the "deleted" error
-        outs = prog.run(bufs)
+        outs = prog.run(live_buffers(tensors))
         if len(outs) == 1:
             return (Tensor(outs[0], self, prog.result_types[0]),)
         return tuple(Tensor(b, self, t) for b, t in zip(outs, prog.result_types, strict=True))

@@ -26,7 +26,7 @@ from __future__ import annotations
 import functools
 
 from . import config, tree, writes
-from .backends import XlaBackend
+from .backends import XlaBackend, live_buffers
 from .context import stack
 from .errors import (
     MustCompileError,
@@ -156,11 +156,7 @@ def _run(entry: _Traced, backend: XlaBackend, tensors) -> list[Tensor]:
     prog = entry.programs.get(backend)
     if prog is None:
         prog = entry.programs[backend] = backend.program(entry.fn, name=entry.fn.name)
-    bufs = [t._data for t in tensors]
-    for buf in bufs:
-        if buf is None:
-            bufs = [t._live() for t in tensors]  # raises the "deleted" error
-    outs = prog.run(bufs)
+    outs = prog.run(live_buffers(tensors))
     if entry.single:
         return (Tensor(outs[0], backend, prog.result_types[0], entry.weak[0]),)
     return [Tensor(o, backend, t, w) for o, t, w in
