@@ -16,6 +16,8 @@ from __future__ import annotations
 import inspect
 import textwrap
 
+from ._example_outputs import OUTPUTS
+
 # What a parameter means, by name, wherever an entry does not say otherwise.
 _ARGS = {
     "x": "the input: a tensor, or anything `asarray` takes (a number, nested lists, a "
@@ -542,7 +544,6 @@ def _examples(src: str, outputs: dict[str, str]) -> list[str]:
 
 def compose(name: str, fn) -> str:
     """The docstring of one table entry."""
-    from ._example_outputs import OUTPUTS
     if name in _UNARY:
         summary, notes, example = _UNARY[name]
         returns = _RETURNS_UNARY.get(name, "A tensor of x's shape.")
