@@ -289,6 +289,12 @@ def lazy() -> bool:
     return _read("STABLEJIT_LAZY", _flag, False, "0 or 1")
 
 
+def native() -> bool:
+    """STABLEJIT_NATIVE=0: jitted calls take the Python path even where the native
+    cached call was built (read when stablejit is imported; docs/native.md)."""
+    return _read("STABLEJIT_NATIVE", _flag, True, "0 or 1")
+
+
 def lazy_max_ops() -> int:
     """STABLEJIT_LAZY_MAX_OPS: a pending lazy graph runs once it holds this many ops."""
     return _read("STABLEJIT_LAZY_MAX_OPS", _positive_int, 4096, "a positive integer")
@@ -365,7 +371,7 @@ VARIABLES = {
     "STABLEJIT_DEBUG_NANS": lambda: _debug_flag("debug_nans"),
     "STABLEJIT_DEBUG_INFS": lambda: _debug_flag("debug_infs"),
     "STABLEJIT_TRACEBACK_FILTERING": lambda: _setting("traceback_filtering"),
-    "STABLEJIT_LAZY": lazy, "STABLEJIT_LAZY_MAX_OPS": lazy_max_ops,
+    "STABLEJIT_LAZY": lazy, "STABLEJIT_LAZY_MAX_OPS": lazy_max_ops, "STABLEJIT_NATIVE": native,
     "STABLEJIT_DUMP_TO": dump_to, "STABLEJIT_CACHE_DIR": cache_dir,
     "STABLEJIT_CACHE": cache_dir, "STABLEJIT_CACHE_MAX_BYTES": cache_max_bytes,
     "STABLEJIT_EXECUTABLE_CACHE_ENTRIES": executable_cache_entries,

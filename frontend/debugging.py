@@ -33,6 +33,10 @@ class _State(threading.local):
 
 
 _state = _State()
+# disable_jit blocks entered in all threads: while 0 (and no NaN/Inf check is on), no
+# thread's jitted call needs active() (the native cached call reads it; fastcall.py)
+jit_disabled = 0
+_count_lock = threading.Lock()
 
 
 def active() -> bool:
@@ -45,11 +49,16 @@ def active() -> bool:
 def disable_jit():
     """Within the block, jitted functions run as plain Python (eagerly, op by op), so
     print, breakpoints and Python control flow on values work inside them."""
+    global jit_disabled
+    with _count_lock:
+        jit_disabled += 1
     _state.no_jit += 1
     try:
         yield
     finally:
         _state.no_jit -= 1
+        with _count_lock:
+            jit_disabled -= 1
 
 
 def _bad(a: np.ndarray) -> str | None:

@@ -19,7 +19,7 @@ import weakref
 
 import numpy as np
 
-from . import config, debugging, tree, writes
+from . import config, debugging, fastcall, tree, writes
 from .aot import Lowered
 from .api import resolve_backend
 from .backends import REFERENCE, XlaBackend
@@ -427,6 +427,9 @@ class Jitted:
     def __repr__(self) -> str:
         return f"<stablejit.jit {self.__name__}>"
 
+
+# __call__'s cached case in C where the extension was built (STABLEJIT_NATIVE=0: not)
+fastcall.install(Jitted)
 
 _RECOMPILE_WARN_AT = frozenset(8 * 2 ** i for i in range(20))  # 8th, 16th, 32nd ... trace
 

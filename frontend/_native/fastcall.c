@@ -1,0 +1,424 @@
+/* stablejit._fastcall: the cached call of a jitted function, in C.
+ *
+ * Jitted.__call__ becomes a FastCall object (a method descriptor, so calling a Jitted
+ * reaches it with no bound method and no Python frame). It does what the Python fast
+ * path in jit.py does, step for step: the same guards, the same key in the same
+ * Jitted._fast dict (the Python path enters the keys), PJRT's execute and
+ * consume_with_handlers (jaxlib callables, called through the C API) and the output
+ * Tensor. Anything else - a miss, keyword arguments, a deleted tensor, an evicted
+ * program, a lazy or multi-output entry's Python step - calls the Python __call__,
+ * which decides and raises exactly as before. docs/native.md has the design.
+ *
+ * State: the objects handed to init() (classes, module dicts, interned names), set once
+ * at import and never written again; every call holds references to what it uses, so
+ * another thread changing a Jitted's dict or a program while PJRT runs is safe.
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <structmember.h>
+
+#define ABI_VERSION 1 /* fastcall.py refuses a build of another version (a stale .so) */
+
+static PyTypeObject *tensor_cls;  /* stablejit.tensor.Tensor */
+static PyObject *writes_dict, *config_dict, *debugging_dict, *tree_dict;
+static PyObject *s_fast, *s_epoch, *s_jepoch, *s_checks, *s_disabled, *s_registry, *s_flatten,
+    *s_consume, *s_record, *s_outputs;
+/* slot offsets of Tensor, Entry and Program (their __slots__' member descriptors) */
+static Py_ssize_t t_data, t_backend, t_type, t_weak, t_view, t_aliases;
+static Py_ssize_t e_prog, e_lazy, e_single, e_backend, e_out_types, e_out_weak;
+static Py_ssize_t p_execute, p_handlers;
+
+#define SLOT(obj, off) (*(PyObject **)((char *)(obj) + (off)))
+
+static int
+slot_offset(PyObject *cls, const char *name, Py_ssize_t *out)
+{
+    PyObject *d = PyObject_GetAttrString(cls, name);
+    if (d == NULL)
+        return -1;
+    if (!Py_IS_TYPE(d, &PyMemberDescr_Type) ||
+        ((PyMemberDescrObject *)d)->d_member->type != T_OBJECT_EX) {
+        PyErr_Format(PyExc_TypeError, "%R.%s is not a __slots__ member", cls, name);
+        Py_DECREF(d);
+        return -1;
+    }
+    *out = ((PyMemberDescrObject *)d)->d_member->offset;
+    Py_DECREF(d);
+    return 0;
+}
+
+/* A leaf's part of the key: (type, weak, _backend, _view), as jit._fast_leaf; NULL
+ * without an exception when the leaf is no tensor (the Python path misses then). */
+static PyObject *
+leaf_key(PyObject *x)
+{
+    if (!PyObject_TypeCheck(x, tensor_cls))
+        return NULL;
+    PyObject *a = SLOT(x, t_type), *b = SLOT(x, t_weak), *c = SLOT(x, t_backend),
+             *d = SLOT(x, t_view);
+    if (!a || !b || !c || !d)
+        return NULL;
+    return PyTuple_Pack(4, a, b, c, d);
+}
+
+/* Whether the Python path must decide: its guard `self._epoch == writes.epoch and not
+ * debugging.active()`, read without calling Python. -1 on error. */
+static int
+must_ask_python(PyObject *jitted)
+{
+    PyObject *checks = PyDict_GetItemWithError(config_dict, s_checks);
+    if (checks != Py_False) /* a NaN/Inf check on, or not yet read */
+        return PyErr_Occurred() ? -1 : 1;
+    PyObject *disabled = PyDict_GetItemWithError(debugging_dict, s_disabled);
+    if (disabled == NULL || !PyLong_CheckExact(disabled) || PyLong_AsLong(disabled) != 0)
+        return PyErr_Occurred() ? -1 : 1; /* disable_jit() in some thread */
+    PyObject *now = PyDict_GetItemWithError(writes_dict, s_epoch);
+    if (now == NULL)
+        return PyErr_Occurred() ? -1 : 1;
+    PyObject *mine = PyObject_GetAttr(jitted, s_jepoch);
+    if (mine == NULL)
+        return -1;
+    int same = PyObject_RichCompareBool(mine, now, Py_EQ);
+    Py_DECREF(mine);
+    return same < 0 ? -1 : !same;
+}
+
+/* The Entry for these arguments, or NULL (with no exception: a miss). *leaves gets a
+ * new reference to the flattened leaves (a tuple or list). */
+static PyObject *
+lookup(PyObject *jitted, PyObject *const *args, Py_ssize_t n, PyObject **leaves)
+{
+    PyObject *fast = NULL, *key = NULL, *entry = NULL;
+    *leaves = NULL;
+    int all_tensors = 1;
+    for (Py_ssize_t i = 0; i < n; i++)
+        if (!PyObject_TypeCheck(args[i], tensor_cls)) {
+            all_tensors = 0;
+            break;
+        }
+    PyObject *argt = PyTuple_New(n);
+    if (argt == NULL)
+        return NULL;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        Py_INCREF(args[i]);
+        PyTuple_SET_ITEM(argt, i, args[i]);
+    }
+    Py_ssize_t off;
+    if (all_tensors) {
+        *leaves = argt;
+        key = PyTuple_New(n);
+        off = 0;
+    } else {
+        /* pytrees: jaxlib's C++ flattener with our registry (tree.fast_flatten) */
+        PyObject *registry = PyDict_GetItemWithError(tree_dict, s_registry);
+        PyObject *flat = registry ? PyObject_CallMethodOneArg(registry, s_flatten, argt)
+                                  : NULL;
+        Py_DECREF(argt);
+        if (flat == NULL || !PyTuple_Check(flat) || PyTuple_GET_SIZE(flat) != 2 ||
+            !PyList_Check(PyTuple_GET_ITEM(flat, 0))) {
+            Py_XDECREF(flat);
+            goto miss;
+        }
+        *leaves = PyTuple_GET_ITEM(flat, 0);
+        Py_INCREF(*leaves);
+        n = PyList_GET_SIZE(*leaves);
+        key = PyTuple_New(n + 1);
+        if (key != NULL) {
+            PyObject *structure = PyTuple_GET_ITEM(flat, 1);
+            Py_INCREF(structure);
+            PyTuple_SET_ITEM(key, 0, structure);
+        }
+        Py_DECREF(flat);
+        off = 1;
+    }
+    if (key == NULL)
+        goto miss;
+    PyObject **items = PySequence_Fast_ITEMS(*leaves);
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *k = leaf_key(items[i]);
+        if (k == NULL)
+            goto miss;
+        PyTuple_SET_ITEM(key, off + i, k);
+    }
+    fast = PyObject_GetAttr(jitted, s_fast);
+    if (fast == NULL || !PyDict_CheckExact(fast))
+        goto miss;
+    entry = PyDict_GetItemWithError(fast, key); /* unhashable aux data: TypeError */
+    Py_XINCREF(entry);
+miss:
+    Py_XDECREF(fast);
+    Py_XDECREF(key);
+    PyErr_Clear(); /* the Python path meets the same condition and decides */
+    return entry;
+}
+
+/* The output Tensor, as Tensor(data, backend, type, weak) makes it (its __init__ only
+ * sets the slots; tests compare both paths' tensors slot by slot). */
+static PyObject *
+new_tensor(PyObject *data, PyObject *backend, PyObject *type, PyObject *weak)
+{
+    PyObject *t = tensor_cls->tp_alloc(tensor_cls, 0);
+    if (t == NULL)
+        return NULL;
+    Py_INCREF(data);
+    SLOT(t, t_data) = data;
+    Py_INCREF(backend);
+    SLOT(t, t_backend) = backend;
+    Py_INCREF(type);
+    SLOT(t, t_type) = type;
+    Py_INCREF(weak);
+    SLOT(t, t_weak) = weak;
+    Py_INCREF(Py_None);
+    SLOT(t, t_view) = Py_None;
+    Py_INCREF(Py_None);
+    SLOT(t, t_aliases) = Py_None;
+    return t;
+}
+
+/* Run a found entry; NULL with no exception set means: ask the Python path. */
+static PyObject *
+run(PyObject *entry, PyObject *leaves)
+{
+    PyObject *lazy = SLOT(entry, e_lazy), *prog = SLOT(entry, e_prog);
+    if (lazy == NULL || prog == NULL)
+        return NULL;
+    if (lazy != Py_False) /* one tape entry of a lazy graph: Python records it */
+        return PyObject_CallMethodOneArg(entry, s_record, leaves);
+    PyObject *execute = SLOT(prog, p_execute), *handlers = SLOT(prog, p_handlers);
+    if (execute == NULL || execute == Py_None || handlers == NULL)
+        return NULL; /* evicted: the Python path loads it again */
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(leaves);
+    PyObject **items = PySequence_Fast_ITEMS(leaves);
+    PyObject *bufs = PyList_New(n);
+    if (bufs == NULL)
+        return NULL;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *b = SLOT(items[i], t_data);
+        if (b == NULL || b == Py_None) { /* deleted: the Python path raises clearly */
+            Py_DECREF(bufs);
+            return NULL;
+        }
+        Py_INCREF(b);
+        PyList_SET_ITEM(bufs, i, b);
+    }
+    Py_INCREF(execute);
+    Py_INCREF(handlers);
+    PyObject *results = PyObject_CallOneArg(execute, bufs);
+    Py_DECREF(execute);
+    Py_DECREF(bufs);
+    if (results == NULL) {
+        Py_DECREF(handlers);
+        if (PyErr_ExceptionMatches(PyExc_TypeError))
+            PyErr_Clear(); /* not run: as the Python path, ask the general path */
+        return NULL;
+    }
+    PyObject *outs = PyObject_CallMethodOneArg(results, s_consume, handlers);
+    Py_DECREF(results);
+    Py_DECREF(handlers);
+    if (outs == NULL)
+        return NULL;
+    PyObject *res;
+    PyObject *single = SLOT(entry, e_single);
+    if (single == Py_True && PyList_Check(outs) && PyList_GET_SIZE(outs) == 1) {
+        PyObject *types = SLOT(entry, e_out_types), *weak = SLOT(entry, e_out_weak),
+                 *backend = SLOT(entry, e_backend);
+        if (!types || !weak || !backend || !PyTuple_Check(types) || !PyTuple_Check(weak) ||
+            PyTuple_GET_SIZE(types) < 1 || PyTuple_GET_SIZE(weak) < 1)
+            res = PyObject_CallMethodOneArg(entry, s_outputs, outs);
+        else
+            res = new_tensor(PyList_GET_ITEM(outs, 0), backend, PyTuple_GET_ITEM(types, 0),
+                             PyTuple_GET_ITEM(weak, 0));
+    } else {
+        res = PyObject_CallMethodOneArg(entry, s_outputs, outs);
+    }
+    Py_DECREF(outs);
+    return res;
+}
+
+/* ---- FastCall: Jitted.__call__ ------------------------------------------------------ */
+
+typedef struct {
+    PyObject_HEAD
+    PyObject *python; /* the Python __call__: every case the C path does not take */
+    vectorcallfunc vectorcall;
+} FastCall;
+
+static PyObject *
+fastcall_vectorcall(FastCall *self, PyObject *const *args, size_t nargsf, PyObject *kwnames)
+{
+    Py_ssize_t nargs = PyVectorcall_NARGS(nargsf);
+    if (nargs < 1 || (kwnames != NULL && PyTuple_GET_SIZE(kwnames) > 0))
+        goto python;
+    PyObject *jitted = args[0];
+    int ask = must_ask_python(jitted);
+    if (ask < 0)
+        return NULL;
+    if (ask)
+        goto python;
+    PyObject *leaves;
+    PyObject *entry = lookup(jitted, args + 1, nargs - 1, &leaves);
+    if (entry == NULL) {
+        Py_XDECREF(leaves);
+        goto python;
+    }
+    PyObject *res = run(entry, leaves);
+    Py_DECREF(entry);
+    Py_DECREF(leaves);
+    if (res != NULL || PyErr_Occurred())
+        return res;
+python:
+    return PyObject_Vectorcall(self->python, args, nargsf, kwnames);
+}
+
+static PyObject *
+fastcall_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
+{
+    PyObject *python;
+    if (!PyArg_ParseTuple(args, "O:FastCall", &python))
+        return NULL;
+    FastCall *self = (FastCall *)type->tp_alloc(type, 0);
+    if (self == NULL)
+        return NULL;
+    Py_INCREF(python);
+    self->python = python;
+    self->vectorcall = (vectorcallfunc)fastcall_vectorcall;
+    return (PyObject *)self;
+}
+
+static int
+fastcall_traverse(FastCall *self, visitproc visit, void *arg)
+{
+    Py_VISIT(self->python);
+    return 0;
+}
+
+static int
+fastcall_clear(FastCall *self)
+{
+    Py_CLEAR(self->python);
+    return 0;
+}
+
+static void
+fastcall_dealloc(FastCall *self)
+{
+    PyObject_GC_UnTrack(self);
+    fastcall_clear(self);
+    Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+/* jitted.__call__ as an attribute: a bound method, as for a Python function */
+static PyObject *
+fastcall_get(PyObject *self, PyObject *obj, PyObject *type)
+{
+    if (obj == NULL || obj == Py_None) {
+        Py_INCREF(self);
+        return self;
+    }
+    return PyMethod_New(self, obj);
+}
+
+static PyMemberDef fastcall_members[] = {
+    {"python", T_OBJECT, offsetof(FastCall, python), READONLY,
+     "the Python __call__ that decides every case the C path does not take"},
+    {NULL},
+};
+
+static PyTypeObject FastCallType = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "stablejit._fastcall.FastCall",
+    .tp_doc = "Jitted.__call__: the cached call in C, the Python __call__ otherwise.",
+    .tp_basicsize = sizeof(FastCall),
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC | Py_TPFLAGS_HAVE_VECTORCALL |
+                Py_TPFLAGS_METHOD_DESCRIPTOR,
+    .tp_new = fastcall_new,
+    .tp_dealloc = (destructor)fastcall_dealloc,
+    .tp_traverse = (traverseproc)fastcall_traverse,
+    .tp_clear = (inquiry)fastcall_clear,
+    .tp_call = PyVectorcall_Call,
+    .tp_vectorcall_offset = offsetof(FastCall, vectorcall),
+    .tp_descr_get = fastcall_get,
+    .tp_members = fastcall_members,
+};
+
+/* ---- module --------------------------------------------------------------------------- */
+
+static int
+module_dict(PyObject *module, PyObject **out)
+{
+    PyObject *d = PyObject_GetAttrString(module, "__dict__");
+    if (d == NULL)
+        return -1;
+    if (!PyDict_Check(d)) {
+        PyErr_SetString(PyExc_TypeError, "a module's __dict__ is not a dict");
+        Py_DECREF(d);
+        return -1;
+    }
+    Py_XSETREF(*out, d);
+    return 0;
+}
+
+static PyObject *
+init(PyObject *module, PyObject *args)
+{
+    PyObject *tensor, *entry, *program, *writes, *config, *debugging, *tree;
+    if (!PyArg_ParseTuple(args, "O!OOOOOO:init", &PyType_Type, &tensor, &entry, &program,
+                          &writes, &config, &debugging, &tree))
+        return NULL;
+    if (slot_offset(tensor, "_data", &t_data) || slot_offset(tensor, "_backend", &t_backend) ||
+        slot_offset(tensor, "type", &t_type) || slot_offset(tensor, "weak", &t_weak) ||
+        slot_offset(tensor, "_view", &t_view) || slot_offset(tensor, "_aliases", &t_aliases) ||
+        slot_offset(entry, "prog", &e_prog) || slot_offset(entry, "lazy", &e_lazy) ||
+        slot_offset(entry, "_single", &e_single) || slot_offset(entry, "backend", &e_backend) ||
+        slot_offset(entry, "out_types", &e_out_types) ||
+        slot_offset(entry, "out_weak", &e_out_weak) ||
+        slot_offset(program, "execute", &p_execute) ||
+        slot_offset(program, "handlers", &p_handlers))
+        return NULL;
+    if (module_dict(writes, &writes_dict) || module_dict(config, &config_dict) ||
+        module_dict(debugging, &debugging_dict) || module_dict(tree, &tree_dict))
+        return NULL;
+    Py_INCREF(tensor);
+    Py_XSETREF(tensor_cls, (PyTypeObject *)tensor);
+    Py_RETURN_NONE;
+}
+
+static PyMethodDef methods[] = {
+    {"init", init, METH_VARARGS,
+     "init(Tensor, Entry, Program, writes, config, debugging, tree): what the C path reads"},
+    {NULL},
+};
+
+static struct PyModuleDef moduledef = {
+    PyModuleDef_HEAD_INIT, "stablejit._fastcall",
+    "The cached call of a jitted function in C (see frontend/fastcall.py).", -1, methods,
+};
+
+PyMODINIT_FUNC
+PyInit__fastcall(void)
+{
+    if (PyType_Ready(&FastCallType) < 0)
+        return NULL;
+#define INTERN(var, text) if ((var = PyUnicode_InternFromString(text)) == NULL) return NULL
+    INTERN(s_fast, "_fast");
+    INTERN(s_epoch, "epoch");
+    INTERN(s_jepoch, "_epoch");
+    INTERN(s_checks, "_checks");
+    INTERN(s_disabled, "jit_disabled");
+    INTERN(s_registry, "_cpp_registry");
+    INTERN(s_flatten, "flatten");
+    INTERN(s_consume, "consume_with_handlers");
+    INTERN(s_record, "record");
+    INTERN(s_outputs, "outputs");
+#undef INTERN
+    PyObject *m = PyModule_Create(&moduledef);
+    if (m == NULL)
+        return NULL;
+    Py_INCREF(&FastCallType);
+    if (PyModule_AddObject(m, "FastCall", (PyObject *)&FastCallType) < 0 ||
+        PyModule_AddIntConstant(m, "ABI_VERSION", ABI_VERSION) < 0) {
+        Py_DECREF(m);
+        return NULL;
+    }
+    return m;
+}

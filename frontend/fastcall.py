@@ -1,0 +1,49 @@
+"""The native cached call: Jitted.__call__ in C (the extension stablejit._fastcall, built
+from frontend/_native/fastcall.c by `pip install`), or the Python one.
+
+The C call takes only the cached case - positional tensors (or pytrees of them) whose
+key is in the function's fast table - and calls the Python __call__ for everything
+else, which decides and raises as it always did. STABLEJIT_NATIVE=0, or an install
+where the extension could not be built, keeps the Python __call__ (docs/native.md).
+"""
+
+from __future__ import annotations
+
+from . import config, debugging, tree, writes
+from .compilation import Program
+from .signature import Entry
+from .tensor import Tensor
+
+ABI_VERSION = 1  # the C source's: a stale build of another version is not used
+
+try:
+    from . import _fastcall
+except ImportError:  # no compiler at install time: the Python path
+    _fastcall = None
+if _fastcall is not None and getattr(_fastcall, "ABI_VERSION", None) != ABI_VERSION:
+    _fastcall = None  # built from an older fastcall.c: rebuild with pip install -e .
+if _fastcall is not None:
+    _fastcall.init(Tensor, Entry, Program, writes, config, debugging, tree)
+
+
+def available() -> bool:
+    """Whether this install has the native cached call (whatever STABLEJIT_NATIVE says)."""
+    return _fastcall is not None
+
+
+def install(cls, native: bool | None = None) -> bool:
+    """Make cls.__call__ the native call around its Python __call__, or the Python one
+    again; `native` None reads STABLEJIT_NATIVE. Returns whether the native one is on."""
+    python = python_call(cls)
+    if native is None:
+        native = config.native()
+    native = native and _fastcall is not None
+    cls.__call__ = _fastcall.FastCall(python) if native else python
+    return native
+
+
+def python_call(cls):
+    """cls's Python __call__, whichever is installed."""
+    call = cls.__dict__["__call__"]
+    return call.python if _fastcall is not None and type(call) is _fastcall.FastCall \
+        else call
