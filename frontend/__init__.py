@@ -114,14 +114,6 @@ def local_device_count(platform: str | None = None) -> int:
 
 numpy_extensions.install()  # vectorize, i0, kaiser ...: built on vmap and scipy
 
-# The one place the namespaces' functions become public boundaries, whose errors reach
-# the user without stablejit's frames (tracebacks.py). Tensor's operators and methods
-# were bound to the plain functions when stablejit.numpy was imported (no extra frame on
-# the hot path); tree's functions stay plain too (jit's fast path calls them).
-_tracebacks.wrap_namespaces(numpy, numpy.linalg, numpy.fft, nn, nn.initializers, random,
-                            scipy.special, scipy.stats, scipy.linalg, debug)
-_tracebacks.wrap_namespace(globals())
-
 __all__ = [
     "to_batched",
     "RecompileWarning",
@@ -213,3 +205,21 @@ __all__ = [
     "eval_shape",
     "make_jaxpr",
 ]
+
+# The one place the namespaces' functions become public boundaries, whose errors reach
+# the user without stablejit's frames and whose results follow their inputs' backend
+# (tracebacks.py). Tensor's operators and methods were bound to the plain functions when
+# stablejit.numpy was imported (no extra frame on the hot path); tree's functions stay
+# plain too (jit's fast path calls them). Elementwise functions and reductions make no
+# constants of their own (their results follow their operands through dispatch): no check.
+_tracebacks.wrap_namespaces(
+    numpy, numpy.linalg, numpy.fft, nn, nn.initializers, random, scipy.special,
+    scipy.stats, scipy.linalg, debug,
+    follow=lambda f: not f.__module__.endswith(("._elementwise", "._reductions")))
+# (the top level moves tensors between backends by name: only control flow follows)
+_tracebacks.wrap_namespace(globals(), follow=lambda f: f.__module__.endswith(".control_flow"))
+# lax's elementwise operations stay plain: lax.reduce and reduce_window know lax.add,
+# lax.max ... passed as computations by identity
+_tracebacks.wrap_namespace(
+    vars(lax), follow=lambda f: f.__module__.endswith((".control_flow", ".higher_order")),
+    only=lambda f: not f.__module__.endswith((".lax._operands", ".lax.elementwise")))

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import contextlib
 
-from . import context, tree
+from . import config, context, tree
 from .backends import REFERENCE, XlaBackend
 from .errors import at_user_line
 from .lazy_backend import LazyBackend
@@ -125,13 +125,29 @@ def default_device(device):
     if device is None:
         yield
         return
-    if isinstance(device, str):
-        spec = f"xla:{_JAX_PLATFORMS.get(device, device)}"
-    elif hasattr(device, "client") and hasattr(device, "platform"):
-        spec = device
-    else:
-        raise TypeError(at_user_line(
-            f"default_device: expected a device (from stablejit.devices()) or a platform "
-            f"name, got {type(device).__name__} {device!r:.60}"))
-    with default_backend(spec):
+    with default_backend(_device_spec(device, "default_device")):
         yield
+
+
+def _device_spec(device, what: str):
+    """A backend spec for a device or a platform name (jax's "cpu" and "gpu" too)."""
+    if isinstance(device, str):
+        return f"xla:{_JAX_PLATFORMS.get(device, device)}"
+    if hasattr(device, "client") and hasattr(device, "platform"):
+        return device
+    raise TypeError(at_user_line(
+        f"{what}: expected a device (from stablejit.devices()) or a platform name, got "
+        f"{type(device).__name__} {device!r:.60}"))
+
+
+def _set_default_device(device) -> None:
+    """config.update("jax_default_device", device) (or "default_device"): new tensors
+    and jitted calls without tensor arguments run on `device` from now on, as jax's
+    setting; None goes back to the default platform's first device."""
+    if device is None:
+        context.set_global_default(None)  # made again from the platform when next asked
+        return
+    set_default_backend(_device_spec(device, "config.update('jax_default_device')"))
+
+
+config.on_update("default_device", _set_default_device)

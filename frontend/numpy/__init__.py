@@ -17,7 +17,6 @@ Names built on vmap or scipy (vectorize, apply_along_axis, i0, kaiser ...) are i
 here by the package from numpy_extensions.py, which imports those layers.
 """
 
-from ..compiler.dtypes import DType as dtype
 from ..compiler.dtypes import (
     bfloat16,
     bool_,
@@ -86,6 +85,7 @@ from ._dtypes import (
     complexfloating,
     csingle,
     double,
+    dtype,
     finfo,
     flexible,
     float_,

@@ -41,6 +41,7 @@ _ARGS = {
     "correction": "degrees of freedom subtracted from the element count in the divisor "
                   "(0: the population statistic, 1: the sample statistic)",
     "ddof": "NumPy's name for `correction`; give one of the two",
+    "out": "NumPy's output array; must be None (tensors are immutable: use the result)",
     "reverse": "scan from the end of the axis towards its start",
     "size": "the number of results, fixed in advance; required under `jit` and `vmap`, "
             "where the result's shape cannot depend on the data. Missing results are "
@@ -244,16 +245,22 @@ _OTHER = {
     "var": _e("The variance along `axis`: the mean squared deviation from the mean, "
               "divided by (n - correction).", "A tensor in x's float dtype (integers "
               "give float32).", "snp.var(snp.asarray([1.0, 2.0, 3.0, 4.0]))",
-              raises="ValueError: if both correction and ddof are given."),
+              raises="ValueError: if both correction and ddof are given.",
+              dtype="the dtype the statistic is computed and returned in (NumPy's and jax's "
+                    "dtype=); None: x's float dtype, float32 for integers"),
     "std": _e("The standard deviation along `axis`: the square root of `var`.",
               "A tensor in x's float dtype (integers give float32).",
               "snp.std(snp.asarray([2.0, 4.0, 4.0, 4.0, 5.0, 5.0, 7.0, 9.0]))",
-              raises="ValueError: if both correction and ddof are given."),
+              raises="ValueError: if both correction and ddof are given.",
+              dtype="the dtype the statistic is computed and returned in (NumPy's and jax's "
+                    "dtype=); None: x's float dtype, float32 for integers"),
     "nanstd": _e("The standard deviation along `axis`, ignoring NaNs.",
                  "A tensor in x's float dtype (integers give float32); NaN where an "
                  "axis holds only NaNs.",
                  "snp.nanstd(snp.asarray([1.0, np.nan, 3.0]))",
-                 raises="ValueError: if both correction and ddof are given."),
+                 raises="ValueError: if both correction and ddof are given.",
+                 dtype="the dtype the statistic is computed and returned in (NumPy's and jax's "
+                    "dtype=); None: x's float dtype, float32 for integers"),
     "median": _e("The median along `axis`: the middle value, or the mean of the two "
                  "middle values.", "A float tensor (integers give float32); NaN if the "
                  "axis holds a NaN.", "snp.median(snp.asarray([3, 1, 4, 1]))",

@@ -27,6 +27,34 @@ def _dtype_of(x) -> dt.DType:
     return dt.dtype(x)
 
 
+class _DTypeType(type):
+    """The type of `dtype` below: isinstance/issubclass answer for stablejit's DType, and
+    calling it makes one, as np.dtype(...) does."""
+
+    def __instancecheck__(cls, obj) -> bool:
+        return isinstance(obj, dt.DType)
+
+    def __subclasscheck__(cls, sub) -> bool:
+        return isinstance(sub, type) and issubclass(sub, dt.DType)
+
+    def __call__(cls, obj, align: bool = False, copy: bool = False) -> dt.DType:
+        try:
+            return _dtype_of(obj)
+        except (TypeError, KeyError):
+            raise TypeError(at_user_line(
+                f"stablejit.numpy.dtype: {obj!r} is not a dtype stablejit has; use one of "
+                f"{', '.join(d.name for d in dt.ALL)}, as a name, a NumPy dtype or scalar "
+                f"type")) from None
+
+
+class dtype(metaclass=_DTypeType):  # noqa: N801 - NumPy's name
+    """stablejit.numpy.dtype(x): the dtype a spelling names ("float32", "f4", np.float32,
+    np.dtype("int64"), snp.int8) or that a tensor or array has, as np.dtype and
+    jnp.dtype give one; `isinstance(snp.float32, snp.dtype)` holds. Python's float, int
+    and complex name the default dtypes (float32, int64, complex64), as stablejit reads
+    them in `dtype=` everywhere (jax without x64 gives float32 for float too)."""
+
+
 def astype(x, dtype, /, *, copy: bool = True, device=None) -> Tensor:
     """x converted to `dtype` (and placed on `device` if given); copy=False gives back x
     itself when no conversion is needed. Complex -> real keeps the real part, as NumPy

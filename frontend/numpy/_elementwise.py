@@ -501,7 +501,7 @@ def select(condition, x, y) -> Tensor:
     """x where condition holds, else y (the three-argument where), with promotion and
     broadcasting."""
     c = astype(as_tensor(condition), dt.bool_)
-    (x, y), _ = promote_operands(x, y)
+    (x, y), _ = promote_operands(x, y, like=c)  # two scalars: made where c lives
     return bind_broadcast(ew.select, (c, x, y), broadcast_shapes(c.shape, x.shape, y.shape))[0]
 
 

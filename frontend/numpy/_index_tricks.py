@@ -92,6 +92,8 @@ class _Concatenator:
     def __getitem__(self, key):
         key = key if isinstance(key, tuple) else (key,)
         axis, ndmin, trans1d = self.axis, self.ndmin, self.trans1d
+        # ranges and scalars are made where the tensors among the items are
+        like = next((item for item in key if isinstance(item, Tensor)), None)
         items = []
         for k, item in enumerate(key):
             if isinstance(item, str):
@@ -115,11 +117,11 @@ class _Concatenator:
                 axis, ndmin, trans1d = (vec + [ndmin, trans1d][len(vec) - 1:])[:3]
                 continue
             if isinstance(item, slice):
-                t = asarray(_axis_values(item))
+                t = as_tensor(_axis_values(item), like)
                 t = astype(t, DEFAULT_FLOAT if t.dtype.kind == "f" else DEFAULT_INT)
                 item_ndim = 1
             else:
-                t = as_tensor(item)
+                t = as_tensor(item, like)
                 item_ndim = t.ndim
             if t.ndim < ndmin:
                 t = reshape(t, (1,) * (ndmin - t.ndim) + t.shape)

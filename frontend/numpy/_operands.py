@@ -309,16 +309,17 @@ def broadcast_arrays(*xs) -> tuple[Tensor, ...]:
 
 # ---- operand preparation -------------------------------------------------------------
 
-def promote_operands(*xs) -> tuple[list[Tensor], dt.DType]:
+def promote_operands(*xs, like: Tensor | None = None) -> tuple[list[Tensor], dt.DType]:
     """Tensors of one promoted dtype (Python scalars made directly in that dtype), by the
     table in promotion.py. When the result is weak, so is every converted operand (a
-    bool tensor plus 2 is a weak int, as in JAX)."""
+    bool tensor plus 2 is a weak int, as in JAX). Scalars are made on the backend of
+    the first tensor operand, else of `like` (where(c, 0.0, 1.0): c's)."""
     if len(xs) == 2:  # the common case: two strong tensors of one dtype
         a, b = xs
         if type(a) is Tensor and type(b) is Tensor and a.type.dtype is b.type.dtype \
                 and not a.weak and not b.weak:
             return [a, b], a.type.dtype
-    like = next((x for x in xs if isinstance(x, Tensor)), None)
+    like = next((x for x in xs if isinstance(x, Tensor)), like)
     dtype, weak = None, True
     for x in xs:
         d, w = operand_type(x if isinstance(x, Tensor) or _python_scalar(x) else asarray(x))

@@ -5,6 +5,9 @@ from __future__ import annotations
 
 import builtins
 
+import numpy as np
+
+from ..compiler import dtypes as dt
 from ..compiler.ir import Attrs
 from ..compiler.primitives import products
 from ..dispatch import bind
@@ -225,11 +228,29 @@ def _squeeze_broadcast(terms: list[str], ops: list[Tensor]) -> tuple[list[str], 
     return new_terms, new_ops
 
 
-def einsum(subscripts: str, *operands) -> Tensor:
+def einsum(subscripts: str, *operands, out=None, dtype=None, casting: str = "safe",
+           optimize=True, precision=None, preferred_element_type=None) -> Tensor:
     """Einstein summation for explicit and implicit subscripts, with '...' (broadcast
     axes) and repeated indices within one operand (traces, diagonals), contracted
-    pairwise left to right with dot_general."""
+    pairwise left to right with dot_general. NumPy's dtype= (the operands are cast to it
+    under `casting`, and it is the result's dtype) and jax's preferred_element_type= (the
+    same, without the check); optimize= and precision= are accepted and ignored (the
+    order is always left to right; XLA picks the precision)."""
+    if out is not None:
+        raise TypeError(at_user_line("einsum: out= is not supported (tensors are immutable);"
+                                     " use the result"))
+    del optimize, precision
     ops = list(promote_operands(*operands)[0])
+    target = dtype if dtype is not None else preferred_element_type
+    if target is not None:
+        target = dt.dtype(target)
+        for i, x in enumerate(ops):
+            if dtype is not None and not np.can_cast(x.dtype.np, target.np, casting):
+                raise TypeError(at_user_line(
+                    f"einsum: operand {i} ({x.dtype}) cannot be cast to dtype={target} "
+                    f"under casting={casting!r}; pass casting='same_kind' or 'unsafe', "
+                    f"or cast it first"))
+        ops = [x.astype(target) for x in ops]
     subscripts = subscripts.replace(" ", "")
     lhs, out = subscripts.split("->") if "->" in subscripts else (subscripts, None)
     terms = lhs.split(",")

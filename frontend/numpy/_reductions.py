@@ -209,23 +209,54 @@ def mean(x, axis=None, dtype=None, keepdims: bool = False) -> Tensor:
     return out if dtype is None else astype(out, dtype)  # an integer dtype: NumPy truncates
 
 
-@one_program
-def var(x, axis=None, correction: float = 0, keepdims: bool = False, *, ddof=None) -> Tensor:
+def variance_operand(x, dtype, out, ddof, correction, name: str):
+    """(x in the dtype the variance is computed and returned in, the correction): NumPy's
+    and jax's parameters (dtype, out, ddof) beside the array API's (correction)."""
+    if out is not None:
+        raise TypeError(at_user_line(f"{name}: out= is not supported (tensors are immutable);"
+                                     f" use the result"))
+    if ddof is not None and correction is not None:  # NumPy's rule
+        raise ValueError(at_user_line(f"{name}: ddof={ddof} and correction={correction} "
+                                      f"are the same parameter; pass one of the two"))
     x = as_tensor(x)
-    if not x.dtype.is_inexact:
+    if dtype is not None:
+        if not dt.dtype(dtype).is_inexact:
+            raise TypeError(at_user_line(
+                f"{name}: dtype={dt.dtype(dtype)} is an integer dtype; a variance is "
+                f"computed in a float or complex dtype (jax refuses it too); cast the "
+                f"result with .astype({dt.dtype(dtype)}) if an integer is wanted"))
+        x = astype(x, dtype)  # computed in dtype, as NumPy's and jax's dtype= does
+    elif not x.dtype.is_inexact:
         x = astype(x, DEFAULT_FLOAT)
-    correction = ddof if ddof is not None else correction
+    return x, (ddof if ddof is not None else correction or 0)
+
+
+def in_dtype(out: Tensor, dtype) -> Tensor:
+    """out in the dtype= asked for (a complex dtype of a real statistic: NumPy's)."""
+    return out if dtype is None or out.dtype is dt.dtype(dtype) else astype(out, dtype)
+
+
+@one_program
+def var(x, axis=None, dtype=None, out=None, ddof=None, keepdims: bool = False, *,
+        correction=None) -> Tensor:
+    """The variance over axis; the parameters in NumPy's and jax's order (dtype= is the
+    dtype it is computed and returned in), correction= the array API's name of ddof."""
+    x, correction = variance_operand(x, dtype, out, ddof, correction, "var")
     axes = normalize_axes(axis, x.ndim)
     m = mean(x, axes, keepdims=True)
     d = subtract(x, m)
     sq = real(multiply(d, conj(d)))
     n = _count(x, axes) - correction
-    return divide(_reduce("sum", sq, axes, keepdims), float(n) if n > 0 else float("nan"))
+    return in_dtype(divide(_reduce("sum", sq, axes, keepdims),
+                           float(n) if n > 0 else float("nan")), dtype)
 
 
 @one_program
-def std(x, axis=None, correction: float = 0, keepdims: bool = False, *, ddof=None) -> Tensor:
-    return sqrt(var(x, axis, correction, keepdims, ddof=ddof))
+def std(x, axis=None, dtype=None, out=None, ddof=None, keepdims: bool = False, *,
+        correction=None) -> Tensor:
+    """The standard deviation: sqrt(var(...)), with var's parameters."""
+    v = var(x, axis, dtype, out, ddof, keepdims, correction=correction)
+    return in_dtype(sqrt(real(v) if v.dtype.is_complex else v), dtype)
 
 
 def _arg(kind: str, x, axis, keepdims: bool) -> Tensor:

@@ -38,7 +38,18 @@ from ._operands import (
     to_inexact,
 )
 from ._products import matmul
-from ._reductions import all, argmax, argmin, max, mean, min, prod, sum
+from ._reductions import (
+    all,
+    argmax,
+    argmin,
+    in_dtype,
+    max,
+    mean,
+    min,
+    prod,
+    sum,
+    variance_operand,
+)
 
 
 def _nan_fill(x: Tensor, value) -> Tensor:
@@ -64,29 +75,30 @@ def _count_valid(x: Tensor, axis, keepdims: bool) -> Tensor:
 def nanmean(x, axis=None, dtype=None, keepdims: bool = False) -> Tensor:
     """mean over the non-NaN elements (NaN where all are NaN)."""
     x = to_inexact(as_tensor(x))
-    if dtype is not None:
+    if dtype is not None and dt.dtype(dtype).is_inexact:
         x = astype(x, dtype)
     total = nansum(x, axis, keepdims=keepdims)
     n = _count_valid(x, axis, keepdims)
-    return divide(total, n.astype(total.dtype if not total.dtype.is_complex else "float64"))
+    out = divide(total, n.astype(total.dtype if not total.dtype.is_complex else "float64"))
+    return in_dtype(out, dtype)  # an integer dtype: NumPy and jax truncate, as mean
 
 
-def nanvar(x, axis=None, dtype=None, keepdims: bool = False, *, correction: float = 0,
-           ddof=None) -> Tensor:
-    """var over the non-NaN elements."""
-    x = to_inexact(as_tensor(x))
-    correction = ddof if ddof is not None else correction
+def nanvar(x, axis=None, dtype=None, out=None, ddof=None, keepdims: bool = False, *,
+           correction=None) -> Tensor:
+    """var over the non-NaN elements, with var's parameters (dtype= as NumPy's)."""
+    x, correction = variance_operand(x, dtype, out, ddof, correction, "nanvar")
     m = nanmean(x, axis, keepdims=True)
     d = _nan_fill(subtract(x, m), 0)
     sq = real(multiply(d, conj(d)))
     n = _count_valid(x, axis, keepdims).astype(sq.dtype) - correction
     out = divide(sum(sq, axis, keepdims=keepdims), n)
-    return select(n > 0, out, full_like_tensor(float("nan"), out))
+    return in_dtype(select(n > 0, out, full_like_tensor(float("nan"), out)), dtype)
 
 
-def nanstd(x, axis=None, dtype=None, keepdims: bool = False, *, correction: float = 0,
-           ddof=None) -> Tensor:
-    return sqrt(nanvar(x, axis, dtype, keepdims, correction=correction, ddof=ddof))
+def nanstd(x, axis=None, dtype=None, out=None, ddof=None, keepdims: bool = False, *,
+           correction=None) -> Tensor:
+    v = nanvar(x, axis, dtype, out, ddof, keepdims, correction=correction)
+    return in_dtype(sqrt(real(v) if v.dtype.is_complex else v), dtype)
 
 
 def _nan_extreme(kind: str, x, axis, keepdims: bool) -> Tensor:

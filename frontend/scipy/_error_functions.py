@@ -19,6 +19,7 @@ from ..compiler.primitives import elementwise as ew
 from ..custom_derivatives import custom_jvp
 from ..dispatch import bind1
 from ..errors import at_user_line
+from ..promotion import DEFAULT_FLOAT
 from ..tensor import Tensor
 from ._operands import in_float32, real_float
 
@@ -83,8 +84,12 @@ def erfinv(x) -> Tensor:
 
 
 def _ndtr_float(name: str, x) -> Tensor:
-    """ndtr, ndtri and log_ndtr take float32 and float64 only, as in jax."""
+    """ndtr, ndtri and log_ndtr take float32 and float64, as in jax, and integers and
+    booleans as the default float (the rule of every float function here; jax refuses
+    them, SciPy takes them)."""
     x = snp.asarray(x)
+    if x.dtype.kind in "biu":
+        x = snp.astype(x, DEFAULT_FLOAT)
     if x.dtype not in (dt.float32, dt.float64):
         raise TypeError(at_user_line(f"{name}: x.dtype={x.dtype.name} is not supported; "
                                      f"convert to float32 or float64"))

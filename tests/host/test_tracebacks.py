@@ -231,7 +231,7 @@ def test_the_setting_reads_back_in_every_spelling(filtering, spelling, value, wa
     filtering("on" if want == "off" else "off")
     config.update(spelling, value)
     assert config.traceback_filtering == want
-    assert getattr(config, "jax_traceback_filtering") == want
+    assert config.jax_traceback_filtering == want
 
 
 @pytest.mark.parametrize("value", ["tracebackhide", "maybe", "", 2, None, 1.0])

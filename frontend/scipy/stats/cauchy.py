@@ -40,11 +40,23 @@ def logsf(x, loc=0, scale=1) -> Tensor:
     return logcdf(-x, -loc, scale)
 
 
+def _standard_ppf(q: Tensor) -> Tensor:
+    """tan(pi (q - 1/2)), from the nearer end: -1/tan(pi q) below 1/4 and 1/tan(pi (1 - q))
+    above 3/4 (1 - q is exact there), so the tails keep their precision and the ends are
+    -inf and inf (tan(pi (q - 1/2)) at q = 1 rounds to -2.3e7 in float32); nan outside
+    [0, 1]."""
+    low = -1.0 / snp.tan(math.pi * q)
+    high = 1.0 / snp.tan(math.pi * (1.0 - q))
+    mid = snp.tan(math.pi * (q - 0.5))
+    out = snp.where(q < 0.25, low, snp.where(q > 0.75, high, mid))
+    return snp.where((q < 0) | (q > 1), math.nan, out)
+
+
 def ppf(q, loc=0, scale=1) -> Tensor:
     q, loc, scale = real_floats("cauchy.ppf", q, loc, scale)
-    return snp.tan(math.pi * q - math.pi / 2) * scale + loc
+    return _standard_ppf(q) * scale + loc
 
 
 def isf(q, loc=0, scale=1) -> Tensor:
     q, loc, scale = real_floats("cauchy.isf", q, loc, scale)
-    return snp.tan(math.pi / 2 - math.pi * q) * scale + loc
+    return -_standard_ppf(q) * scale + loc  # the distribution is symmetric about loc

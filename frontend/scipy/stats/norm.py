@@ -49,4 +49,4 @@ def ppf(q, loc=0, scale=1) -> Tensor:
 
 def isf(q, loc=0, scale=1) -> Tensor:
     q, loc, scale = real_floats("norm.isf", q, loc, scale)
-    return ppf(1.0 - q, loc, scale)
+    return loc - ndtri(q) * scale  # symmetric: 1 - q would round away a small q
