@@ -12,9 +12,21 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
+from . import dtypes as dt
 from .dtypes import DType
+from .errors import ShapeError
 from .ir import UNKNOWN, Function, Location, Op, TensorType
+from .symbolic import DimExpr
 from .walk import walk
+
+# Ops whose result shape StableHLO reads from a static result type: with a symbolic
+# dimension they are written as their dynamic forms, with the shape as an operand
+# computed from the arguments' sizes (EmitContext.dims_operand); jaxlib's
+# refine_polymorphic_shapes makes them static again for each concrete call.
+_DYNAMIC_FORMS = {"stablehlo.broadcast_in_dim": "stablehlo.dynamic_broadcast_in_dim",
+                  "stablehlo.reshape": "stablehlo.dynamic_reshape",
+                  "stablehlo.iota": "stablehlo.dynamic_iota"}
+_I64 = TensorType((), dt.int64)
 
 
 def i64_array(xs: Sequence[int]) -> str:
@@ -97,6 +109,11 @@ class EmitContext:
            operand_types: Sequence[TensorType] | None = None) -> list[str]:
         """Write one generic-form op and return its result names."""
         e = self.emitter
+        if name in _DYNAMIC_FORMS and result_types[0].symbolic:
+            shape = self.dims_operand(result_types[0].shape)
+            operands, name = [*operands, shape], _DYNAMIC_FORMS[name]
+            if operand_types is not None:
+                operand_types = [*operand_types, e.type_of[shape]]
         if operand_types is None:
             operand_types = [e.type_of[o] for o in operands]
         n = len(result_types)
@@ -119,6 +136,47 @@ class EmitContext:
         array = np.broadcast_to(np.asarray(value, dtype=dtype.np), t.shape)
         return self.op("stablehlo.constant", [], [t],
                        f"value = {dense_text(array, dtype)} : {t.mlir()}")[0]
+
+    def dim_value(self, d: DimExpr | int) -> str:
+        """A tensor<i64> holding dimension d, computed from the sizes of the arguments
+        that the dimension variables name (get_dimension_size of @main's arguments)."""
+        if type(d) is not DimExpr:
+            return self.constant(int(d), dt.int64)
+        total = None
+        for mono, coef in d.terms:
+            term = self.constant(coef, dt.int64)
+            for atom, power in mono:
+                v = self._atom_value(atom)
+                for _ in range(power):
+                    term = self.op("stablehlo.multiply", [term, v], [_I64])[0]
+            total = term if total is None else self.op("stablehlo.add", [total, term],
+                                                       [_I64])[0]
+        return total
+
+    def _atom_value(self, atom) -> str:
+        if isinstance(atom, str):
+            where = self.emitter.dim_args.get(atom)
+            if where is None:
+                raise ShapeError(
+                    f"the dimension variable {atom!r} is not the size of an axis of any "
+                    f"argument; every variable must be one argument dimension on its own "
+                    f"(e.g. 'b', not only '2*b')")
+            arg, axis = where
+            size = self.op("stablehlo.get_dimension_size", [arg], [TensorType((), dt.int32)],
+                           f"dimension = {axis} : i64")[0]
+            return self.op("stablehlo.convert", [size], [_I64])[0]
+        x, y = self.dim_value(atom[1]), self.dim_value(atom[2])
+        # sizes are >= 0, so truncating division and remainder are floor division and mod
+        name = {"floordiv": "stablehlo.divide", "mod": "stablehlo.remainder",
+                "max": "stablehlo.maximum", "min": "stablehlo.minimum"}[atom[0]]
+        return self.op(name, [x, y], [_I64])[0]
+
+    def dims_operand(self, dims: Sequence[DimExpr | int]) -> str:
+        """A tensor<Nxi64> of the dims (a dynamic op's shape or bounds operand)."""
+        one = TensorType((1,), dt.int64)
+        parts = [self.op("stablehlo.reshape", [self.dim_value(d)], [one])[0] for d in dims]
+        return self.op("stablehlo.concatenate", parts, [TensorType((len(dims),), dt.int64)],
+                       "dimension = 0 : i64")[0]
 
     def region(self, arg_types: Sequence[TensorType], body: Callable[..., Sequence[str]]) -> str:
         """A one-block region whose block arguments have `arg_types`; `body(*args)`
@@ -158,6 +216,8 @@ class Emitter:
         self.platform = platform  # the PJRT platform compiled for (some rules depend on it)
         self.callbacks = list(callbacks)  # host_callbacks(fn): custom calls index into it
         self.mesh = None  # the device mesh while a shard_map body is written (collectives)
+        # dimension variable -> (argument name, axis) whose size it is (symbolic export)
+        self.dim_args: dict[str, tuple[str, int]] = {}
         # symbol -> text of private functions written beside @main (exported modules that
         # call_exported ops call; see primitives/exported.py)
         self.functions: dict[str, str] = {}
@@ -214,6 +274,9 @@ def emit_module(fn: Function, *, module_name: str = "stablejit",
     args = [f"%arg{i}" for i in range(len(fn.params))]
     for a, p in zip(args, fn.params, strict=True):
         e.type_of[a] = p.type
+        for axis, d in enumerate(p.type.shape):
+            if type(d) is DimExpr and len(d.variables()) == 1 and str(d) in d.variables():
+                e.dim_args.setdefault(str(d), (a, axis))
     results = e.emit_ops(fn, args)
     body = e._lines
     e._lines = []

@@ -21,6 +21,7 @@ import numpy as np
 
 from . import dtypes as dt
 from .dtypes import DType
+from .symbolic import DimExpr
 
 
 class TensorType:
@@ -37,12 +38,13 @@ class TensorType:
         except TypeError:  # an unhashable shape (a list)
             t = None
         if t is None:
-            shape = tuple(int(d) for d in shape)
+            # a dim is an int, or a symbolic DimExpr (export's shape polymorphism)
+            shape = tuple(d if type(d) is DimExpr else int(d) for d in shape)
             t = cls._interned.get((shape, dtype))
             if t is None:
                 if not isinstance(dtype, DType):
                     raise TypeError(f"TensorType needs a stablejit DType, got {dtype!r}")
-                if any(d < 0 for d in shape):  # would emit text that XLA cannot parse
+                if any(type(d) is int and d < 0 for d in shape):  # XLA cannot parse it
                     raise ValueError(f"negative dimensions are not allowed: shape {shape}")
                 t = object.__new__(cls)
                 t.shape = shape
@@ -74,9 +76,14 @@ class TensorType:
 
     __repr__ = __str__
 
+    @property
+    def symbolic(self) -> bool:
+        """Whether a dimension is symbolic (a DimExpr, not an int)."""
+        return any(type(d) is DimExpr for d in self.shape)
+
     def mlir(self) -> str:
-        """The StableHLO spelling: tensor<3x4xf32>."""
-        dims = "".join(f"{d}x" for d in self.shape)
+        """The StableHLO spelling: tensor<3x4xf32>; a symbolic dimension is `?`."""
+        dims = "".join("?x" if type(d) is DimExpr else f"{d}x" for d in self.shape)
         return f"tensor<{dims}{self.dtype.mlir}>"
 
     def with_dtype(self, dtype: DType) -> TensorType:

@@ -10,7 +10,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from .errors import ShapeError
 from .ir import Attrs, TensorType
+from .symbolic import DimExpr
 
 
 class _NotDifferentiable:
@@ -31,6 +33,24 @@ class _NoOperands:
 # Batching mark for a primitive with no operands (constant, iota): no operand can be
 # batched, so the batching transform copies it and never needs a rule.
 NO_OPERANDS = _NoOperands()
+
+
+# What handles symbolic dimensions (stablejit.export's shape polymorphism): shape rules
+# that only compare, add and multiply dims, and emission that StableHLO's dynamic ops
+# and refine_polymorphic_shapes cover (emitter.py). Every other primitive refuses a
+# symbolic dim in `infer`, the one place shape rules run (docs/shipping_a_model.md).
+SYMBOLIC_FAMILIES = frozenset({"elementwise", "reduction", "products", "convolution"})
+SYMBOLIC_PRIMITIVES = frozenset({
+    "constant", "iota", "broadcast_in_dim", "reshape", "transpose", "slice", "concatenate",
+    "reverse", "reduce_window_sum", "reduce_window_max", "reduce_window_min",
+    "reduce_window_prod", "stop_gradient", "optimization_barrier"})
+
+
+def _symbolic(in_types, attrs) -> bool:
+    if any(type(d) is DimExpr for t in in_types for d in t.shape):
+        return True
+    return any(type(v) is DimExpr or (type(v) is tuple and any(type(d) is DimExpr for d in v))
+               for v in attrs.values())
 
 
 _INFERRED_SIZE = 4096  # per primitive; a program of ever-new shapes stops adding
@@ -80,17 +100,27 @@ class Primitive:
         """Result types, always as a tuple. Ops with regions (control flow) pass their
         region Functions to the shape rule as `regions=`."""
         if regions:
+            self._check_symbolic(in_types, attrs)
             out = self.shape_rule(*in_types, regions=tuple(regions), **attrs)
             return out if self.multiple_results else (out,)
         key = (in_types, attrs)
         known = self._inferred.get(key)
         if known is not None:
             return known
+        self._check_symbolic(in_types, attrs)  # on a miss only: the hit path stays as it was
         out = self.shape_rule(*in_types, **attrs)  # raises ShapeError: never cached
         out = out if self.multiple_results else (out,)
         if len(self._inferred) < _INFERRED_SIZE:
             self._inferred[key] = out
         return out
+
+    def _check_symbolic(self, in_types, attrs) -> None:
+        if (self.family not in SYMBOLIC_FAMILIES and self.name not in SYMBOLIC_PRIMITIVES
+                and _symbolic(in_types, attrs)):
+            raise ShapeError(
+                f"{self.name} does not support symbolic dimensions yet (operand types "
+                f"{', '.join(map(str, in_types)) or 'none'}); export this function with "
+                f"concrete sizes, or keep the symbolic dimension away from {self.name}")
 
     def __repr__(self) -> str:
         return f"<primitive {self.name}>"

@@ -113,3 +113,38 @@ def private_functions(text: str, prefix: str) -> tuple[str, str]:
             f.attributes["sym_visibility"] = ir.StringAttr.get("private")
         return prefix + "main", "\n".join(f.operation.get_asm(enable_debug_info=False)
                                           for f in funcs)
+
+
+def refine(text: str, arg_types: list[str]) -> tuple[str, list[str]]:
+    """A module with symbolic (`?`) dimensions specialised to concrete argument types
+    (MLIR spellings, `tensor<7x784xf32>`): @main's arguments get those types and
+    jaxlib's refine_polymorphic_shapes (the pass jax.export runs) propagates them,
+    folding the dimension computations and turning dynamic ops into static ones.
+    Returns the static module's text and @main's result types."""
+    from jaxlib import _jax  # noqa: PLC0415 - jaxlib's pass (jax.export's), when needed
+
+    with _LOCK, context():
+        module = _parse(text)
+        main = next(op for op in module.body.operations if op.operation.name == "func.func"
+                    and ir.StringAttr(op.attributes["sym_name"]).value == "main")
+        types = [ir.Type.parse(t) for t in arg_types]
+        block = main.regions[0].blocks[0]
+        for arg, t in zip(block.arguments, types, strict=True):
+            arg.set_type(t)
+        old = ir.FunctionType(ir.TypeAttr(main.attributes["function_type"]).value)
+        main.attributes["function_type"] = ir.TypeAttr.get(
+            ir.FunctionType.get(types, old.results))
+        data = module.operation.get_asm(binary=True, enable_debug_info=True)
+    try:
+        refined = _jax.mlir.refine_polymorphic_shapes(
+            data, enable_shape_assertions=True, validate_static_shapes=True)
+    except Exception as e:  # the pass reports as a generic error
+        raise PortableError(f"the module could not be specialised to {', '.join(arg_types)}: "
+                            f"{e}") from None
+    with _LOCK, context():
+        module = ir.Module.parse(refined, context())
+        main = next(op for op in module.body.operations if op.operation.name == "func.func"
+                    and ir.StringAttr(op.attributes["sym_name"]).value == "main")
+        results = ir.FunctionType(ir.TypeAttr(main.attributes["function_type"]).value).results
+        return (module.operation.get_asm(enable_debug_info=False),
+                [str(t) for t in results])

@@ -73,7 +73,8 @@ def _fold(op: Op, producers):
     # an exported module's reference rule runs XLA (its IR is gone): never at compile time
     if op.prim in _GENERATORS or op.regions or not op.operands or op.prim.family == "exported":
         return None
-    if any(r.type.size > FOLD_LIMIT for r in op.results):
+    # (a symbolic result's size is known only when the exported function runs)
+    if any(r.type.symbolic or r.type.size > FOLD_LIMIT for r in op.results):
         return None
     values = [_constant_of(v, producers) for v in op.operands]
     if any(v is None for v in values):

@@ -166,12 +166,18 @@ def _slice_rule(x, *, start, limit, strides):
     return TensorType(out, x.dtype)
 
 
+def _slice_emit(ctx, x):
+    start, limit, strides = (ctx.attrs[k] for k in ("start", "limit", "strides"))
+    if ctx.out_types[0].symbolic:  # bounds known when an exported function runs
+        bounds = [ctx.dims_operand(v) for v in (start, limit, strides)]
+        return ctx.op("stablehlo.real_dynamic_slice", [x, *bounds], ctx.out_types)
+    return ctx.op("stablehlo.slice", [x], ctx.out_types,
+                  f"start_indices = {i64_array(start)}, limit_indices = {i64_array(limit)}, "
+                  f"strides = {i64_array(strides)}")
+
+
 slice_ = Primitive(
-    "slice", _slice_rule,
-    lambda ctx, x: ctx.op("stablehlo.slice", [x], ctx.out_types,
-                          f"start_indices = {i64_array(ctx.attrs['start'])}, "
-                          f"limit_indices = {i64_array(ctx.attrs['limit'])}, "
-                          f"strides = {i64_array(ctx.attrs['strides'])}"),
+    "slice", _slice_rule, _slice_emit,
     lambda x, *, start, limit, strides: x[tuple(
         slice(s, l, st) for s, l, st in zip(start, limit, strides, strict=True))],
     family="shape")

@@ -7,6 +7,9 @@ Python source does not (jax.export's names).
     exp2 = stablejit.export.deserialize(data)   # in any process, without f's source
     y = exp2.call(x)                            # eagerly, in jit, vmap, grad (vjp_order=1)
 
+Symbolic shapes: ShapeDtypeStruct(symbolic_shape("b, 784"), "float32") exports once for
+every batch size b; each call specialises (and compiles) once per size.
+
 See docs/shipping_a_model.md.
 """
 
@@ -18,6 +21,7 @@ from ._exported import (
     deserialize,
     export,
 )
+from ._symbolic import symbolic_args_specs, symbolic_shape
 
 __all__ = ["CALLING_CONVENTION_VERSION", "FORMAT_VERSION", "ArtifactError", "ExportWarning",
-           "Exported", "deserialize", "export"]
+           "Exported", "deserialize", "export", "symbolic_args_specs", "symbolic_shape"]

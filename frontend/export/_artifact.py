@@ -25,9 +25,10 @@ import sys
 from .. import tree
 from ..callbacks import ShapeDtypeStruct
 from ..compiler import dtypes as dt
+from ..compiler import symbolic as sym
 
 MAGIC = b"SJEXPORT"
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2  # 2: shapes may hold symbolic dimensions (strings), and constraints
 OLDEST_FORMAT_VERSION = 1  # the oldest format this version of stablejit reads
 _HEADER = struct.Struct("<8sIIQ32s")
 
@@ -94,11 +95,22 @@ def unpack(data) -> tuple[dict, list[bytes]]:
 # ---- avals -------------------------------------------------------------------------------
 
 def encode_avals(avals) -> list[dict]:
-    return [{"shape": list(a.shape), "dtype": a.dtype.name, "weak_type": a.weak_type}
-            for a in avals]
+    """A symbolic dimension is written as its text ("b", "2*b + 1"), an int as itself."""
+    return [{"shape": [d if type(d) is int else str(d) for d in a.shape],
+             "dtype": a.dtype.name, "weak_type": a.weak_type} for a in avals]
 
 
-def decode_avals(items) -> tuple[ShapeDtypeStruct, ...]:
+def _dim(d, scope: sym.Scope | None):
+    if type(d) is str and scope is not None:
+        try:
+            return sym.parse_dim(d, scope)
+        except ValueError as e:
+            raise ArtifactError(f"the artifact's dimension {d!r} does not parse ({e}); "
+                                f"export it again") from None
+    return int(d)
+
+
+def decode_avals(items, scope: sym.Scope | None = None) -> tuple[ShapeDtypeStruct, ...]:
     out = []
     for a in items:
         try:
@@ -106,7 +118,7 @@ def decode_avals(items) -> tuple[ShapeDtypeStruct, ...]:
         except (TypeError, ValueError, KeyError):
             raise ArtifactError(f"the artifact names the dtype {a.get('dtype')!r}, which "
                                 f"this stablejit does not know; upgrade stablejit") from None
-        out.append(ShapeDtypeStruct(tuple(int(s) for s in a["shape"]), d,
+        out.append(ShapeDtypeStruct(tuple(_dim(s, scope) for s in a["shape"]), d,
                                     weak_type=bool(a.get("weak_type", False))))
     return tuple(out)
 

@@ -40,6 +40,7 @@ from ..runtime.executable import compile_options
 from ..signature import PY_SCALARS
 from ..tensor import Tensor
 from . import _artifact as art
+from . import _symbolic as symbolic
 from ._artifact import ArtifactError
 
 CALLING_CONVENTION_VERSION = 1
@@ -74,6 +75,9 @@ class Exported:
         self._executables = list(executables)  # [(key dict, payload)]
         self._called: CalledModule | None = None
         self._supplied = False
+        # symbolic dimensions: one static Exported per concrete binding of the variables
+        self.symbolic = symbolic.has_symbolic(self.in_avals)
+        self._specialized: dict[tuple, Exported] = {}
 
     # ---- what it is ----------------------------------------------------------------------
     def mlir_module(self, platform: str | None = None) -> str:
@@ -152,6 +156,11 @@ class Exported:
                 f"{_args_text(self.in_tree)}, and was called with {_args_text(treedef)}; "
                 f"pass the same tuples, lists, dicts and None as at export"))
         paths = self.in_tree.leaf_paths()
+        if self.symbolic:
+            shapes = [tuple(x.shape) if hasattr(x, "shape") else () for x in leaves]
+            env = symbolic.bind(self.in_avals, shapes, [_path_text(p) for p in paths],
+                                self.fun_name)
+            return self.specialize(env).call(*args, **kwargs)
         tensors = [_argument(leaf, aval, self.fun_name, _path_text(path))
                    for leaf, aval, path in zip(leaves, self.in_avals, paths, strict=True)]
         backend = next((t._backend for t in tensors if t._backend.concrete), None) \
@@ -170,6 +179,40 @@ class Exported:
         for o, aval in zip(outs, self.out_avals, strict=True):
             o.weak = aval.weak_type
         return tree.unflatten(self.out_tree, list(outs))
+
+    def specialize(self, env: dict[str, int]) -> Exported:
+        """This function with its dimension variables bound to `env` ({'b': 7}): a
+        static Exported whose modules jaxlib's refine_polymorphic_shapes made static
+        (cached: each binding is specialised, and compiled, once)."""
+        key = tuple(sorted(env.items()))
+        spec = self._specialized.get(key)
+        if spec is not None:
+            return spec
+        in_avals = symbolic.concrete(self.in_avals, env)
+        out_avals = symbolic.concrete(self.out_avals, env)
+        arg_types = [t.mlir() for t in _types(in_avals)]
+        modules, texts = {}, {}
+        for p in self.platforms:
+            try:
+                text, results = portable.refine(self._text(p), arg_types)
+            except portable.PortableError as e:
+                raise ValueError(at_user_line(
+                    f"{self.fun_name} with {', '.join(f'{k} = {v}' for k, v in key)}: {e}"))\
+                    from None
+            want = [t.mlir() for t in _types(out_avals)]
+            if results != want:  # the shape rules and StableHLO's disagree: a bug here
+                raise ValueError(f"{self.fun_name}: specialised to {dict(key)}, the module "
+                                 f"returns {results}, and its exported types say {want}")
+            modules[p], texts[p] = portable.serialize(text), text
+        vjp = self._vjp.specialize(env) if self._vjp is not None else None
+        spec = Exported(fun_name=self.fun_name, in_tree=self.in_tree, out_tree=self.out_tree,
+                        in_avals=in_avals, out_avals=out_avals, platforms=self.platforms,
+                        modules=modules, donated=self.donated, vjp=vjp,
+                        calling_convention_version=self.calling_convention_version,
+                        producer=self.producer)
+        spec._texts.update(texts)
+        self._specialized[key] = spec
+        return spec
 
     def _supply_executables(self, platform: str) -> None:
         """Hand the compiled executables this artifact brought for `platform` to the
@@ -199,6 +242,12 @@ class Exported:
         (its call, eagerly)."""
         blobs: list[bytes] = []
         meta = self._meta(blobs, top=True)
+        if executables and self.symbolic:
+            raise ValueError(at_user_line(
+                f"{self.fun_name}: serialize(executables=True) needs static shapes, and this "
+                f"function has symbolic dimensions ({self.signature()}); serialize it "
+                f"without executables (each shape compiles once where it runs), or export "
+                f"it for a concrete shape"))
         if executables:
             meta["executables"] = [dict(key, blob=_add(blobs, payload))
                                    for key, payload in self._compile_all()]
@@ -215,6 +264,7 @@ class Exported:
                             "stablehlo_version": portable.artifact_version(self._modules[p])}
                         for p in self.platforms},
             "donated": list(self.donated),
+            "constraints": list(getattr(symbolic.scope_of(self.in_avals), "constraints", ())),
             "vjp": self._vjp._meta(blobs, top=False) if self._vjp is not None else None,
         }
         if top:
@@ -331,8 +381,10 @@ def _aval_text(a: ShapeDtypeStruct) -> str:
 
 def _spec_leaf(x):
     """An argument leaf as jit's lowering takes it: ShapeDtypeStructs (and other objects
-    with .shape and .dtype) become zero-strided NumPy arrays of their type."""
-    if isinstance(x, (Tensor, np.ndarray, np.generic)) or type(x) in PY_SCALARS:
+    with .shape and .dtype) become zero-strided NumPy arrays of their type; those with
+    symbolic dimensions stay as they are (symbolic.stage_symbolic stages them)."""
+    if isinstance(x, (Tensor, np.ndarray, np.generic)) or type(x) in PY_SCALARS \
+            or symbolic.is_symbolic_spec(x):
         return x
     if hasattr(x, "shape") and hasattr(x, "dtype"):
         return np.broadcast_to(np.zeros((), dt.dtype(x.dtype).np), tuple(x.shape))
@@ -412,7 +464,10 @@ def export(fun_jit, *, platforms=None, vjp_order: int = 0):
                 art.encode_tree(sub, label)
         except TypeError as e:
             raise TypeError(at_user_line(f"export({name}): the arguments: {e}")) from None
-        lowered = fun_jit.lower(*args, platform=plats[0], **kwargs)
+        if any(symbolic.is_symbolic_spec(x) for x in leaves):
+            lowered = symbolic.stage_symbolic(fun_jit, args, kwargs)
+        else:
+            lowered = fun_jit.lower(*args, platform=plats[0], **kwargs)
         if lowered._mutated:
             raise TypeError(at_user_line(
                 f"export({name}): the function writes into its arguments or into tensors "
@@ -431,6 +486,7 @@ def export(fun_jit, *, platforms=None, vjp_order: int = 0):
             raise TypeError(at_user_line(f"export({name}): the outputs: {e}")) from None
         in_avals = [ShapeDtypeStruct(t.shape, t.dtype, weak_type=_is_weak(x))
                     for t, x in zip(fn.param_types, leaves, strict=True)]
+        symbolic.check_variables(in_avals, name)
         out_weak = lowered._out_weak or (False,) * len(fn.results)
         out_avals = [ShapeDtypeStruct(t.shape, t.dtype, weak_type=w)
                      for t, w in zip(fn.result_types, out_weak, strict=True)]
@@ -525,7 +581,15 @@ def _from_meta(meta: dict, blobs: list[bytes], top: bool) -> Exported:
                 f"the artifact's StableHLO for {p} is version {v}, older than the oldest this "
                 f"jaxlib reads ({portable.MINIMUM}): it has expired; export it again")
         modules[p] = blobs[m["blob"]]
-    in_avals, out_avals = art.decode_avals(meta["in_avals"]), art.decode_avals(meta["out_avals"])
+    scope = symbolic.sym.Scope()
+    try:
+        for c in meta.get("constraints", ()):
+            scope.add_constraint(c)
+    except ValueError as e:
+        raise ArtifactError(f"the artifact's constraints do not parse ({e}); export it "
+                            f"again") from None
+    in_avals = art.decode_avals(meta["in_avals"], scope)
+    out_avals = art.decode_avals(meta["out_avals"], scope)
     vjp = _from_meta(meta["vjp"], blobs, top=False) if meta.get("vjp") else None
     if top:
         in_tree, out_tree = art.decode_tree(meta["in_tree"]), art.decode_tree(meta["out_tree"])

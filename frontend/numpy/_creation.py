@@ -18,6 +18,7 @@ import numpy as np
 from ..api import resolve_backend
 from ..compiler import dtypes as dt
 from ..compiler.primitives import shape_ops as so
+from ..compiler.symbolic import is_symbolic_shape
 from ..dispatch import bind1, current_backend
 from ..errors import at_user_line
 from ..promotion import (
@@ -85,6 +86,8 @@ def _fits(shape: tuple, d: dt.DType, backend) -> None:
     """An array of `shape` and `d` can exist (ValueError, as NumPy's "Maximum allowed
     dimension exceeded") and, on a device, fits in its memory (DeviceMemoryError, a
     MemoryError, instead of XLA's RESOURCE_EXHAUSTED once the program runs)."""
+    if is_symbolic_shape(shape):  # a size known only when an exported function runs
+        return
     if any(n > _MAX for n in shape):
         raise ValueError(at_user_line(f"{_outer()}: shape {shape} has a dimension larger than "
                                       f"2**63-1"))

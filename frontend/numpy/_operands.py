@@ -17,8 +17,10 @@ import numpy as np
 
 from ..api import backend_copy, resolve_backend
 from ..compiler import dtypes as dt
+from ..compiler import symbolic as sym
 from ..compiler.primitives import elementwise as ew
 from ..compiler.primitives import shape_ops as so
+from ..compiler.symbolic import DimExpr
 from ..dispatch import bind, bind1, current_backend
 from ..errors import at_user_line, user_site
 from ..promotion import (
@@ -263,7 +265,8 @@ def broadcast_shapes(*shapes: Sequence[int]) -> tuple[int, ...]:
     if len(shapes) == 2 and type(shapes[0]) is tuple and type(shapes[1]) is tuple:
         out = _BROADCAST.get(shapes)
         if out is None:
-            out = tuple([int(d) for d in _broadcast_shapes(shapes)])
+            out = tuple([d if type(d) is DimExpr else int(d)  # symbolic: export
+                         for d in _broadcast_shapes(shapes)])
             if len(_BROADCAST) < 4096:
                 _BROADCAST[shapes] = out
         return out
@@ -364,14 +367,14 @@ def as_shape(shape) -> tuple[int, ...]:
     raise TypeError (3.5 is not read as 3) and negative sizes raise ValueError."""
     try:
         if type(shape) is tuple or type(shape) is list:
-            dims = tuple(map(operator.index, shape))
+            dims = tuple(map(sym.index, shape))  # ints, or symbolic dims (export)
         elif isinstance(shape, (str, bytes)):
             raise TypeError
         else:
             try:
                 dims = (operator.index(shape),)
             except TypeError:
-                dims = tuple(map(operator.index, shape))
+                dims = tuple(map(sym.index, shape))
     except TypeError:
         raise TypeError(at_user_line(
             f"a shape must be an integer or a sequence of integers, got {shape!r}")) from None

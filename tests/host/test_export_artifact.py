@@ -55,8 +55,8 @@ BAD = {
     "bit-flip-in-metadata": (lambda d: _flip(d, 70), r"corrupted: its checksum"),
     "wrong-magic": (lambda d: b"SJEXPORX" + d[8:], r"not a stablejit export artifact"),
     "a-text-file": (lambda d: b'{"fun_name": "f"}', r"not a stablejit export artifact"),
-    "future-format": (lambda d: d[:8] + struct.pack("<I", 2) + d[12:],
-                      r"format version 2, newer .* upgrade stablejit"),
+    "future-format": (lambda d: d[:8] + struct.pack("<I", E.FORMAT_VERSION + 1) + d[12:],
+                      rf"format version {E.FORMAT_VERSION + 1}, newer .* upgrade stablejit"),
     "expired-format": (lambda d: d[:8] + struct.pack("<I", 0) + d[12:],
                        r"format version 0, which this stablejit no longer reads"),
     "newer-stablehlo": (lambda d: _edit(d, lambda m, b: _set(
