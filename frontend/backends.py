@@ -115,11 +115,11 @@ class Backend:
     # -- capabilities ----------------------------------------------------------------
     concrete = True        # its tensors have values (now or, if deferred, later)
     deferred = False       # values may be pending: lazy() graphs and grad's tape
+    batches_ops = False    # records ops and runs them later as one program (lazy())
     stages = False         # records ops into a function being staged (a Trace)
     records_all = False    # a control-flow body's trace: records even outside operands
     device_buffers = False  # tensors are PJRT buffers on one device, ops run at once
     sharded = False        # tensors are sharded over a mesh of devices
-    grad_tape = False      # grad's tape: records a forward pass and never runs it
     inlines_calls = False  # a jitted call made on it is recorded op by op, not as a call
     platform: str | None = None  # the XLA platform it runs on (None: the reference)
 

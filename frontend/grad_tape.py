@@ -2,12 +2,12 @@
 
 JAX's eager grad traces the user's function into IR at every call, which costs more
 than the step it differentiates when the step is small. The ops can instead be recorded
-the way lazy() records any op: a GradTape is a LazyBackend whose graph never runs. Its
-tape is the structural key of the forward pass; the derivative (forward and backward as
-one IR Function) is built the first time a tape is seen and reused after. In a lazy()
-block it joins the block's graph as one entry; on an eager device it runs at once (one
-cached program). So a training step written eagerly records a few dozen tuples per step
-and builds no IR.
+the way lazy() records any op: a GradTape is a Recorder (recorder.py), which never runs
+its tape by itself. Its tape is the structural key of the forward pass; the derivative
+(forward and backward as one IR Function) is built the first time a tape is seen and
+reused after. In a lazy() block it joins the block's graph as one entry; on an eager
+device it runs at once (one cached program). So a training step written eagerly
+records a few dozen tuples per step and builds no IR.
 
 Semantics are those of the traced path, which stays the reference:
 - the differentiated arguments are the tape's first parameters, one per leaf even when
@@ -26,7 +26,7 @@ from __future__ import annotations
 from . import config, writes
 from .context import current_backend
 from .errors import DeviceMismatchError, at_user_line
-from .lazy_backend import LazyBackend, Pending, function_of, structural_key
+from .recorder import Pending, Recorder, function_of, structural_key
 from .tensor import Tensor
 from .tracing import escaped_error
 
@@ -42,11 +42,10 @@ class ValueRead(NeedsTrace):
     no value at all.)"""
 
 
-class GradTape(LazyBackend):
+class GradTape(Recorder):
     """Records a function's ops for grad, called on `backend`: a device, or a lazy
     backend (a lazy() block's, or an enclosing GradTape) whose values it reads."""
 
-    grad_tape = True
     inlines_calls = True  # a jitted call inside grad in lazy(): inlined, as in a trace
 
     def __init__(self, backend):
@@ -54,11 +53,6 @@ class GradTape(LazyBackend):
         super().__init__(target)
         self.name = f"grad tape:{target.name}"
         self.recording = True
-
-    _start_at = 1 << 62  # a tape never runs, so it never flushes part-way
-
-    def _op_bound(self) -> int:
-        return 1 << 62
 
     def leaf(self, t: Tensor) -> Tensor:
         """A differentiated input: a parameter of its own (not shared with other uses of

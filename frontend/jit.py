@@ -277,7 +277,7 @@ class Jitted:
                     if not b.alive:
                         raise escaped_error()
                     return None, leaves, None  # inside another trace
-                if b.grad_tape:  # inside grad in lazy(): inlined, as in a trace
+                if b.inlines_calls:  # grad's tape (in lazy()): inlined, as in a trace
                     return None, leaves, None
                 if backend is None or backend is REFERENCE or b.sharded:
                     backend = b

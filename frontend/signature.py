@@ -59,7 +59,7 @@ class Entry:
         self._single = out_tree == tree.LEAF
         self.fast_out = _fast_structure(out_tree)
         # a fast-path call on a lazy() graph (not grad's tape) records (see record)
-        self.lazy = backend.deferred and not backend.grad_tape
+        self.lazy = backend.batches_ops
 
     @property
     def exe(self):

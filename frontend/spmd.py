@@ -169,7 +169,7 @@ def runs_on(fn: Function, backend):
     its inputs are on (they are replicated there), as jit runs it. In a lazy() block it
     runs at once (its inputs are read); a grad tape records it (its derivative runs
     here in turn)."""
-    if backend.device_buffers or backend.deferred and not backend.grad_tape:
+    if backend.device_buffers or backend.batches_ops:
         mesh = _mesh_of(fn)
         if mesh is not None:
             return SpmdBackend.for_devices(mesh.devices.flat)
@@ -365,7 +365,7 @@ def _addressable_shards(t: Tensor) -> list[Shard]:
         return out
     if b.device_buffers:
         return [Shard(b.device, (slice(None),) * t.ndim, 0, t)]
-    if b.deferred and not b.grad_tape:  # in a lazy() block: its device's (not a tape's)
+    if b.batches_ops:  # in a lazy() block: its device's (not a grad tape's)
         return [Shard(b.device, (slice(None),) * t.ndim, 0, t)]
     raise TypeError(at_user_line(
         f"a {t.type} tensor on {b.name} has no device shards (it is traced, or on the "
