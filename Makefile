@@ -5,7 +5,8 @@ PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
 
-$(VENV)/.installed: pyproject.toml
+# setup.py builds the native cached call (frontend/_native): a changed source rebuilds it
+$(VENV)/.installed: pyproject.toml setup.py frontend/_native/fastcall.c
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
 	$(PY) -m pip install -q -e '.[test]'

@@ -318,6 +318,20 @@ fastcall_get(PyObject *self, PyObject *obj, PyObject *type)
     return PyMethod_New(self, obj);
 }
 
+/* __name__, __qualname__ and __doc__: the Python __call__'s (reprs, help, inspect) */
+static PyObject *
+fastcall_attr(FastCall *self, void *name)
+{
+    return PyObject_GetAttrString(self->python, (const char *)name);
+}
+
+static PyGetSetDef fastcall_getset[] = {
+    {"__name__", (getter)fastcall_attr, NULL, NULL, "__name__"},
+    {"__qualname__", (getter)fastcall_attr, NULL, NULL, "__qualname__"},
+    {"__doc__", (getter)fastcall_attr, NULL, NULL, "__doc__"},
+    {NULL},
+};
+
 static PyMemberDef fastcall_members[] = {
     {"python", T_OBJECT, offsetof(FastCall, python), READONLY,
      "the Python __call__ that decides every case the C path does not take"},
@@ -339,6 +353,7 @@ static PyTypeObject FastCallType = {
     .tp_vectorcall_offset = offsetof(FastCall, vectorcall),
     .tp_descr_get = fastcall_get,
     .tp_members = fastcall_members,
+    .tp_getset = fastcall_getset,
 };
 
 /* ---- module --------------------------------------------------------------------------- */

@@ -76,6 +76,7 @@ def test_a_hostile_value_warns_once_and_the_default_applies(fresh, var, raw):
     ("STABLEJIT_LAZY_MAX_OPS", "+12", 12),
     ("STABLEJIT_EXECUTABLE_CACHE_ENTRIES", "3.0", 3),
     ("STABLEJIT_LOG_COMPILES", " Yes ", True),
+    ("STABLEJIT_NATIVE", "off", False),
     ("STABLEJIT_PLATFORM", "CUDA, host", ("cuda", "host")),
     ("STABLEJIT_DEVICE_ID", "2", {"default_device_id": 2}),
     ("STABLEJIT_MEMORY_FRACTION", "0.5", {"memory_fraction": 0.5}),

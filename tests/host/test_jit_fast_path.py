@@ -6,6 +6,7 @@ answered by the general path. Results are checked against jax."""
 from __future__ import annotations
 
 import dataclasses
+import types
 from typing import NamedTuple
 
 import jax
@@ -15,6 +16,7 @@ import pytest
 import stablejit
 import stablejit.numpy as snp
 from stablejit import tree
+from stablejit.jit import Jitted
 
 
 class Pair(NamedTuple):
@@ -31,6 +33,18 @@ class Layer:
 
 stablejit.register_dataclass(Layer)
 jax.tree_util.register_dataclass(Layer)
+
+
+@pytest.fixture(autouse=True, params=["native", "python"])
+def call_path(request):
+    """Every test on the native cached call and on the Python one (STABLEJIT_NATIVE=0)."""
+    was = stablejit.fastcall.available() and \
+        type(Jitted.__dict__["__call__"]) is not types.FunctionType
+    if request.param == "native" and not stablejit.fastcall.available():
+        pytest.skip("stablejit._fastcall is not built (no C compiler)")
+    stablejit.fastcall.install(Jitted, request.param == "native")
+    yield
+    stablejit.fastcall.install(Jitted, was)
 
 
 def step(params, batch):
