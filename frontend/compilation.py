@@ -18,7 +18,6 @@ always compiles, so the dump is never silently skipped, and one that asks for ou
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import logging
 import time
@@ -101,11 +100,8 @@ class Program:
 
     def _load(self) -> Program:
         self.exe = _compile_program(self)
-        self.execute = self.exe.loaded.execute_sharded
+        self.execute = self.exe.launcher(host_callbacks(self.fn))
         self._new_handlers()
-        callbacks = host_callbacks(self.fn)
-        if callbacks:
-            self.execute = _synchronous(self.execute, callbacks)
         return self
 
     def _new_handlers(self) -> None:
@@ -126,52 +122,7 @@ class Program:
         exe = self.exe
         if exe is None:
             return 0
-        try:
-            code = exe.loaded.get_compiled_memory_stats().generated_code_size_in_bytes
-        except Exception:  # not every plugin reports memory stats
-            code = 0
-        return code + len(exe.stablehlo)
-
-
-class _Finished:
-    """The results of a run that calls Python functions: consuming them waits for the
-    run to complete (see _synchronous)."""
-
-    __slots__ = ("results", "callbacks")
-
-    def __init__(self, results, callbacks):
-        self.results, self.callbacks = results, callbacks
-
-    def consume_with_handlers(self, handlers):
-        with _raising_callback_errors(self.callbacks):
-            arrays = self.results.consume_with_handlers(handlers)
-            for a in arrays:
-                a.block_until_ready()
-        return arrays
-
-
-def _synchronous(execute, callbacks):
-    """Run a program that calls Python functions to completion, so that what a callback
-    prints happens during the call, and an exception a callback raised is raised here,
-    at the caller's line, with the callback's own traceback."""
-    def run(buffers):
-        for cb in callbacks:
-            cb.error = None
-        with _raising_callback_errors(callbacks):
-            return _Finished(execute(buffers), callbacks)
-    return run
-
-
-@contextlib.contextmanager
-def _raising_callback_errors(callbacks):
-    """Re-raise the exception a callback raised in place of XLA's report of it."""
-    try:
-        yield
-    except Exception as e:
-        raised = next((cb.error for cb in callbacks if cb.error is not None), None)
-        if raised is None:
-            raise
-        raise raised.with_traceback(raised.__traceback__) from e
+        return exe.code_bytes + len(exe.stablehlo)
 
 
 _EXECUTABLES = SingleFlightCache(max_entries=config.executable_cache_entries(),

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import time
 from collections.abc import Sequence
 
@@ -93,6 +94,22 @@ class Executable:
         returns the output buffers itself (in C++, with no Python per output)."""
         return [result_handler(tuple(shape), dtype, self.device) for shape, dtype in results]
 
+    def launcher(self, callbacks: Sequence = ()):
+        """The callable that starts a run: execute(buffers) -> results, whose
+        `consume_with_handlers(handlers)` gives the output buffers (callers on a hot path
+        keep both). A program that calls Python functions (`callbacks`: the host
+        callbacks it names) runs to completion instead, so that their output and errors
+        happen during the call."""
+        return _synchronous(self._execute, callbacks) if callbacks else self._execute
+
+    @property
+    def code_bytes(self) -> int:
+        """The size of the compiled code (0 where the plugin does not report it)."""
+        try:
+            return self.loaded.get_compiled_memory_stats().generated_code_size_in_bytes
+        except Exception:  # not every plugin reports memory stats
+            return 0
+
     def run(self, buffers: Sequence, handlers: Sequence) -> list:
         """Execute on device buffers; returns output buffers at once (async). `handlers`
         comes from result_handlers(), built once per program rather than per call."""
@@ -122,3 +139,44 @@ class Executable:
 
     def serialize(self) -> bytes:
         return self.loaded.client.serialize_executable(self.loaded)
+
+
+class _Finished:
+    """The results of a run that calls Python functions: consuming them waits for the
+    run to complete (see _synchronous)."""
+
+    __slots__ = ("results", "callbacks")
+
+    def __init__(self, results, callbacks):
+        self.results, self.callbacks = results, callbacks
+
+    def consume_with_handlers(self, handlers):
+        with _raising_callback_errors(self.callbacks):
+            arrays = self.results.consume_with_handlers(handlers)
+            for a in arrays:
+                a.block_until_ready()
+        return arrays
+
+
+def _synchronous(execute, callbacks):
+    """Run a program that calls Python functions to completion, so that what a callback
+    prints happens during the call, and an exception a callback raised is raised here,
+    at the caller's line, with the callback's own traceback."""
+    def run(buffers):
+        for cb in callbacks:
+            cb.error = None
+        with _raising_callback_errors(callbacks):
+            return _Finished(execute(buffers), callbacks)
+    return run
+
+
+@contextlib.contextmanager
+def _raising_callback_errors(callbacks):
+    """Re-raise the exception a callback raised in place of XLA's report of it."""
+    try:
+        yield
+    except Exception as e:
+        raised = next((cb.error for cb in callbacks if cb.error is not None), None)
+        if raised is None:
+            raise
+        raise raised.with_traceback(raised.__traceback__) from e
