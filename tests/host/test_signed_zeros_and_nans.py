@@ -1,0 +1,85 @@
+"""Signed zeros and NaN payloads survive every path (eager scalar cache, IR literals,
+emitted constants, jit), compared with NumPy bit for bit.
+
+Found as regressions (issue 9): each test failed before its fix."""
+
+
+import numpy as np
+import stablejit
+import stablejit.numpy as snp
+
+
+def _bits(a) -> np.ndarray:
+    a = np.asarray(a)
+    return a.view(np.dtype(f"u{a.dtype.itemsize}"))
+
+
+# ---- signed zeros and NaN payloads: the eager scalar cache keys on the bits -------------
+
+def test_scalar_cache_keeps_the_sign_of_zero():
+    x = snp.asarray([1.0, 2.0])
+    neg = np.asarray(x * -0.0)
+    pos = np.asarray(x * 0.0)  # +0.0 after -0.0 was cached
+    assert np.signbit(neg).all() and not np.signbit(pos).any()
+    assert np.array_equal(np.asarray(1.0 / (x * 0.0)), [np.inf, np.inf])
+
+
+def test_arctan2_of_signed_zero_scalars():
+    for y in (0.0, -0.0, 0.0):
+        got = np.asarray(snp.arctan2(y, -1))
+        assert got == np.arctan2(y, -1).astype(got.dtype)
+
+
+def test_asarray_and_floor_of_negative_zero_after_positive_zero():
+    snp.asarray(0.0), snp.floor(0.0)
+    assert np.signbit(np.asarray(snp.asarray(-0.0)))
+    assert np.signbit(np.asarray(snp.floor(-0.0)))
+    snp.asarray(-0.0)
+    assert not np.signbit(np.asarray(snp.asarray(0.0)))
+
+
+def test_scalar_cache_separates_nan_payloads_and_int_bool_float():
+    quiet = np.float32(np.nan)
+    payload = np.array(0x7FC00123, np.uint32).view(np.float32)
+    for v in (quiet, payload):
+        got = snp.asarray(float(v), dtype=snp.float32)
+        assert _bits(got) == _bits(np.float32(float(v)))
+    x = snp.asarray([3], dtype=snp.int32)
+    assert np.asarray(x + True).tolist() == [4]
+    assert np.asarray(x + 1).tolist() == [4]
+    assert np.asarray(snp.asarray(1.0) + 0.5) == 1.5
+
+
+def test_signed_zero_complex_scalar():
+    z = snp.asarray(complex(-0.0, -0.0))
+    assert np.signbit(np.asarray(z).real) and np.signbit(np.asarray(z).imag)
+    z = snp.asarray(complex(0.0, 0.0))
+    assert not np.signbit(np.asarray(z).real)
+
+
+def test_ir_literals_and_emitted_constants_keep_zero_signs_and_nan_payloads():
+    from stablejit.compiler import dtypes as dt
+    from stablejit.compiler.emitter import dense_text
+    from stablejit.compiler.ir import Literal
+
+    payload = np.array(0x7FC00123, np.uint32).view(np.float32)
+    assert Literal(np.float32(0.0)) != Literal(np.float32(-0.0))
+    assert Literal(payload) != Literal(np.float32(np.nan))
+    assert Literal(payload) == Literal(payload.copy())
+    assert dense_text(np.float32(-0.0), dt.float32) == "dense<-0.0>"
+    assert dense_text(payload, dt.float32) == "dense<0x7FC00123>"
+    assert dense_text(np.float16(-0.0), dt.float16).startswith("dense<-0.")
+    assert dense_text(np.complex64(complex(-0.0, 0.0)), dt.complex64) == "dense<(-0.0, 0.0)>"
+
+
+def test_nan_payload_survives_jit_constants():
+    payload = np.array(0x7FC00123, np.uint32).view(np.float32)
+    f = stablejit.jit(lambda x: snp.where(x > 0, snp.asarray(payload), x))
+    assert _bits(np.asarray(f(snp.ones(1)))) == np.uint32(0x7FC00123)
+
+
+def test_signed_zero_under_jit_constants():
+    f = stablejit.jit(lambda x: (x * -0.0, x * 0.0, x + -0.0, snp.floor(-0.0 * x)))
+    outs = [np.asarray(o) for o in f(snp.asarray([1.0, 2.0]))]
+    assert np.signbit(outs[0]).all() and not np.signbit(outs[1]).any()
+    assert not np.signbit(outs[2]).any() and np.signbit(outs[3]).all()
