@@ -16,18 +16,23 @@ from .tensor import Tensor
 
 ABI_VERSION = 1  # the C source's: a stale build of another version is not used
 
+unavailable = None  # why the native call is not there, if it is not
 try:
     from . import _fastcall
-except ImportError:  # no compiler at install time: the Python path
-    _fastcall = None
+except ImportError as e:  # no compiler at install time: the Python path
+    _fastcall, unavailable = None, f"stablejit._fastcall was not built ({e})"
 if _fastcall is not None and getattr(_fastcall, "ABI_VERSION", None) != ABI_VERSION:
-    _fastcall = None  # built from an older fastcall.c: rebuild with pip install -e .
+    _fastcall, unavailable = None, "stablejit._fastcall is from another fastcall.c"
 if _fastcall is not None:
-    _fastcall.init(Tensor, Entry, Program, writes, config, debugging, tree)
+    try:  # the slots it reads: a class that lost one keeps the Python path
+        _fastcall.init(Tensor, Entry, Program, writes, config, debugging, tree)
+    except (TypeError, AttributeError) as e:
+        _fastcall, unavailable = None, f"stablejit._fastcall cannot read {e}"
 
 
 def available() -> bool:
-    """Whether this install has the native cached call (whatever STABLEJIT_NATIVE says)."""
+    """Whether this install has the native cached call (whatever STABLEJIT_NATIVE says);
+    `unavailable` says why not."""
     return _fastcall is not None
 
 

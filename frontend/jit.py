@@ -156,7 +156,9 @@ class Jitted:
             # Fast path: tensors of types seen before, as positional arguments or in any
             # pytree (flattened in C++). Only simple, cacheable calls are entered in
             # _fast (see _enter_fast). This is the one place where a Python call costs,
-            # so the entry's work is inlined here.
+            # so the entry's work is inlined here; frontend/_native/fastcall.c does the
+            # same steps in C (docs/native.md): change both, tests/host/test_native.py
+            # compares them.
             try:
                 if all(map(_is_tensor, args)):
                     leaves = args

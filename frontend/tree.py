@@ -99,7 +99,8 @@ _cpp_registry = _jax.pytree.PyTreeRegistry()
 
 def fast_flatten(tree: Any) -> tuple[list, Any]:
     """(leaves, jaxlib PyTreeDef), flattened in C++ with the same nodes, leaf order and
-    registrations as `flatten` (jit checks that they agree before relying on it)."""
+    registrations as `flatten` (jit checks that they agree before relying on it).
+    The native cached call (fastcall.c) calls _cpp_registry.flatten itself."""
     return _cpp_registry.flatten(tree)
 
 

@@ -182,7 +182,10 @@ run(PyObject *entry, PyObject *leaves)
     PyObject *lazy = SLOT(entry, e_lazy), *prog = SLOT(entry, e_prog);
     if (lazy == NULL || prog == NULL)
         return NULL;
-    if (lazy != Py_False) /* one tape entry of a lazy graph: Python records it */
+    int is_lazy = PyObject_IsTrue(lazy);
+    if (is_lazy < 0)
+        return NULL;
+    if (is_lazy) /* one tape entry of a lazy graph: Python records it */
         return PyObject_CallMethodOneArg(entry, s_record, leaves);
     PyObject *execute = SLOT(prog, p_execute), *handlers = SLOT(prog, p_handlers);
     if (execute == NULL || execute == Py_None || handlers == NULL)
@@ -219,7 +222,12 @@ run(PyObject *entry, PyObject *leaves)
         return NULL;
     PyObject *res;
     PyObject *single = SLOT(entry, e_single);
-    if (single == Py_True && PyList_Check(outs) && PyList_GET_SIZE(outs) == 1) {
+    int is_single = single == NULL ? 0 : PyObject_IsTrue(single);
+    if (is_single < 0) {
+        Py_DECREF(outs);
+        return NULL;
+    }
+    if (is_single && PyList_Check(outs) && PyList_GET_SIZE(outs) >= 1) {
         PyObject *types = SLOT(entry, e_out_types), *weak = SLOT(entry, e_out_weak),
                  *backend = SLOT(entry, e_backend);
         if (!types || !weak || !backend || !PyTuple_Check(types) || !PyTuple_Check(weak) ||

@@ -177,6 +177,25 @@ def test_native_and_python_paths_agree_on_every_signature_kind(case):
         np.testing.assert_allclose(np.asarray(g), np.asarray(w), rtol=1e-6, atol=1e-6)
 
 
+@needs_native
+def test_a_cached_call_in_lazy_records_on_both_paths():
+    """In lazy(), a cached call is one entry of the pending graph (Entry.record)."""
+    results, entered = [], [0]
+    for native in (True, False):
+        f = sj.jit(lambda a, b: (a * b, a - b))
+        x, y = _f32(5), _f32(5, seed=1)
+        with path(native, entered if native else None), sj.lazy():
+            tx, ty = snp.asarray(x), snp.asarray(y)
+            outs = [f(tx, ty) for _ in range(3)]
+            outs.append(f(outs[-1][0], ty)[1])
+        results.append(outs)
+        assert f.traces == 1
+    assert entered[0] == 1  # the first call; the others recorded from C
+    for a, b in zip(*results, strict=True):
+        _same(a, b)
+    np.testing.assert_allclose(np.asarray(results[0][-1]), x * y - y, rtol=1e-6)
+
+
 _RECORDS = [r for r in RECORDS if r.jit == "ok"]
 
 
@@ -318,8 +337,8 @@ def test_the_extension_is_built_where_a_compiler_is():
     if shutil.which(cc) is None:
         pytest.skip(f"no C compiler ({cc}): the Python path is the only one")
     assert fastcall.available(), (
-        "stablejit._fastcall is missing or stale although a C compiler is present: "
-        "rebuild it with `pip install -e .`")
+        f"{fastcall.unavailable}, although a C compiler is present: rebuild it with "
+        f"`pip install -e .` (or fix the slot its init names)")
 
 
 @pytest.mark.parametrize("env,want", [("0", "function"), ("1", "FastCall")])
