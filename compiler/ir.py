@@ -28,7 +28,8 @@ class TensorType:
     """Interned: equal types are the same object, so hashing and comparing are identity
     operations in C (types are dictionary keys on every cached call)."""
 
-    __slots__ = ("shape", "dtype", "__weakref__")
+    # symbolic: whether a dimension is a DimExpr (export's symbolic shapes), set once here
+    __slots__ = ("shape", "dtype", "symbolic", "__weakref__")
     _interned: dict = {}
 
     def __new__(cls, shape: Iterable[int], dtype: DType):
@@ -49,6 +50,7 @@ class TensorType:
                 t = object.__new__(cls)
                 t.shape = shape
                 t.dtype = dtype
+                t.symbolic = any(type(d) is DimExpr for d in shape)
                 cls._interned[(shape, dtype)] = t
             if type(key[0]) is tuple:
                 try:
@@ -75,11 +77,6 @@ class TensorType:
         return f"{self.dtype.short}[{','.join(map(str, self.shape))}]"
 
     __repr__ = __str__
-
-    @property
-    def symbolic(self) -> bool:
-        """Whether a dimension is symbolic (a DimExpr, not an int)."""
-        return any(type(d) is DimExpr for d in self.shape)
 
     def mlir(self) -> str:
         """The StableHLO spelling: tensor<3x4xf32>; a symbolic dimension is `?`."""

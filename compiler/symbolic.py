@@ -147,6 +147,8 @@ class DimExpr:
     # ---- construction ---------------------------------------------------------------------
     @staticmethod
     def make(poly: Mapping, scope: Scope) -> DimExpr | int:
+        if scope.divisible:
+            poly = _exact_quotients(poly, scope)
         items = [(m, c) for m, c in poly.items() if c != 0]
         if not items:
             return 0
@@ -254,8 +256,8 @@ class DimExpr:
     def __lt__(self, o) -> bool:
         return decide_ge(o - self - 1, f"{self} < {_text(o)}")
 
-    def __bool__(self) -> bool:
-        return not decide_ge(-self, f"{self} != 0") or decide_ge(-self - 1, f"{self} != 0")
+    def __bool__(self) -> bool:  # (sizes: nonzero means >= 1)
+        return decide_ge(self - 1, f"{self} >= 1")
 
     # ---- not an int ----------------------------------------------------------------------
     def __int__(self):
@@ -291,6 +293,47 @@ class DimExpr:
                 v *= _atom_value(a, env) ** p
             total += v
         return total
+
+
+def _exact_quotients(poly: Mapping, scope: Scope) -> dict:
+    """c*(e // k)*m as (c/k)*e*m where the scope says k divides e and k divides c: the
+    canonical form, so that (b // 8) * 8 == b under 'b % 8 == 0'."""
+    out: dict = {}
+    for mono, c in poly.items():
+        q = next((a for a, p in mono if not isinstance(a, str) and a[0] == "floordiv"
+                  and p == 1 and type(a[2]) is int and c % a[2] == 0
+                  and scope.divides(a[1], a[2])), None)
+        if q is None:
+            out[mono] = out.get(mono, 0) + c
+            continue
+        rest = DimExpr.make({tuple(ap for ap in mono if ap[0] != q): c // q[2]}, scope)
+        for m, k in (q[1] * rest)._poly().items() if type(q[1] * rest) is DimExpr \
+                else {(): q[1] * rest}.items():
+            out[m] = out.get(m, 0) + k
+    return out
+
+
+def slice_indices(s: slice, n: DimExpr) -> tuple:
+    """slice.indices(n) and the slice's length for a symbolic size n (positive steps;
+    int start and stop, clamped to n as Python does)."""
+    step = 1 if s.step is None else _as_int(s.step)
+    if step < 1:
+        raise InconclusiveDimensionOperation(
+            f"a slice with step {step} of the symbolic dimension {n} is not supported yet; "
+            f"use a positive step (or flip the result)")
+
+    def clamp(v, default):
+        if v is None:
+            return default
+        if type(v) is not DimExpr:
+            v = _as_int(v)
+            if v < 0:
+                v = n + v
+                return dim_max(v, 0)
+        return dim_min(v, n)
+    start, stop = clamp(s.start, 0), clamp(s.stop, n)
+    count = dim_max(floordiv(stop - start + step - 1, step), 0)
+    return start, stop, step, count
 
 
 def is_symbolic(d) -> bool:
@@ -347,10 +390,15 @@ def floordiv(e, k):
                 f"cannot divide the symbolic dimension {e} by {k}: divisors must be positive")
         if k == 1:
             return e
-        if type(e) is DimExpr and all(c % k == 0 for _, c in e.terms):
-            return DimExpr.make({m: c // k for m, c in e.terms}, scope)
-    elif e == k:
-        return 1
+        if type(e) is DimExpr:  # (k*A + R) // k == A + R // k
+            whole = {m: c // k for m, c in e.terms if c % k == 0}
+            if whole:
+                rest = DimExpr.make({m: c for m, c in e.terms if c % k}, scope)
+                return DimExpr.make(whole, scope) + floordiv(rest, k)
+    else:
+        q = _exact_division(e, k)
+        if q is not None:
+            return q
     return DimExpr.atom(("floordiv", e, k), scope)
 
 
@@ -361,12 +409,29 @@ def mod(e, k):
         return _as_int(e) % _as_int(k)
     if type(k) is not DimExpr:
         k = _as_int(k)
-        if k == 1 or (type(e) is DimExpr and all(c % k == 0 for _, c in e.terms)) \
-                or scope.divides(e, k):
+        if k == 1 or scope.divides(e, k):
             return 0
-    elif e == k:
+        if type(e) is DimExpr and any(c % k == 0 for _, c in e.terms):  # (k*A + R) % k
+            return mod(DimExpr.make({m: c for m, c in e.terms if c % k}, scope), k)
+    elif _exact_division(e, k) is not None:
         return 0
     return DimExpr.atom(("mod", e, k), scope)
+
+
+def _exact_division(e, k: DimExpr):
+    """e / k when k is one term (c*m) that divides every term of e, else None."""
+    if len(k.terms) != 1:
+        return None
+    (kmono, kc), = k.terms
+    kpow = dict(kmono)
+    out = {}
+    for mono, c in (e.terms if type(e) is DimExpr else (((), e),)):
+        powers = dict(mono)
+        if c % kc or any(powers.get(a, 0) < p for a, p in kpow.items()):
+            return None
+        rest = {a: p - kpow.get(a, 0) for a, p in powers.items() if p - kpow.get(a, 0)}
+        out[tuple(sorted(rest.items(), key=lambda ap: _atom_key(ap[0])))] = c // kc
+    return DimExpr.make(out, k.scope)
 
 
 def dim_max(a, b):
@@ -375,11 +440,10 @@ def dim_max(a, b):
         return max(a, b)
     if a == b:
         return a
-    d = a - b
-    if type(d) is int:
-        return a if d >= 0 else b
-    if _decide(d) is not None:
-        return a if _decide(d) else b
+    if _decide(a - b):
+        return a
+    if _decide(b - a):
+        return b
     x, y = sorted((a, b), key=str)
     return DimExpr.atom(("max", x, y), scope)
 
@@ -432,8 +496,47 @@ def _atom_bounds(a, scope: Scope) -> tuple[float, float]:
     return (-INF, INF)
 
 
+def _without_quotients(e):
+    """e with each c*(x // k) (k dividing c) written (c/k)*(x - x % k): the same value,
+    with bounds that see k*(x // k) <= x."""
+    if type(e) is not DimExpr:
+        return e
+    out = 0
+    for mono, c in e.terms:
+        if len(mono) == 1 and mono[0][1] == 1 and not isinstance(mono[0][0], str) \
+                and mono[0][0][0] == "floordiv" and type(mono[0][0][2]) is int \
+                and c % mono[0][0][2] == 0:
+            _, x, k = mono[0][0]
+            out = out + (c // k) * (x - DimExpr.atom(("mod", x, k), e.scope))
+        else:
+            out = out + DimExpr.make({mono: c}, e.scope)
+    return out
+
+
 def _decide(e) -> bool | None:
     """e >= 0: True, False, or None when the scope does not decide it."""
+    ans = _decide_bounds(e)
+    if ans is None:
+        e2 = _without_quotients(e)
+        ans = None if e2 == e else _decide_bounds(e2)
+    if ans is None and type(e) is DimExpr:
+        for lower in _lower_bounds(e):  # e >= lower >= 0
+            if _decide_bounds(lower):
+                return True
+    return ans
+
+
+def _lower_bounds(e: DimExpr):
+    """e with one term -c*min(x, y) (or +c*max(x, y)) replaced by -c*x or -c*y: each is
+    <= e, since min(x, y) <= x, y <= max(x, y)."""
+    for mono, c in e.terms:
+        if len(mono) == 1 and mono[0][1] == 1 and not isinstance(mono[0][0], str) \
+                and (mono[0][0][0], c > 0) in (("min", False), ("max", True)):
+            rest = e - DimExpr.make({mono: c}, e.scope)
+            yield from (rest + c * v for v in mono[0][0][1:])
+
+
+def _decide_bounds(e) -> bool | None:
     lo, hi = _bounds(e)
     if lo >= 0:
         return True
@@ -508,6 +611,9 @@ _BINARY = {ast.Add: lambda a, b: a + b, ast.Sub: lambda a, b: a - b,
            ast.Mult: lambda a, b: a * b, ast.FloorDiv: floordiv, ast.Mod: mod}
 
 
+_CALLS = {"max": dim_max, "min": dim_min, "mod": mod, "floordiv": floordiv}  # jax's spellings
+
+
 def _build(node: ast.AST, scope: Scope, text: str):
     if isinstance(node, ast.Constant) and type(node.value) is int:
         return node.value
@@ -520,9 +626,9 @@ def _build(node: ast.AST, scope: Scope, text: str):
         if f is not None:
             return f(_build(node.left, scope, text), _build(node.right, scope, text))
     if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) \
-            and node.func.id in ("max", "min") and len(node.args) == 2 and not node.keywords:
+            and node.func.id in _CALLS and len(node.args) == 2 and not node.keywords:
         a, b = (_build(x, scope, text) for x in node.args)
-        return dim_max(a, b) if node.func.id == "max" else dim_min(a, b)
+        return _CALLS[node.func.id](a, b)
     raise ValueError(f"cannot read {ast.unparse(node)!r} in {text!r}: a dimension is an int, "
                      f"a name, or +, -, *, //, % and max(), min() of those")
 
@@ -552,6 +658,7 @@ def parse_shape(text: str, scope: Scope) -> tuple:
 
 __all__ = ["DimExpr", "InconclusiveDimensionOperation", "Scope", "decide_ge", "dim_max",
            "dim_min", "evaluate", "floordiv", "is_symbolic", "is_symbolic_shape", "mod",
+           "slice_indices",
            "parse_dim", "parse_shape"]
 
 

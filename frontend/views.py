@@ -115,6 +115,8 @@ def make_view(parent, result, forward, backward, layout, writable: bool = True):
     the view's elements replaced by new; layout(parent's NumPy layout) gives its own.
     Views of views are composed onto the base, so every view names the one tensor that
     owns the memory, as NumPy's `.base` does."""
+    if result.type.symbolic or parent.type.symbolic:  # export's symbolic dims: no layout
+        return result  # (a copy: writing through it does not reach parent; docs say so)
     if result is parent:  # NumPy makes a new array object even for a[:] or a.T of 1-d
         result = type(parent)(parent._data, parent._backend, parent.type, parent.weak)
     pv = parent._view

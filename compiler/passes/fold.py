@@ -32,7 +32,7 @@ def _constant_of(v: Value, producers: dict) -> np.ndarray | None:
         return op.attrs["value"].array
     if op.prim is so.broadcast_in_dim:  # splat constants are usually broadcasts
         inner = _constant_of(op.operands[0], producers)
-        if inner is not None and inner.size == 1:
+        if inner is not None and inner.size == 1 and not v.type.symbolic:
             return np.broadcast_to(inner.reshape(()), v.type.shape)
     return None
 

@@ -18,7 +18,7 @@ import numpy as np
 from ..api import resolve_backend
 from ..compiler import dtypes as dt
 from ..compiler.primitives import shape_ops as so
-from ..compiler.symbolic import is_symbolic_shape
+from ..compiler.symbolic import DimExpr, is_symbolic_shape
 from ..dispatch import bind1, current_backend
 from ..errors import at_user_line
 from ..promotion import (
@@ -177,7 +177,7 @@ def arange(start, stop=None, step=1, dtype=None, *, device=None) -> Tensor:
     if not step:
         raise ZeroStepError(at_user_line("arange: step must not be zero"))
     try:
-        if all(type(v) is int for v in (start, stop, step)):
+        if all(type(v) is int or type(v) is DimExpr for v in (start, stop, step)):
             n = max(0, -((start - stop) // step))  # exact: 10**30 is not rounded
         else:
             n = max(0, math.ceil((stop - start) / step))
@@ -185,7 +185,7 @@ def arange(start, stop=None, step=1, dtype=None, *, device=None) -> Tensor:
         raise ValueError(at_user_line(
             f"arange: cannot make arange({start!r}, {stop!r}, {step!r}): its length "
             f"(stop - start) / step is not a finite number")) from None
-    if n > _MAX:
+    if type(n) is int and n > _MAX:
         raise ValueError(at_user_line(
             f"arange({start!r}, {stop!r}, {step!r}) would have {n} elements, more than an "
             f"array can hold (2**63-1)"))

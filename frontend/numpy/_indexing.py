@@ -33,6 +33,7 @@ from ..compiler.ir import Attrs
 from ..compiler.primitives import elementwise as ew
 from ..compiler.primitives import indexing as ix
 from ..compiler.primitives import shape_ops as so
+from ..compiler.symbolic import DimExpr, slice_indices
 from ..dispatch import bind, bind1
 from ..errors import MustCompileError, at_user_line
 from ..promotion import DEFAULT_INT
@@ -119,8 +120,11 @@ def getitem(x: Tensor, index, mode: str | None = None, fill_value=None) -> Tenso
             continue
         n = x.shape[axis]
         if isinstance(i, slice):
-            s, e, st = i.indices(n)
-            count = len(range(s, e, st))
+            if type(n) is DimExpr:  # a symbolic size (export)
+                s, e, st, count = slice_indices(i, n)
+            else:
+                s, e, st = i.indices(n)
+                count = len(range(s, e, st))
             if st < 0:
                 rev.append(axis)
                 s, st = n - 1 - s, -st

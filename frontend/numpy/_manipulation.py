@@ -14,6 +14,7 @@ import operator
 
 import numpy as np
 
+from ..compiler import symbolic as sym
 from ..compiler.primitives import shape_ops as so
 from ..dispatch import bind1
 from ..errors import MustCompileError, at_user_line
@@ -34,7 +35,7 @@ def _resolve_shape(shape, size: int, old) -> tuple[int, ...]:
     if hasattr(shape, "__index__"):
         shape = (shape,)
     try:
-        shape = [operator.index(d) for d in shape]  # 3.0 is not a size, as in NumPy
+        shape = [sym.index(d) for d in shape]  # 3.0 is not a size, as in NumPy
     except TypeError:
         raise TypeError(at_user_line(f"reshape: a shape must be an integer or a sequence of "
                                      f"integers, got {shape!r}")) from None

@@ -6,6 +6,7 @@ from __future__ import annotations
 from ..compiler import dtypes as dt
 from ..compiler.ir import Attrs
 from ..compiler.primitives import reductions as red
+from ..compiler.symbolic import DimExpr
 from ..composite import one_program
 from ..dispatch import bind, bind1, bind_unary
 from ..errors import at_user_line
@@ -205,7 +206,14 @@ def mean(x, axis=None, dtype=None, keepdims: bool = False) -> Tensor:
         x = astype(x, DEFAULT_FLOAT)
     axes = normalize_axes(axis, x.ndim)
     total = _reduce("sum", x, axes, keepdims)
-    out = divide(total, float(_count(x, axes)))
+    n = _count(x, axes)
+    # a symbolic count (export) is computed in the program: the sum of n ones (exact, as
+    # float(n) is, below 2**24 in float32)
+    if type(n) is DimExpr:
+        ones = broadcast_to(total._backend.scalar(1, total.dtype), (n,))
+        out = divide(total, _reduce("sum", ones, (0,), False))
+    else:
+        out = divide(total, float(n))
     return out if dtype is None else astype(out, dtype)  # an integer dtype: NumPy truncates
 
 
