@@ -1,5 +1,5 @@
 """Batching rules (vmap) of every primitive, on the reference interpreter: the batched
-op equals a loop of the unbatched op over the examples (tests/batch_cases.py)."""
+op equals a loop of the unbatched op over the examples (tests/support/batch_cases.py)."""
 
 import numpy as np
 import pytest
@@ -8,9 +8,9 @@ from stablejit.compiler.interpreter import interpret
 from stablejit.compiler.primitive import NO_OPERANDS
 from stablejit.compiler.registry import ALL
 
-from tests.batch_cases import ALL_BATCH_CASES, SIZE
-from tests.compare import assert_close
-from tests.prim_table import PRIM_TABLE
+from tests.support.batch_cases import ALL_BATCH_CASES, SIZE
+from tests.support.compare import assert_close
+from tests.support.prim_table import PRIM_TABLE
 
 
 def test_every_primitive_has_a_batching_rule():

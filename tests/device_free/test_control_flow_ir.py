@@ -14,8 +14,8 @@ from stablejit.compiler.ir import TensorType
 from stablejit.compiler.ops import Ops
 from stablejit.compiler.primitives import control_flow as cf
 
-from tests.mlir_check import parse_and_verify
-from tests.prim_table.spec import region
+from tests.support.mlir_check import parse_and_verify
+from tests.support.prim_table.spec import region
 
 F32 = TensorType((3,), dt.float32)
 S32 = TensorType((), dt.float32)

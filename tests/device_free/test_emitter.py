@@ -13,9 +13,9 @@ from stablejit.compiler.emitter import dense_text, emit_module
 from stablejit.compiler.ir import Literal, Location, TensorType
 from stablejit.compiler.registry import ALL
 
-from tests.dtype_groups import DTYPES
-from tests.mlir_check import parse_and_verify
-from tests.prim_table import PRIM_TABLE
+from tests.support.dtype_groups import DTYPES
+from tests.support.mlir_check import parse_and_verify
+from tests.support.prim_table import PRIM_TABLE
 
 
 def one_op_module(name, operands, attrs, loc=None, regions=()):

@@ -11,8 +11,8 @@ from stablejit.compiler.ir import Attrs, Op, TensorType, Value
 from stablejit.compiler.primitive import NOT_DIFFERENTIABLE, Primitive
 from stablejit.compiler.registry import ALL, FAMILIES
 
-from tests.compare import assert_close
-from tests.prim_table import PRIM_TABLE
+from tests.support.compare import assert_close
+from tests.support.prim_table import PRIM_TABLE
 
 F32 = dt.float32
 
@@ -46,14 +46,14 @@ def test_every_primitive_has_a_vjp_rule_or_is_marked_not_differentiable():
 
 
 def test_example_table_covers_every_primitive():
-    """The emitter and host tests run each primitive from PRIM_TABLE (tests/prim_table/);
+    """The emitter and host tests run each primitive from PRIM_TABLE (tests/support/prim_table/);
     a new primitive needs an entry in its family's TABLE there."""
     # collectives only mean something inside a vmap or shard_map with their axis name:
     # they are tested batched, in tests/host/test_vmap.py, and over devices (with the
     # sharding family) in tests/host/test_sharding*.py
     missing = sorted(n for n in set(ALL) - set(PRIM_TABLE)
                      if ALL[n].family not in ("collective", "sharding"))
-    assert not missing, (f"add example cases to the family TABLE in tests/prim_table/ "
+    assert not missing, (f"add example cases to the family TABLE in tests/support/prim_table/ "
                          f"for: {missing}")
     unknown = sorted(set(PRIM_TABLE) - set(ALL))
     assert not unknown, f"PRIM_TABLE names unknown primitives: {unknown}"

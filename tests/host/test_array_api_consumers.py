@@ -334,7 +334,7 @@ def _run_all() -> dict:
 
 @pytest.fixture(scope="module")
 def outcomes():
-    from tests.runners import outcomes_of_script  # the child runs this file as a script
+    from tests.support.runners import outcomes_of_script  # the child runs this file as a script
     return outcomes_of_script(__file__, timeout=900)
 
 

@@ -15,8 +15,8 @@ import stablejit as sj
 import stablejit.numpy as snp
 from stablejit.compiler import dtypes as dt
 
-from tests import jax_promotion
-from tests.compare import tolerance
+from tests.support import jax_promotion
+from tests.support.compare import tolerance
 
 STANDARD = ["bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
             "float32", "float64", "complex64", "complex128"]

@@ -12,7 +12,7 @@ import textwrap
 
 import pytest
 
-from tests.mlir_check import parse_and_verify
+from tests.support.mlir_check import parse_and_verify
 
 MODEL = textwrap.dedent("""\
     import stablejit.numpy as snp

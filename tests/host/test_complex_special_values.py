@@ -12,7 +12,7 @@ import pytest
 import stablejit
 import stablejit.numpy as snp
 
-from tests.runners import run_three_ways
+from tests.support.runners import run_three_ways
 
 INF, NAN = np.inf, np.nan
 # (±1e30: XLA gives a huge finite part a finite result beside a NaN one, asinh(nan+1e30j)

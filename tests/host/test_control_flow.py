@@ -10,8 +10,8 @@ import stablejit
 import stablejit.numpy as snp
 from stablejit import cond, fori_loop, scan, switch, while_loop
 
-from tests.mlir_check import parse_and_verify
-from tests.runners import check_three_ways, run_three_ways
+from tests.support.mlir_check import parse_and_verify
+from tests.support.runners import check_three_ways, run_three_ways
 
 F32 = np.float32
 X = np.array([0.5, -1.25, 2.0], F32)

@@ -8,8 +8,8 @@ import stablejit
 from jax import lax
 from stablejit import conv
 
-from tests.compare import assert_close
-from tests.runners import run_three_ways
+from tests.support.compare import assert_close
+from tests.support.runners import run_three_ways
 
 CASES = [  # (x shape, w shape, kwargs)
     ((2, 3, 9, 8), (4, 3, 3, 3), dict(strides=(2, 1), padding="SAME")),

@@ -3,7 +3,7 @@
 takes a dtype gives the same answer for every spelling: the answer JAX gives (64-bit types
 on) for the dtype the spelling means. Python's types mean stablejit's defaults (int64,
 float32, complex64), as in JAX they are weak types that take the default dtype of their
-kind (tests/jax_promotion.py)."""
+kind (tests/support/jax_promotion.py)."""
 
 import jax
 import jax.numpy as jnp
@@ -12,7 +12,7 @@ import pytest
 import stablejit.numpy as snp
 from stablejit.compiler import dtypes as dt
 
-from tests import jax_promotion
+from tests.support import jax_promotion
 
 TARGETS = ["bool", "int8", "int32", "int64", "uint8", "float16", "float32", "float64",
            "complex64", "complex128"]

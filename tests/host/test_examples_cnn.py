@@ -12,7 +12,7 @@ import pytest
 import stablejit
 from jax import lax
 
-from tests.compare import assert_close
+from tests.support.compare import assert_close
 
 pytest.importorskip("sklearn")
 

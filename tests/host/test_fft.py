@@ -8,8 +8,8 @@ import pytest
 import stablejit
 import stablejit.numpy as snp
 
-from tests.compare import assert_close
-from tests.runners import run_three_ways
+from tests.support.compare import assert_close
+from tests.support.runners import run_three_ways
 
 
 @pytest.mark.parametrize("dtype,tol", [(np.float32, 1e-4), (np.float64, 1e-11)])

@@ -9,7 +9,7 @@ import pytest
 import stablejit
 import stablejit.numpy as snp
 
-from tests.runners import check_three_ways
+from tests.support.runners import check_three_ways
 
 rng = np.random.default_rng(1)
 X = np.arange(60, dtype=np.float32).reshape(3, 4, 5)

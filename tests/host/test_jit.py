@@ -13,7 +13,7 @@ import stablejit
 import stablejit.numpy as snp
 from stablejit.compiler import dtypes as dt
 
-from tests.mlir_check import parse_and_verify
+from tests.support.mlir_check import parse_and_verify
 
 Point = namedtuple("Point", ["x", "y"])
 

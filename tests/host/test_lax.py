@@ -11,8 +11,8 @@ import stablejit
 import stablejit.numpy as snp
 from stablejit import lax
 
-from tests.compare import assert_close
-from tests.runners import run_three_ways
+from tests.support.compare import assert_close
+from tests.support.runners import run_three_ways
 
 rng = np.random.default_rng(0)
 F = rng.standard_normal((3, 4)).astype(np.float32)

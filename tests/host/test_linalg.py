@@ -9,8 +9,8 @@ import pytest
 import stablejit
 import stablejit.numpy as snp
 
-from tests.compare import assert_close
-from tests.runners import run_three_ways
+from tests.support.compare import assert_close
+from tests.support.runners import run_three_ways
 
 TOL = {np.float32: 2e-4, np.float64: 1e-10, np.complex64: 2e-4, np.complex128: 1e-10}
 DTYPES = list(TOL)

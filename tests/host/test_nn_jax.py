@@ -11,8 +11,8 @@ import stablejit
 import stablejit.numpy as snp
 from stablejit import nn, random
 
-from tests.compare import assert_close
-from tests.runners import run_three_ways
+from tests.support.compare import assert_close
+from tests.support.runners import run_three_ways
 
 rng = np.random.default_rng(0)
 X = np.concatenate([np.linspace(-6, 6, 23), [-1.0, 0.0, 1.0, 40.0, -40.0, 0.5, -0.5, 3.0,

@@ -9,7 +9,7 @@ import stablejit
 import stablejit.numpy as snp
 from stablejit.compiler import dtypes as dt
 
-from tests.runners import check_three_ways, run_three_ways
+from tests.support.runners import check_three_ways, run_three_ways
 
 rng = np.random.default_rng(0)
 A = rng.normal(size=(2, 3, 4)).astype(np.float32)

@@ -42,7 +42,7 @@ def test_copy_repeat_and_sizes():
 # ---- found by the array API conformance suite ------------------------------------------------
 
 def test_remainder_zero_takes_the_divisors_sign():
-    from tests.runners import run_three_ways
+    from tests.support.runners import run_three_ways
 
     a = np.array([-0.0, 0.0, 0.0, -0.0, 3.0, -3.0, 4.0], np.float64)
     b = np.array([1.0, -1.0, 2.0, -2.0, 3.0, 2.0, -2.0], np.float64)
@@ -65,7 +65,7 @@ def test_writes_into_empty_tensors(shape, index):
 
 @pytest.mark.parametrize("name", ["arccosh", "arccos"])
 def test_acos_acosh_of_a_large_finite_real_part_and_nan_imaginary_part(name):
-    from tests.runners import run_three_ways
+    from tests.support.runners import run_three_ways
 
     z = np.array([8.976879890218818e153 + np.nan * 1j, complex(1e300, np.nan),
                   complex(-3, np.nan), complex(0, np.nan)])
@@ -76,7 +76,7 @@ def test_acos_acosh_of_a_large_finite_real_part_and_nan_imaginary_part(name):
 
 @pytest.mark.parametrize("dtype", [">f4", ">f8", ">i8", ">i2", ">c8"])
 def test_big_endian_arrays_are_converted_not_refused(dtype):
-    from tests.runners import run_three_ways
+    from tests.support.runners import run_three_ways
 
     a = (np.arange(6) - 2).astype(dtype)
     assert not a.dtype.isnative
@@ -88,7 +88,7 @@ def test_big_endian_arrays_are_converted_not_refused(dtype):
 @pytest.mark.parametrize("dtype", [np.int8, np.int16, np.int32, np.int64])
 def test_integer_division_at_int_min_on_every_path(dtype):
     """The reference rule took |INT_MIN|, which overflows: -128 // -127 gave -2 there."""
-    from tests.runners import run_three_ways
+    from tests.support.runners import run_three_ways
 
     info = np.iinfo(dtype)
     x = np.array([info.min, info.min, info.min + 1, -7, 7], dtype)

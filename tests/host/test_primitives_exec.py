@@ -1,6 +1,6 @@
 """Every primitive executed three ways — a compiled one-op jit program, the eager XLA
 backend and the reference backend — against NumPy, over the dtypes each accepts
-(tests/prim_table/ PRIM_TABLE), plus edge values where StableHLO fixes the semantics:
+(tests/support/prim_table/ PRIM_TABLE), plus edge values where StableHLO fixes the semantics:
 NaN, inf, -0.0, integer division/remainder by zero and overflow, shifts past the width,
 saturating float->int conversion."""
 
@@ -12,10 +12,10 @@ from stablejit.compiler import dtypes as dt
 from stablejit.compiler.ir import Literal
 from stablejit.compiler.registry import ALL
 
-from tests.compare import assert_close
-from tests.dtype_groups import DTYPES
-from tests.prim_table import PRIM_TABLE, result_dtype_of
-from tests.runners import PATHS, run_primitive, run_primitive_jit_batch
+from tests.support.compare import assert_close
+from tests.support.dtype_groups import DTYPES
+from tests.support.prim_table import PRIM_TABLE, result_dtype_of
+from tests.support.runners import PATHS, run_primitive, run_primitive_jit_batch
 
 CASES = [(name, case) for name, spec in PRIM_TABLE.items() for case in spec.cases()]
 

@@ -8,8 +8,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from stablejit.compiler import dtypes as dt
 
-from tests import jax_promotion
-from tests.runners import check_three_ways
+from tests.support import jax_promotion
+from tests.support.runners import check_three_ways
 
 SETTINGS = settings(max_examples=12, deadline=None)
 DTYPES = [np.int8, np.int32, np.uint16, np.float32, np.float64, np.float16]

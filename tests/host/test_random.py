@@ -9,7 +9,7 @@ import pytest
 import stablejit
 from stablejit import random as sr
 
-from tests.runners import run_three_ways
+from tests.support.runners import run_three_ways
 
 N = 20000
 

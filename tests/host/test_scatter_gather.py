@@ -15,9 +15,9 @@ from stablejit.compiler.errors import ShapeError
 from stablejit.compiler.ir import Attrs, TensorType
 from stablejit.compiler.registry import ALL
 
-from tests.compare import assert_close
-from tests.mlir_check import parse_and_verify
-from tests.runners import PATHS, run_primitive
+from tests.support.compare import assert_close
+from tests.support.mlir_check import parse_and_verify
+from tests.support.runners import PATHS, run_primitive
 
 rng = np.random.default_rng(0)
 X = rng.normal(size=(5, 4)).astype(np.float32)

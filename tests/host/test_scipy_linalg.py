@@ -12,7 +12,7 @@ import stablejit
 import stablejit.numpy as snp
 import stablejit.scipy.linalg as sla
 
-from tests.runners import check_three_ways
+from tests.support.runners import check_three_ways
 
 rng = np.random.default_rng(0)
 A = rng.standard_normal((4, 4)).astype(np.float32)

@@ -14,7 +14,7 @@ import stablejit.numpy as snp
 import stablejit.scipy
 from stablejit.scipy import special
 
-from tests.runners import check_three_ways
+from tests.support.runners import check_three_ways
 
 nan, inf = np.nan, np.inf
 f32, f64 = np.float32, np.float64

@@ -19,7 +19,7 @@ import stablejit.scipy.stats.norm
 from stablejit.scipy import stats
 from stablejit.scipy.stats import norm
 
-from tests.runners import check_three_ways
+from tests.support.runners import check_three_ways
 
 nan, inf = np.nan, np.inf
 f32 = np.float32

@@ -10,7 +10,7 @@ import pytest
 import stablejit
 import stablejit.numpy as snp
 
-from tests.runners import check_three_ways, to_backend
+from tests.support.runners import check_three_ways, to_backend
 
 A = np.arange(24, dtype=np.float32).reshape(4, 6) - 7.5
 

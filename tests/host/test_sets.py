@@ -7,7 +7,7 @@ import pytest
 import stablejit
 import stablejit.numpy as snp
 
-from tests.runners import check_three_ways, run_three_ways
+from tests.support.runners import check_three_ways, run_three_ways
 
 rng = np.random.default_rng(3)
 INTS = rng.integers(0, 6, (4, 5)).astype(np.int32)

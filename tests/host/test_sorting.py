@@ -9,8 +9,8 @@ import pytest
 import stablejit
 import stablejit.numpy as snp
 
-from tests.compare import assert_close
-from tests.runners import check_three_ways
+from tests.support.compare import assert_close
+from tests.support.runners import check_three_ways
 
 rng = np.random.default_rng(2)
 F = rng.normal(size=(4, 7)).astype(np.float32)

@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from stablejit import collectives as coll
 
-from tests.compare import assert_close
+from tests.support.compare import assert_close
 
 rng = np.random.default_rng(0)
 X = rng.standard_normal((4, 3)).astype(np.float32)

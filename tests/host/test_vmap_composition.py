@@ -10,7 +10,7 @@ import stablejit
 import stablejit.numpy as snp
 from stablejit import collectives, cond, fori_loop, scan, switch, while_loop
 
-from tests.runners import run_three_ways
+from tests.support.runners import run_three_ways
 
 F32 = np.float32
 RNG = np.random.default_rng(0)

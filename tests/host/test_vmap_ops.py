@@ -11,7 +11,7 @@ import stablejit as sj
 import stablejit.numpy as snp
 from jax import lax
 
-from tests.compare import assert_close
+from tests.support.compare import assert_close
 
 B = 4
 rng = np.random.default_rng(0)

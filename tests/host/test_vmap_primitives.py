@@ -1,4 +1,4 @@
-"""Every primitive through stablejit.vmap on XLA: the batched cases of tests/batch_cases.py
+"""Every primitive through stablejit.vmap on XLA: the batched cases of tests/support/batch_cases.py
 (all operands batched, and each alone), mapped along axis 0 and along the last axis,
 under jit (one compiled program per primitive) and eagerly (one case per primitive),
 against a loop of the unbatched op on the reference interpreter."""
@@ -10,10 +10,10 @@ import stablejit
 from stablejit.compiler.ir import Attrs
 from stablejit.dispatch import bind
 
-from tests.batch_cases import batch_cases
-from tests.compare import assert_close
-from tests.prim_table import PRIM_TABLE
-from tests.runners import to_backend, xla_backend
+from tests.support.batch_cases import batch_cases
+from tests.support.compare import assert_close
+from tests.support.prim_table import PRIM_TABLE
+from tests.support.runners import to_backend, xla_backend
 
 NAMES = sorted(n for n in PRIM_TABLE if batch_cases(n))
 

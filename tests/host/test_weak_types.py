@@ -4,7 +4,7 @@ frontend/promotion.py).
 For every pair of operands among the dtypes and the Python scalars, and every binary
 function of the table, the result's dtype AND weak flag must be what jax gives
 (`jax.eval_shape`, whose weak_type is the one inside jit), eagerly and under jit. JAX's
-weak results are mapped to stablejit's default dtypes (tests/jax_promotion.py). The
+weak results are mapped to stablejit's default dtypes (tests/support/jax_promotion.py). The
 whole table runs on the reference backend (no compiles); the XLA backend runs the
 Python-scalar rows, which exercise weak typing there too.
 """
@@ -21,7 +21,7 @@ import stablejit as sj
 import stablejit.numpy as snp
 from stablejit.compiler import dtypes as dt
 
-from tests import jax_promotion
+from tests.support import jax_promotion
 
 DTYPES = [dt.bool_, dt.int8, dt.uint8, dt.int32, dt.uint32, dt.int64, dt.float16, dt.bfloat16,
           dt.float32, dt.float64, dt.complex64, dt.complex128]

@@ -13,8 +13,8 @@ from stablejit import conv
 from stablejit.compiler.registry import ALL as P
 from stablejit.dispatch import bind1
 
-from tests.compare import assert_close
-from tests.runners import run_three_ways
+from tests.support.compare import assert_close
+from tests.support.runners import run_three_ways
 
 KINDS = {"sum": (0.0, lax.add), "max": (-np.inf, lax.max), "min": (np.inf, lax.min),
          "product": (1.0, lax.mul)}

@@ -125,8 +125,9 @@ NEEDS: dict[str, list[str]] = {
 DTYPE_DIFFERENCES = {
     ("int32", "int64"): "stablejit's default integer type is int64 (docs/porting_from_jax.md, "
                         "the table of differences); jax's is int32 unless jax_enable_x64 is set",
-    ("float32", "float64"): "stablejit keeps NumPy float64 arrays float64 (docs/porting_from_jax.md: "
-                            "'explicit float64 stays float64'); jax without x64 makes "
+    ("float32", "float64"): "stablejit keeps NumPy float64 arrays float64 "
+                            "(docs/porting_from_jax.md: 'explicit float64 stays "
+                            "float64'); jax without x64 makes "
                             "them float32. Allowed only for programs with float64_inputs",
 }
 
@@ -169,8 +170,9 @@ def _compare(expected, got, port: Port, where: str) -> None:
 
 
 # Programs that meet a documented difference (docs/porting_from_jax.md, "Every
-# difference from JAX"): stablejit raises a clear error where jax silently gives a value. The test checks
-# that the error is the documented one, so a change of either behaviour shows up.
+# difference from JAX"): stablejit raises a clear error where jax silently gives a value.
+# The test checks that the error is the documented one, so a change of either behaviour
+# shows up.
 DIFFERENCES = {
     "control": (IndexError, r"index 7 is out of bounds for axis 0 with size 6 \(jax.numpy "
                             r"would clamp",

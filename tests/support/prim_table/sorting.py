@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from tests.dtype_groups import FLOAT, INT, NUMERIC
-from tests.prim_table.spec import (
+from tests.support.dtype_groups import FLOAT, INT, NUMERIC
+from tests.support.prim_table.spec import (
     JoinedSpec,
     PrimSpec,
     values,

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 from stablejit.compiler import dtypes as dt
 
-from tests.prim_table.spec import (
+from tests.support.prim_table.spec import (
     PrimSpec,
     values,
 )

@@ -26,7 +26,7 @@ from stablejit.compiler.ir import Attrs
 from stablejit.dispatch import bind
 from stablejit.tensor import Tensor
 
-from tests.compare import assert_close
+from tests.support.compare import assert_close
 
 PATHS = ("jit", "eager", "reference")
 

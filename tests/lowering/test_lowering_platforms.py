@@ -26,9 +26,9 @@ from stablejit.compiler.registry import ALL
 from stablejit.runtime import client
 from stablejit.runtime.executable import hlo_before_optimizations
 
-from tests.jax_equivalents import as_jax
-from tests.mlir_check import parse_and_verify
-from tests.prim_table import PRIM_TABLE, PrimCase
+from tests.support.jax_equivalents import as_jax
+from tests.support.mlir_check import parse_and_verify
+from tests.support.prim_table import PRIM_TABLE, PrimCase
 
 ACCELERATORS = ("cuda", "rocm", "tpu")
 

@@ -6,8 +6,8 @@ from __future__ import annotations
 import numpy as np
 from stablejit.compiler import dtypes as dt
 
-from tests.dtype_groups import DTYPES, NUMERIC
-from tests.prim_table.spec import (
+from tests.support.dtype_groups import DTYPES, NUMERIC
+from tests.support.prim_table.spec import (
     JoinedSpec,
     PrimSpec,
     values,

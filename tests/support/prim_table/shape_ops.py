@@ -7,8 +7,8 @@ import numpy as np
 from stablejit.compiler import dtypes as dt
 from stablejit.compiler.ir import Literal
 
-from tests.dtype_groups import DTYPES, NUMERIC
-from tests.prim_table.spec import (
+from tests.support.dtype_groups import DTYPES, NUMERIC
+from tests.support.prim_table.spec import (
     PrimSpec,
     scalar,
     values,

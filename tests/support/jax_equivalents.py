@@ -269,7 +269,7 @@ RULES = {
     "scan": _scan,
     "host_callback": _host_callback,
     "pure_callback": _pure_callback,
-    # the example table's modules (tests/prim_table/exported.py) compute their reference
+    # the example table's modules (tests/support/prim_table/exported.py) compute their reference
     # rule's math, written for NumPy and jax arrays alike
     "call_exported": lambda *xs, module: list(module.reference(*xs)),
 }

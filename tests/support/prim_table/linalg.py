@@ -8,7 +8,7 @@ import numpy as np
 import scipy.linalg
 from stablejit.compiler import dtypes as dt
 
-from tests.prim_table.spec import (
+from tests.support.prim_table.spec import (
     PrimSpec,
     values,
 )

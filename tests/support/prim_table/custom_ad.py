@@ -9,8 +9,8 @@ from stablejit.compiler import dtypes as dt
 from stablejit.compiler.primitives import elementwise as ew
 from stablejit.compiler.primitives.custom_ad import Rule
 
-from tests.dtype_groups import INEXACT
-from tests.prim_table.spec import (
+from tests.support.dtype_groups import INEXACT
+from tests.support.prim_table.spec import (
     JoinedSpec,
     PrimSpec,
     region,

@@ -8,7 +8,7 @@ its entry in its family's TABLE (test_example_table_covers_every_primitive fails
 does).
 """
 
-from tests.prim_table import (
+from tests.support.prim_table import (
     callbacks,
     control_flow,
     convolution,
@@ -23,7 +23,7 @@ from tests.prim_table import (
     sorting,
     windows,
 )
-from tests.prim_table.spec import PrimCase, PrimSpec, result_dtype_of
+from tests.support.prim_table.spec import PrimCase, PrimSpec, result_dtype_of
 
 _FAMILIES = (elementwise, shape_ops, reductions, windows, convolution, fft, linalg, indexing,
              sorting, custom_ad, control_flow, callbacks, exported)

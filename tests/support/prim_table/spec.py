@@ -11,7 +11,7 @@ from stablejit.compiler.builder import Builder
 from stablejit.compiler.ir import Attrs, Function, TensorType
 from stablejit.compiler.ops import Ops
 
-from tests.compare import widen
+from tests.support.compare import widen
 
 
 @dataclass

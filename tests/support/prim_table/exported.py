@@ -7,8 +7,8 @@ from __future__ import annotations
 from stablejit.compiler.ir import TensorType
 from stablejit.compiler.primitives.exported import CalledModule
 
-from tests.dtype_groups import FLOAT
-from tests.prim_table.spec import PrimSpec, values
+from tests.support.dtype_groups import FLOAT
+from tests.support.prim_table.spec import PrimSpec, values
 
 _SHAPE = (2, 3)
 _MODULES: dict = {}

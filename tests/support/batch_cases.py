@@ -1,4 +1,4 @@
-"""Batched cases of every primitive, built from the example table (tests/prim_table/).
+"""Batched cases of every primitive, built from the example table (tests/support/prim_table/).
 
 A batched case stacks three examples of one table case (drawn with seeds 0, 1, 2, so
 each example is a valid input: an SPD matrix stays SPD, indices stay in range) along
@@ -18,7 +18,7 @@ from stablejit.compiler.interpreter import interpret
 from stablejit.compiler.ir import Attrs, Function, TensorType
 from stablejit.compiler.registry import ALL
 
-from tests.prim_table import PRIM_TABLE
+from tests.support.prim_table import PRIM_TABLE
 
 SIZE = 3
 SEEDS = (0, 1, 2)

@@ -8,8 +8,8 @@ import math
 import numpy as np
 from stablejit.compiler import dtypes as dt
 
-from tests.dtype_groups import DTYPES, FLOAT, INEXACT, INT, LOGICAL, NUMERIC, REAL, SINT
-from tests.prim_table.spec import (
+from tests.support.dtype_groups import DTYPES, FLOAT, INEXACT, INT, LOGICAL, NUMERIC, REAL, SINT
+from tests.support.prim_table.spec import (
     PrimSpec,
     scalar,
     values,

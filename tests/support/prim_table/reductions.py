@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 from stablejit.compiler import dtypes as dt
 
-from tests.dtype_groups import DTYPES, LOGICAL, REAL
-from tests.prim_table.spec import (
+from tests.support.dtype_groups import DTYPES, LOGICAL, REAL
+from tests.support.prim_table.spec import (
     PrimSpec,
     values,
 )

@@ -9,7 +9,7 @@ from stablejit.compiler import dtypes as dt
 from stablejit.compiler.ir import TensorType
 from stablejit.compiler.primitives import elementwise as ew
 
-from tests.prim_table.spec import (
+from tests.support.prim_table.spec import (
     JoinedSpec,
     PrimSpec,
     region,

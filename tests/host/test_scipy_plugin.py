@@ -1,0 +1,51 @@
+"""conformance/scipy_plugin.py puts stablejit.numpy among the backends of SciPy's own
+array-API tests (make scipy-tests runs whole subpackages; docs/scipy_consumers.md has
+the counts). Here, a few of SciPy's tests through it in a subprocess: they run on our
+backend only, device propagation and dtype rules hold, and SciPy's `np_only` marks skip
+us as they skip every non-NumPy backend."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+pytest.importorskip("scipy")
+
+
+def _run(*args: str) -> subprocess.CompletedProcess:
+    env = {**os.environ, "SCIPY_ARRAY_API": "1",
+           "PYTHONPATH": str(ROOT / "conformance")}
+    return subprocess.run(
+        [sys.executable, "-m", "pytest", "-p", "scipy_plugin", "-m", "array_api_backends",
+         "-p", "no:cacheprovider", "-o", "addopts=", "-W", "ignore", "-rA", "-q",
+         "--pyargs", *args], capture_output=True, text=True, env=env, cwd="/", timeout=300)
+
+
+def test_scipy_s_tests_run_on_stablejit_numpy():
+    out = _run("scipy.special.tests.test_logsumexp", "scipy.fft.tests.test_real_transforms",
+               "-k", "test_device or (test_dtypes_a and not test_dtypes_ab) or test_array_like "
+               "or test_b_zero")
+    assert out.returncode == 0, out.stdout[-4000:] + out.stderr[-2000:]
+    passed = re.findall(r"^PASSED \S*\[(.*?)\]", out.stdout, re.M)
+    # test_device over every device (the reference backend among them), test_dtypes_a
+    # over float32 ... complex128: only on our backend
+    assert len(passed) >= 8 and all(i.startswith("stablejit.numpy") for i in passed)
+    # test_array_like is np_only: skipped for us as for every non-NumPy backend
+    assert re.search(r"SKIPPED .*do not run with non-NumPy backends", out.stdout)
+
+
+def test_the_plugin_refuses_to_run_without_scipy_array_api():
+    env = {k: v for k, v in os.environ.items() if k != "SCIPY_ARRAY_API"}
+    out = subprocess.run([sys.executable, "-m", "pytest", "-p", "scipy_plugin",
+                          "--pyargs", "scipy.cluster", "--co", "-q"], capture_output=True,
+                         text=True, cwd="/", timeout=120,
+                         env={**env, "PYTHONPATH": str(ROOT / "conformance")})
+    assert out.returncode != 0
+    assert "set SCIPY_ARRAY_API=1" in out.stdout + out.stderr
