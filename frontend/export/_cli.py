@@ -2,6 +2,8 @@
 
     stablejit export FILE.py:FUNC --args 'f32[8,64]' ... --out model.sjx [--platforms
         host,cuda] [--executables] [--vjp]
+    stablejit export FILE.py:FUNC --args 'f32[b,64]' --constraints 'b <= 4096' ...
+        (symbolic dimensions: one artifact for every batch size)
     stablejit inspect model.sjx [--platform cuda] [--no-stablehlo]
     stablejit run model.sjx --inputs in.npz --out out.npz
 
@@ -14,12 +16,17 @@ out['logits']).
 from __future__ import annotations
 
 import os
+import re
 
 import numpy as np
 
 from .. import tree
+from ..callbacks import ShapeDtypeStruct
+from ..compiler import dtypes as dt
+from ..compiler import symbolic as sym
 from ..runtime import portable
 from ._exported import Exported, _path_text, deserialize, export
+from ._symbolic import scope_of, symbolic_shape
 
 
 def add_parsers(sub, add_target) -> None:
@@ -32,6 +39,9 @@ def add_parsers(sub, add_target) -> None:
                    help="also store the compiled executable for the platforms this machine "
                         "has, so the same jaxlib loads it without compiling")
     e.add_argument("--vjp", action="store_true", help="also export the VJP (for grad)")
+    e.add_argument("--constraints", nargs="*", default=[],
+                   help="constraints of the symbolic dimensions named in --args "
+                        "(f32[b,784]): 'b >= 1', 'b <= 4096', 'b % 8 == 0'")
     e.set_defaults(run=cmd_export)
     i = sub.add_parser("inspect", help="signature, platforms, versions, size and StableHLO "
                                        "of an artifact")
@@ -53,14 +63,26 @@ def cmd_export(ns) -> int:
 
     fn, _ = load_target(ns.target)
     platforms = tuple(p.strip() for p in ns.platforms.split(",")) if ns.platforms else None
+    scope = sym.Scope()
+    for c in ns.constraints:
+        scope.add_constraint(c)
     exp = export(fn, platforms=platforms, vjp_order=int(ns.vjp))(
-        *[parse_arg(a) for a in ns.args])
+        *[_symbolic_arg(a, scope) or parse_arg(a) for a in ns.args])
     data = exp.serialize(executables=ns.executables)
     with open(ns.out, "wb") as f:
         f.write(data)
     print(f"wrote {ns.out} ({len(data):,} bytes): {exp.signature()} for "
           f"{', '.join(exp.platforms)}")
     return 0
+
+
+def _symbolic_arg(spec: str, scope: sym.Scope):
+    """'f32[b,784]' (a dimension that is not a number) -> a ShapeDtypeStruct of symbolic
+    dimensions; None for other specs (explain.parse_arg reads them)."""
+    m = re.match(r"^\s*([a-z]+[0-9]*)\s*\[(.*)\]\s*$", spec)
+    if m is None or re.fullmatch(r"[0-9,\s]*", m.group(2)):
+        return None
+    return ShapeDtypeStruct(symbolic_shape(m.group(2), scope=scope), dt.ir_dtype(m.group(1)))
 
 
 def _load(path: str) -> tuple[Exported, int]:
@@ -82,6 +104,7 @@ def _out_path(path) -> str:
 def cmd_inspect(ns) -> int:
     exp, size = _load(ns.artifact)
     prod = exp.producer or {}
+    constraints = getattr(scope_of(exp.in_avals), "constraints", ())
     lines = [f"function:    {exp.fun_name}",
              f"signature:   {exp.signature()}",
              "inputs:", *_leaf_lines(exp.in_tree, exp.in_avals, "in"),
@@ -94,6 +117,7 @@ def cmd_inspect(ns) -> int:
              f"{prod.get('jaxlib', '?')}, StableHLO {prod.get('stablehlo', '?')} (bytecode "
              f"for {prod.get('stablehlo_target', '?')})",
              f"calling convention: {exp.calling_convention_version}",
+             f"constraints: {', '.join(constraints) or 'none'}",
              f"VJP:         {'exported' if exp.has_vjp() else 'not exported'}"]
     for key, payload in exp._executables:
         lines.append(f"executable:  {key['platform']} {key['device_kind']}, jaxlib "

@@ -7,7 +7,10 @@ dimension expressions (compiler/symbolic.py's rules)."""
 from __future__ import annotations
 
 import importlib.util
+import os
 import pathlib
+import subprocess
+import sys
 
 import jax
 import jax.numpy as jnp
@@ -274,3 +277,35 @@ def test_symbolic_args_specs_fill_in_concrete_dimensions():
 def test_executables_need_static_shapes():
     with pytest.raises(ValueError, match=r"executables=True\) needs static shapes"):
         _export(lambda x: x + 1, "b").serialize(executables=True)
+
+
+CLI_MODEL = '''
+import numpy as np
+import stablejit.numpy as snp
+W = np.linspace(-1, 1, 40, dtype=np.float32).reshape(8, 5)
+def head(x):
+    return snp.mean(x @ W, axis=0)
+'''
+
+
+def test_cli_exports_symbolic_dimensions_with_constraints(tmp_path):
+    (tmp_path / "model.py").write_text(CLI_MODEL)
+
+    def cli(*args):
+        env = {**os.environ, "STABLEJIT_CACHE_DIR": ""}
+        return subprocess.run([sys.executable, "-m", "stablejit.cli", *args], cwd=tmp_path,
+                              env=env, capture_output=True, text=True, timeout=240)
+    r = cli("export", "model.py:head", "--args", "f32[b,8]", "--constraints", "b <= 100",
+            "--out", "m.sjx")
+    assert r.returncode == 0 and "head(float32[b,8]) -> (float32[5])" in r.stdout, r.stderr
+    x = np.arange(24, dtype=np.float32).reshape(3, 8)
+    np.savez(tmp_path / "in.npz", x)
+    np.savez(tmp_path / "big.npz", np.ones((101, 8), np.float32))
+    r = cli("run", "m.sjx", "--inputs", "in.npz", "--out", "out.npz")
+    assert r.returncode == 0, r.stderr
+    w = np.linspace(-1, 1, 40, dtype=np.float32).reshape(8, 5)
+    with np.load(tmp_path / "out.npz") as got:
+        want = stablejit.jit(lambda x: snp.mean(x @ snp.asarray(w), axis=0))(x)
+        np.testing.assert_array_equal(got["out"], np.asarray(want))
+    r = cli("run", "m.sjx", "--inputs", "big.npz", "--out", "o.npz")
+    assert r.returncode == 2 and "b = 101" in r.stderr and "'b <= 100'" in r.stderr
