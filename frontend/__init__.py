@@ -18,7 +18,7 @@ from . import (
     lax,
     nn,
     numpy,
-    numpy_extensions,
+    numpy_composed,
     random,
     scipy,
     sharding,
@@ -112,7 +112,7 @@ def local_device_count(platform: str | None = None) -> int:
     """How many devices of a platform this process drives (jax.local_device_count)."""
     return len(local_devices(platform))
 
-numpy_extensions.install()  # vectorize, i0, kaiser ...: built on vmap and scipy
+numpy_composed.install()  # vectorize, i0, kaiser ...: built on vmap and scipy
 
 __all__ = [
     "to_batched",

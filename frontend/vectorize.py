@@ -1,7 +1,7 @@
 """Functions of arrays built from functions of smaller pieces, on stablejit.vmap (as JAX
 builds them): vectorize, apply_along_axis, apply_over_axes and fromfunction. They are
 stablejit.numpy names, but vmap imports the namespace, so they live above both and the
-package installs them into the namespace (numpy_extensions.py).
+package installs them into the namespace (numpy_composed.py).
 
 The function is traced once per call with batched values, not called once per element
 as NumPy does, so it must be written with stablejit operations (no Python `if` on its

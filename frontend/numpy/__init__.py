@@ -14,7 +14,7 @@ histogramdd), _interpolation, _insert_delete, _polynomials, _windows (hamming, h
 ...), _bits (bitwise_count, packbits), _dtypes, _info, and the linalg and fft extensions.
 _methods installs Tensor's operators and methods from this namespace when it is imported.
 Names built on vmap or scipy (vectorize, apply_along_axis, i0, kaiser ...) are installed
-here by the package from numpy_extensions.py, which imports those layers.
+here by the package from numpy_composed.py, which imports those layers.
 """
 
 from ..compiler.dtypes import (

@@ -1,5 +1,5 @@
 """Window functions of signal processing: bartlett, blackman, hamming and hanning (kaiser,
-which needs scipy.special's i0, is in numpy_extensions.py, above the scipy layer).
+which needs scipy.special's i0, is in numpy_composed.py, above the scipy layer).
 
 M is a static window length, as in JAX; the windows have the default float dtype. The
 cosines are computed in float64 and rounded once, so the float32 windows are correctly

@@ -1,4 +1,4 @@
-"""The stablejit.numpy names built on layers above the namespace, installed into it by
+"""The stablejit.numpy names composed from layers above the namespace (vmap and
 the package (stablejit/__init__.py calls `install` once, at import): vectorize,
 apply_along_axis, apply_over_axes and fromfunction run on vmap (vectorize.py), and i0
 and kaiser use scipy.special's i0 (with its derivative rule). vmap and scipy import the
