@@ -1,5 +1,6 @@
 """The stablejit.numpy names composed from layers above the namespace (vmap and
-the package (stablejit/__init__.py calls `install` once, at import): vectorize,
+scipy.special), installed into it by the package (stablejit/__init__.py calls `install`
+once, at import): vectorize,
 apply_along_axis, apply_over_axes and fromfunction run on vmap (vectorize.py), and i0
 and kaiser use scipy.special's i0 (with its derivative rule). vmap and scipy import the
 namespace, so the namespace cannot import them; installing from above keeps the import
