@@ -12,7 +12,7 @@ $(VENV)/.installed: pyproject.toml setup.py frontend/_native/fastcall.c
 	$(PY) -m pip install -q -e '.[test]'
 	touch $@
 
-.PHONY: install demo test bench lint conformance fuzz docs
+.PHONY: install demo test bench lint conformance fuzz scipy-tests docs
 install: $(VENV)/.installed
 
 $(VENV)/.docs-installed: $(VENV)/.installed
@@ -53,6 +53,13 @@ conformance: install
 	$(PY) -m pip install -q 'hypothesis>=6.151' ndindex pytest-json-report
 	PYTHON=$(abspath $(PY)) XFAILS=$(abspath conformance/xfails.txt) MAX_EXAMPLES=20 \
 	  ../shared/array-api-tests/run.sh stablejit.numpy -n 2 --derandomize
+
+# SciPy's own array-API test suites with stablejit.numpy as a backend (a pytest plugin,
+# conformance/scipy_plugin.py; no SciPy file is edited), each subpackage time-boxed to
+# 6 minutes; prints the table docs/scipy_consumers.md keeps. XP=jax.numpy compares.
+XP ?= stablejit.numpy
+scipy-tests: install
+	$(PY) conformance/scipy_tests.py --xp $(XP) --time-box 360
 
 # The differential fuzzer at full size: 10,000 programs per family (CI runs a sample).
 fuzz: install

@@ -54,8 +54,19 @@ class Info:
 
     def devices(self) -> tuple:
         """The PJRT devices of the default platform, then "reference" (a tuple, as the
-        array API's 2025.12 asks)."""
-        return (*client.devices(default_platform()), "reference")
+        array API's 2025.12 asks, that also concatenates with a list: code written for
+        2024.12's list, such as SciPy 1.17's `devices() + [None]`, keeps working)."""
+        return Devices((*client.devices(default_platform()), "reference"))
+
+
+class Devices(tuple):
+    """A tuple of devices; `devices + [None]` and `[None] + devices` give one too."""
+
+    def __add__(self, other):
+        return Devices(tuple(self) + tuple(other))
+
+    def __radd__(self, other):
+        return Devices(tuple(other) + tuple(self))
 
     def default_dtypes(self, *, device=None) -> dict:
         return {"real floating": DEFAULT_FLOAT, "complex floating": DEFAULT_COMPLEX,
