@@ -35,6 +35,8 @@ MEANING = {
     "STABLEJIT_LAZY": "make the default backend lazy: eager ops record a graph that runs "
                       "as one program when a value is needed",
     "STABLEJIT_LAZY_MAX_OPS": "a pending lazy graph runs once it holds this many ops",
+    "STABLEJIT_NATIVE": "`0`: cached jitted calls take the Python path, not the C "
+                        "extension ([the native cached call](native.md)); read at import",
     "STABLEJIT_DUMP_TO": "a directory: every compilation writes its IR before and after "
                          "the passes, StableHLO, XLA's optimised HLO and metadata there",
     "STABLEJIT_CACHE_DIR": "the persistent compilation cache's directory; empty turns "
