@@ -19,6 +19,7 @@ from ..errors import at_user_line
 from ..numpy._operands import as_tensor
 from ..tensor import Tensor
 from ..vmap import vmap as _vmap
+from . import elementwise as _ew  # lax.add ... name reduce's monoids (the fast path)
 from ._operands import _same_dtype
 from .products import _concrete_scalar
 from .shapes import _axis, _ints, transpose
@@ -113,7 +114,7 @@ def _identity(kind: str, d: dt.DType):
 def _monoid(computation, x: Tensor, init) -> str | None:
     """The reduction kind when reduce(x, init, computation) is one of reduce_sum/prod/
     max/min: a lax computation and init its identity (a concrete value)."""
-    kind = next((k for name, k in _MONOIDS.items() if computation is globals()[name]
+    kind = next((k for name, k in _MONOIDS.items() if computation is getattr(_ew, name)
                  or computation is getattr(snp, {"add": "add", "mul": "multiply",
                                                  "max": "maximum", "min": "minimum"}[name])),
                 None)
