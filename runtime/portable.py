@@ -15,6 +15,7 @@ threads while it parses).
 from __future__ import annotations
 
 import functools
+import re
 import threading
 
 from jaxlib.mlir import ir
@@ -138,9 +139,10 @@ def refine(text: str, arg_types: list[str]) -> tuple[str, list[str]]:
     try:
         refined = _jax.mlir.refine_polymorphic_shapes(
             data, enable_shape_assertions=True, validate_static_shapes=True)
-    except Exception as e:  # the pass reports as a generic error
+    except Exception as e:  # the pass reports as a generic error, with MLIR diagnostics
+        found = re.search(r"error: (.*)", str(e))  # the first diagnostic says what failed
         raise PortableError(f"the module could not be specialised to {', '.join(arg_types)}: "
-                            f"{e}") from None
+                            f"{found.group(1) if found else e}") from None
     with _LOCK, context():
         module = ir.Module.parse(refined, context())
         main = next(op for op in module.body.operations if op.operation.name == "func.func"
@@ -148,3 +150,42 @@ def refine(text: str, arg_types: list[str]) -> tuple[str, list[str]]:
         results = ir.FunctionType(ir.TypeAttr(main.attributes["function_type"]).value).results
         return (module.operation.get_asm(enable_debug_info=False),
                 [str(t) for t in results])
+
+
+def wrap_main(text: str, prefix: str, arg_types: list[str], kept: list[int],
+              leading: list[str]) -> str:
+    """A module whose public @main takes arguments of `arg_types` and calls the module's
+    own @main (made private, its functions renamed `prefix` + name) with the constants
+    `leading` first (dense<...> : type texts, e.g. a platform index), then the arguments
+    listed in `kept` (the others it does not use). For modules written with another
+    calling convention (jax.export's)."""
+    with _LOCK, context():
+        module = _parse(text)
+        named = module.operation.attributes
+        attrs = ", ".join(f"{k} = {named[k]}" for k in named if k != "sym_name")
+        main = next(op for op in module.body.operations if op.operation.name == "func.func"
+                    and ir.StringAttr(op.attributes["sym_name"]).value == "main")
+        ftype = ir.FunctionType(ir.TypeAttr(main.attributes["function_type"]).value)
+        ins, outs = [str(t) for t in ftype.inputs], [str(t) for t in ftype.results]
+    if len(ins) != len(leading) + len(kept):
+        raise PortableError(f"the module's @main takes {len(ins)} arguments, not "
+                            f"{len(leading)} + {len(kept)}")
+    symbol, functions = private_functions(text, prefix)
+    params = ", ".join(f"%arg{i}: {t}" for i, t in enumerate(arg_types))
+    body, operands = [], []
+    for i, value in enumerate(leading):
+        body.append(f'%c{i} = "stablehlo.constant"() {{value = {value}}} : () -> {ins[i]}')
+        operands.append(f"%c{i}")
+    for j, k in enumerate(kept):  # a convert makes a static argument the callee's ? type
+        t = ins[len(leading) + j]   # (what jax writes too); refinement makes it static
+        body.append(f'%x{j} = "stablehlo.convert"(%arg{k}) : ({arg_types[k]}) -> {t}')
+        operands.append(f"%x{j}")
+    results = ", ".join(f"%r#{i}" for i in range(len(outs))) if len(outs) > 1 else "%r"
+    lhs = f"%r:{len(outs)} = " if len(outs) > 1 else ("%r = " if outs else "")
+    body.append(f'{lhs}"func.call"({", ".join(operands)}) {{callee = @{symbol}}} : '
+                f'({", ".join(ins)}) -> ({", ".join(outs)})')
+    body.append(f'"func.return"({results if outs else ""}) : ({", ".join(outs)}) -> ()')
+    inner = "\n".join("    " + line for line in body)
+    funcs = "\n".join("  " + line for line in functions.splitlines())
+    return (f"module @wrapped attributes {{{attrs}}} {{\n  func.func public @main({params}) -> "
+            f"({', '.join(outs)}) {{\n{inner}\n  }}\n{funcs}\n}}\n")

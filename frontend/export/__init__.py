@@ -21,7 +21,9 @@ from ._exported import (
     deserialize,
     export,
 )
+from ._jax_interop import from_jax, to_jax
 from ._symbolic import symbolic_args_specs, symbolic_shape
 
 __all__ = ["CALLING_CONVENTION_VERSION", "FORMAT_VERSION", "ArtifactError", "ExportWarning",
-           "Exported", "deserialize", "export", "symbolic_args_specs", "symbolic_shape"]
+           "Exported", "deserialize", "export", "from_jax", "symbolic_args_specs",
+           "symbolic_shape", "to_jax"]
