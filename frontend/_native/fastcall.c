@@ -54,11 +54,22 @@ leaf_key(PyObject *x)
 {
     if (!PyObject_TypeCheck(x, tensor_cls))
         return NULL;
-    PyObject *a = SLOT(x, t_type), *b = SLOT(x, t_weak), *c = SLOT(x, t_backend),
-             *d = SLOT(x, t_view);
-    if (!a || !b || !c || !d)
+    /* allocate first: a collection it starts may run finalizers, which could rebind
+     * the slots we read */
+    PyObject *key = PyTuple_New(4);
+    if (key == NULL)
         return NULL;
-    return PyTuple_Pack(4, a, b, c, d);
+    const Py_ssize_t offsets[4] = {t_type, t_weak, t_backend, t_view};
+    for (int i = 0; i < 4; i++) {
+        PyObject *v = SLOT(x, offsets[i]);
+        if (v == NULL) { /* unset: the Python path's attrgetter raises, and misses */
+            Py_DECREF(key);
+            return NULL;
+        }
+        Py_INCREF(v);
+        PyTuple_SET_ITEM(key, i, v);
+    }
+    return key;
 }
 
 /* Whether the Python path must decide: its guard `self._epoch == writes.epoch and not
@@ -111,8 +122,10 @@ lookup(PyObject *jitted, PyObject *const *args, Py_ssize_t n, PyObject **leaves)
     } else {
         /* pytrees: jaxlib's C++ flattener with our registry (tree.fast_flatten) */
         PyObject *registry = PyDict_GetItemWithError(tree_dict, s_registry);
+        Py_XINCREF(registry); /* another thread may register a node (a new registry) */
         PyObject *flat = registry ? PyObject_CallMethodOneArg(registry, s_flatten, argt)
                                   : NULL;
+        Py_XDECREF(registry);
         Py_DECREF(argt);
         if (flat == NULL || !PyTuple_Check(flat) || PyTuple_GET_SIZE(flat) != 2 ||
             !PyList_Check(PyTuple_GET_ITEM(flat, 0))) {
@@ -157,16 +170,22 @@ miss:
 static PyObject *
 new_tensor(PyObject *data, PyObject *backend, PyObject *type, PyObject *weak)
 {
-    PyObject *t = tensor_cls->tp_alloc(tensor_cls, 0);
-    if (t == NULL)
-        return NULL;
+    /* held before allocating (see leaf_key); the tensor takes these references */
     Py_INCREF(data);
-    SLOT(t, t_data) = data;
     Py_INCREF(backend);
-    SLOT(t, t_backend) = backend;
     Py_INCREF(type);
-    SLOT(t, t_type) = type;
     Py_INCREF(weak);
+    PyObject *t = tensor_cls->tp_alloc(tensor_cls, 0);
+    if (t == NULL) {
+        Py_DECREF(data);
+        Py_DECREF(backend);
+        Py_DECREF(type);
+        Py_DECREF(weak);
+        return NULL;
+    }
+    SLOT(t, t_data) = data;
+    SLOT(t, t_backend) = backend;
+    SLOT(t, t_type) = type;
     SLOT(t, t_weak) = weak;
     Py_INCREF(Py_None);
     SLOT(t, t_view) = Py_None;
