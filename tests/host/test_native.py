@@ -341,12 +341,23 @@ def test_the_extension_is_built_where_a_compiler_is():
         f"`pip install -e .` (or fix the slot its init names)")
 
 
-@pytest.mark.parametrize("env,want", [("0", "function"), ("1", "FastCall")])
-def test_stablejit_native_selects_the_path_at_import(env, want):
+@pytest.mark.parametrize("env,built,want", [
+    ("0", True, "function"), ("1", True, "FastCall"),
+    ("1", False, "function"),  # an install where the extension could not be built
+])
+def test_stablejit_native_selects_the_path_at_import(env, built, want):
     if want == "FastCall" and not fastcall.available():
         want = "function"  # no extension: the Python path whatever the variable says
-    code = ("from stablejit.jit import Jitted; "
-            "print(type(Jitted.__dict__['__call__']).__name__)")
+    block = "" if built else "import sys; sys.modules['stablejit._fastcall'] = None; "
+    code = (block + "import stablejit, stablejit.numpy as snp; "
+            "from stablejit.jit import Jitted; "
+            "f = stablejit.jit(lambda a: a * 2); x = snp.arange(3.0); f(x); "
+            "print(type(Jitted.__dict__['__call__']).__name__, f(x).tolist(), "
+            "stablejit.fastcall.unavailable)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          env={**os.environ, "STABLEJIT_NATIVE": env}, check=True)
-    assert out.stdout.strip() == want
+    kind, rest = out.stdout.strip().split(" ", 1)
+    assert kind == want
+    assert rest.startswith("[0.0, 2.0, 4.0]")
+    if not built:
+        assert "stablejit._fastcall was not built" in rest
