@@ -174,10 +174,11 @@ class Tensor:
                         "convert it with .item() or .tolist()")
 
     def __iter__(self):
+        # raises at iter(), not at the first next(): np.iterable(t) asks iter() only
+        # (SciPy's `if not np.iterable(args): args = (args,)`), as NumPy's 0-d arrays do
         if self.ndim == 0:
             raise TypeError("iteration over a 0-d tensor")
-        for i in range(self.shape[0]):
-            yield self[i]
+        return (self[i] for i in range(self.shape[0]))
 
     def __dlpack__(self, *, stream=None, max_version=None, dl_device=None, copy=None):
         """DLPack export in host memory: a host CPU buffer is shared without a copy; other
