@@ -277,6 +277,8 @@ def emit_module(fn: Function, *, module_name: str = "stablejit",
         for axis, d in enumerate(p.type.shape):
             if type(d) is DimExpr and len(d.variables()) == 1 and str(d) in d.variables():
                 e.dim_args.setdefault(str(d), (a, axis))
+    if e.dim_args:
+        _shape_assertions(EmitContext(e, (), (), None, 'loc("shape_assertion")'), fn, args)
     results = e.emit_ops(fn, args)
     body = e._lines
     e._lines = []
@@ -308,6 +310,49 @@ def emit_module(fn: Function, *, module_name: str = "stablejit",
             f"  func.func public @main({params}) -> ({outs}) {{")
     functions = ["\n".join("  " + line for line in f.splitlines()) for f in e.functions.values()]
     return "\n".join([head, *body, "    " + ret, "  }", *functions, "}", ""])
+
+
+def _shape_assertions(ctx: EmitContext, fn: Function, args: Sequence[str]) -> None:
+    """What a call with symbolic dimensions must satisfy, as jax.export writes it:
+    `shape_assertion` custom calls that refine_polymorphic_shapes evaluates (and
+    removes) when it specialises the module, so that a caller that skips stablejit's
+    own checks (jax, with export.to_jax) still gets an error: every variable is >= 1,
+    every other argument dimension has the size its expression says, and the
+    constraints hold. The message's {0}, {1} are the operands after the predicate."""
+    checks: list[tuple[str, DimExpr | int, str, int, str]] = []  # (op, lhs, cmp, rhs, why)
+    for v, (arg, axis) in ctx.emitter.dim_args.items():
+        checks.append((v, DimExpr.var(v, _scope(fn)), "GE", 1,
+                       f"dimension variable {v!r} (argument {arg[4:]}, axis {axis}) is "
+                       f"{{0}}; it must be >= 1"))
+    for i, (a, p) in enumerate(zip(args, fn.params, strict=True)):
+        for axis, d in enumerate(p.type.shape):
+            if type(d) is DimExpr and ctx.emitter.dim_args.get(str(d)) != (a, axis):
+                checks.append((a, d, "EQ", axis, f"argument {i} has size {{0}} in axis "
+                               f"{axis}, where the function was exported for {d} = {{1}}"))
+    for text, (kind, e) in _scope(fn).checks:
+        checks.append(("", e, "GE" if kind == ">=" else "EQ", 0,
+                       f"the call breaks the constraint {text!r} the function was exported "
+                       f"with"))
+    pred = TensorType((), dt.bool_)
+    for what, d, cmp, n, message in checks:
+        if what.startswith("%arg"):  # an argument's size against its expression
+            size = ctx.op("stablehlo.get_dimension_size", [what], [TensorType((), dt.int32)],
+                          f"dimension = {n} : i64")[0]
+            lhs = ctx.op("stablehlo.convert", [size], [_I64])[0]
+            operands = [lhs, ctx.dim_value(d)]
+        else:
+            operands = [ctx.dim_value(d)]
+            lhs, n = operands[0], ctx.constant(n, dt.int64)
+        rhs = operands[1] if len(operands) == 2 else n
+        ok = ctx.op("stablehlo.compare", [lhs, rhs], [pred],
+                    f"comparison_direction = #stablehlo<comparison_direction {cmp}>")[0]
+        ctx.op("stablehlo.custom_call", [ok, *operands], [],
+               f'call_target_name = "shape_assertion", has_side_effect = true, '
+               f'api_version = 2 : i32, error_message = {_quote(message)}')
+
+
+def _scope(fn: Function):
+    return next(d.scope for p in fn.params for d in p.type.shape if type(d) is DimExpr)
 
 
 def _mesh_declaration(mesh) -> str:

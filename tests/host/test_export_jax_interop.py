@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import importlib.util
 import pathlib
+import re
 
 import jax
 import jax.numpy as jnp
@@ -143,3 +144,20 @@ def test_to_jax_keeps_pytrees_and_dimension_expressions():
     out = jexp.call(x, y)
     np.testing.assert_array_equal(np.asarray(out["b"]), np.concatenate([y, y]))
     np.testing.assert_array_equal(np.asarray(out["a"]), np.tanh(x))
+
+
+@pytest.mark.parametrize("rows, match", [(3, r"breaks the constraint 'b % 2 == 0'"),
+                                         (10, r"breaks the constraint 'b <= 8'")])
+def test_shape_assertions_in_stablejit_modules_hold_in_jax(rows, match):
+    """The module checks its constraints itself (shape_assertion custom calls, as
+    jax.export writes them): jax, which never runs stablejit's Python checks and keeps
+    no constraints in its format, refuses a bad call with stablejit's message."""
+    b = E.symbolic_shape("b, 4", constraints=["b % 2 == 0", "b <= 8"])
+    f = stablejit.jit(lambda x, y: x * 2 + y[:, None])
+    exp = E.export(f)(S(b, "float32"), S(E.symbolic_shape("b", scope=b[0].scope), "float32"))
+    jexp = jex.deserialize(E.to_jax(exp))
+    np.testing.assert_array_equal(np.asarray(jexp.call(np.ones((2, 4), np.float32),
+                                                       np.ones(2, np.float32))), 3.0)
+    with pytest.raises(ValueError) as info:
+        jexp.call(np.ones((rows, 4), np.float32), np.ones(rows, np.float32))
+    assert re.search(match, str(info.value.__cause__)), info.value.__cause__
