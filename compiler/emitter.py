@@ -318,37 +318,32 @@ def _shape_assertions(ctx: EmitContext, fn: Function, args: Sequence[str]) -> No
     removes) when it specialises the module, so that a caller that skips stablejit's
     own checks (jax, with export.to_jax) still gets an error: every variable is >= 1,
     every other argument dimension has the size its expression says, and the
-    constraints hold. The message's {0}, {1} are the operands after the predicate."""
-    checks: list[tuple[str, DimExpr | int, str, int, str]] = []  # (op, lhs, cmp, rhs, why)
+    constraints hold. A message's {0}, {1} are the operands after the predicate."""
+    scope = _scope(fn)
+    zero, one = ctx.constant(0, dt.int64), ctx.constant(1, dt.int64)
     for v, (arg, axis) in ctx.emitter.dim_args.items():
-        checks.append((v, DimExpr.var(v, _scope(fn)), "GE", 1,
-                       f"dimension variable {v!r} (argument {arg[4:]}, axis {axis}) is "
-                       f"{{0}}; it must be >= 1"))
+        _assert(ctx, "GE", ctx.dim_value(DimExpr.var(v, scope)), one,
+                f"dimension variable {v!r} (argument {arg[4:]}, axis {axis}) is {{0}}; it "
+                f"must be >= 1")
     for i, (a, p) in enumerate(zip(args, fn.params, strict=True)):
         for axis, d in enumerate(p.type.shape):
             if type(d) is DimExpr and ctx.emitter.dim_args.get(str(d)) != (a, axis):
-                checks.append((a, d, "EQ", axis, f"argument {i} has size {{0}} in axis "
-                               f"{axis}, where the function was exported for {d} = {{1}}"))
-    for text, (kind, e) in _scope(fn).checks:
-        checks.append(("", e, "GE" if kind == ">=" else "EQ", 0,
-                       f"the call breaks the constraint {text!r} the function was exported "
-                       f"with"))
-    pred = TensorType((), dt.bool_)
-    for what, d, cmp, n, message in checks:
-        if what.startswith("%arg"):  # an argument's size against its expression
-            size = ctx.op("stablehlo.get_dimension_size", [what], [TensorType((), dt.int32)],
-                          f"dimension = {n} : i64")[0]
-            lhs = ctx.op("stablehlo.convert", [size], [_I64])[0]
-            operands = [lhs, ctx.dim_value(d)]
-        else:
-            operands = [ctx.dim_value(d)]
-            lhs, n = operands[0], ctx.constant(n, dt.int64)
-        rhs = operands[1] if len(operands) == 2 else n
-        ok = ctx.op("stablehlo.compare", [lhs, rhs], [pred],
-                    f"comparison_direction = #stablehlo<comparison_direction {cmp}>")[0]
-        ctx.op("stablehlo.custom_call", [ok, *operands], [],
-               f'call_target_name = "shape_assertion", has_side_effect = true, '
-               f'api_version = 2 : i32, error_message = {_quote(message)}')
+                size = ctx.op("stablehlo.get_dimension_size", [a], [TensorType((), dt.int32)],
+                              f"dimension = {axis} : i64")[0]
+                _assert(ctx, "EQ", ctx.op("stablehlo.convert", [size], [_I64])[0],
+                        ctx.dim_value(d), f"argument {i} has size {{0}} in axis {axis}, "
+                        f"where the function was exported for {d} = {{1}}")
+    for text, (kind, e) in scope.checks:
+        _assert(ctx, "GE" if kind == ">=" else "EQ", ctx.dim_value(e), zero,
+                f"the call breaks the constraint {text!r} the function was exported with")
+
+
+def _assert(ctx: EmitContext, direction: str, lhs: str, rhs: str, message: str) -> None:
+    ok = ctx.op("stablehlo.compare", [lhs, rhs], [TensorType((), dt.bool_)],
+                f"comparison_direction = #stablehlo<comparison_direction {direction}>")[0]
+    ctx.op("stablehlo.custom_call", [ok, lhs, rhs], [],
+           f'call_target_name = "shape_assertion", has_side_effect = true, '
+           f'api_version = 2 : i32, error_message = {_quote(message)}')
 
 
 def _scope(fn: Function):

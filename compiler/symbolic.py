@@ -88,13 +88,14 @@ class Scope:
         else:
             self.facts.append(e)
 
-    def violated(self, env: Mapping[str, int]) -> list[str]:
-        """The constraints that the variables' values `env` break."""
+    def violated(self, env: Mapping[str, int]) -> list[tuple[str, set[str]]]:
+        """The constraints that the variables' values `env` break, with the variables
+        each names."""
         out = []
         for text, (kind, e) in self.checks:
             v = evaluate(e, env)
             if (v != 0) if kind == "==" else (v < 0):
-                out.append(text)
+                out.append((text, e.variables() if type(e) is DimExpr else set()))
         return out
 
     def divides(self, e, k: int) -> bool:

@@ -22,8 +22,8 @@ from ._exported import (
     export,
 )
 from ._jax_interop import from_jax, to_jax
-from ._symbolic import symbolic_args_specs, symbolic_shape
+from ._symbolic import SymbolicScope, symbolic_args_specs, symbolic_shape
 
 __all__ = ["CALLING_CONVENTION_VERSION", "FORMAT_VERSION", "ArtifactError", "ExportWarning",
-           "Exported", "deserialize", "export", "from_jax", "symbolic_args_specs",
-           "symbolic_shape", "to_jax"]
+           "Exported", "SymbolicScope", "deserialize", "export", "from_jax",
+           "symbolic_args_specs", "symbolic_shape", "to_jax"]

@@ -44,6 +44,7 @@ from . import _symbolic as symbolic
 from ._artifact import ArtifactError
 
 CALLING_CONVENTION_VERSION = 1
+_SPECIALIZED = 64  # specialisations of a symbolic Exported kept (the oldest is dropped)
 PLATFORMS = rt_client.PLATFORMS
 _ALIASES = {"cpu": "host", "gpu": "cuda"}
 
@@ -211,6 +212,8 @@ class Exported:
                         calling_convention_version=self.calling_convention_version,
                         producer=self.producer)
         spec._texts.update(texts)
+        if len(self._specialized) >= _SPECIALIZED:  # each holds its modules' text
+            del self._specialized[next(iter(self._specialized))]
         self._specialized[key] = spec
         return spec
 

@@ -28,7 +28,9 @@ from ..staging import Spec, stage
 from ..tensor import Tensor
 from ..tracing import Trace
 
-__all__ = ["symbolic_shape", "symbolic_args_specs"]
+__all__ = ["SymbolicScope", "symbolic_shape", "symbolic_args_specs"]
+
+SymbolicScope = sym.Scope  # jax.export's name: SymbolicScope(["b >= 16"]), then scope=
 
 
 def symbolic_shape(shape_spec: str | None, *, constraints: Sequence[str] = (),
@@ -201,11 +203,12 @@ def bind(avals, shapes, paths: Sequence[str], name: str) -> dict[str, int]:
     scope = scope_of(avals)
     broken = scope.violated(env) if scope is not None else []
     if broken:
-        v = sorted(env, key=lambda k: k not in broken[0])[0]
+        text, names = broken[0]
+        named = sorted(names & set(env)) or sorted(env)
         raise ValueError(at_user_line(
-            f"{name}: the call has {', '.join(f'{k} = {x}' for k, x in env.items())} "
-            f"({where[v]}), which violates the constraint {broken[0]!r} the function was "
-            f"exported with"))
+            f"{name}: the call has {', '.join(f'{k} = {env[k]}' for k in named)} "
+            f"({'; '.join(where[k] for k in named)}), which violates the constraint "
+            f"{text!r} the function was exported with"))
     return env
 
 

@@ -97,7 +97,7 @@ def _concrete(spec: str, env: dict) -> tuple[int, ...]:
 @pytest.mark.parametrize("name", OPS)
 def test_symbolic_ops_match_jax_export(name):
     f, g, specs, constraints, sizes = OPS[name]
-    scope = sym.Scope(constraints)
+    scope = E.SymbolicScope(constraints)
     shapes = [E.symbolic_shape(s, scope=scope) for s in specs]
     exp = E.deserialize(E.export(stablejit.jit(f))(*[S(s, "float32") for s in shapes])
                         .serialize())
@@ -167,7 +167,7 @@ def test_one_symbolic_export_specialises_once_per_size_under_jit_vmap_and_grad()
 
 
 def _export(f, *specs, constraints=()):
-    scope = sym.Scope(constraints)
+    scope = E.SymbolicScope(constraints)
     return E.export(stablejit.jit(f))(*[S(E.symbolic_shape(s, scope=scope), "float32")
                                         for s in specs])
 
