@@ -309,3 +309,44 @@ def test_cli_exports_symbolic_dimensions_with_constraints(tmp_path):
         np.testing.assert_array_equal(got["out"], np.asarray(want))
     r = cli("run", "m.sjx", "--inputs", "big.npz", "--out", "o.npz")
     assert r.returncode == 2 and "b = 101" in r.stderr and "'b <= 100'" in r.stderr
+
+
+SERVE = '''
+import sys
+import numpy as np
+from stablejit import export
+assert "digits_mlp" not in sys.modules and "digits_cnn" not in sys.modules
+out = {}
+for name in sys.argv[1:]:
+    with open(name + ".sjx", "rb") as f:
+        exp = export.deserialize(f.read())
+    with np.load(name + "_in.npz") as inputs:
+        for n in inputs:
+            out[name + n] = np.asarray(exp.call(inputs[n]))
+np.savez("out.npz", **out)
+'''
+
+
+def test_symbolic_artifacts_run_in_a_process_without_the_source(tmp_path):
+    """The issue's test: the digits MLP and CNN exported with a symbolic batch, run from
+    a file by a fresh process that cannot import their modules, at batch sizes 1, 7, 64
+    and 1000: bit-exact with the jitted originals."""
+    want = {}
+    for model, (init, spec, features) in MODELS.items():
+        m = _example(model)
+        params = init(m)
+        f = stablejit.jit(lambda x, m=m, params=params: m.forward(params, x))
+        exp = E.export(f)(S(E.symbolic_shape(spec), "float32"))
+        (tmp_path / f"{model}.sjx").write_bytes(exp.serialize())
+        inputs = {str(n): np.random.default_rng(n).normal(size=(n, *features))
+                  .astype(np.float32) for n in (1, 7, 64, 1000)}
+        np.savez(tmp_path / f"{model}_in.npz", **inputs)
+        want.update({model + n: np.asarray(f(x)) for n, x in inputs.items()})
+    (tmp_path / "serve.py").write_text(SERVE)
+    r = subprocess.run([sys.executable, "serve.py", *MODELS], cwd=tmp_path, capture_output=True,
+                       text=True, timeout=240, env={**os.environ, "STABLEJIT_CACHE_DIR": ""})
+    assert r.returncode == 0, r.stderr
+    with np.load(tmp_path / "out.npz") as got:
+        assert sorted(got) == sorted(want)
+        for k, v in want.items():
+            assert np.array_equal(got[k].view(np.uint32), v.view(np.uint32)), k
