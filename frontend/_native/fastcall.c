@@ -362,6 +362,8 @@ static PyGetSetDef fastcall_getset[] = {
 static PyMemberDef fastcall_members[] = {
     {"python", T_OBJECT, offsetof(FastCall, python), READONLY,
      "the Python __call__ that decides every case the C path does not take"},
+    {"__wrapped__", T_OBJECT, offsetof(FastCall, python), READONLY,
+     "the Python __call__ (inspect.signature follows it)"},
     {NULL},
 };
 

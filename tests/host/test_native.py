@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import inspect
 import os
 import shutil
 import subprocess
@@ -330,6 +331,18 @@ def test_threads_share_a_function_while_its_table_is_cleared():
         for t in threads:
             t.join()
     assert not errors, errors[0]
+
+
+@needs_native
+def test_the_native_call_introspects_as_the_python_one():
+    python = fastcall.python_call(Jitted)
+    with path(True):
+        call, f = Jitted.__call__, sj.jit(lambda a: a)
+        assert (call.__name__, call.__qualname__, call.__doc__) == \
+               (python.__name__, python.__qualname__, python.__doc__)
+        assert inspect.signature(call) == inspect.signature(python)
+        assert repr(f.__call__).startswith("<bound method Jitted.__call__ of <stablejit.jit")
+        assert f.__call__(snp.arange(2.0)).tolist() == [0.0, 1.0]
 
 
 def test_the_extension_is_built_where_a_compiler_is():
