@@ -70,6 +70,8 @@ OPS = {
                                 ["b, 4", "c"], ["b >= c"], [1, 3]),
     "slice-columns": (lambda x: x[:, 1:3], lambda x: x[:, 1:3], ["b, 4"], [], [1, 3]),
     "slice-step-2": (lambda x: x[::2], lambda x: x[::2], ["b, 4"], [], [1, 4, 5]),
+    "pad": (lambda x: snp.pad(x, ((1, 2), (0, 1))), lambda x: jnp.pad(x, ((1, 2), (0, 1))),
+            ["b, 4"], [], [1, 3]),
     "new-axis-squeeze": (lambda x: snp.squeeze(x[:, None, :], 1) + 1,
                          lambda x: jnp.squeeze(x[:, None, :], 1) + 1, ["b, 4"], [], [1, 3]),
     "arange-of-b": (lambda x: x + snp.arange(x.shape[0], dtype=snp.float32)[:, None],
@@ -170,6 +172,21 @@ def _export(f, *specs, constraints=()):
     scope = E.SymbolicScope(constraints)
     return E.export(stablejit.jit(f))(*[S(E.symbolic_shape(s, scope=scope), "float32")
                                         for s in specs])
+
+
+@pytest.mark.parametrize("model", MODELS)
+def test_exported_vjp_with_a_symbolic_batch(model):
+    m = _example(model)
+    init, spec, features = MODELS[model]
+    params = init(m)
+    f = stablejit.jit(lambda x: m.forward(params, x))
+    exp = E.deserialize(E.export(f, vjp_order=1)(S(E.symbolic_shape(spec), "float32"))
+                        .serialize())
+    for n in (1, 6):
+        x = np.random.default_rng(n).normal(size=(n, *features)).astype(np.float32)
+        got = stablejit.grad(lambda x: snp.sum(exp.call(x) ** 2))(x)
+        want = stablejit.grad(lambda x: snp.sum(f(x) ** 2))(x)
+        np.testing.assert_allclose(np.asarray(got), np.asarray(want), rtol=1e-5, atol=1e-6)
 
 
 # (argument shapes, constraints, call arguments' shapes, what the error says)
