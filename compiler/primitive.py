@@ -47,8 +47,9 @@ SYMBOLIC_PRIMITIVES = frozenset({
     "stop_gradient", "optimization_barrier"})
 
 
-def _symbolic(in_types, attrs) -> bool:
-    if any(type(d) is DimExpr for t in in_types for d in t.shape):
+def _symbolic(in_types: tuple[TensorType, ...], attrs: Attrs) -> bool:
+    """Whether an operand or a shape attribute (iota's, broadcast_in_dim's) is symbolic."""
+    if any(t.symbolic for t in in_types):
         return True
     return any(type(v) is DimExpr or (type(v) is tuple and any(type(d) is DimExpr for d in v))
                for v in attrs.values())
@@ -115,7 +116,7 @@ class Primitive:
             self._inferred[key] = out
         return out
 
-    def _check_symbolic(self, in_types, attrs) -> None:
+    def _check_symbolic(self, in_types: tuple[TensorType, ...], attrs: Attrs) -> None:
         if (self.family not in SYMBOLIC_FAMILIES and self.name not in SYMBOLIC_PRIMITIVES
                 and _symbolic(in_types, attrs)):
             raise ShapeError(
