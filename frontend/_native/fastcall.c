@@ -17,7 +17,9 @@
 #include <Python.h>
 #include <structmember.h>
 
-#define ABI_VERSION 1 /* fastcall.py refuses a build of another version (a stale .so) */
+#ifndef SOURCE_DIGEST /* setup.py defines it: fastcall.py refuses a stale build */
+#define SOURCE_DIGEST "unknown"
+#endif
 
 static PyTypeObject *tensor_cls;  /* stablejit.tensor.Tensor */
 static PyObject *writes_dict, *config_dict, *debugging_dict, *tree_dict;
@@ -460,7 +462,7 @@ PyInit__fastcall(void)
         return NULL;
     Py_INCREF(&FastCallType);
     if (PyModule_AddObject(m, "FastCall", (PyObject *)&FastCallType) < 0 ||
-        PyModule_AddIntConstant(m, "ABI_VERSION", ABI_VERSION) < 0) {
+        PyModule_AddStringConstant(m, "SOURCE_DIGEST", SOURCE_DIGEST) < 0) {
         Py_DECREF(m);
         return NULL;
     }
