@@ -144,11 +144,12 @@ class EmitContext:
             return self.constant(int(d), dt.int64)
         total = None
         for mono, coef in d.terms:
-            term = self.constant(coef, dt.int64)
-            for atom, power in mono:
-                v = self._atom_value(atom)
-                for _ in range(power):
-                    term = self.op("stablehlo.multiply", [term, v], [_I64])[0]
+            factors = [self._atom_value(a) for a, power in mono for _ in range(power)]
+            if coef != 1 or not factors:
+                factors.append(self.constant(coef, dt.int64))
+            term = factors[0]
+            for f in factors[1:]:
+                term = self.op("stablehlo.multiply", [term, f], [_I64])[0]
             total = term if total is None else self.op("stablehlo.add", [total, term],
                                                        [_I64])[0]
         return total
