@@ -24,10 +24,10 @@
 static PyTypeObject *tensor_cls;  /* stablejit.tensor.Tensor */
 static PyObject *writes_dict, *config_dict, *debugging_dict, *tree_dict;
 static PyObject *s_fast, *s_epoch, *s_jepoch, *s_checks, *s_disabled, *s_registry, *s_flatten,
-    *s_consume, *s_record, *s_outputs;
+    *s_consume, *s_record, *s_outputs, *s_unflatten;
 /* slot offsets of Tensor, Entry and Program (their __slots__' member descriptors) */
 static Py_ssize_t t_data, t_backend, t_type, t_weak, t_view, t_aliases;
-static Py_ssize_t e_prog, e_lazy, e_single, e_backend, e_out_types, e_out_weak;
+static Py_ssize_t e_prog, e_lazy, e_single, e_backend, e_out_types, e_out_weak, e_fast_out;
 static Py_ssize_t p_execute, p_handlers;
 
 #define SLOT(obj, off) (*(PyObject **)((char *)(obj) + (off)))
@@ -196,6 +196,57 @@ new_tensor(PyObject *data, PyObject *backend, PyObject *type, PyObject *weak)
     return t;
 }
 
+/* The call's result from the output buffers, as Entry.outputs (or the single output
+ * tensor) makes it: one Tensor per buffer, rebuilt into the output tree by jaxlib's
+ * PyTreeDef where the entry has one; anything else is Entry.outputs' to do. */
+static PyObject *
+outputs(PyObject *entry, PyObject *outs)
+{
+    PyObject *single = SLOT(entry, e_single), *types = SLOT(entry, e_out_types),
+             *weak = SLOT(entry, e_out_weak), *backend = SLOT(entry, e_backend),
+             *fast_out = SLOT(entry, e_fast_out);
+    int is_single = single == NULL ? 0 : PyObject_IsTrue(single);
+    if (is_single < 0)
+        return NULL;
+    if (!types || !weak || !backend || !fast_out || !PyTuple_Check(types) ||
+        !PyTuple_Check(weak) || !PyList_Check(outs))
+        return PyObject_CallMethodOneArg(entry, s_outputs, outs);
+    Py_ssize_t n = PyList_GET_SIZE(outs);
+    if (is_single ? (n < 1 || PyTuple_GET_SIZE(types) < 1 || PyTuple_GET_SIZE(weak) < 1)
+                  : (fast_out == Py_None || PyTuple_GET_SIZE(types) != n ||
+                     PyTuple_GET_SIZE(weak) != n)) /* Python's tree, or zip's error */
+        return PyObject_CallMethodOneArg(entry, s_outputs, outs);
+    /* held while tensors are allocated (a collection may run finalizers; see leaf_key) */
+    Py_INCREF(types);
+    Py_INCREF(weak);
+    Py_INCREF(backend);
+    Py_INCREF(fast_out);
+    PyObject *res = NULL, *tensors = NULL;
+    if (is_single) {
+        res = new_tensor(PyList_GET_ITEM(outs, 0), backend, PyTuple_GET_ITEM(types, 0),
+                         PyTuple_GET_ITEM(weak, 0));
+        goto done;
+    }
+    tensors = PyList_New(n);
+    if (tensors == NULL)
+        goto done;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *t = new_tensor(PyList_GET_ITEM(outs, i), backend,
+                                 PyTuple_GET_ITEM(types, i), PyTuple_GET_ITEM(weak, i));
+        if (t == NULL)
+            goto done;
+        PyList_SET_ITEM(tensors, i, t);
+    }
+    res = PyObject_CallMethodOneArg(fast_out, s_unflatten, tensors);
+done:
+    Py_XDECREF(tensors);
+    Py_DECREF(types);
+    Py_DECREF(weak);
+    Py_DECREF(backend);
+    Py_DECREF(fast_out);
+    return res;
+}
+
 /* Run a found entry; NULL with no exception set means: ask the Python path. */
 static PyObject *
 run(PyObject *entry, PyObject *leaves)
@@ -241,25 +292,7 @@ run(PyObject *entry, PyObject *leaves)
     Py_DECREF(handlers);
     if (outs == NULL)
         return NULL;
-    PyObject *res;
-    PyObject *single = SLOT(entry, e_single);
-    int is_single = single == NULL ? 0 : PyObject_IsTrue(single);
-    if (is_single < 0) {
-        Py_DECREF(outs);
-        return NULL;
-    }
-    if (is_single && PyList_Check(outs) && PyList_GET_SIZE(outs) >= 1) {
-        PyObject *types = SLOT(entry, e_out_types), *weak = SLOT(entry, e_out_weak),
-                 *backend = SLOT(entry, e_backend);
-        if (!types || !weak || !backend || !PyTuple_Check(types) || !PyTuple_Check(weak) ||
-            PyTuple_GET_SIZE(types) < 1 || PyTuple_GET_SIZE(weak) < 1)
-            res = PyObject_CallMethodOneArg(entry, s_outputs, outs);
-        else
-            res = new_tensor(PyList_GET_ITEM(outs, 0), backend, PyTuple_GET_ITEM(types, 0),
-                             PyTuple_GET_ITEM(weak, 0));
-    } else {
-        res = PyObject_CallMethodOneArg(entry, s_outputs, outs);
-    }
+    PyObject *res = outputs(entry, outs);
     Py_DECREF(outs);
     return res;
 }
@@ -418,6 +451,7 @@ init(PyObject *module, PyObject *args)
         slot_offset(entry, "_single", &e_single) || slot_offset(entry, "backend", &e_backend) ||
         slot_offset(entry, "out_types", &e_out_types) ||
         slot_offset(entry, "out_weak", &e_out_weak) ||
+        slot_offset(entry, "fast_out", &e_fast_out) ||
         slot_offset(program, "execute", &p_execute) ||
         slot_offset(program, "handlers", &p_handlers))
         return NULL;
@@ -456,6 +490,7 @@ PyInit__fastcall(void)
     INTERN(s_consume, "consume_with_handlers");
     INTERN(s_record, "record");
     INTERN(s_outputs, "outputs");
+    INTERN(s_unflatten, "unflatten");
 #undef INTERN
     PyObject *m = PyModule_Create(&moduledef);
     if (m == NULL)

@@ -104,6 +104,8 @@ SIGNATURES = [
     ("tuple output", lambda m: lambda a: (a + 1, a.sum()), (_f32(3),), "t", {}),
     ("dict output with a constant", lambda m: lambda a: {"y": a, "k": 3.0}, (_f32(3),), "t",
      {}),
+    ("namedtuple and dataclass outputs", lambda m: lambda a: (Pair(a, -a), Layer(a * 2, a)),
+     (_f32(3),), "t", {}),
     ("static argument", lambda m: lambda a, n: a ** n, (_f32(3), 3), "t-",
      {"static_argnums": 1}),
     ("keyword argument", lambda m: lambda a, b=None: a + b, (_f32(3), _f32(3, seed=6)),
