@@ -119,6 +119,42 @@ def test_symbolic_ops_match_jax_export(name):
         np.testing.assert_allclose(got, want, rtol=3e-6, atol=3e-6)
 
 
+T = np.random.default_rng(2).normal(size=(10, 4)).astype(np.float32)
+# name: (stablejit function, jax function, (shape, dtype) per argument); ints in [0, 10)
+GATHERS = {
+    "embedding": (lambda i: snp.asarray(T)[i], lambda i: jnp.asarray(T)[i], [("b", "int32")]),
+    "take": (lambda i: snp.take(snp.asarray(T), i, axis=0), lambda i: jnp.take(T, i, axis=0),
+             [("b, 3", "int32")]),
+    "take-along-axis": (lambda x, y: snp.take_along_axis(x, y[:, None], axis=1),
+                        lambda x, y: jnp.take_along_axis(x, y[:, None], axis=1),
+                        [("b, 10", "float32"), ("b", "int32")]),
+    "cross-entropy": (nn.cross_entropy,
+                      lambda x, y: -jnp.mean(jnp.take_along_axis(
+                          jax.nn.log_softmax(x), y[:, None], axis=1)),
+                      [("b, 10", "float32"), ("b", "int32")]),
+}
+
+
+@pytest.mark.parametrize("name", GATHERS)
+def test_symbolic_gathers_match_jax_export(name):
+    """Indexing with an index array of symbolic size (gather). An index dtype chosen from
+    the size needs the size bounded: the constraint 'b <= 2147483647' (int32 indices)."""
+    f, g, specs = GATHERS[name]
+    scope = E.SymbolicScope(["b <= 2147483647"])
+    exp = E.export(stablejit.jit(f))(*[S(E.symbolic_shape(s, scope=scope), d)
+                                       for s, d in specs])
+    jscope = jex.SymbolicScope(["b <= 2147483647"])
+    jexp = jex.export(jax.jit(g))(*[jax.ShapeDtypeStruct(jex.symbolic_shape(s, scope=jscope),
+                                                         np.dtype(d)) for s, d in specs])
+    for b in (1, 5):
+        rng = np.random.default_rng(b)
+        args = [rng.integers(0, 10, size=_concrete(s, {"b": b})).astype(d) if d == "int32"
+                else rng.normal(size=_concrete(s, {"b": b})).astype(d) for s, d in specs]
+        got, want = np.asarray(exp.call(*args)), np.asarray(jexp.call(*args))
+        assert got.shape == want.shape
+        np.testing.assert_allclose(got, want, rtol=3e-6, atol=3e-6)
+
+
 def _example(name: str):
     spec = importlib.util.spec_from_file_location(name, EXAMPLES / f"{name}.py")
     module = importlib.util.module_from_spec(spec)
