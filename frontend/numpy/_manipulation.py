@@ -114,8 +114,8 @@ def swapaxes(x, axis1: int, axis2: int) -> Tensor:
 
 def moveaxis(x, source, destination) -> Tensor:
     x = as_tensor(x)
-    src = normalize_axes(source, x.ndim)
-    dst = normalize_axes(destination, x.ndim)
+    src = normalize_axes(source, x.ndim, "source")
+    dst = normalize_axes(destination, x.ndim, "destination")
     if len(src) != len(dst):
         raise ValueError(at_user_line("moveaxis: source and destination need as many axes"))
     order = [i for i in range(x.ndim) if i not in src]

@@ -386,21 +386,22 @@ def as_shape(shape) -> tuple[int, ...]:
 def normalize_axis(axis: int, ndim: int, name: str = "axis") -> int:
     if not isinstance(axis, numbers.Integral):
         raise TypeError(at_user_line(f"{name} must be an integer, got {type(axis).__name__}"))
-    if not -ndim <= axis < ndim:
+    if not -ndim <= axis < ndim:  # NumPy's words (SciPy's tests match them)
+        prefix = "" if name == "axis" else f"{name}: "
         raise np.exceptions.AxisError(at_user_line(
-            f"{name} {axis} is out of bounds for a tensor of dimension {ndim}"))
+            f"{prefix}axis {axis} is out of bounds for array of dimension {ndim}"))
     return int(axis) % ndim if ndim else 0
 
 
-def normalize_axes(axis, ndim: int) -> tuple[int, ...]:
+def normalize_axes(axis, ndim: int, name: str = "axis") -> tuple[int, ...]:
     if axis is None:
         return tuple(range(ndim))
     if isinstance(axis, (list, tuple)):
-        axes = tuple(normalize_axis(a, ndim) for a in axis)
+        axes = tuple(normalize_axis(a, ndim, name) for a in axis)
         if len(set(axes)) != len(axes):
             raise ValueError(at_user_line(f"repeated axis in {tuple(axis)}"))
         return axes
-    return (normalize_axis(axis, ndim),)
+    return (normalize_axis(axis, ndim, name),)
 
 
 def full_like_tensor(value, x: Tensor) -> Tensor:

@@ -112,8 +112,8 @@ def swapaxes(x, axis1: int, axis2: int) -> Tensor:
 def moveaxis(x, source, destination) -> Tensor:
     x = as_tensor(x)
     out = _manipulation.moveaxis(x, source, destination)
-    src = normalize_axes(source, x.ndim)
-    dst = normalize_axes(destination, x.ndim)
+    src = normalize_axes(source, x.ndim, "source")
+    dst = normalize_axes(destination, x.ndim, "destination")
     order = [i for i in range(x.ndim) if i not in src]
     for d, s in sorted(zip(dst, src, strict=True)):
         order.insert(d, s)
