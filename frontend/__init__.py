@@ -215,7 +215,8 @@ __all__ = [
 _tracebacks.wrap_namespaces(
     numpy, numpy.linalg, numpy.fft, nn, nn.initializers, random, scipy.special,
     scipy.stats, scipy.linalg, debug,
-    follow=lambda f: not f.__module__.endswith(("._elementwise", "._reductions")))
+    follow=lambda f: not f.__module__.endswith(("._elementwise", "._elementwise_more",
+                                                 "._reductions")))
 # (the top level moves tensors between backends by name: only control flow follows)
 _tracebacks.wrap_namespace(globals(), follow=lambda f: f.__module__.endswith(".control_flow"))
 # lax's elementwise operations stay plain: lax.reduce and reduce_window know lax.add,

@@ -17,7 +17,6 @@ from ._elementwise import (
     conj,
     divide,
     equal,
-    isclose,
     isnan,
     logical_and,
     logical_or,
@@ -30,6 +29,7 @@ from ._elementwise import (
     sqrt,
     subtract,
 )
+from ._elementwise_more import isclose
 from ._manipulation import expand_dims, reshape
 from ._operands import (
     as_tensor,
