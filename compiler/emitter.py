@@ -133,6 +133,9 @@ class EmitContext:
 
     def constant(self, value, dtype: DType, shape: Sequence[int] = ()) -> str:
         t = TensorType(shape, dtype)
+        if t.symbolic:  # a splat whose size is known when the exported function runs
+            return self.op("stablehlo.broadcast_in_dim", [self.constant(value, dtype)], [t],
+                           "broadcast_dimensions = array<i64>")[0]
         array = np.broadcast_to(np.asarray(value, dtype=dtype.np), t.shape)
         return self.op("stablehlo.constant", [], [t],
                        f"value = {dense_text(array, dtype)} : {t.mlir()}")[0]
@@ -171,6 +174,24 @@ class EmitContext:
         name = {"floordiv": "stablehlo.divide", "mod": "stablehlo.remainder",
                 "max": "stablehlo.maximum", "min": "stablehlo.minimum"}[atom[0]]
         return self.op(name, [x, y], [_I64])[0]
+
+    def dynamic_slice(self, x: str, starts: Sequence[str], out: TensorType) -> str:
+        """x[starts : starts + out.shape] for scalar i64 starts; a symbolic size makes it
+        a real_dynamic_slice, whose bounds are operands (dynamic_slice's sizes are not)."""
+        if not out.symbolic:
+            return self.op("stablehlo.dynamic_slice", [x, *starts], [out],
+                           "slice_sizes = " + i64_array(out.shape))[0]
+        one, vector = TensorType((1,), dt.int64), TensorType((len(starts),), dt.int64)
+        wide = [n if self.emitter.type_of[n].dtype is dt.int64 else
+                self.op("stablehlo.convert", [n], [_I64])[0] for n in starts]
+        start = self.op("stablehlo.concatenate",
+                        [self.op("stablehlo.reshape", [n], [one])[0] for n in wide],
+                        [vector], "dimension = 0 : i64")[0]
+        # limit = start + sizes, as one add: the form refinement turns back into
+        # dynamic_slice once the sizes are constants (jax writes the same)
+        limit = self.op("stablehlo.add", [start, self.dims_operand(out.shape)], [vector])[0]
+        return self.op("stablehlo.real_dynamic_slice",
+                       [x, start, limit, self.dims_operand([1] * len(starts))], [out])[0]
 
     def dims_operand(self, dims: Sequence[DimExpr | int]) -> str:
         """A tensor<Nxi64> of the dims (a dynamic op's shape or bounds operand)."""

@@ -44,7 +44,8 @@ SYMBOLIC_PRIMITIVES = frozenset({
     "constant", "iota", "broadcast_in_dim", "reshape", "transpose", "slice", "concatenate",
     "reverse", "reduce_window_sum", "reduce_window_max", "reduce_window_min",
     "reduce_window_prod", "select_and_scatter_add", "select_and_gather_add", "pad",
-    "gather", "stop_gradient", "optimization_barrier"})
+    "gather", "stop_gradient", "optimization_barrier", "cond", "while", "scan",
+    "dynamic_slice", "dynamic_update_slice"})
 
 
 def _symbolic(in_types: tuple[TensorType, ...], attrs: Attrs) -> bool:

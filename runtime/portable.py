@@ -118,24 +118,17 @@ def private_functions(text: str, prefix: str) -> tuple[str, str]:
 
 def refine(text: str, arg_types: list[str]) -> tuple[str, list[str]]:
     """A module with symbolic (`?`) dimensions specialised to concrete argument types
-    (MLIR spellings, `tensor<7x784xf32>`): @main's arguments get those types and
-    jaxlib's refine_polymorphic_shapes (the pass jax.export runs) propagates them,
-    folding the dimension computations and turning dynamic ops into static ones.
-    Returns the static module's text and @main's result types."""
+    (MLIR spellings, `tensor<7x784xf32>`): a new @main of those types calls the module's
+    (made private, as jax.export's callers do: an argument's type cannot change under
+    its uses) and jaxlib's refine_polymorphic_shapes (the pass jax.export runs)
+    propagates them, folding the dimension computations, turning dynamic ops into static
+    ones and evaluating the shape assertions. Returns the static module's text and
+    @main's result types."""
     from jaxlib import _jax  # noqa: PLC0415 - jaxlib's pass (jax.export's), when needed
 
+    wrapped = wrap_main(text, "specialised_", arg_types, list(range(len(arg_types))), [])
     with _LOCK, context():
-        module = _parse(text)
-        main = next(op for op in module.body.operations if op.operation.name == "func.func"
-                    and ir.StringAttr(op.attributes["sym_name"]).value == "main")
-        types = [ir.Type.parse(t) for t in arg_types]
-        block = main.regions[0].blocks[0]
-        for arg, t in zip(block.arguments, types, strict=True):
-            arg.set_type(t)
-        old = ir.FunctionType(ir.TypeAttr(main.attributes["function_type"]).value)
-        main.attributes["function_type"] = ir.TypeAttr.get(
-            ir.FunctionType.get(types, old.results))
-        data = module.operation.get_asm(binary=True, enable_debug_info=True)
+        data = _parse(wrapped).operation.get_asm(binary=True, enable_debug_info=True)
     try:
         refined = _jax.mlir.refine_polymorphic_shapes(
             data, enable_shape_assertions=True, validate_static_shapes=True)

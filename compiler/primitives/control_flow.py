@@ -286,8 +286,7 @@ def _scan_emit(ctx, *operands):
         for x, t in zip(xs, in_types[nc + nk:], strict=True):
             starts = [idx] + [zero] * (t.ndim - 1)
             one = TensorType((1, *t.shape[1:]), t.dtype)
-            s = ctx.op("stablehlo.dynamic_slice", [x, *starts], [one],
-                       "slice_sizes = array<i64: " + ", ".join(map(str, one.shape)) + ">")[0]
+            s = ctx.dynamic_slice(x, starts, one)
             slices.append(ctx.op("stablehlo.reshape", [s], [TensorType(t.shape[1:],
                                                                       t.dtype)])[0])
         res = _emit_body(ctx, body, [*consts, *carry, *slices])

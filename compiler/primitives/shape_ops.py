@@ -228,8 +228,7 @@ def _dynamic_slice_ref(x, *starts, sizes):
 
 dynamic_slice = Primitive(
     "dynamic_slice", _dynamic_slice_rule,
-    lambda ctx, x, *starts: ctx.op("stablehlo.dynamic_slice", [x, *starts], ctx.out_types,
-                                   "slice_sizes = " + i64_array(ctx.attrs["sizes"])),
+    lambda ctx, x, *starts: ctx.dynamic_slice(x, starts, ctx.out_types[0]),
     _dynamic_slice_ref, family="shape")
 dynamic_slice.vjp = lambda ops, cts, primals, outs, *, sizes: (
     ops.bind(dynamic_update_slice, ops.zeros_like(primals[0]), cts[0], *primals[1:]),

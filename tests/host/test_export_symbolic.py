@@ -72,6 +72,26 @@ OPS = {
     "slice-step-2": (lambda x: x[::2], lambda x: x[::2], ["b, 4"], [], [1, 4, 5]),
     "pad": (lambda x: snp.pad(x, ((1, 2), (0, 1))), lambda x: jnp.pad(x, ((1, 2), (0, 1))),
             ["b, 4"], [], [1, 3]),
+    "fori-loop": (lambda x: lax.fori_loop(0, 3, lambda i, v: v * 2 + 1, x),
+                  lambda x: jax.lax.fori_loop(0, 3, lambda i, v: v * 2 + 1, x), ["b, 4"], [],
+                  [1, 3]),
+    "scan-rnn-over-time": (
+        lambda xs: lax.scan(lambda h, x: (snp.tanh(h @ W[:, :4] + x),) * 2,
+                            snp.zeros_like(xs[0]), xs)[1],
+        lambda xs: jax.lax.scan(lambda h, x: (jnp.tanh(h @ W[:, :4] + x),) * 2,
+                                jnp.zeros_like(xs[0]), xs)[1], ["5, b, 4"], [], [1, 3]),
+    "cond": (lambda x: lax.cond(snp.sum(x) > 0, lambda v: v * 2, lambda v: v - 1, x),
+             lambda x: jax.lax.cond(jnp.sum(x) > 0, lambda v: v * 2, lambda v: v - 1, x),
+             ["b, 4"], [], [1, 3]),
+    "while-with-arange-of-b": (
+        lambda x: lax.while_loop(lambda c: c[0] < 3, lambda c: (c[0] + 1, c[1] + snp.arange(
+            c[1].shape[0], dtype=snp.float32)[:, None]), (0, x))[1],
+        lambda x: jax.lax.while_loop(lambda c: c[0] < 3, lambda c: (c[0] + 1, c[1] + jnp.arange(
+            c[1].shape[0], dtype=jnp.float32)[:, None]), (0, x))[1], ["b, 4"], [], [1, 3]),
+    "dynamic-update-slice": (
+        lambda x: lax.dynamic_update_slice(x, snp.ones((x.shape[0], 1), snp.float32), (0, 2)),
+        lambda x: jax.lax.dynamic_update_slice(x, jnp.ones((x.shape[0], 1), jnp.float32),
+                                               (0, 2)), ["b, 4"], [], [1, 3]),
     "new-axis-squeeze": (lambda x: snp.squeeze(x[:, None, :], 1) + 1,
                          lambda x: jnp.squeeze(x[:, None, :], 1) + 1, ["b, 4"], [], [1, 3]),
     "arange-of-b": (lambda x: x + snp.arange(x.shape[0], dtype=snp.float32)[:, None],
@@ -269,8 +289,8 @@ BAD_EXPORTS = {
                                r"could not be broadcast together with shapes \(b,\) \(c,\)"),
     "unsupported-sort": (lambda x: snp.sort(x, axis=0), ["b, 4"], [],
                          r"sort does not support symbolic dimensions yet .*f32\[b,4\]"),
-    "unsupported-loop": (lambda x: lax.fori_loop(0, 3, lambda i, v: v * 2, x), ["b"], [],
-                         r"scan does not support symbolic dimensions yet"),
+    "unsupported-fft": (lambda x: snp.fft.fft(x), ["b"], [],
+                        r"fft does not support symbolic dimensions yet"),
     "unsupported-cumsum": (lambda x: snp.cumsum(x, axis=0), ["b"], [],
                            r"cumsum does not support symbolic dimensions yet"),
     "size-used-as-int": (lambda x: snp.zeros(int(x.shape[0])), ["b"], [],
