@@ -32,6 +32,16 @@ def _platform_of(device) -> str | None:
     return b.platform if b.device_buffers else "reference"
 
 
+class Devices(tuple):
+    """A tuple of devices; `devices + [None]` and `[None] + devices` give one too."""
+
+    def __add__(self, other):
+        return Devices(tuple(self) + tuple(other))
+
+    def __radd__(self, other):
+        return Devices(tuple(other) + tuple(self))
+
+
 class Info:
     """The namespace's inspection object (see the array API's `__array_namespace_info__`)."""
 
@@ -58,15 +68,6 @@ class Info:
         2024.12's list, such as SciPy 1.17's `devices() + [None]`, keeps working)."""
         return Devices((*client.devices(default_platform()), "reference"))
 
-
-class Devices(tuple):
-    """A tuple of devices; `devices + [None]` and `[None] + devices` give one too."""
-
-    def __add__(self, other):
-        return Devices(tuple(self) + tuple(other))
-
-    def __radd__(self, other):
-        return Devices(tuple(other) + tuple(self))
 
     def default_dtypes(self, *, device=None) -> dict:
         return {"real floating": DEFAULT_FLOAT, "complex floating": DEFAULT_COMPLEX,
