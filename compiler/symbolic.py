@@ -400,6 +400,8 @@ def floordiv(e, k):
         q = _exact_division(e, k)
         if q is not None:
             return q
+        if type(e) is int and _decide(k + e if e < 0 else k - e - 1):  # -k <= e < k
+            return -1 if e < 0 else 0
     return DimExpr.atom(("floordiv", e, k), scope)
 
 
@@ -416,6 +418,8 @@ def mod(e, k):
             return mod(DimExpr.make({m: c for m, c in e.terms if c % k}, scope), k)
     elif _exact_division(e, k) is not None:
         return 0
+    elif type(e) is int and _decide(k + e if e < 0 else k - e - 1):  # -k <= e < k: -1 % b
+        return e + k if e < 0 else e
     return DimExpr.atom(("mod", e, k), scope)
 
 

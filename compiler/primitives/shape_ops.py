@@ -15,6 +15,7 @@ from ..emitter import dense_text, i64_array
 from ..errors import ShapeError
 from ..ir import Attrs, TensorType
 from ..primitive import NO_OPERANDS, NOT_DIFFERENTIABLE, Primitive
+from ..symbolic import DimExpr
 
 
 def _axes_ok(opname: str, axes, ndim: int, what: str = "axis") -> None:
@@ -168,7 +169,7 @@ def _slice_rule(x, *, start, limit, strides):
 
 def _slice_emit(ctx, x):
     start, limit, strides = (ctx.attrs[k] for k in ("start", "limit", "strides"))
-    if ctx.out_types[0].symbolic:  # bounds known when an exported function runs
+    if any(type(v) is DimExpr for v in (*start, *limit)):  # known when an export runs
         bounds = [ctx.dims_operand(v) for v in (start, limit, strides)]
         return ctx.op("stablehlo.real_dynamic_slice", [x, *bounds], ctx.out_types)
     return ctx.op("stablehlo.slice", [x], ctx.out_types,

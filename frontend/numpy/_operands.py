@@ -19,6 +19,7 @@ from ..api import backend_copy, resolve_backend
 from ..compiler import dtypes as dt
 from ..compiler import symbolic as sym
 from ..compiler.primitives import elementwise as ew
+from ..compiler.primitives import reductions as red
 from ..compiler.primitives import shape_ops as so
 from ..compiler.symbolic import DimExpr
 from ..dispatch import bind, bind1, current_backend
@@ -120,6 +121,8 @@ def _convert(x, dtype, device) -> Tensor:
         return rows if d is None else astype(rows, d)
     if isinstance(x, np.ndarray) or isinstance(x, np.generic) or hasattr(x, "__array__"):
         a = np.asarray(x)
+    elif type(x) is DimExpr:
+        return _dimension_value(x, d, backend)
     else:
         a = _from_python(x, d)
     if a.dtype.kind not in "biufcV" and a.dtype not in (dt.bfloat16.np,):
@@ -130,6 +133,16 @@ def _convert(x, dtype, device) -> Tensor:
     else:
         dt.dtype(a.dtype)  # raises a clear error for unsupported NumPy dtypes
     return backend.from_numpy(a)
+
+
+def _dimension_value(n: DimExpr, d: dt.DType | None, backend) -> Tensor:
+    """A symbolic size (export) used as a value, `x / x.shape[0]`: computed in the program
+    as the sum of n ones in the default int (exact), weakly typed as a Python int is."""
+    ones = bind1(so.broadcast_in_dim, backend.scalar(1, DEFAULT_INT), shape=(n,),
+                 broadcast_dimensions=())
+    out = bind1(red.reduce_sum, ones, axes=(0,))
+    out.weak = d is None
+    return out if d is None else astype(out, d)
 
 
 def _stack_rows(rows: list[Tensor]) -> Tensor:

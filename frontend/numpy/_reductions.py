@@ -255,8 +255,11 @@ def var(x, axis=None, dtype=None, out=None, ddof=None, keepdims: bool = False, *
     d = subtract(x, m)
     sq = real(multiply(d, conj(d)))
     n = _count(x, axes) - correction
-    return in_dtype(divide(_reduce("sum", sq, axes, keepdims),
-                           float(n) if n > 0 else float("nan")), dtype)
+    if type(n) is DimExpr:  # a symbolic count (export): computed in the program
+        n = as_tensor(n) if n > 0 else float("nan")
+    else:
+        n = float(n) if n > 0 else float("nan")
+    return in_dtype(divide(_reduce("sum", sq, axes, keepdims), n), dtype)
 
 
 @one_program
