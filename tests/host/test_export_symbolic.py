@@ -432,3 +432,18 @@ def test_symbolic_artifacts_run_in_a_process_without_the_source(tmp_path):
         assert sorted(got) == sorted(want)
         for k, v in want.items():
             assert np.array_equal(got[k].view(np.uint32), v.view(np.uint32)), k
+
+
+def test_format_1_artifacts_still_load():
+    """Format 2 added symbolic dimensions and constraints; a format 1 artifact (static
+    shapes, no constraints key) loads and runs as before."""
+    from stablejit.export import _artifact as art
+
+    exp = E.export(stablejit.jit(lambda x: x * 2 + 1))(S((3,), "float32"))
+    meta, blobs = art.unpack(exp.serialize())
+    del meta["constraints"]
+    v1 = art.pack(meta, blobs)
+    v1[8:12] = (1).to_bytes(4, "little")  # the version is outside the checksum
+    old = E.deserialize(v1)
+    assert not old.symbolic and old.in_avals[0].shape == (3,)
+    np.testing.assert_array_equal(np.asarray(old.call(np.ones(3, np.float32))), 3.0)
