@@ -35,7 +35,7 @@ import numpy as np
 from .. import batch_rules as br
 from .. import dtypes as dt
 from ..errors import ShapeError
-from ..ir import TensorType, scalar_type
+from ..ir import TensorType
 from ..primitive import Primitive
 from ._matrix import (  # noqa: F401 - UnsupportedPlatformError is raised from here
     _GPU_PREFIX,
@@ -51,6 +51,7 @@ from ._matrix import (  # noqa: F401 - UnsupportedPlatformError is raised from h
     _flag,
     _mm,
     _nan_unless_ok,
+    _pivots_to_permutation,
     _solver,
     _t,
     _tpu_call,
@@ -226,53 +227,6 @@ def _lu_emit(ctx, a):
         perm = _ffi(ctx, f"{_GPU_PREFIX[p]}_lu_pivots_to_permutation", [piv], [piv_t],
                     [perm_t], {}, column_major=False)[0]
     return [lu, piv, perm]
-
-
-def _pivots_to_permutation(ctx, piv: str, piv_t: TensorType, perm_t: TensorType) -> str:
-    """Apply the row swaps i <-> piv[i] in order to 0..m-1: a stablehlo.while whose body
-    swaps one column of the whole batch with one-hot selects (no gather needed)."""
-    nb = perm_t.ndim - 1
-    m, k = perm_t.shape[-1], piv_t.shape[-1]
-    i32 = scalar_type(dt.int32)
-    b = scalar_type(dt.bool_)
-    col = TensorType((*perm_t.shape[:-1], 1), dt.int32)
-    red = TensorType(perm_t.shape[:-1], dt.int32)
-    perm0 = ctx.op("stablehlo.iota", [], [perm_t], f"iota_dimension = {nb} : i64")[0]
-    i0 = ctx.constant(0, dt.int32)
-
-    def cond(i, perm, pv):
-        return [_cmp(ctx, i, ctx.constant(k, dt.int32), i32, "LT")]
-
-    def body(i, perm, pv):
-        zero = ctx.constant(0, dt.int32)
-        starts = [zero] * nb + [i]
-        sizes = f"slice_sizes = array<i64: {', '.join(map(str, (*perm_t.shape[:-1], 1)))}>"
-        p_i = ctx.op("stablehlo.dynamic_slice", [pv, *starts], [col], sizes)[0]
-        v_i = ctx.op("stablehlo.dynamic_slice", [perm, *starts], [col], sizes)[0]
-        j = ctx.op("stablehlo.iota", [], [perm_t], f"iota_dimension = {nb} : i64")[0]
-        dims = list(range(perm_t.ndim))
-        p_b = _bcast(ctx, p_i, col, perm_t, dims)
-        v_b = _bcast(ctx, v_i, col, perm_t, dims)
-        i_b = _bcast(ctx, i, i32, perm_t, [])
-        at_p = _cmp(ctx, j, p_b, perm_t, "EQ")
-        at_i = _cmp(ctx, j, i_b, perm_t, "EQ")
-        zeros = ctx.constant(0, dt.int32, perm_t.shape)
-        only_p = ctx.op("stablehlo.select", [at_p, perm, zeros], [perm_t])[0]
-        s = scalar_type(dt.int32)
-        region = ctx.region([s, s], lambda x, y: ctx.op("stablehlo.add", [x, y], [s]))
-        v_p = ctx.op("stablehlo.reduce", [only_p, zero], [red],
-                     f"dimensions = array<i64: {nb}>", regions=[region])[0]
-        v_p = _bcast(ctx, v_p, red, perm_t, list(range(nb)))
-        new = ctx.op("stablehlo.select", [at_p, v_b, perm], [perm_t])[0]
-        new = ctx.op("stablehlo.select", [at_i, v_p, new], [perm_t])[0]
-        i1 = ctx.op("stablehlo.add", [i, ctx.constant(1, dt.int32)], [i32])[0]
-        return [i1, new, pv]
-
-    del b, m
-    types = [i32, perm_t, piv_t]
-    out = ctx.op("stablehlo.while", [i0, perm0, piv], types,
-                 regions=[ctx.region(types, cond), ctx.region(types, body)])
-    return out[1]
 
 
 def _lu_ref(a):
