@@ -9,15 +9,16 @@ which adds no frame. Nested boundaries filter again, which is harmless: filterin
 idempotent. The chained exceptions (`raise ... from`) are filtered too. Off switch:
 STABLEJIT_TRACEBACK_FILTERING=off, or config.update("traceback_filtering", "off").
 
-Boundaries cost nothing until an exception passes: hot entry points (jit's cached call,
-the elementwise operators) hold an inline try/except, free in Python 3.11 when nothing
-is raised; the namespaces' functions are wrapped once, at import (`wrap_namespace`).
+The hot entry points (jit's call, the operators, x[i], the methods) hold an inline
+try/except, free in Python 3.11 until something is raised; the namespaces' functions are
+wrapped once, at import (`wrap_namespace`): one more Python frame, ~0.07 us a call.
 
-The same wrapper is where a composed library function's results follow its inputs
-(`follow=True`): called with tensors of a backend other than the current default (the
-reference backend, another device), it runs with that backend as the default, so the
-constants it makes inside (eye, arange, a Python bool predicate) join its inputs and
-the result stays where the inputs are, as a committed jax array's would.
+That wrapper is also where a composed library function's results follow its inputs
+(`follow_boundary`, ~0.06 us more): called with tensors of a backend other than the
+current default (the reference backend, another device), it runs with that backend as
+the default, so the constants it makes inside (eye, arange, a Python bool predicate)
+join its inputs and the result stays where the inputs are, as a committed jax array's
+would.
 """
 
 from __future__ import annotations
