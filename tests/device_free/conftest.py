@@ -12,7 +12,7 @@ from stablejit.runtime import client
 def no_pjrt_client(monkeypatch):
     def refuse(platform: str):
         raise AssertionError(
-            f"a device-free test created (or probed for) a PJRT client for {platform!r}: it runs on a "
-            f"device, so it belongs in tests/host/ (or it should use the reference "
-            f"backend or the interpreter)")
+            f"a device-free test created (or probed for) a PJRT client for {platform!r}: "
+            f"it runs on a device, so it belongs in tests/host/ (or it should use the "
+            f"reference backend or the interpreter)")
     monkeypatch.setattr(client, "_create", refuse)
