@@ -33,7 +33,8 @@ def blocks(path: Path) -> list[tuple[str, str]]:
 
 
 @pytest.mark.parametrize("page", [p for p in PAGES if blocks(p)], ids=lambda p: p.name)
-def test_guide_page_runs(page):
+def test_guide_page_runs(page, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)  # what a page writes (model.sjx ...) stays out of the tree
     globs = {"np": np, "stablejit": stablejit, "snp": snp}
     parser, runner = doctest.DocTestParser(), doctest.DocTestRunner(
         optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
