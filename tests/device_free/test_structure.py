@@ -72,3 +72,22 @@ def test_modules_stay_short():
     sizes = {str(p.relative_to(ROOT)): len(p.read_text().splitlines()) for p in SOURCES}
     too_long = {p: n for p, n in sizes.items() if n > MAX_MODULE_LINES}
     assert not too_long, too_long
+
+
+def test_one_staging_function():
+    """User Python runs under a trace in one place: staging.stage (6 trace loops at
+    a58a090). Elsewhere `with using_backend(...)` opens a lazy() block (lazy.py) or a
+    default_backend block (api.py), records grad's tape (autodiff._on_tape) or runs a
+    library function where its inputs live (tracebacks.py): none stages IR."""
+    allowed = {"frontend/staging.py": 1, "frontend/lazy.py": 1, "frontend/autodiff.py": 1,
+               "frontend/api.py": 1, "frontend/tracebacks.py": 1}
+    found = {}
+    for path in sorted((ROOT / "frontend").rglob("*.py")):
+        rel = str(path.relative_to(ROOT))
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.With) and any(
+                    isinstance(i.context_expr, ast.Call) and
+                    getattr(i.context_expr.func, "id", getattr(i.context_expr.func, "attr", ""))
+                    == "using_backend" for i in node.items):
+                found[rel] = found.get(rel, 0) + 1
+    assert found == allowed, found
