@@ -6,8 +6,10 @@
 - the README's first example runs as a file, and the values its comments show are the
   ones it prints.
 
-Blocks that summarise calls without their data are ```{code-block} python with the
-caption "(not run)"; this test counts them so that no runnable page loses its examples.
+A ```pycon block right after the MyST comment line `% on N host devices` runs in a
+subprocess with N forced host devices (XLA_FLAGS, as tests/host/conftest.py does), with
+`np` and `stablejit` imported. No block is left unrun: a ```{code-block} python with
+the caption "(not run)" fails the test.
 """
 
 from __future__ import annotations
@@ -23,13 +25,23 @@ import pytest
 import stablejit
 import stablejit.numpy as snp
 
+from tests.host.conftest import device_env
+
 ROOT = Path(__file__).resolve().parents[2]
 PAGES = sorted((ROOT / "docs").glob("*.md"))
-_BLOCK = re.compile(r"^```(pycon|python)\n(.*?)^```", re.M | re.S)
+_BLOCK = re.compile(r"^(?:% on (\d+) host devices.*\n)?```(pycon|python)\n(.*?)^```", re.M | re.S)
+_NOT_RUN = re.compile(r"^```\{code-block\}[^\n]*\n:caption:[^\n]*not run", re.M)
 
 
 def blocks(path: Path) -> list[tuple[str, str]]:
-    return _BLOCK.findall(path.read_text())
+    """The blocks the page's session runs, in order (not those on several devices)."""
+    return [(kind, code) for n, kind, code in _BLOCK.findall(path.read_text()) if not n]
+
+
+def device_blocks() -> list[tuple[str, int, str]]:
+    return [(f"{p.name}:{i}", int(n), code) for p in PAGES
+            for i, (n, kind, code) in enumerate(_BLOCK.findall(p.read_text()))
+            if n and kind == "pycon"]
 
 
 @pytest.mark.parametrize("page", [p for p in PAGES if blocks(p)], ids=lambda p: p.name)
@@ -51,11 +63,33 @@ def test_guide_page_runs(page, tmp_path, monkeypatch):
 
 def test_the_guides_have_runnable_examples():
     assert blocks(ROOT / "docs/getting_started.md")
+    assert device_blocks()
+    unrun = [p.name for p in PAGES for _ in _NOT_RUN.findall(p.read_text())]
+    assert not unrun, f"blocks marked (not run) in {unrun}: write them as ```pycon blocks"
+
+
+_DEVICE_SESSION = """
+import doctest, sys
+import numpy as np, stablejit
+test = doctest.DocTestParser().get_doctest(sys.stdin.read(), {"np": np, "stablejit": stablejit},
+                                           "block", "block", 0)
+runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
+sys.exit(runner.run(test).failed)
+"""
+
+
+@pytest.mark.parametrize("name, devices, code", device_blocks(),
+                         ids=[b[0] for b in device_blocks()])
+def test_guide_block_on_host_devices(name, devices, code, tmp_path):
+    out = subprocess.run([sys.executable, "-c", _DEVICE_SESSION], input=code, text=True,
+                         capture_output=True, cwd=tmp_path, env=device_env(devices),
+                         timeout=300)
+    assert out.returncode == 0, out.stdout[-6000:] + out.stderr[-2000:]
 
 
 def test_readme_example_prints_what_it_says(tmp_path):
     text = (ROOT / "README.md").read_text()
-    code = _BLOCK.search(text).group(2)
+    code = _BLOCK.search(text).group(3)
     script = tmp_path / "quickstart.py"
     script.write_text(code)
     out = subprocess.run([sys.executable, str(script)], capture_output=True, text=True,
