@@ -57,7 +57,13 @@ def _structs(types, weak) -> list[ShapeDtypeStruct]:
 
 def eval_shape(fun, *args, **kwargs):
     """The shapes and dtypes of fun(*args, **kwargs), as a pytree of ShapeDtypeStruct,
-    found by tracing fun once (nothing runs: arguments may be ShapeDtypeStructs)."""
+    found by tracing fun once (nothing runs: arguments may be ShapeDtypeStructs).
+
+    Example:
+        >>> a = stablejit.ShapeDtypeStruct((2, 3), snp.float32)
+        >>> stablejit.eval_shape(lambda a, b: a @ b, a, stablejit.ShapeDtypeStruct((3, 4), a.dtype))
+        ShapeDtypeStruct(shape=(2, 4), dtype=float32)
+    """
     fn, out_tree, _, weak, _ = _trace("eval_shape", fun, args, kwargs)
     return tree.unflatten(out_tree, _structs(fn.result_types, weak))
 
@@ -96,7 +102,13 @@ def make_jaxpr(fun, static_argnums=(), axis_env=None, return_shape: bool = False
     """A function that traces fun on its arguments and returns a ClosedIR (our IR in
     place of a jaxpr), and with return_shape=True also the output's ShapeDtypeStructs.
     axis_env and abstracted_axes are jax's options for pmap and shape polymorphism,
-    which make_jaxpr does not support here."""
+    which make_jaxpr does not support here.
+
+    Example:
+        >>> ir = stablejit.make_jaxpr(lambda x: snp.sin(x) * 2.0)(snp.ones(3))
+        >>> ir.out_avals
+        [ShapeDtypeStruct(shape=(3,), dtype=float32)]
+    """
     if axis_env is not None or abstracted_axes is not None:
         raise NotImplementedError(at_user_line(
             "make_jaxpr: axis_env and abstracted_axes are not supported; trace with "

@@ -336,7 +336,13 @@ def cond(pred, true_fn, false_fn, *operands):
 
     pred is a scalar (bool, or a number compared with 0). Both functions must return
     the same pytree structure with the same shapes and dtypes. Only the chosen branch
-    runs (unlike `where`). Differentiable in both modes."""
+    runs (unlike `where`). Differentiable in both modes.
+
+    Example:
+        >>> stablejit.cond(snp.asarray(3.0) > 0, lambda x: x * 2, lambda x: -x, snp.asarray(3.0))
+        Tensor<f32[] xla:host:0>
+        6.
+    """
     p = _as_tensor(pred)
     if p.shape != ():
         raise TypeError(at_user_line(
@@ -352,7 +358,14 @@ def cond(pred, true_fn, false_fn, *operands):
 
 def switch(index, branches, *operands):
     """`branches[index](*operands)`, with index clamped to [0, len(branches) - 1] as in
-    JAX's `lax.switch`. All branches must return the same structure, shapes and dtypes."""
+    JAX's `lax.switch`. All branches must return the same structure, shapes and dtypes.
+
+    Example:
+        >>> branches = [lambda x: x + 1, lambda x: x * 10, lambda x: -x]
+        >>> stablejit.switch(1, branches, snp.asarray(2.0))
+        Tensor<f32[] xla:host:0>
+        20.
+    """
     branches = list(branches)
     if not branches:
         raise ValueError(at_user_line("switch: needs at least one branch"))
@@ -404,7 +417,15 @@ def while_loop(cond_fun, body_fun, init_val):
     The carry (a pytree) must keep its structure, shapes and dtypes (JAX's rule: a
     weakly typed initial leaf, a Python scalar, takes the body's result type; nothing
     else is converted). Forward-mode differentiable; reverse mode needs a known trip
-    count: use fori_loop with Python int bounds, or scan."""
+    count: use fori_loop with Python int bounds, or scan.
+
+    Example:
+        >>> body = lambda c: (c[0] + 1, c[1] * 2.0)
+        >>> stablejit.while_loop(lambda c: c[0] < 5, body, (0, snp.asarray(1.0)))
+        (Tensor<i64[] xla:host:0>
+        5, Tensor<f32[] xla:host:0>
+        32.)
+    """
     return _while_loop(cond_fun, body_fun, init_val, LoopNames("while_loop", "body_fun"))
 
 
@@ -495,7 +516,13 @@ def fori_loop(lower, upper, body_fun, init_val):
     With bounds known while tracing (Python ints, or concrete tensors outside jit) it is
     a scan of upper - lower steps with a Python int index (weakly typed), so reverse-mode
     gradients work (as in JAX); with traced bounds it is a while_loop and the index has
-    the bounds' dtype. The carry follows while_loop's type rule."""
+    the bounds' dtype. The carry follows while_loop's type rule.
+
+    Example:
+        >>> stablejit.fori_loop(0, 4, lambda i, acc: acc + i * i, snp.asarray(0.0))
+        Tensor<f32[] xla:host:0>
+        14.
+    """
     lo, hi, d = _bounds_dtype(lower, upper)
     if _concrete_int(lower) and _concrete_int(upper):
         lower, upper = int(lower), int(upper)
@@ -527,7 +554,17 @@ def scan(f, init, xs=None, length=None, reverse=False, unroll=1):
     xs may be None (then `length` says how many steps). With reverse=True the steps
     run from the last slice to the first (ys keep their positions). unroll=k (an int,
     or True for all steps) runs k steps per loop iteration, as in JAX; the results
-    are the same. The carry follows while_loop's type rule."""
+    are the same. The carry follows while_loop's type rule.
+
+    Example:
+        >>> def cumsum_step(carry, x):
+        ...     carry = carry + x
+        ...     return carry, carry
+        >>> stablejit.scan(cumsum_step, snp.asarray(0.0), snp.asarray([1.0, 2.0, 3.0]))
+        (Tensor<f32[] xla:host:0>
+        6., Tensor<f32[3] xla:host:0>
+        [1., 3., 6.])
+    """
     return _scan(f, init, xs, length, reverse, unroll, LoopNames("scan", "f"))
 
 

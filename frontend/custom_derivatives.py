@@ -313,6 +313,15 @@ class custom_vjp(_Custom):
     others only. Outside any trace it just calls f; fwd and bwd are traced only when f is
     differentiated. Differentiating with respect to a tensor f closes over is an error:
     pass it as an argument.
+
+    Example:
+        >>> @stablejit.custom_vjp
+        ... def clip_gradient(x):
+        ...     return x
+        >>> _ = clip_gradient.defvjp(lambda x: (x, None), lambda _, g: (snp.clip(g, -1, 1),))
+        >>> stablejit.grad(lambda x: 5.0 * clip_gradient(x))(snp.asarray(2.0))
+        Tensor<f32[] xla:host:0>
+        1.
     """
 
     kind = "custom_vjp"
@@ -348,6 +357,18 @@ class custom_jvp(_Custom):
     nondiff_argnums the rule takes those arguments first. Reverse mode transposes the
     rule, so it must be linear in the tangents (as in JAX). The rule is traced only when
     f is differentiated.
+
+    Example:
+        >>> @stablejit.custom_jvp
+        ... def softplus(x):
+        ...     return snp.log1p(snp.exp(x))
+        >>> @softplus.defjvp
+        ... def softplus_jvp(primals, tangents):
+        ...     (x,), (t,) = primals, tangents
+        ...     return softplus(x), t * stablejit.nn.sigmoid(x)
+        >>> stablejit.grad(softplus)(snp.asarray(0.0))
+        Tensor<f32[] xla:host:0>
+        0.5
     """
 
     kind = "custom_jvp"
@@ -408,7 +429,14 @@ def checkpoint(fun: Callable | None = None, *, prevent_cse: bool = True, policy=
     the others are traced. prevent_cse=True (the default) puts the recomputation behind
     an optimization barrier so XLA cannot merge it with the first forward pass.
     policy is accepted for JAX compatibility and ignored: everything inside fun is
-    recomputed (JAX's default, nothing saveable)."""
+    recomputed (JAX's default, nothing saveable).
+
+    Example:
+        >>> f = stablejit.checkpoint(lambda x: x ** 3 + 2.0 * x)
+        >>> stablejit.grad(f)(snp.asarray(2.0))
+        Tensor<f32[] xla:host:0>
+        14.
+    """
     if fun is None:
         return functools.partial(checkpoint, prevent_cse=prevent_cse, policy=policy,
                                  static_argnums=static_argnums)

@@ -308,7 +308,14 @@ def _shards_as(t: Tensor, sharding) -> Shards:
 def device_put(x, device=None):
     """x (a tensor, array or pytree of them) placed as `device` says: a Sharding
     (NamedSharding over several devices, SingleDeviceSharding), a PJRT device, or None
-    for the default device. A pytree of shardings matching x places each leaf."""
+    for the default device. A pytree of shardings matching x places each leaf.
+
+    Example:
+        >>> x = stablejit.device_put(np.arange(3.0), stablejit.devices()[0])
+        >>> x
+        Tensor<f64[3] xla:host:0>
+        [0., 1., 2.]
+    """
     if isinstance(device, (tuple, list, dict)):
         return tree.tree_map(lambda leaf, s: _put_one(leaf, s), x, device)
     return tree.tree_map(lambda leaf: _put_one(leaf, device), x)
