@@ -46,7 +46,13 @@ def identity(x) -> Tensor:
 
 @one_program
 def relu(x) -> Tensor:
-    """max(x, 0), with gradient 0 at 0 (as JAX); NaN stays NaN."""
+    """max(x, 0), with gradient 0 at 0 (as JAX); NaN stays NaN.
+
+    Example:
+        >>> stablejit.nn.relu(snp.asarray([-1.0, 0.0, 2.0]))
+        Tensor<f32[3] xla:host:0>
+        [0., 0., 2.]
+    """
     x = snp.asarray(x)
     return snp.where(snp.logical_or(x > 0, snp.isnan(x)), x, snp.zeros_like(x))
 
@@ -190,7 +196,13 @@ def log1mexp(x) -> Tensor:
 def gelu(x, approximate: bool = True) -> Tensor:
     """The Gaussian error linear unit: x * Phi(x), Phi the standard normal CDF. As in
     JAX, approximate=True (the default) uses the tanh form; approximate=False is exact,
-    0.5 * x * erfc(-x / sqrt(2))."""
+    0.5 * x * erfc(-x / sqrt(2)).
+
+    Example:
+        >>> stablejit.nn.gelu(snp.asarray([-1.0, 0.0, 1.0]))
+        Tensor<f32[3] xla:host:0>
+        [-0.15880...,  0. ...,  0.841192...]
+    """
     x = snp.asarray(x)
     if not snp.isdtype(x.dtype, ("real floating", "complex floating")):
         x = snp.astype(x, snp.float32)
@@ -224,7 +236,13 @@ def logsumexp(a, axis: int | Sequence[int] | None = None, b=None, keepdims: bool
     """log(sum(b * exp(a))) over axis (all axes by default, as JAX and SciPy), computed as
     m + log(sum(b * exp(a - m))) with m the (gradient-free) maximum, so it neither
     overflows nor underflows to -inf. return_sign=True gives (log|sum|, sign(sum));
-    otherwise a negative sum gives NaN. `where` masks elements out."""
+    otherwise a negative sum gives NaN. `where` masks elements out.
+
+    Example:
+        >>> stablejit.nn.logsumexp(snp.asarray([0.0, 0.0]))
+        Tensor<f32[] xla:host:0>
+        0.6931472
+    """
     a = snp.asarray(a)
     if not a.dtype.is_inexact:
         a = snp.astype(a, snp.float32)
@@ -257,7 +275,13 @@ def logsumexp(a, axis: int | Sequence[int] | None = None, b=None, keepdims: bool
 @one_program
 def softmax(x, axis: int | Sequence[int] | None = -1, where=None) -> Tensor:
     """exp(x) / sum(exp(x)) along axis (None: all axes); masked-out elements (`where`
-    False) get 0."""
+    False) get 0.
+
+    Example:
+        >>> stablejit.nn.softmax(snp.asarray([1.0, 2.0, 3.0]))
+        Tensor<f32[3] xla:host:0>
+        [0.09003057, 0.244728..., 0.66524094]
+    """
     x = snp.asarray(x)
     x_max = stop_gradient(snp.max(_masked(x, where, -math.inf), axis=axis, keepdims=True))
     e = snp.exp(_masked(x, where, -math.inf) - x_max)
@@ -267,7 +291,13 @@ def softmax(x, axis: int | Sequence[int] | None = -1, where=None) -> Tensor:
 
 @one_program
 def log_softmax(x, axis: int | Sequence[int] | None = -1, where=None) -> Tensor:
-    """x - logsumexp(x) along axis; masked-out elements (`where` False) get -inf."""
+    """x - logsumexp(x) along axis; masked-out elements (`where` False) get -inf.
+
+    Example:
+        >>> stablejit.nn.log_softmax(snp.asarray([1.0, 2.0, 3.0]))
+        Tensor<f32[3] xla:host:0>
+        [-2.40760..., -1.40760..., -0.40760...]
+    """
     x = snp.asarray(x)
     x_max = stop_gradient(snp.max(_masked(x, where, -math.inf), axis=axis, keepdims=True))
     shifted = _masked(x, where, -math.inf) - x_max
@@ -278,7 +308,14 @@ def log_softmax(x, axis: int | Sequence[int] | None = -1, where=None) -> Tensor:
 @one_program
 def one_hot(x, num_classes: int, dtype=snp.float32, *, axis: int = -1) -> Tensor:
     """x == class along a new axis `axis` of size num_classes, as `dtype`; out-of-range
-    labels give all zeros."""
+    labels give all zeros.
+
+    Example:
+        >>> stablejit.nn.one_hot(snp.asarray([0, 2]), 3)
+        Tensor<f32[2,3] xla:host:0>
+        [[1., 0., 0.],
+         [0., 0., 1.]]
+    """
     try:
         n = operator.index(num_classes)
     except TypeError:

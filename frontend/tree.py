@@ -275,7 +275,13 @@ def _is_namedtuple(x) -> bool:
 
 
 def flatten(tree: Any, is_leaf: Callable[[Any], bool] | None = None) -> tuple[list, TreeDef]:
-    """(leaves, structure). is_leaf(node) True makes a node a leaf."""
+    """(leaves, structure). is_leaf(node) True makes a node a leaf.
+
+    Example:
+        >>> leaves, treedef = stablejit.tree.flatten({'b': (2, 3), 'w': 1})
+        >>> leaves
+        [2, 3, 1]
+    """
     leaves: list = []
     try:
         return leaves, _flatten(tree, leaves, is_leaf)
@@ -351,7 +357,13 @@ def unflatten(treedef: TreeDef, leaves: Iterable) -> Any:
     inverse of flatten (jax.tree.unflatten).
 
     Raises:
-        ValueError: if the number of leaves differs from the structure's."""
+        ValueError: if the number of leaves differs from the structure's.
+
+    Example:
+        >>> leaves, treedef = stablejit.tree.flatten({'b': (2, 3), 'w': 1})
+        >>> stablejit.tree.unflatten(treedef, [x * 10 for x in leaves])
+        {'b': (20, 30), 'w': 10}
+    """
     leaves = list(leaves)
     if len(leaves) != treedef.num_leaves:  # jax raises too, where zip would cut or stop
         raise ValueError(at_user_line(
@@ -398,7 +410,12 @@ def _rest_leaves(fname: str, td: TreeDef, rest: tuple) -> list[list]:
 def tree_map(f: Callable, tree: Any, *rest: Any,
              is_leaf: Callable[[Any], bool] | None = None) -> Any:
     """f applied to each leaf of `tree` (and the matching subtrees of `rest`, which
-    share tree's structure down to its leaves)."""
+    share tree's structure down to its leaves).
+
+    Example:
+        >>> stablejit.tree.map(lambda a, b: a + b, {'w': 1, 'b': (2, 3)}, {'w': 10, 'b': (20, 30)})
+        {'b': (22, 33), 'w': 11}
+    """
     leaves, td = flatten(tree, is_leaf)
     others = _rest_leaves("tree_map", td, rest)
     return unflatten(td, [f(x, *ys) for x, *ys in zip(leaves, *others, strict=True)])
@@ -421,6 +438,11 @@ def tree_leaves(tree: Any, is_leaf: Callable[[Any], bool] | None = None) -> list
 
     is_leaf: a predicate that stops the descent at the subtrees it accepts. None is a
     node without children, so it is not a leaf.
+
+    Example:
+        >>> stablejit.tree.leaves({'w': snp.ones(2), 'layers': [1.0, (2.0, None)]})
+        [1.0, 2.0, Tensor<f32[2] xla:host:0>
+        [1., 1.]]
     """
     return flatten(tree, is_leaf)[0]
 

@@ -123,6 +123,11 @@ def fft(a, n=None, axis: int = -1, norm=None) -> Tensor:
 
     Raises:
         ValueError: if n < 1 or norm is unknown.
+
+    Example:
+        >>> snp.fft.fft(snp.asarray([1.0, 0.0, 0.0, 0.0]))
+        Tensor<c64[4] xla:host:0>
+        [1.+0.j, 1.+0.j, 1.+0.j, 1.+0.j]
     """
     return _transform(a, None if n is None else (n,), (axis,), norm, "FFT")
 
@@ -136,6 +141,11 @@ def ifft(a, n=None, axis: int = -1, norm=None) -> Tensor:
     1/n back), 'ortho' (1/sqrt(n) both ways) or 'forward' (1/n forward).
 
     Returns a complex tensor.
+
+    Example:
+        >>> snp.fft.ifft(snp.asarray([4.0, 0.0, 0.0, 0.0]))
+        Tensor<c64[4] xla:host:0>
+        [1.+0.j, 1.+0.j, 1.+0.j, 1.+0.j]
     """
     return _transform(a, None if n is None else (n,), (axis,), norm, "IFFT")
 
@@ -153,6 +163,11 @@ def rfft(a, n=None, axis: int = -1, norm=None) -> Tensor:
 
     Raises:
         TypeError: if a is complex.
+
+    Example:
+        >>> snp.fft.rfft(snp.asarray([1.0, 2.0, 3.0, 4.0]))
+        Tensor<c64[3] xla:host:0>
+        [10.+0.j, -2.+2.j, -2.+0.j]
     """
     return _transform(a, None if n is None else (n,), (axis,), norm, "RFFT")
 

@@ -96,6 +96,12 @@ def cholesky(x, *, upper: bool = False) -> Tensor:
 
     Raises:
         ValueError: if x is not a (batch of) square matrix.
+
+    Example:
+        >>> snp.linalg.cholesky(snp.asarray([[4.0, 2.0], [2.0, 2.0]]))
+        Tensor<f32[2,2] xla:host:0>
+        [[2., 0.],
+         [1., 1.]]
     """
     x = _float_matrix(x, "cholesky", True)
     l = bind1(la.cholesky, _symmetrize(x))
@@ -120,6 +126,13 @@ def qr(x, mode: str = "reduced"):
 
     Raises:
         ValueError: for another mode, or x with fewer than two axes.
+
+    Example:
+        >>> q, r = snp.linalg.qr(snp.asarray([[3.0, 0.0], [4.0, 5.0]]))
+        >>> r  # NumPy's signs: R's diagonal may be negative
+        Tensor<f32[2,2] xla:host:0>
+        [[-5., -4.],
+         [ 0.,  3.]]
     """
     if mode not in ("reduced", "complete", "r"):
         raise ValueError(at_user_line(f"linalg.qr: mode must be 'reduced', 'complete' or "
@@ -138,6 +151,12 @@ def eigh(x, UPLO: str = "L"):
 
     Raises:
         ValueError: if x is not a (batch of) square matrix.
+
+    Example:
+        >>> w, v = snp.linalg.eigh(snp.asarray([[2.0, 0.0], [0.0, 1.0]]))
+        >>> w
+        Tensor<f32[2] xla:host:0>
+        [1., 2.]
     """
     x = _float_matrix(x, "eigh", True)
     w, v = bind(la.eigh, (_symmetrize(x),), Attrs({"lower": UPLO == "L"}))
@@ -190,6 +209,11 @@ def svd(x, full_matrices: bool = True, compute_uv: bool = True, hermitian: bool 
     compute_uv=False returns s alone. hermitian is accepted for NumPy's signature.
     Returns SVDResult(U, S, Vh); the singular values are in descending order. Works on the
     last two axes; leading axes are a batch. On TPU it raises UnsupportedPlatformError.
+
+    Example:
+        >>> snp.linalg.svd(snp.asarray([[3.0, 0.0], [0.0, -4.0]]), compute_uv=False)
+        Tensor<f32[2] xla:host:0>
+        [4., 3.]
     """
     x = _float_matrix(x, "svd")
     if not compute_uv:
@@ -238,6 +262,12 @@ def solve(a, b) -> Tensor:
 
     Raises:
         ValueError: if a is not square or the sizes do not match.
+
+    Example:
+        >>> a = snp.asarray([[3.0, 1.0], [1.0, 2.0]])
+        >>> snp.linalg.solve(a, snp.asarray([9.0, 8.0]))
+        Tensor<f32[2] xla:host:0>
+        [2., 3.]
     """
     (a, b), _ = promote_operands(a, b)  # solve(complex64, complex128) is complex128
     a = _float_matrix(a, "solve", True)
@@ -265,6 +295,12 @@ def inv(x) -> Tensor:
 
     Raises:
         ValueError: if x is not a (batch of) square matrix.
+
+    Example:
+        >>> snp.linalg.inv(snp.asarray([[2.0, 0.0], [0.0, 4.0]]))
+        Tensor<f32[2,2] xla:host:0>
+        [[0.5 , 0.  ],
+         [0.  , 0.25]]
     """
     x = _float_matrix(x, "inv", True)
     return solve(x, broadcast_to(_eye_like(x), x.shape))
@@ -364,6 +400,11 @@ def det(x) -> Tensor:
 
     Raises:
         ValueError: if x is not a (batch of) square matrix.
+
+    Example:
+        >>> snp.linalg.det(snp.asarray([[1.0, 2.0], [3.0, 4.0]]))
+        Tensor<f32[] xla:host:0>
+        -1.9999999
     """
     x = _float_matrix(x, "det", True)
     lu, piv, _ = lu_factor(x)
@@ -448,7 +489,16 @@ def matrix_norm(x, keepdims: bool = False, ord="fro") -> Tensor:
 
 
 def norm(x, ord=None, axis=None, keepdims: bool = False) -> Tensor:
-    """numpy.linalg.norm: vector norms for 1-D input or one axis, matrix norms for 2-D."""
+    """numpy.linalg.norm: vector norms for 1-D input or one axis, matrix norms for 2-D.
+
+    Example:
+        >>> snp.linalg.norm(snp.asarray([3.0, 4.0]))
+        Tensor<f32[] xla:host:0>
+        5.
+        >>> snp.linalg.norm(snp.asarray([[1.0, 2.0], [3.0, 4.0]]), ord=1)
+        Tensor<f32[] xla:host:0>
+        6.
+    """
     x = as_tensor(x)
     if axis is None:
         if ord is None:

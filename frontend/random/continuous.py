@@ -63,7 +63,14 @@ def _erf32(x: Tensor) -> Tensor:
 
 
 def normal(key, shape=(), dtype=None) -> Tensor:
-    """Standard normal floats."""
+    """Standard normal floats.
+
+    Example:
+        >>> stablejit.random.normal(stablejit.random.key(0), (2, 2))
+        Tensor<f32[2,2] xla:host:0>
+        [[ 1.6226422 ,  2.0252647 ],
+         [-0.43359444, -0.07861735]]
+    """
     k = _check_key("normal", key)
     d = _float_dtype("normal", dtype)
     return _normal(k, _shape(shape), d)

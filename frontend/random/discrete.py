@@ -38,7 +38,13 @@ def randint(key, shape, minval, maxval, dtype=None) -> Tensor:
     """Uniform integers in [minval, maxval) (jax.random.randint's algorithm: two draws
     of the dtype's width, reduced modulo the span). The dtype defaults to int32, as in
     jax.random.randint, so the same call gives the same numbers (the draws depend on the
-    dtype's width: dtype=int64 matches jax with 64-bit types enabled)."""
+    dtype's width: dtype=int64 matches jax with 64-bit types enabled).
+
+    Example:
+        >>> stablejit.random.randint(stablejit.random.key(0), (5,), 0, 10)
+        Tensor<i32[5] xla:host:0>
+        [9, 0, 2, 3, 1]
+    """
     k = _check_key("randint", key)
     d = dt.int32 if dtype is None else dt.dtype(dtype)
     if d.kind not in "iu":
@@ -92,7 +98,14 @@ _randint = sampler(_randint_impl, (3, 4))
 
 def categorical(key, logits, axis: int = -1, shape=None) -> Tensor:
     """Indices drawn with probabilities softmax(logits) along `axis` (the Gumbel-max
-    trick, as jax.random.categorical with replace=True)."""
+    trick, as jax.random.categorical with replace=True).
+
+    Example:
+        >>> logits = snp.log(snp.asarray([0.1, 0.2, 0.7]))
+        >>> stablejit.random.categorical(stablejit.random.key(0), logits, shape=(6,))
+        Tensor<i64[6] xla:host:0>
+        [1, 2, 2, 1, 2, 2]
+    """
     k = _check_key("categorical", key)
     lg = snp.asarray(logits)
     if lg.dtype.kind != "f" or lg.ndim == 0:
@@ -124,7 +137,13 @@ _categorical = sampler(_categorical_impl, (2, 3))
 
 def permutation(key, x, axis: int = 0, independent: bool = False) -> Tensor:
     """A random permutation of range(x) (x an int) or of x's entries along `axis`
-    (every slice permuted the same way, or each independently)."""
+    (every slice permuted the same way, or each independently).
+
+    Example:
+        >>> stablejit.random.permutation(stablejit.random.key(0), 5)
+        Tensor<i64[5] xla:host:0>
+        [0, 1, 4, 3, 2]
+    """
     k = _check_key("permutation", key)
     if isinstance(x, (int, np.integer)):
         n = int(x)

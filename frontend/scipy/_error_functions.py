@@ -25,7 +25,13 @@ from ._operands import in_float32, real_float
 
 
 def erf(x) -> Tensor:
-    """The error function, 2/sqrt(pi) * integral from 0 to x of exp(-t^2) dt."""
+    """The error function, 2/sqrt(pi) * integral from 0 to x of exp(-t^2) dt.
+
+    Example:
+        >>> stablejit.scipy.special.erf(snp.asarray([0.0, 1.0]))
+        Tensor<f32[2] xla:host:0>
+        [0. ..., 0.842700...]
+    """
     return bind1(ew.erf, real_float("erf", x))
 
 

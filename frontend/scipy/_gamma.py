@@ -85,7 +85,13 @@ def _gammaln_jvp(primals, tangents):
 
 
 def gammaln(x) -> Tensor:
-    """log|Gamma(x)|: +inf at the poles (0 and the negative integers) and at +-inf."""
+    """log|Gamma(x)|: +inf at the poles (0 and the negative integers) and at +-inf.
+
+    Example:
+        >>> stablejit.scipy.special.gammaln(snp.asarray([3.0, 5.0]))
+        Tensor<f32[2] xla:host:0>
+        [0.693147..., 3.178054...]
+    """
     return _gammaln(real_float("gammaln", x))
 
 

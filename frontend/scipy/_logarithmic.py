@@ -78,7 +78,13 @@ def logit(x) -> Tensor:
 
 
 def expit(x) -> Tensor:
-    """The logistic sigmoid 1 / (1 + exp(-x))."""
+    """The logistic sigmoid 1 / (1 + exp(-x)).
+
+    Example:
+        >>> stablejit.scipy.special.expit(snp.asarray([0.0, 2.0]))
+        Tensor<f32[2] xla:host:0>
+        [0.5     , 0.880797]
+    """
     return snp.sigmoid(real_float("expit", x))
 
 
@@ -117,7 +123,13 @@ def logsumexp(a, axis: int | Sequence[int] | None = None, b=None, keepdims: bool
               return_sign: bool = False, where=None):
     """log(sum(b * exp(a))) over axis (all axes by default), shifted by the maximum so
     that it neither overflows nor underflows. With return_sign, (log|sum|, sign(sum));
-    without, a negative sum gives nan. `where` masks the elements to include."""
+    without, a negative sum gives nan. `where` masks the elements to include.
+
+    Example:
+        >>> stablejit.scipy.special.logsumexp(snp.asarray([[0.0, 0.0], [1.0, 1.0]]), axis=1)
+        Tensor<f32[2] xla:host:0>
+        [0.6931472, 1.6931472]
+    """
     if b is None:
         a = real_float("logsumexp", a)
     else:

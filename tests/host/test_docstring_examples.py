@@ -120,7 +120,8 @@ def test_example_under_jit(test):
     examples = []
     for ex in test.examples:
         if _TENSORS.match(ex.want) and _is_expression(ex.source):
-            ex = doctest.Example(f"__under_jit(lambda: ({ex.source.strip()}))\n", ex.want,
+            # the newline ends a trailing comment of the example
+            ex = doctest.Example(f"__under_jit(lambda: ({ex.source.strip()}\n))\n", ex.want,
                                  ex.exc_msg, ex.lineno, ex.indent, ex.options)
         examples.append(ex)
     jitted = doctest.DocTest(examples, {}, test.name, test.filename, test.lineno,
