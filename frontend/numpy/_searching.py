@@ -191,6 +191,8 @@ def take_along_axis(arr, indices, axis=-1, mode=None, fill_value=None) -> Tensor
     if tuple(bshape) != arr.shape:
         arr = broadcast_to(arr, tuple(bshape))
     r = arr.ndim
+    if 0 in i.shape:  # nothing to take (an empty batch axis: XLA's gather refuses it)
+        return broadcast_to(arr._backend.scalar(0, arr.dtype), i.shape)
     out = bind1(ix.gather, arr, _along_axis_coords(i, arr.shape, ax),
                 offset_dims=(), collapsed_slice_dims=tuple(range(r)),
                 start_index_map=tuple(range(r)), index_vector_dim=r, slice_sizes=(1,) * r)
