@@ -42,6 +42,12 @@ def zeros(key, shape, dtype=None) -> Tensor:
     """An initialiser's result of zeros (jax.nn.initializers.zeros): `key` is ignored.
 
     Returns a tensor of `shape` and `dtype` (default float32).
+
+    Example:
+        >>> stablejit.nn.initializers.zeros(stablejit.random.key(0), (2, 3))
+        Tensor<f32[2,3] xla:host:0>
+        [[0., 0., 0.],
+         [0., 0., 0.]]
     """
     return snp.zeros(tuple(shape), _dtype(dtype))
 
@@ -157,13 +163,29 @@ def _scaled(scale: float, mode: str, distribution: str, doc: str) -> Callable:
 
 glorot_uniform = _scaled(1.0, "fan_avg", "uniform", "variance_scaling(1, fan_avg, uniform)")
 glorot_normal = _scaled(1.0, "fan_avg", "truncated_normal",
-                        "variance_scaling(1, fan_avg, truncated_normal)")
+                        """variance_scaling(1, fan_avg, truncated_normal)
+
+    Example:
+        >>> init = stablejit.nn.initializers.glorot_normal()
+        >>> init(stablejit.random.key(0), (2, 3))
+        Tensor<f32[2,3] xla:host:0>
+        [[ 1.0468423 ,  1.2329134 , -0.29671577],
+         [-0.05394943,  0.12079362, -0.65617436]]
+    """)
 lecun_uniform = _scaled(1.0, "fan_in", "uniform", "variance_scaling(1, fan_in, uniform)")
 lecun_normal = _scaled(1.0, "fan_in", "truncated_normal",
                        "variance_scaling(1, fan_in, truncated_normal)")
 he_uniform = _scaled(2.0, "fan_in", "uniform", "variance_scaling(2, fan_in, uniform)")
 he_normal = _scaled(2.0, "fan_in", "truncated_normal",
-                    "variance_scaling(2, fan_in, truncated_normal)")
+                    """variance_scaling(2, fan_in, truncated_normal)
+
+    Example:
+        >>> init = stablejit.nn.initializers.he_normal()
+        >>> init(stablejit.random.key(0), (2, 2))
+        Tensor<f32[2,2] xla:host:0>
+        [[ 1.6552032 ,  1.9494075 ],
+         [-0.46914884, -0.08530156]]
+    """)
 xavier_uniform, xavier_normal = glorot_uniform, glorot_normal
 kaiming_uniform, kaiming_normal = he_uniform, he_normal
 

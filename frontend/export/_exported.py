@@ -445,7 +445,17 @@ def export(fun_jit, *, platforms=None, vjp_order: int = 0):
     Exported (jax.export.export's form). Arguments are ShapeDtypeStructs, tensors, arrays
     or Python scalars, in pytrees; static arguments of the jit are fixed at their value
     here and are not arguments of Exported.call. vjp_order=1 also exports the VJP, so
-    the exported function can be differentiated where it is called."""
+    the exported function can be differentiated where it is called.
+
+    Example:
+        >>> spec = stablejit.ShapeDtypeStruct(stablejit.export.symbolic_shape('b'), snp.float32)
+        >>> exp = stablejit.export.export(stablejit.jit(lambda x: x * 2.0 + 1.0))(spec)
+        >>> exp.in_avals
+        (ShapeDtypeStruct(shape=(b,), dtype=float32),)
+        >>> exp.call(snp.asarray([1.0, 2.0, 3.0]))     # any b
+        Tensor<f32[3] xla:host:0>
+        [3., 5., 7.]
+    """
     if not isinstance(fun_jit, Jitted):
         if not callable(fun_jit):
             raise TypeError(at_user_line(
@@ -551,7 +561,16 @@ def _export_vjp(fun_jit: Jitted, args, kwargs, in_avals, out_avals, plats) -> Ex
 
 def deserialize(data) -> Exported:
     """The Exported an artifact holds (bytes from Exported.serialize). Raises ArtifactError
-    for bytes that are not a whole, unchanged artifact of a format this stablejit reads."""
+    for bytes that are not a whole, unchanged artifact of a format this stablejit reads.
+
+    Example:
+        >>> f = stablejit.jit(lambda x: x * 2.0 + 1.0)
+        >>> spec = stablejit.ShapeDtypeStruct((2,), snp.float32)
+        >>> data = stablejit.export.export(f)(spec).serialize()
+        >>> stablejit.export.deserialize(data).call(snp.asarray([1.0, 2.0]))
+        Tensor<f32[2] xla:host:0>
+        [3., 5.]
+    """
     meta, blobs = art.unpack(data)
     try:
         exp = _from_meta(meta, blobs, top=True)

@@ -38,7 +38,15 @@ def symbolic_shape(shape_spec: str | None, *, constraints: Sequence[str] = (),
     """A shape of symbolic dimensions from jax.export's spelling: "b, 784", "(b, 2*b)",
     "b, ..." (with `like`: the rest of like's dimensions), "_" (like's dimension).
     constraints: "b >= 16", "b <= 4096", "b % 8 == 0". Dimensions from one call share a
-    scope; pass scope= (the `.scope` of a dimension) to combine with another call's."""
+    scope; pass scope= (the `.scope` of a dimension) to combine with another call's.
+
+    Example:
+        >>> stablejit.export.symbolic_shape('b, 784')
+        (b, 784)
+        >>> b, = stablejit.export.symbolic_shape('b', constraints=['b >= 2'])
+        >>> stablejit.ShapeDtypeStruct((b, 3), snp.float32)
+        ShapeDtypeStruct(shape=(b, 3), dtype=float32)
+    """
     if scope is None:
         scope = sym.Scope()
     try:

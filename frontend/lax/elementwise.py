@@ -25,7 +25,13 @@ from ._operands import (
     _unary_op,
 )
 
-add = _binary_op("add", ew.add, "x + y, one dtype.")
+add = _binary_op("add", ew.add, """x + y, one dtype and one shape (no promotion or broadcasting).
+
+    Example:
+        >>> stablejit.lax.add(snp.asarray([1, 2]), snp.asarray([10, 20]))
+        Tensor<i64[2] xla:host:0>
+        [11, 22]
+    """)
 
 
 sub = _binary_op("sub", ew.subtract, "x - y, one dtype.")

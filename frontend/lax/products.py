@@ -37,7 +37,13 @@ def _preferred(preferred_element_type):
 def dot_general(lhs, rhs, dimension_numbers, precision=None,
                 preferred_element_type=None) -> Tensor:
     """dimension_numbers = ((lhs_contracting, rhs_contracting), (lhs_batch, rhs_batch));
-    the result's axes are batch, lhs free, rhs free."""
+    the result's axes are batch, lhs free, rhs free.
+
+    Example:
+        >>> lhs, rhs = snp.ones((2, 3, 4)), snp.ones((2, 4, 5))
+        >>> stablejit.lax.dot_general(lhs, rhs, (((2,), (1,)), ((0,), (0,)))).shape
+        (2, 3, 5)
+    """
     x, y = _same_dtype("dot_general", lhs, rhs)
     (lc, rc), (lb, rb) = dimension_numbers
     attrs = {"contracting": (_ints(lc, "contracting"), _ints(rc, "contracting")),
@@ -84,7 +90,15 @@ def conv_general_dilated(lhs, rhs, window_strides, padding, lhs_dilation=None,
                          rhs_dilation=None, dimension_numbers=None,
                          feature_group_count: int = 1, batch_group_count: int = 1,
                          precision=None, preferred_element_type=None) -> Tensor:
-    """General convolution (cross-correlation), as lax.conv_general_dilated."""
+    """General convolution (cross-correlation), as lax.conv_general_dilated.
+
+    Example:
+        >>> x = snp.arange(5.0).reshape(1, 1, 5)     # N, C, W
+        >>> w = snp.asarray([1.0, 0.0, -1.0]).reshape(1, 1, 3)   # O, I, W
+        >>> stablejit.lax.conv_general_dilated(x, w, window_strides=(1,), padding='VALID')
+        Tensor<f32[1,1,3] xla:host:0>
+        [[[-2., -2., -2.]]]
+    """
     x, w = _same_dtype("conv_general_dilated", lhs, rhs)
     pref = _preferred(preferred_element_type)
     if pref is not None:

@@ -137,7 +137,17 @@ def reduce(operands, init_values, computation: Callable, dimensions):
     max and min with their identity as init run as reduce_sum, prod, max, min; any
     other computation is applied pairwise in a tree of log2(n) vectorised steps, init
     combined once at the end, so it should be associative and commutative (XLA's
-    order of reduction is unspecified too)."""
+    order of reduction is unspecified too).
+
+    Example:
+        >>> x = snp.asarray([[1.0, 2.0], [3.0, 4.0]])
+        >>> stablejit.lax.reduce(x, 0.0, stablejit.lax.add, (0,))
+        Tensor<f32[2] xla:host:0>
+        [4., 6.]
+        >>> stablejit.lax.reduce(snp.asarray([1, 5, 3]), -100, lambda a, b: snp.maximum(a, b), (0,))
+        Tensor<i64[] xla:host:0>
+        5
+    """
     xs, td = tree.flatten(operands)
     inits, init_td = tree.flatten(init_values)
     if init_td != td:

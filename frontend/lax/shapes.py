@@ -220,7 +220,13 @@ def _start_indices(name: str, x: Tensor, start_indices) -> list[Tensor]:
 
 
 def dynamic_slice(operand, start_indices, slice_sizes) -> Tensor:
-    """The window of `slice_sizes` at traced `start_indices` (clamped into the operand)."""
+    """The window of `slice_sizes` at traced `start_indices` (clamped into the operand).
+
+    Example:
+        >>> stablejit.lax.dynamic_slice(snp.arange(10), (3,), (4,))
+        Tensor<i64[4] xla:host:0>
+        [3, 4, 5, 6]
+    """
     x = as_tensor(operand)
     starts = _start_indices("dynamic_slice", x, start_indices)
     return bind1(shape_ops.dynamic_slice, x, *starts, sizes=_ints(slice_sizes, "slice_sizes"))
@@ -252,7 +258,13 @@ def dynamic_index_in_dim(operand, index, axis: int = 0, keepdims: bool = True) -
 
 
 def dynamic_update_slice(operand, update, start_indices) -> Tensor:
-    """operand with `update` written at traced `start_indices` (clamped)."""
+    """operand with `update` written at traced `start_indices` (clamped).
+
+    Example:
+        >>> stablejit.lax.dynamic_update_slice(snp.zeros(5), snp.ones(2), (1,))
+        Tensor<f32[5] xla:host:0>
+        [0., 1., 1., 0., 0.]
+    """
     x, u = _same_dtype("dynamic_update_slice", operand, update)
     starts = _start_indices("dynamic_update_slice", x, start_indices)
     return bind1(shape_ops.dynamic_update_slice, x, u, *starts)
