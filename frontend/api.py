@@ -99,13 +99,24 @@ def default_backend(backend):
 
 def device_get(x):
     """x (a pytree) with every tensor read back to a NumPy array (waiting for it); other
-    leaves are returned as they are (jax.device_get)."""
+    leaves are returned as they are (jax.device_get).
+
+    Example:
+        >>> stablejit.device_get({'w': snp.ones(2)})
+        {'w': array([1., 1.], dtype=float32)}
+    """
     return tree.tree_map(lambda v: v.numpy() if isinstance(v, Tensor) else v, x)
 
 
 def block_until_ready(x):
     """Wait until every tensor of the pytree x is computed; returns x
-    (jax.block_until_ready). Leaves that are not tensors are left alone."""
+    (jax.block_until_ready). Leaves that are not tensors are left alone.
+
+    Example:
+        >>> stablejit.block_until_ready(snp.ones(2) * 3)
+        Tensor<f32[2] xla:host:0>
+        [3., 3.]
+    """
     for v in tree.leaves(x):
         if isinstance(v, Tensor):
             v.block_until_ready()

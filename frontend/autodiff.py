@@ -481,7 +481,14 @@ def jvp(f: Callable, primals: Sequence, tangents: Sequence):
 def linearize(f: Callable, *primals):
     """(f(*primals), f_jvp) where f_jvp(*tangents) gives J(primals) @ tangents, as JAX's
     linearize. f is traced once; each f_jvp call runs the tangent program (which
-    recomputes what it needs of the forward pass inside the same compiled program)."""
+    recomputes what it needs of the forward pass inside the same compiled program).
+
+    Example:
+        >>> y, f_jvp = stablejit.linearize(snp.sin, snp.asarray(0.0))
+        >>> f_jvp(snp.asarray(2.0))
+        Tensor<f32[] xla:host:0>
+        2.
+    """
     a, fn, out_tree, captured = _jvp_parts(f, primals, "linearize")
     out = tree.unflatten(out_tree, call_function(fn, a.leaves + captured))
 
@@ -667,7 +674,13 @@ def hessian(f: Callable, argnums: int | Sequence[int] = 0):
 # ---- stop_gradient -----------------------------------------------------------------------
 
 def stop_gradient(x):
-    """x, through which no gradient flows (applied to every leaf of a pytree)."""
+    """x, through which no gradient flows (applied to every leaf of a pytree).
+
+    Example:
+        >>> stablejit.grad(lambda x: x * stablejit.stop_gradient(x))(snp.asarray(3.0))
+        Tensor<f32[] xla:host:0>
+        3.
+    """
     def stop(t):
         t = _as_tensor(t)
         if t.dtype.kind not in "fc":

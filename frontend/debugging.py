@@ -48,7 +48,19 @@ def active() -> bool:
 @contextlib.contextmanager
 def disable_jit():
     """Within the block, jitted functions run as plain Python (eagerly, op by op), so
-    print, breakpoints and Python control flow on values work inside them."""
+    print, breakpoints and Python control flow on values work inside them.
+
+    Example:
+        >>> @stablejit.jit
+        ... def f(x):
+        ...     print("x is", x)
+        ...     return x + 1
+        >>> with stablejit.disable_jit():
+        ...     _ = f(snp.asarray(1.0))
+        x is 1.0
+        >>> _ = f(snp.asarray(1.0))
+        x is Tensor<f32[] traced>
+    """
     global jit_disabled
     with _count_lock:
         jit_disabled += 1

@@ -426,7 +426,12 @@ map = tree_map
 
 def map_with_path(f: Callable, tree: Any, *rest: Any,
                   is_leaf: Callable[[Any], bool] | None = None) -> Any:
-    """f(key_path, leaf, *matching subtrees of rest) for each leaf."""
+    """f(key_path, leaf, *matching subtrees of rest) for each leaf.
+
+    Example:
+        >>> stablejit.tree.map_with_path(lambda p, x: stablejit.tree.keystr(p), {'w': 1, 'b': (2,)})
+        {'b': ("['b'][0]",), 'w': "['w']"}
+    """
     leaves, td = flatten(tree, is_leaf)
     others = _rest_leaves("map_with_path", td, rest)
     return unflatten(td, [f(p, x, *ys) for p, x, *ys in zip(td.leaf_paths(), leaves,
@@ -450,6 +455,10 @@ def tree_leaves(tree: Any, is_leaf: Callable[[Any], bool] | None = None) -> list
 def tree_structure(tree: Any, is_leaf: Callable[[Any], bool] | None = None) -> TreeDef:
     """The structure (a TreeDef) of a pytree, without its leaves
     (jax.tree.structure). is_leaf: as for flatten.
+
+    Example:
+        >>> stablejit.tree.structure({'w': 1, 'b': (2, 3)}).num_leaves
+        3
     """
     return flatten(tree, is_leaf)[1]
 
@@ -477,7 +486,12 @@ _NO_INIT = object()
 
 def reduce(function: Callable, tree: Any, initializer: Any = _NO_INIT,
            is_leaf: Callable[[Any], bool] | None = None) -> Any:
-    """functools.reduce over the leaves."""
+    """functools.reduce over the leaves.
+
+    Example:
+        >>> stablejit.tree.reduce(lambda a, b: a + b, {'w': 1, 'b': (2, 3)})
+        6
+    """
     lv = flatten(tree, is_leaf)[0]
     if initializer is _NO_INIT:
         return functools.reduce(function, lv)

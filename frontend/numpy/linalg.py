@@ -166,6 +166,11 @@ def eigh(x, UPLO: str = "L"):
 def eigvalsh(x, UPLO: str = "L") -> Tensor:
     """The eigenvalues (ascending) of Hermitian matrices: eigh's, without the
     eigenvectors. UPLO: which triangle to read, 'L' or 'U'.
+
+    Example:
+        >>> snp.linalg.eigvalsh(snp.asarray([[2.0, 1.0], [1.0, 2.0]]))
+        Tensor<f32[2] xla:host:0>
+        [1., 3.]
     """
     return eigh(x, UPLO)[0]
 
@@ -375,6 +380,12 @@ def slogdet(x):
     """The sign and the log of the absolute value of the determinant of square
     matrices: SlogdetResult(sign, logabsdet), with det = sign * exp(logabsdet) without
     overflow. A singular matrix gives sign 0 and logabsdet -inf.
+
+    Example:
+        >>> stablejit.numpy.linalg.slogdet(snp.asarray([[0.0, 2.0], [3.0, 0.0]]))
+        SlogdetResult(sign=Tensor<f32[] xla:host:0>
+        -1., logabsdet=Tensor<f32[] xla:host:0>
+        1.7917595)
     """
     x = _float_matrix(x, "slogdet", True)
     lu, piv, _ = lu_factor(x)
@@ -521,7 +532,13 @@ def norm(x, ord=None, axis=None, keepdims: bool = False) -> Tensor:
 
 def matrix_rank(x, tol=None, rtol=None) -> Tensor:
     """How many singular values exceed `tol` (absolute) or `rtol` times the largest one;
-    a tolerance per matrix of a stack has the stack's shape, x.shape[:-2]."""
+    a tolerance per matrix of a stack has the stack's shape, x.shape[:-2].
+
+    Example:
+        >>> snp.linalg.matrix_rank(snp.asarray([[1.0, 2.0], [2.0, 4.0]]))
+        Tensor<i64[] xla:host:0>
+        1
+    """
     x = _float_matrix(x, "matrix_rank")
     if 0 in x.shape[-2:]:  # an empty matrix has rank 0 (and no singular values)
         return zeros(x.shape[:-2], dt.int64)
@@ -547,6 +564,12 @@ def _per_matrix(t):
 def pinv(x, rtol=None) -> Tensor:
     """The Moore-Penrose pseudo-inverse of matrices, from the SVD; singular values
     below rtol * the largest are treated as zero (default rtol: max(m, n) * eps).
+
+    Example:
+        >>> snp.linalg.pinv(snp.asarray([[2.0, 0.0], [0.0, 0.0]]))
+        Tensor<f32[2,2] xla:host:0>
+        [[0.5, 0. ],
+         [0. , 0. ]]
     """
     x = _float_matrix(x, "pinv")
     u, s, vh = svd(x, full_matrices=False)
@@ -589,7 +612,14 @@ def lstsq(a, b, rcond=None, *, numpy_resid: bool = False) -> LstsqResult:
     """The x minimising ||b - a x||_2, through the SVD of a (singular values below
     rcond * the largest count as zero). As in JAX, the residuals are always computed
     (NumPy gives an empty tensor when a is rank-deficient or not tall: numpy_resid=True,
-    outside jit)."""
+    outside jit).
+
+    Example:
+        >>> a = snp.asarray([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]])
+        >>> snp.linalg.lstsq(a, snp.asarray([1.0, 1.0, 2.0]))[0]
+        Tensor<f32[2] xla:host:0>
+        [1.0000001, 1.0000001]
+    """
     a = _float_matrix(a, "lstsq")
     (a, b), _ = promote_operands(a, b)
     if a.ndim != 2 or b.ndim not in (1, 2) or b.shape[0] != a.shape[0]:

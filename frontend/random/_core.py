@@ -170,7 +170,14 @@ _split = sampler(_split_impl, (1,))
 
 
 def fold_in(key, data) -> Tensor:
-    """A new key made from `key` and an integer (data is read as uint32)."""
+    """A new key made from `key` and an integer (data is read as uint32).
+
+    Example:
+        >>> k = stablejit.random.fold_in(stablejit.random.key(0), 7)   # one key per step
+        >>> stablejit.random.uniform(k, (2,))
+        Tensor<f32[2] xla:host:0>
+        [0.47504628, 0.07194722]
+    """
     k = _check_key("fold_in", key)
     d = snp.asarray(data)
     if d.shape != () or d.dtype.kind not in "biu":
@@ -262,7 +269,13 @@ def _words_split(k):
 
 
 def bernoulli(key, p=0.5, shape=None) -> Tensor:
-    """Booleans that are True with probability p."""
+    """Booleans that are True with probability p.
+
+    Example:
+        >>> stablejit.random.bernoulli(stablejit.random.key(0), 0.5, (6,))
+        Tensor<pred[6] xla:host:0>
+        [False, False,  True,  True, False,  True]
+    """
     k = _check_key("bernoulli", key)
     pt = snp.asarray(p)
     if pt.dtype.kind != "f":

@@ -94,7 +94,13 @@ _normal = sampler(_normal_impl, (1, 2))
 
 def truncated_normal(key, lower, upper, shape=None, dtype=None) -> Tensor:
     """Standard normal floats conditioned on lower < x < upper (shape defaults to the
-    broadcast shape of the bounds)."""
+    broadcast shape of the bounds).
+
+    Example:
+        >>> stablejit.random.truncated_normal(stablejit.random.key(0), -1.0, 1.0, (3,))
+        Tensor<f32[3] xla:host:0>
+        [ 0.861859...,  0.941288..., -0.291048...]
+    """
     k = _check_key("truncated_normal", key)
     d = _float_dtype("truncated_normal", dtype)
     lo, hi = snp.asarray(lower), snp.asarray(upper)

@@ -163,7 +163,13 @@ def choice(key, a, shape=(), replace: bool = True, p=None, axis: int = 0) -> Ten
     is an int), with jax.random.choice's algorithm and numbers: randint without p, a
     permutation's first entries when replace=False; with p, a search of the cumulative
     sum for uniform draws, or the top of Gumbel-perturbed log-probabilities when
-    replace=False."""
+    replace=False.
+
+    Example:
+        >>> stablejit.random.choice(stablejit.random.key(0), 10, (3,), replace=False)
+        Tensor<i64[3] xla:host:0>
+        [0, 1, 8]
+    """
     k = _check_key("choice", key)
     shape = _shape(shape)
     arr = snp.asarray(a)

@@ -112,7 +112,13 @@ def _ndtr(x: Tensor) -> Tensor:
 
 
 def ndtr(x) -> Tensor:
-    """The standard normal CDF, (1 + erf(x / sqrt 2)) / 2, through erfc in the tails."""
+    """The standard normal CDF, (1 + erf(x / sqrt 2)) / 2, through erfc in the tails.
+
+    Example:
+        >>> stablejit.scipy.special.ndtr(snp.asarray([0.0]))
+        Tensor<f32[1] xla:host:0>
+        [0.5]
+    """
     return _ndtr(_ndtr_float("ndtr", x))
 
 

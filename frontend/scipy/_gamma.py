@@ -96,7 +96,13 @@ def gammaln(x) -> Tensor:
 
 
 def digamma(x) -> Tensor:
-    """psi(x) = d/dx log Gamma(x): nan at the poles (0 and the negative integers)."""
+    """psi(x) = d/dx log Gamma(x): nan at the poles (0 and the negative integers).
+
+    Example:
+        >>> stablejit.scipy.special.digamma(snp.asarray([1.0]))
+        Tensor<f32[1] xla:host:0>
+        [-0.5772154]
+    """
     return _digamma(real_float("digamma", x))
 
 

@@ -41,7 +41,13 @@ def _xlog1py_jvp(primals, tangents):
 
 
 def xlogy(x, y) -> Tensor:
-    """x * log(y), and 0 where x == 0 (unless y is nan)."""
+    """x * log(y), and 0 where x == 0 (unless y is nan).
+
+    Example:
+        >>> stablejit.scipy.special.xlogy(snp.asarray([0.0, 2.0]), snp.asarray([0.0, 1.0]))
+        Tensor<f32[2] xla:host:0>
+        [0., 0.]
+    """
     return _xlogy(*snp.broadcast_arrays(*real_floats("xlogy", x, y)))
 
 
@@ -73,7 +79,13 @@ def _logit_jvp(primals, tangents):
 
 
 def logit(x) -> Tensor:
-    """log(x / (1 - x)), the inverse of expit."""
+    """log(x / (1 - x)), the inverse of expit.
+
+    Example:
+        >>> stablejit.scipy.special.logit(snp.asarray([0.5, 0.75]))
+        Tensor<f32[2] xla:host:0>
+        [0.       , 1.0986123]
+    """
     return _logit(real_float("logit", x))
 
 
