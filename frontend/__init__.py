@@ -218,7 +218,9 @@ _tracebacks.wrap_namespaces(
     follow=lambda f: not f.__module__.endswith(("._elementwise", "._elementwise_more",
                                                  "._reductions")))
 # (the top level moves tensors between backends by name: only control flow follows)
-_tracebacks.wrap_namespace(globals(), follow=lambda f: f.__module__.endswith(".control_flow"))
+# tree's aliases (tree_map ...) stay the plain functions of stablejit.tree, as tree's do
+_tracebacks.wrap_namespace(globals(), follow=lambda f: f.__module__.endswith(".control_flow"),
+                           only=lambda f: not f.__module__.endswith(".tree"))
 # lax's elementwise operations stay plain: lax.reduce and reduce_window know lax.add,
 # lax.max ... passed as computations by identity
 _tracebacks.wrap_namespace(

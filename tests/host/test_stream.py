@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import inspect
 import threading
 
 import numpy as np
@@ -30,7 +31,7 @@ def test_running_sum_like_exla():
     assert s.is_cached() and stablejit.stream_is_cached(running_sum, "i64[]", 0)
     assert not stablejit.stream_is_cached(running_sum, "i64[3]", np.zeros(3, np.int64))
     # a second stream of the same function reuses the compiled step
-    j = stablejit.stream.__globals__["_STEPS"][running_sum]
+    j = inspect.unwrap(stablejit.stream).__globals__["_STEPS"][running_sum]
     (step,) = j.values()
     traces = step.traces
     s2 = stablejit.stream(running_sum, "i64[]", 100)
