@@ -51,8 +51,10 @@ def _can_rebind(x: Tensor, new: Tensor) -> bool:
     return new._backend.concrete  # a traced value cannot go into an outer tensor
 
 
-def _write(x: Tensor, new: Tensor, what: str) -> None:
-    """x's value becomes new (x's shape and dtype), seen through every alias of x."""
+def write(x: Tensor, new: Tensor, what: str) -> None:
+    """x's value becomes new (x's shape and dtype), seen through every alias of x: the
+    one way a namespace function writes into a tensor (x[i] = v, x op= y,
+    put_along_axis); `what` names the write in errors."""
     b = new._backend
     if b is not x._backend and x._backend.concrete and not b.concrete and \
             b.write_outer(views.base_of(x)):  # a closed-over tensor: jit writes it back
@@ -76,7 +78,7 @@ def setitem(x: Tensor, index, value) -> None:
         new = _masked_set(x, index, value)
         if new is None:
             new = _update(x, index, value, "set")
-        _write(x, new, "x[...] = value")
+        write(x, new, "x[...] = value")
     except Exception as e:
         filter_exception(e)
         raise
@@ -143,7 +145,7 @@ def inplace(name: str, f, symbol: str):
                 new = astype(new, self.dtype)
             if not views.writes_in_place(self):
                 return new
-            _write(self, new, f"x {symbol} y")
+            write(self, new, f"x {symbol} y")
             return self
         except Exception as e:
             filter_exception(e)

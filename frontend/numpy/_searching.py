@@ -36,6 +36,7 @@ from ._indexing import (
     index_dtype,
     static_index_in_mode,
 )
+from ._inplace import write
 from ._manipulation import concatenate, reshape, stack
 from ._operands import (
     as_tensor,
@@ -207,15 +208,22 @@ def take_along_axis(arr, indices, axis=-1, mode=None, fill_value=None) -> Tensor
     return out
 
 
-def put_along_axis(arr, indices, values, axis, inplace: bool = False, mode=None) -> Tensor:
-    """A copy of arr with `values` written at `indices` along `axis` (JAX's form: tensors
-    are immutable, so inplace must be False). Out-of-range indices are dropped (mode
-    "drop", "fill", "promise_in_bounds") or clamped ("clip"); without a mode, static ones
-    raise IndexError and tensor ones are dropped."""
-    if inplace:
-        raise ValueError(at_user_line("put_along_axis(inplace=True) is not possible: "
-                                      "tensors are immutable; pass inplace=False and use the "
-                                      "returned tensor"))
+def put_along_axis(arr, indices, values, axis, inplace: bool = True, mode=None):
+    """Write `values` at `indices` along `axis`.
+
+    NumPy's form, the default (inplace=True): the tensor `arr` itself changes (and every
+    view of it, as with `arr[...] = v`; under jit the write reaches the caller) and the
+    result is None. JAX's form (inplace=False): `arr` stays as it is and the result is a
+    new tensor. (jax raises for inplace=True; a NumPy caller that ignored the result
+    would otherwise see no change.) Out-of-range indices are dropped (mode "drop",
+    "fill", "promise_in_bounds") or clamped ("clip"); without a mode, static ones raise
+    IndexError and tensor ones are dropped."""
+    if inplace and not isinstance(arr, Tensor):
+        raise TypeError(at_user_line(
+            f"put_along_axis writes into arr in place (NumPy's default, inplace=True), but "
+            f"arr is a {type(arr).__name__}, which stablejit cannot change: pass a "
+            f"stablejit tensor, or inplace=False and use the returned tensor"))
+    target = arr
     arr = as_tensor(arr)
     if axis is None:
         raise ValueError(at_user_line("put_along_axis needs an axis"))
@@ -229,10 +237,14 @@ def put_along_axis(arr, indices, values, axis, inplace: bool = False, mode=None)
     _, ax, i, _ = _along_axis_index(arr, indices, axis, "fill" if mode == "drop" else mode)
     v = broadcast_to(values_in(arr, values), i.shape)
     r = arr.ndim
-    return bind1(ix.scatter, arr, _along_axis_coords(i, arr.shape, ax), v,
-                 update_window_dims=(), inserted_window_dims=tuple(range(r)),
-                 scatter_dims_to_operand_dims=tuple(range(r)), index_vector_dim=r,
-                 kind="set", indices_are_sorted=False, unique_indices=False)
+    new = bind1(ix.scatter, arr, _along_axis_coords(i, arr.shape, ax), v,
+                update_window_dims=(), inserted_window_dims=tuple(range(r)),
+                scatter_dims_to_operand_dims=tuple(range(r)), index_vector_dim=r,
+                kind="set", indices_are_sorted=False, unique_indices=False)
+    if not inplace:
+        return new
+    write(target, new, "put_along_axis(arr, ...)")
+    return None
 
 
 # ---- searchsorted ----------------------------------------------------------------------

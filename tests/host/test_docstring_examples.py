@@ -99,7 +99,8 @@ MOST_USED = {
 
 def test_the_namespaces_have_examples():
     names = {t.name.rsplit(".", 1)[1] for t in TESTS}
-    assert len(TESTS) >= 216, f"{len(TESTS)} docstrings with examples; there were 216"
+    # (215: stablejit.tree_map is tree.map again, one function with one example)
+    assert len(TESTS) >= 215, f"{len(TESTS)} docstrings with examples; there were 215"
     assert DATA_DEPENDENT <= names
     documented = {id(getattr(importlib.import_module(mod), name))
                   for mod, name in (t.name.rsplit(".", 1) for t in TESTS)}
