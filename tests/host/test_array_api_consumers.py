@@ -192,6 +192,13 @@ def _(a):
     return stats.ttest_ind(a(X[:, 0]), a(X[:, 1])).statistic
 
 
+@case("scipy.stats.false_discovery_control")
+def _(a):
+    # calls xp.put_along_axis NumPy's way, ignoring its result: it must write in place
+    from scipy import stats
+    return stats.false_discovery_control(a(np.array([0.01, 0.04, 0.03, 0.005, 0.2])))
+
+
 # ---- array-api-extra --------------------------------------------------------------------
 
 XPX_JIT = {}  # name -> (args, kwargs): each array-api-extra case is also run under jit
