@@ -3,28 +3,14 @@ check of the emitter: the same parser and verifier XLA's frontends use)."""
 
 from __future__ import annotations
 
-import functools
-
 from jaxlib.mlir import ir
-from jaxlib.mlir.dialects import chlo, stablehlo
+from stablejit.runtime import portable
 
 
-@functools.cache
 def mlir_context():
-    """A jaxlib.mlir Context with the stablehlo and chlo dialects (jaxlib 0.10 and 0.11)."""
-    ctx = ir.Context()
-    try:
-        from jaxlib.mlir._mlir_libs import _jax_mlir_ext as jme
-
-        reg = ir.DialectRegistry()
-        jme.register_dialects(reg)
-        ctx.append_dialect_registry(reg)
-    except (ImportError, AttributeError):  # other jaxlib layouts register on load
-        pass
-    ctx.load_all_available_dialects()
-    stablehlo.register_dialect(ctx)
-    chlo.register_dialect(ctx)
-    return ctx
+    """A jaxlib.mlir Context with the stablehlo, chlo and sdy dialects: the runtime's
+    own (runtime/portable.py), which export uses to read and write StableHLO."""
+    return portable.context()
 
 
 def parse_and_verify(text: str):
