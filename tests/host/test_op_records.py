@@ -143,6 +143,13 @@ def _put_along(x, v):
     return y
 
 
+def _snp_put_along(x, v):
+    """NumPy's form, in place into a copy (put_along_axis returns None, as NumPy's)."""
+    y = snp.copy(x)
+    assert snp.put_along_axis(y, snp.asarray(_IDX1), v, 1) is None
+    return y
+
+
 def _top_k(x, k):
     i = np.argsort(-x, axis=-1, stable=True)[..., :k]
     return np.take_along_axis(x, i, -1), i.astype(np.int32)  # int32 like jax.lax.top_k
@@ -827,7 +834,7 @@ OPTIONAL = [
                                   lambda x: np.take_along_axis(x, _IDX, axis=1), [("any", S)],
                                   (F32,))),
     ("put_along_axis", lambda: N("put_along_axis",
-                                 lambda x, v: snp.put_along_axis(x, snp.asarray(_IDX1), v, 1),
+                                 _snp_put_along,
                                  _put_along, [("any", S), ("any", (3, 1))], (F32,))),
     ("top_k", lambda: N("top_k", lambda x: snp.top_k(x, 2), lambda x: _top_k(x, 2),
                         [("any", S)], (F32,))),
