@@ -124,7 +124,9 @@ def _aval(a, scope: sym.Scope) -> ShapeDtypeStruct:
 
 
 def _treedef(jax_treedef) -> tree.TreeDef:
-    """jax's PyTreeDef as stablejit's (tuples, lists, dicts, None and namedtuples)."""
+    """jax's PyTreeDef as stablejit's (tuples, lists, dicts, None and namedtuples).
+    (jax.tree_util on purpose: a jax.export artifact's trees are jax's own objects, so
+    reading and writing them needs jax's pytree registry; nothing else here uses jax.)"""
     import jax  # noqa: PLC0415 - optional
 
     example = jax.tree_util.tree_unflatten(jax_treedef, [0] * jax_treedef.num_leaves)

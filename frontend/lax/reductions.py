@@ -31,70 +31,26 @@ def _reduce(prim, operand, axes) -> Tensor:
     return bind1(prim, x, axes=axes) if axes else x
 
 
-def reduce_sum(operand, axes) -> Tensor:
-    """The sum of `operand` over `axes` (jax.lax.reduce_sum):
-    no promotion, the result has operand's dtype
-    and its shape without `axes`.
+def _reduction(name: str, what: str):
+    """lax.<name>(operand, axes): `what` of operand over axes, as jax.lax's."""
+    prim = getattr(reductions, name)
 
-    Raises:
-        ValueError: if an axis is out of range.
-    """
-    return _reduce(reductions.reduce_sum, operand, axes)
+    def reduce(operand, axes) -> Tensor:
+        return _reduce(prim, operand, axes)
 
-
-def reduce_prod(operand, axes) -> Tensor:
-    """The product of `operand` over `axes` (jax.lax.reduce_prod):
-    no promotion, the result has operand's dtype
-    and its shape without `axes`.
-
-    Raises:
-        ValueError: if an axis is out of range.
-    """
-    return _reduce(reductions.reduce_prod, operand, axes)
+    reduce.__name__ = reduce.__qualname__ = name
+    reduce.__doc__ = (f"The {what} of `operand` over `axes` (jax.lax.{name}): no promotion, "
+                      f"the result has operand's dtype and its shape without `axes`.\n\n"
+                      f"    Raises:\n        ValueError: if an axis is out of range.\n    ")
+    return reduce
 
 
-def reduce_max(operand, axes) -> Tensor:
-    """The maximum of `operand` over `axes` (jax.lax.reduce_max):
-    no promotion, the result has operand's dtype
-    and its shape without `axes`.
-
-    Raises:
-        ValueError: if an axis is out of range.
-    """
-    return _reduce(reductions.reduce_max, operand, axes)
-
-
-def reduce_min(operand, axes) -> Tensor:
-    """The minimum of `operand` over `axes` (jax.lax.reduce_min):
-    no promotion, the result has operand's dtype
-    and its shape without `axes`.
-
-    Raises:
-        ValueError: if an axis is out of range.
-    """
-    return _reduce(reductions.reduce_min, operand, axes)
-
-
-def reduce_and(operand, axes) -> Tensor:
-    """The logical (bitwise for integers) AND of `operand` over `axes` (jax.lax.reduce_and):
-    no promotion, the result has operand's dtype
-    and its shape without `axes`.
-
-    Raises:
-        ValueError: if an axis is out of range.
-    """
-    return _reduce(reductions.reduce_and, operand, axes)
-
-
-def reduce_or(operand, axes) -> Tensor:
-    """The logical (bitwise for integers) OR of `operand` over `axes` (jax.lax.reduce_or):
-    no promotion, the result has operand's dtype
-    and its shape without `axes`.
-
-    Raises:
-        ValueError: if an axis is out of range.
-    """
-    return _reduce(reductions.reduce_or, operand, axes)
+reduce_sum = _reduction("reduce_sum", "sum")
+reduce_prod = _reduction("reduce_prod", "product")
+reduce_max = _reduction("reduce_max", "maximum")
+reduce_min = _reduction("reduce_min", "minimum")
+reduce_and = _reduction("reduce_and", "logical (bitwise for integers) AND")
+reduce_or = _reduction("reduce_or", "logical (bitwise for integers) OR")
 
 
 # computation -> (reduction, its identity for a dtype): lax.reduce's fast path
