@@ -140,8 +140,21 @@ _BY_NAME["bool_"] = bool_
 _BY_NP = {d.np: d for d in ALL}
 
 
+# what Python's float and complex name as dtypes (dtype=float): the frontend's default
+# float and complex, float32 and complex64 unless its x64 mode is on
+_py_float, _py_complex = float32, complex64
+
+
+def set_python_defaults(float_dtype: DType, complex_dtype: DType) -> None:
+    """Make `dtype(float)` and `dtype(complex)` these (the frontend's x64 mode)."""
+    global _py_float, _py_complex
+    _py_float, _py_complex = float_dtype, complex_dtype
+
+
 def dtype(x) -> DType:
-    """The DType for a DType, a name ('float32', 'f32'), a NumPy dtype or scalar type."""
+    """The DType for a DType, a name ('float32', 'f32'), a NumPy dtype or scalar type.
+    Python's float and complex give the default float and complex (float32 and complex64;
+    float64 and complex128 in x64 mode), int gives int64."""
     if isinstance(x, DType):
         return x
     if isinstance(x, str) and x in _BY_NAME:
@@ -151,9 +164,9 @@ def dtype(x) -> DType:
     if x is int:
         return int64
     if x is float:
-        return float32
+        return _py_float
     if x is complex:
-        return complex64
+        return _py_complex
     try:
         npd = np.dtype(x)
     except TypeError:

@@ -6,12 +6,12 @@ from __future__ import annotations
 
 import inspect
 
-from . import tree
+from . import promotion, tree
 from .backends import XlaBackend
 from .compilation import lower
+from .compiler import dtypes as dt
 from .compiler.ir import Function, TensorType
 from .errors import at_user_line
-from .promotion import python_scalar_dtype
 from .runtime.client import PLATFORMS
 from .signature import PY_SCALARS, Entry, leaf_signature, static_key
 
@@ -59,12 +59,18 @@ def _lowering_platform(platform: str | None, backend) -> str:
     return platform
 
 
-def _type_text(sig) -> str:
-    """A leaf signature as jax writes it (float32[2,3]); Python scalars as their 0-d type."""
+# a Python scalar type -> the dtype of its 0-d operand, with x64 mode off and on
+_SCALAR_DTYPES = {bool: (dt.bool_, dt.bool_), int: (dt.int64, dt.int64),
+                  float: (dt.float32, dt.float64), complex: (dt.complex64, dt.complex128)}
+
+
+def _type_text(sig, x64: bool | None = None) -> str:
+    """A leaf signature as jax writes it (float32[2,3]); Python scalars as their 0-d type
+    in x64 mode or not (None: the current mode)."""
     if isinstance(sig, tuple):  # a weak tensor: weakness does not change the program
         sig = sig[0]
     if sig in PY_SCALARS:
-        sig = TensorType((), python_scalar_dtype(sig(0)))
+        sig = TensorType((), _SCALAR_DTYPES[sig][promotion.x64 if x64 is None else x64])
     return f"{sig.dtype.name}[{','.join(map(str, sig.shape))}]"
 
 
@@ -92,7 +98,7 @@ class Compiled:
                 f"this Compiled was lowered for arguments of structure {want_tree} and was "
                 f"called with structure {treedef}"))
         names = self._leaf_names(args, dyn_args, dyn_kwargs)
-        bad = [(n, _type_text(w), _type_text(leaf_signature(x)))
+        bad = [(n, _type_text(w, self._key[4]), _type_text(leaf_signature(x)))
                for n, w, x in zip(names, want_sig, leaves, strict=True)]
         bad = [b for b in bad if b[1] != b[2]]
         if bad:

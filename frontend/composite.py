@@ -3,8 +3,9 @@
 `mean(x, axis=1)` is a reduction, a division and, with keepdims, a reshape: run op by
 op on a device, that is three dispatches and three trips through the executable cache.
 JAX jits its jnp functions for this reason; `one_program` does the same for ours. A
-call's signature is each tensor's type and weakness and every other argument's exact
-value (a float by its bits); the first call with a signature traces the function into
+call's signature is each tensor's type and weakness, every other argument's exact value
+(a float by its bits) and x64 mode (the default float the body's Python floats and int
+inputs take); the first call with a signature traces the function into
 a Function, and every later one uses it:
 
 - eager on one XLA device: one cached program, one dispatch;
@@ -25,7 +26,7 @@ from __future__ import annotations
 
 import functools
 
-from . import config, tree, writes
+from . import config, promotion, tree, writes
 from .backends import XlaBackend, live_buffers
 from .context import stack
 from .errors import (
@@ -127,6 +128,7 @@ def one_program(f):
             return f(*args, **kwargs)  # the reference backend, a mesh
         if kwargs:
             key.append(tuple(kwargs))
+        key.append(promotion.x64)
         key = tuple(key)
         entry = cache.get(key)
         if entry is None:

@@ -8,11 +8,18 @@ empty (or blank) value counts as unset, except STABLEJIT_CACHE_DIR's, which turn
 cache off. No other module reads the environment; the runtime gets these values as
 arguments.
 
-Settings made in code (debug_nans, debug_infs, traceback_filtering, default_device):
-`config.update("debug_nans", True)`, `config.debug_nans = True` and JAX's spellings
-(`config.update("jax_debug_nans", True)`, `config.jax_debug_nans = True`) and ours
+Settings made in code (debug_nans, debug_infs, enable_x64, traceback_filtering,
+default_device): `config.update("debug_nans", True)`, `config.debug_nans = True` and JAX's
+spellings (`config.update("jax_debug_nans", True)`, `config.jax_debug_nans = True`) and ours
 (`"stablejit_debug_nans"`) are the same; reading `config.debug_nans` or
 `config.jax_debug_nans` gives the value.
+
+x64 mode, as JAX's: `config.update("jax_enable_x64", True)` (or `config.enable_x64 = True`,
+JAX_ENABLE_X64=1 or STABLEJIT_ENABLE_X64=1 at start-up, or the context manager
+`stablejit.experimental.enable_x64()`) makes the default float float64 and the default
+complex complex128 (Python floats, `zeros(3)`, the mean of integers); the default int is
+int64 in both modes. It is one setting for the whole process (jax's context manager was
+per thread). docs/numerics.md, "Integer inputs and x64 mode".
 """
 
 from __future__ import annotations
@@ -33,7 +40,7 @@ _INT_MAX = 2**63 - 1  # what the runtime (and XLA behind it) can hold in an int6
 
 # The settings (debug_nans ...) are properties of the module's class, _Config, below
 __all__ = ["ConfigWarning", "VARIABLES", "debug_infs", "debug_nans",  # noqa: F822
-           "default_device", "traceback_filtering", "update"]
+           "default_device", "enable_x64", "traceback_filtering", "update"]
 
 
 class ConfigWarning(UserWarning):
@@ -196,13 +203,16 @@ def _device_value(name: str, value):
                     f"platform name or None, not {type(value).__name__} {value!r:.60}")
 
 
-# setting -> (its environment variable or None, the parse of that variable's text, what
-# the variable accepts, the default, the check of a value set in code)
+# setting -> (its environment variables (the first one set is read) or None, the parse of
+# that variable's text, what the variable accepts, the default, the check of a value set in
+# code)
 _SETTINGS = {
-    "debug_nans": ("STABLEJIT_DEBUG_NANS", _flag, "0 or 1", False, _bool_value),
-    "debug_infs": ("STABLEJIT_DEBUG_INFS", _flag, "0 or 1", False, _bool_value),
-    "traceback_filtering": ("STABLEJIT_TRACEBACK_FILTERING", _filtering, "on or off", "on",
-                            _filtering_value),
+    "debug_nans": (("STABLEJIT_DEBUG_NANS",), _flag, "0 or 1", False, _bool_value),
+    "debug_infs": (("STABLEJIT_DEBUG_INFS",), _flag, "0 or 1", False, _bool_value),
+    "enable_x64": (("STABLEJIT_ENABLE_X64", "JAX_ENABLE_X64"), _flag, "0 or 1", False,
+                   _bool_value),
+    "traceback_filtering": (("STABLEJIT_TRACEBACK_FILTERING",), _filtering, "on or off",
+                            "on", _filtering_value),
     "default_device": (None, None, None, None, _device_value),
 }
 _NAMES = {name: spec[0] for name, spec in _SETTINGS.items()}
@@ -229,9 +239,11 @@ def on_update(name: str, apply: Callable) -> None:
 
 def update(name: str, value) -> None:
     """Set a setting in code, as jax.config.update does: "debug_nans" / "debug_infs"
-    (True or False), "traceback_filtering" ("on" or "off"), "default_device" (a device,
-    a platform name or None). JAX's spellings ("jax_debug_nans") and ours with the
-    package's prefix ("stablejit_traceback_filtering") are accepted too."""
+    (True or False), "enable_x64" (True or False: the default float is float64 and the
+    default complex complex128), "traceback_filtering" ("on" or "off"),
+    "default_device" (a device, a platform name or None). JAX's spellings
+    ("jax_enable_x64") and ours with the package's prefix ("stablejit_enable_x64") are
+    accepted too."""
     key = _option(name)
     if key is None:
         raise ValueError(f"unknown setting {name!r}; settable in code: {sorted(_NAMES)}")
@@ -248,7 +260,8 @@ def _setting(key: str):
     # update() changes the setting afterwards
     value = _overrides.get(key, _MISSING)
     if value is _MISSING:
-        var, parse, what, default, _ = _SETTINGS[key]
+        variables, parse, what, default, _ = _SETTINGS[key]
+        var = next((v for v in variables or () if os.environ.get(v, "").strip()), None)
         value = _overrides[key] = default if var is None else _read(var, parse, default,
                                                                     what)
     return value
@@ -371,6 +384,8 @@ VARIABLES = {
     "STABLEJIT_DEBUG_NANS": lambda: _debug_flag("debug_nans"),
     "STABLEJIT_DEBUG_INFS": lambda: _debug_flag("debug_infs"),
     "STABLEJIT_TRACEBACK_FILTERING": lambda: _setting("traceback_filtering"),
+    "STABLEJIT_ENABLE_X64": lambda: _setting("enable_x64"),
+    "JAX_ENABLE_X64": lambda: _setting("enable_x64"),
     "STABLEJIT_LAZY": lazy, "STABLEJIT_LAZY_MAX_OPS": lazy_max_ops, "STABLEJIT_NATIVE": native,
     "STABLEJIT_DUMP_TO": dump_to, "STABLEJIT_CACHE_DIR": cache_dir,
     "STABLEJIT_CACHE": cache_dir, "STABLEJIT_CACHE_MAX_BYTES": cache_max_bytes,
@@ -392,6 +407,14 @@ class _Config(types.ModuleType):
     @property
     def debug_infs(self) -> bool:
         return _debug_flag("debug_infs")
+
+    @property
+    def enable_x64(self) -> bool:
+        return _setting("enable_x64")
+
+    @property
+    def x64_enabled(self) -> bool:  # jax.config.x64_enabled
+        return _setting("enable_x64")
 
     @property
     def traceback_filtering(self) -> str:

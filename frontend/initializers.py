@@ -19,7 +19,7 @@ from . import numpy as snp
 from . import random
 from .compiler import dtypes as dt
 from .errors import at_user_line
-from .promotion import DEFAULT_FLOAT
+from .promotion import default_float
 from .tensor import Tensor
 
 __all__ = ["constant", "glorot_normal", "glorot_uniform", "he_normal", "he_uniform",
@@ -35,7 +35,7 @@ _TRUNCATED_STD = .87962566103423978
 
 
 def _dtype(dtype):
-    return DEFAULT_FLOAT if dtype is None else dt.dtype(dtype)
+    return default_float() if dtype is None else dt.dtype(dtype)
 
 
 def zeros(key, shape, dtype=None) -> Tensor:

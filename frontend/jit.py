@@ -2,7 +2,8 @@
 
 The signature of a call is its pytree structure, each dynamic leaf's type (shape,
 dtype, weakness; Python scalars by their Python type only), the static arguments'
-values and the backend. A new signature traces and compiles again; a known one goes
+values, the backend and x64 mode (the default float, which Python floats and zeros(3)
+take). A new signature traces and compiles again; a known one goes
 straight to the executable. On the reference backend a jitted function runs its traced
 IR op by op with NumPy (the debug mode).
 """
@@ -19,7 +20,7 @@ import weakref
 
 import numpy as np
 
-from . import config, debugging, fastcall, tree, writes
+from . import config, debugging, fastcall, promotion, tree, writes
 from .aot import Lowered
 from .api import resolve_backend
 from .backends import REFERENCE, XlaBackend
@@ -137,7 +138,8 @@ class Jitted:
             self._backend_spec = backend_for(in_shardings, out_shardings)
         self._cache = SingleFlightCache()
         self._fast: dict = {}
-        self._epoch = writes.epoch  # see writes.py: a tensor a trace read was written
+        self._epoch = writes.epoch  # see writes.py: a tensor a trace read was written,
+        self._written = writes.written  # or (epoch alone) x64 mode changed
         self._simple = not (self.static_argnums or self.static_argnames or self.donate_argnums
                             or backend is not None)
         self.traces = 0  # how many times fn was traced (one per new signature)
@@ -194,8 +196,11 @@ class Jitted:
         if debugging.active():  # disable_jit() or a NaN/Inf check
             return debugging.call_jitted(self, args, kwargs)
         if self._epoch != writes.epoch:
-            self.clear_cache()
-            self._epoch = writes.epoch
+            if self._written != writes.written:
+                self.clear_cache()
+            else:  # x64 mode changed: the traces of either mode stay (the key says which)
+                self._fast.clear()
+            self._epoch, self._written = writes.epoch, writes.written
         key, leaves, backend = self._signature(args, kwargs)
         if backend is None:  # called while tracing another function: trace inline
             return self._inline(args, kwargs)
@@ -287,7 +292,8 @@ class Jitted:
             backend = resolve_backend(self._backend_spec)
         elif backend is None:
             backend = concrete_default()
-        return (treedef, tuple(sig), static_key(static), backend), leaves, backend
+        return (treedef, tuple(sig), static_key(static), backend, promotion.x64), leaves, \
+            backend
 
     def _entry(self, key, args, kwargs, backend) -> Entry:
         entry = self._cache.get(key)

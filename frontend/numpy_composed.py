@@ -16,7 +16,7 @@ from .numpy._creation import arange, ones
 from .numpy._elementwise import abs, divide, select, sqrt, subtract
 from .numpy._operands import as_tensor, astype, to_inexact
 from .numpy._windows import window_length
-from .promotion import DEFAULT_FLOAT
+from .promotion import default_float
 from .scipy.special import i0
 from .tensor import Tensor
 from .vectorize import apply_along_axis, apply_over_axes, fromfunction, vectorize
@@ -27,7 +27,7 @@ def kaiser(M, beta) -> Tensor:
     in the default float dtype (beta's, when it is a float tensor); beta may be traced."""
     m = window_length(M, "kaiser")
     b = to_inexact(as_tensor(beta))
-    out_dtype = DEFAULT_FLOAT if b.weak else b.dtype
+    out_dtype = default_float() if b.weak else b.dtype
     if b.dtype.is_complex:
         raise TypeError(at_user_line("kaiser: beta must be real, got a complex value"))
     if m <= 1:

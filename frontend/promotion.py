@@ -6,28 +6,69 @@ keeps 64-bit types): the result of combining two operands is their least upper b
 the graph below. `i*`, `f*`, `c*` are the weak kinds: Python scalars, and values computed
 only from weak values. A weak operand is placed at its kind's node, so it takes the other
 operand's dtype when the kind fits (x_f16 * 2.0 is float16, x_i8 + 3 is int8). A result at
-a weak node is weak and has that kind's default dtype (float32, int64, complex64).
-Python bools are never weak (a bool promotes as bool either way, as in JAX).
+a weak node is weak and has that kind's default dtype (float32, int64, complex64; in x64
+mode float64, int64, complex128). Python bools are never weak (a bool promotes as bool
+either way, as in JAX).
+
+x64 mode (jax's `jax_enable_x64`): `config.update("jax_enable_x64", True)`, the variable
+JAX_ENABLE_X64=1 or STABLEJIT_ENABLE_X64=1, or `stablejit.experimental.enable_x64()`,
+makes the default float float64 and the default complex complex128: Python floats,
+`zeros(3)`, integer inputs to float functions. `default_float()` and `default_complex()`
+are the one way to read them (module variables that `set_x64` writes; never import them
+by value).
 """
 
 from __future__ import annotations
 
 import numpy as np
 
+from . import config, writes
 from .compiler import dtypes as dt
 from .compiler.dtypes import DType
 from .errors import int_out_of_range
 from .tensor import Tensor
 
-DEFAULT_FLOAT = dt.float32
-DEFAULT_INT = dt.int64
-DEFAULT_COMPLEX = dt.complex64
+DEFAULT_INT = dt.int64  # in both modes (jax's x64 mode's; stablejit keeps 64-bit types)
 
 # the weak kinds
 WEAK_INT, WEAK_FLOAT, WEAK_COMPLEX = "i*", "f*", "c*"
 _WEAK_NODE = {"i": WEAK_INT, "u": WEAK_INT, "f": WEAK_FLOAT, "c": WEAK_COMPLEX}
-_WEAK_DEFAULT = {WEAK_INT: DEFAULT_INT, WEAK_FLOAT: DEFAULT_FLOAT,
-                 WEAK_COMPLEX: DEFAULT_COMPLEX}
+_WEAK_DEFAULT = {WEAK_INT: DEFAULT_INT, WEAK_FLOAT: dt.float32, WEAK_COMPLEX: dt.complex64}
+
+# ---- x64 mode: the default float and complex --------------------------------------------
+
+x64 = False  # read on hot paths (and in cache keys) as promotion.x64
+_float, _complex = dt.float32, dt.complex64
+
+
+def default_float() -> DType:
+    """The default real floating dtype: float32, or float64 in x64 mode."""
+    return _float
+
+
+def default_complex() -> DType:
+    """The default complex dtype: complex64, or complex128 in x64 mode."""
+    return _complex
+
+
+def set_x64(on: bool) -> None:
+    """Turn x64 mode on or off (config.update("jax_enable_x64", on) calls this). Programs
+    traced in the other mode are not reused: jit's signature and composite keys hold
+    `x64`, and the change bumps writes.epoch, which sends jitted calls (the native one
+    too) through the Python path once, where their fast tables are cleared."""
+    global x64, _float, _complex
+    on = bool(on)
+    if on == x64:
+        return
+    x64 = on
+    _float, _complex = (dt.float64, dt.complex128) if on else (dt.float32, dt.complex64)
+    _WEAK_DEFAULT[WEAK_FLOAT], _WEAK_DEFAULT[WEAK_COMPLEX] = _float, _complex
+    dt.set_python_defaults(_float, _complex)  # dtype=float, dtype=complex
+    writes.new_mode()
+
+
+config.on_update("enable_x64", set_x64)
+set_x64(config.enable_x64)  # JAX_ENABLE_X64 / STABLEJIT_ENABLE_X64, read at start-up
 
 # Each type -> the types directly above it.
 LATTICE: dict = {
@@ -119,9 +160,9 @@ def python_scalar_dtype(x) -> DType:
             check_python_int(x, DEFAULT_INT)
         return DEFAULT_INT
     if isinstance(x, float):
-        return DEFAULT_FLOAT
+        return _float
     if isinstance(x, complex):
-        return DEFAULT_COMPLEX
+        return _complex
     raise TypeError(f"{type(x).__name__} is not a Python scalar")
 
 

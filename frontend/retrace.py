@@ -48,10 +48,13 @@ def describe_retrace(fn, new_key, old_keys) -> str:
     """Why `new_key` missed the cache: the closest earlier signature and what differs."""
     if not old_keys:
         return "first call"
-    treedef, sig, static, backend = new_key
+    treedef, sig, static, backend, x64 = new_key
 
     def diff(old):
-        o_treedef, o_sig, o_static, o_backend = old
+        o_treedef, o_sig, o_static, o_backend, o_x64 = old
+        if o_x64 != x64:
+            return [f"x64 mode changed from {_on(o_x64)} to {_on(x64)} (the default float "
+                    f"is float{64 if x64 else 32})"]
         if o_treedef != treedef:
             return ["the structure of the arguments changed (a different pytree: "
                     f"{o_treedef} -> {treedef})"]
@@ -76,6 +79,10 @@ def describe_retrace(fn, new_key, old_keys) -> str:
 
     best = min((diff(k) for k in old_keys), key=len)
     return "; ".join(best) if best else "an equal signature was evicted"
+
+
+def _on(flag: bool) -> str:
+    return "on" if flag else "off"
 
 
 def _sig_text(s) -> str:

@@ -30,6 +30,11 @@ MEANING = {
     "STABLEJIT_DEBUG_NANS": "check every result for NaNs and name the first operation "
                             "that made one (as `config.update(\"debug_nans\", True)`)",
     "STABLEJIT_DEBUG_INFS": "the same for infinities",
+    "STABLEJIT_ENABLE_X64": "x64 mode: the default float is float64 and the default "
+                            "complex complex128 (as `config.update(\"jax_enable_x64\", "
+                            "True)`); read at start-up",
+    "JAX_ENABLE_X64": "jax's name for `STABLEJIT_ENABLE_X64` (which wins when both are "
+                      "set)",
     "STABLEJIT_TRACEBACK_FILTERING": "hide stablejit's own frames from the tracebacks of "
                                      "errors raised by public calls",
     "STABLEJIT_LAZY": "make the default backend lazy: eager ops record a graph that runs "
@@ -52,13 +57,18 @@ MEANING = {
 
 def _accepts_and_default(var: str, reader) -> tuple[str, str]:
     """What config.py says of a bad value: the values it accepts and the default."""
+    from stablejit import config
     old = os.environ.get(var)
     os.environ[var] = "\x01 not a value"
+    made = dict(config._overrides)  # the settings' values, once read, are not read again
+    config._overrides.clear()
     try:
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             reader()
     finally:
+        config._overrides.clear()
+        config._overrides.update(made)
         if old is None:
             del os.environ[var]
         else:

@@ -22,10 +22,10 @@ from ..compiler.symbolic import DimExpr, is_symbolic_shape
 from ..dispatch import bind1, current_backend
 from ..errors import at_user_line
 from ..promotion import (
-    DEFAULT_COMPLEX,
-    DEFAULT_FLOAT,
     DEFAULT_INT,
     check_python_int,
+    default_complex,
+    default_float,
     python_scalar_dtype,
 )
 from ..runtime import buffers
@@ -122,11 +122,11 @@ def full(shape, fill_value, dtype=None, *, device=None) -> Tensor:
 
 
 def zeros(shape, dtype=None, *, device=None) -> Tensor:
-    return full(shape, 0, dtype or DEFAULT_FLOAT, device=device)
+    return full(shape, 0, dtype or default_float(), device=device)
 
 
 def ones(shape, dtype=None, *, device=None) -> Tensor:
-    return full(shape, 1, dtype or DEFAULT_FLOAT, device=device)
+    return full(shape, 1, dtype or default_float(), device=device)
 
 
 def empty(shape, dtype=None, *, device=None) -> Tensor:
@@ -170,7 +170,7 @@ def arange(start, stop=None, step=1, dtype=None, *, device=None) -> Tensor:
         start, stop = 0, start
     if dtype is None:
         py = [v for v in (start, stop, step) if v is not None]
-        d = DEFAULT_FLOAT if any(isinstance(v, float) or isinstance(v, np.floating)
+        d = default_float() if any(isinstance(v, float) or isinstance(v, np.floating)
                                  for v in py) else DEFAULT_INT
     else:
         d = dt.dtype(dtype)
@@ -203,7 +203,7 @@ def arange(start, stop=None, step=1, dtype=None, *, device=None) -> Tensor:
 
 def eye(n_rows: int, n_cols: int | None = None, k: int = 0, dtype=None, *, device=None
         ) -> Tensor:
-    d = dt.dtype(dtype) if dtype is not None else DEFAULT_FLOAT
+    d = dt.dtype(dtype) if dtype is not None else default_float()
     n_rows = _count(_outer(), "N", n_rows)
     m = n_rows if n_cols is None else _count(_outer(), "M", n_cols)
     backend = _backend(device)
@@ -222,10 +222,10 @@ def identity(n: int, dtype=None, *, device=None) -> Tensor:
 def tri(n: int, m: int | None = None, k: int = 0, dtype=None) -> Tensor:
     n = _count("tri", "N", n)
     m = n if m is None else _count("tri", "M", m)
-    _fits((n, m), dt.dtype(dtype or DEFAULT_FLOAT), current_backend())
+    _fits((n, m), dt.dtype(dtype or default_float()), current_backend())
     rows = bind1(so.iota, shape=(n, m), dtype=DEFAULT_INT, dimension=0)
     cols = bind1(so.iota, shape=(n, m), dtype=DEFAULT_INT, dimension=1)
-    return astype(cols <= rows + k, dtype or DEFAULT_FLOAT)
+    return astype(cols <= rows + k, dtype or default_float())
 
 
 def array(obj, dtype=None, *, copy: bool = True, device=None) -> Tensor:
@@ -331,7 +331,7 @@ def linspace(start, stop, /, num: int = 50, *, dtype=None, device=None,
     elif any(isinstance(v, Tensor) and v.dtype.is_inexact for v in (start, stop)):
         d = next(v.dtype for v in (start, stop) if isinstance(v, Tensor) and v.dtype.is_inexact)
     else:
-        d = DEFAULT_COMPLEX if is_complex else DEFAULT_FLOAT
+        d = default_complex() if is_complex else default_float()
     tensors = [v for v in (start, stop) if isinstance(v, Tensor)]
     backend = current_backend() if device is None else None
     _fits((num,), d, _backend(device))
@@ -369,7 +369,7 @@ def geomspace(start, stop, num: int = 50, endpoint: bool = True, dtype=None,
     stop, at least the default float (as in JAX)."""
     num = _count("geomspace", "num", num)
     _, d = promote_operands(start, stop)
-    out = dt.dtype(dtype) if dtype is not None else d if d.is_inexact else DEFAULT_FLOAT
+    out = dt.dtype(dtype) if dtype is not None else d if d.is_inexact else default_float()
     work = dt.float64 if out in (dt.float64, dt.complex128) or (
         dtype is not None and not out.is_inexact and d in (dt.float64, dt.complex128)) \
         else dt.float32

@@ -17,7 +17,7 @@ from ..compiler import dtypes as dt
 from ..compiler.primitives import shape_ops as so
 from ..dispatch import bind1
 from ..errors import MustCompileError, at_user_line
-from ..promotion import DEFAULT_FLOAT, DEFAULT_INT
+from ..promotion import DEFAULT_INT, default_float
 from ..tensor import Tensor
 from ._elementwise import clip, floor_divide, logical_and, remainder, select
 from ._manipulation import concatenate, reshape, stack, transpose
@@ -59,7 +59,7 @@ class _Grid:
     def __getitem__(self, key):
         single = not isinstance(key, tuple)
         axes = [_axis_values(s) for s in ((key,) if single else key)]
-        d = DEFAULT_FLOAT if builtins.any(a.dtype.kind == "f" for a in axes) else DEFAULT_INT
+        d = default_float() if builtins.any(a.dtype.kind == "f" for a in axes) else DEFAULT_INT
         vals = [asarray(a.astype(d.np)) for a in axes]
         if single:
             return vals[0]
@@ -118,7 +118,7 @@ class _Concatenator:
                 continue
             if isinstance(item, slice):
                 t = as_tensor(_axis_values(item), like)
-                t = astype(t, DEFAULT_FLOAT if t.dtype.kind == "f" else DEFAULT_INT)
+                t = astype(t, default_float() if t.dtype.kind == "f" else DEFAULT_INT)
                 item_ndim = 1
             else:
                 t = as_tensor(item, like)
@@ -132,7 +132,7 @@ class _Concatenator:
                     t = transpose(t, order[shift:] + order[:shift])
             items.append(t)
         if not items:
-            return asarray(np.zeros(0, DEFAULT_FLOAT.np))
+            return asarray(np.zeros(0, default_float().np))
         return concatenate(items, axis)
 
 

@@ -12,7 +12,7 @@ from ..api import resolve_backend
 from ..compiler import dtypes as dt
 from ..context import concrete_default, current_backend
 from ..platforms import default_platform
-from ..promotion import DEFAULT_COMPLEX, DEFAULT_FLOAT, DEFAULT_INT
+from ..promotion import DEFAULT_INT, default_complex, default_float
 from ..runtime import client
 
 _STANDARD = (dt.bool_, dt.int8, dt.int16, dt.int32, dt.int64, dt.uint8, dt.uint16, dt.uint32,
@@ -70,7 +70,7 @@ class Info:
 
 
     def default_dtypes(self, *, device=None) -> dict:
-        return {"real floating": DEFAULT_FLOAT, "complex floating": DEFAULT_COMPLEX,
+        return {"real floating": default_float(), "complex floating": default_complex(),
                 "integral": DEFAULT_INT, "indexing": DEFAULT_INT}
 
     def dtypes(self, *, device=None, kind=None) -> dict:

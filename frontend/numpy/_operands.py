@@ -25,10 +25,10 @@ from ..compiler.symbolic import DimExpr
 from ..dispatch import bind, bind1, current_backend
 from ..errors import at_user_line, user_site
 from ..promotion import (
-    DEFAULT_COMPLEX,
-    DEFAULT_FLOAT,
     DEFAULT_INT,
     check_python_int,
+    default_complex,
+    default_float,
     is_weak_scalar,
     operand_type,
     promote,
@@ -54,14 +54,14 @@ def _from_python(x, dtype: dt.DType | None = None) -> np.ndarray:
         return np.asarray(x, dtype=dtype.np)
     a = np.asarray(x)
     if a.dtype.kind == "f":
-        return a.astype(DEFAULT_FLOAT.np)
+        return a.astype(default_float().np)
     if a.dtype.kind in "iuO":  # uint64 or object: Python ints beyond int64, or not numbers
         try:
             return np.asarray(x, dtype=DEFAULT_INT.np)
         except (TypeError, ValueError):
             return a
     if a.dtype.kind == "c":
-        return a.astype(DEFAULT_COMPLEX.np)
+        return a.astype(default_complex().np)
     return a
 
 
@@ -370,7 +370,7 @@ def to_inexact(x: Tensor) -> Tensor:
     stays weak (sin(3) is a weak float32, as in JAX)."""
     if x.dtype.is_inexact:
         return x
-    out = astype(x, DEFAULT_FLOAT)
+    out = astype(x, default_float())
     out.weak = x.weak
     return out
 

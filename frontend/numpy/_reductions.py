@@ -10,7 +10,7 @@ from ..compiler.symbolic import DimExpr
 from ..composite import one_program
 from ..dispatch import bind, bind1, bind_unary
 from ..errors import at_user_line
-from ..promotion import DEFAULT_FLOAT, DEFAULT_INT
+from ..promotion import DEFAULT_INT, default_float
 from ..tensor import Tensor
 from ._elementwise import (
     add,
@@ -203,7 +203,7 @@ def mean(x, axis=None, dtype=None, keepdims: bool = False) -> Tensor:
     if dtype is not None:
         x = astype(x, dtype)
     elif not x.dtype.is_inexact:
-        x = astype(x, DEFAULT_FLOAT)
+        x = astype(x, default_float())
     axes = normalize_axes(axis, x.ndim)
     total = _reduce("sum", x, axes, keepdims)
     n = _count(x, axes)
@@ -235,7 +235,7 @@ def variance_operand(x, dtype, out, ddof, correction, name: str):
                 f"result with .astype({dt.dtype(dtype)}) if an integer is wanted"))
         x = astype(x, dtype)  # computed in dtype, as NumPy's and jax's dtype= does
     elif not x.dtype.is_inexact:
-        x = astype(x, DEFAULT_FLOAT)
+        x = astype(x, default_float())
     return x, (ddof if ddof is not None else correction or 0)
 
 

@@ -20,7 +20,7 @@ from ..compiler.primitives import shape_ops as so
 from ..compiler.primitives import sorting as srt
 from ..dispatch import bind, bind1
 from ..errors import at_user_line
-from ..promotion import DEFAULT_COMPLEX, DEFAULT_INT
+from ..promotion import DEFAULT_INT, default_complex
 from ..tensor import Tensor
 from ._elementwise import isnan, select
 from ._indexing import index_dtype
@@ -262,5 +262,6 @@ def sort_complex(a) -> Tensor:
         nan = astype(bind1(ew.ne, x, x), dt.int8)
         return sort_with([nan, bind1(ew.real, x), bind1(ew.imag, x)], [x], x.ndim - 1)[-1]
     s = sort(x, axis=-1)
-    target = dt.complex128 if s.dtype is dt.float64 else DEFAULT_COMPLEX
+    target = dt.complex128 if s.dtype is dt.float64 else dt.complex64 if s.dtype.is_float \
+        else default_complex()
     return astype(s, target)

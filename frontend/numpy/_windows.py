@@ -12,7 +12,7 @@ import operator
 
 from ..compiler import dtypes as dt
 from ..errors import at_user_line
-from ..promotion import DEFAULT_FLOAT
+from ..promotion import default_float
 from ..tensor import Tensor
 from ._creation import arange, ones
 from ._elementwise import abs, cos, subtract
@@ -32,14 +32,14 @@ def _cosine_sum(M, name: str, coefficients) -> Tensor:
     """sum_k (-1)**k a_k cos(2 pi k n / (M - 1)) for n = 0 .. M-1: the cosine windows."""
     m = window_length(M, name)
     if m < 1:
-        return ones((0,), DEFAULT_FLOAT)
+        return ones((0,), default_float())
     if m == 1:
-        return ones((1,), DEFAULT_FLOAT)
+        return ones((1,), default_float())
     n = arange(m, dtype=dt.float64)
     out = 0.0
     for k, a in enumerate(coefficients):
         out = out + (-1) ** k * a * cos(n * (2.0 * 3.141592653589793 * k / (m - 1)))
-    return astype(out, DEFAULT_FLOAT)
+    return astype(out, default_float())
 
 
 def hamming(M) -> Tensor:
@@ -61,9 +61,9 @@ def bartlett(M) -> Tensor:
     """The Bartlett (triangular) window: 1 - |2n - (M - 1)| / (M - 1)."""
     m = window_length(M, "bartlett")
     if m <= 1:
-        return ones((max(m, 0),), DEFAULT_FLOAT)
+        return ones((max(m, 0),), default_float())
     n = arange(m, dtype=dt.float64)
-    return astype(subtract(1.0, abs(subtract(n * 2.0, m - 1)) / (m - 1)), DEFAULT_FLOAT)
+    return astype(subtract(1.0, abs(subtract(n * 2.0, m - 1)) / (m - 1)), default_float())
 
 
 __all__ = ["bartlett", "blackman", "hamming", "hanning"]

@@ -2,8 +2,8 @@
 
 Axes are moved to the end (the primitive transforms trailing axes), inputs are
 cropped or zero-padded to `n` / `s`, and `norm` ("backward", "ortho", "forward")
-scales as in NumPy. float64/complex128 stay double precision; other inputs compute in
-float32/complex64.
+scales as in NumPy. float64/complex128 stay double precision, other floats compute in
+float32/complex64, and integers in the default float (float64 in x64 mode).
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ from ..compiler import dtypes as dt
 from ..compiler.primitives import fft as fft_family
 from ..dispatch import bind1
 from ..errors import at_user_line
+from ..promotion import default_complex, default_float
 from ..tensor import Tensor
 from ._creation import zeros
 from ._elementwise import conj
@@ -28,14 +29,16 @@ __all__ = ["fft", "ifft", "rfft", "irfft", "hfft", "ihfft", "fft2", "ifft2", "ff
 
 
 def _complex(x: Tensor) -> Tensor:
-    d = dt.complex128 if x.dtype in (dt.float64, dt.complex128) else dt.complex64
+    d = dt.complex128 if x.dtype in (dt.float64, dt.complex128) else dt.complex64 \
+        if x.dtype.is_inexact else default_complex()  # integers: the default complex
     return x if x.dtype is d else x.astype(d)
 
 
 def _real(x: Tensor) -> Tensor:
     if x.dtype.is_complex:
         raise TypeError(at_user_line("rfft needs real input; use fft for complex data"))
-    d = dt.float64 if x.dtype is dt.float64 else dt.float32
+    d = dt.float64 if x.dtype is dt.float64 else dt.float32 if x.dtype.is_inexact \
+        else default_float()
     return x if x.dtype is d else x.astype(d)
 
 
@@ -114,7 +117,7 @@ def _transform(x, s, axes, norm, kind: str) -> Tensor:
 def fft(a, n=None, axis: int = -1, norm=None) -> Tensor:
     """The one-dimensional discrete Fourier transform along `axis`, as numpy.fft.fft.
 
-    a: the input (integers and booleans become float32, real inputs complex64).
+    a: the input (integers and booleans become the default float, real inputs complex).
     n: the length of the transformed axis: the input is cut or zero-padded to n (default:
     its length). axis: the axis to transform. norm: 'backward' (default: no scaling forward,
     1/n back), 'ortho' (1/sqrt(n) both ways) or 'forward' (1/n forward).
@@ -135,7 +138,7 @@ def fft(a, n=None, axis: int = -1, norm=None) -> Tensor:
 def ifft(a, n=None, axis: int = -1, norm=None) -> Tensor:
     """The inverse of fft along `axis`, as numpy.fft.ifft.
 
-    a: the input (integers and booleans become float32, real inputs complex64).
+    a: the input (integers and booleans become the default float, real inputs complex).
     n: the length of the transformed axis: the input is cut or zero-padded to n (default:
     its length). axis: the axis to transform. norm: 'backward' (default: no scaling forward,
     1/n back), 'ortho' (1/sqrt(n) both ways) or 'forward' (1/n forward).
@@ -154,7 +157,7 @@ def rfft(a, n=None, axis: int = -1, norm=None) -> Tensor:
     """The discrete Fourier transform of real input along `axis`: the n // 2 + 1
     non-negative frequencies, as numpy.fft.rfft.
 
-    a: the input (integers and booleans become float32, real inputs complex64).
+    a: the input (integers and booleans become the default float, real inputs complex).
     n: the length of the transformed axis: the input is cut or zero-padded to n (default:
     its length). axis: the axis to transform. norm: 'backward' (default: no scaling forward,
     1/n back), 'ortho' (1/sqrt(n) both ways) or 'forward' (1/n forward).
@@ -176,7 +179,7 @@ def irfft(a, n=None, axis: int = -1, norm=None) -> Tensor:
     """The inverse of rfft: real output of length n (default 2 * (m - 1) for m input
     frequencies), as numpy.fft.irfft.
 
-    a: the input (integers and booleans become float32, real inputs complex64).
+    a: the input (integers and booleans become the default float, real inputs complex).
     n: the length of the transformed axis: the input is cut or zero-padded to n (default:
     its length). axis: the axis to transform. norm: 'backward' (default: no scaling forward,
     1/n back), 'ortho' (1/sqrt(n) both ways) or 'forward' (1/n forward).
@@ -311,11 +314,11 @@ def fftfreq(n: int, d: float = 1.0, *, dtype=None, device=None) -> Tensor:
     """The sample frequencies of an n-point fft with sample spacing d:
     [0, 1, ..., n/2-1, -n/2, ..., -1] / (d * n), as numpy.fft.fftfreq.
 
-    dtype: the result's float dtype (default float32); device: where it lives.
+    dtype: the result's float dtype (default: the default float); device: where it lives.
 
     Returns a 1-d tensor of n frequencies.
     """
-    return asarray(np.fft.fftfreq(n, d).astype((dtype and dt.dtype(dtype).np) or np.float32),
+    return asarray(np.fft.fftfreq(n, d).astype(dt.dtype(dtype or default_float()).np),
                    device=device)
 
 
@@ -323,11 +326,11 @@ def rfftfreq(n: int, d: float = 1.0, *, dtype=None, device=None) -> Tensor:
     """The sample frequencies of an n-point rfft with sample spacing d:
     [0, 1, ..., n // 2] / (d * n), as numpy.fft.rfftfreq.
 
-    dtype: the result's float dtype (default float32); device: where it lives.
+    dtype: the result's float dtype (default: the default float); device: where it lives.
 
     Returns a 1-d tensor of n // 2 + 1 frequencies.
     """
-    return asarray(np.fft.rfftfreq(n, d).astype((dtype and dt.dtype(dtype).np) or np.float32),
+    return asarray(np.fft.rfftfreq(n, d).astype(dt.dtype(dtype or default_float()).np),
                    device=device)
 
 

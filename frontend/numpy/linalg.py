@@ -16,6 +16,7 @@ from ..compiler.ir import Attrs
 from ..compiler.primitives import linalg as la
 from ..dispatch import bind, bind1
 from ..errors import at_user_line
+from ..promotion import default_float
 from ..tensor import Tensor
 from . import _elementwise as E
 from . import _reductions as R
@@ -67,7 +68,7 @@ def _float_matrix(x, name: str, square: bool = False) -> Tensor:
         raise ValueError(at_user_line(f"linalg.{name}: needs square matrices, got shape "
                                       f"{x.shape}"))
     if not x.dtype.is_inexact:
-        x = x.astype(dt.float32)
+        x = x.astype(default_float())
     elif x.dtype in (dt.float16, dt.bfloat16):
         x = x.astype(dt.float32)
     return x
@@ -456,7 +457,7 @@ def vector_norm(x, axis=None, keepdims: bool = False, ord=2) -> Tensor:
     """
     x = as_tensor(x)
     if not x.dtype.is_inexact:
-        x = x.astype(dt.float32)
+        x = x.astype(default_float())
     a = E.abs(x)
     if ord == 2:
         return E.sqrt(R.sum(a * a, axis=axis, keepdims=keepdims))

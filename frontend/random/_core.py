@@ -17,7 +17,7 @@ from ..dispatch import bind1
 from ..errors import at_user_line
 from ..jit import jit
 from ..numpy._operands import as_shape
-from ..promotion import DEFAULT_INT
+from ..promotion import DEFAULT_INT, default_float
 from ..tensor import Tensor
 
 _ROTATIONS = ((13, 15, 26, 6), (17, 29, 16, 24))
@@ -222,7 +222,7 @@ _bits = sampler(_bits_impl, (1, 2))
 
 
 def _float_dtype(name: str, dtype) -> dt.DType:
-    d = dt.float32 if dtype is None else dt.dtype(dtype)
+    d = default_float() if dtype is None else dt.dtype(dtype)
     if d.kind != "f":
         raise TypeError(at_user_line(f"random.{name}: dtype must be a floating-point dtype, "
                                      f"got {d.name}"))

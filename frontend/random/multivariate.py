@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 
 from .. import numpy as snp
-from ..compiler import dtypes as dt
 from ..errors import at_user_line
+from ..promotion import default_float
 from ..tensor import Tensor
 from ._core import (
     _c,
@@ -90,7 +90,7 @@ def multivariate_normal(key, mean, cov, shape=None, dtype=None,
         raise ValueError(at_user_line(
             f"random.multivariate_normal: cov must have shape (..., {nvar}, {nvar}) for a "
             f"mean of {nvar} entries, got shape {ct.shape}"))
-    mdt = mt.dtype if mt.dtype.kind == "f" else dt.float32
+    mdt = mt.dtype if mt.dtype.kind == "f" else default_float()
     d = _float_dtype("multivariate_normal", mdt if dtype is None else dtype)
     shape = _param_shape("multivariate_normal", shape, **{
         "mean.shape[:-1]": mt.shape[:-1], "cov.shape[:-2]": ct.shape[:-2]})

@@ -19,7 +19,7 @@ from ..compiler.primitives import elementwise as ew
 from ..custom_derivatives import custom_jvp
 from ..dispatch import bind1
 from ..errors import at_user_line
-from ..promotion import DEFAULT_FLOAT
+from ..promotion import default_float
 from ..tensor import Tensor
 from ._operands import in_float32, real_float
 
@@ -95,7 +95,7 @@ def _ndtr_float(name: str, x) -> Tensor:
     them, SciPy takes them)."""
     x = snp.asarray(x)
     if x.dtype.kind in "biu":
-        x = snp.astype(x, DEFAULT_FLOAT)
+        x = snp.astype(x, default_float())
     if x.dtype not in (dt.float32, dt.float64):
         raise TypeError(at_user_line(f"{name}: x.dtype={x.dtype.name} is not supported; "
                                      f"convert to float32 or float64"))

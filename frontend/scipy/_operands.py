@@ -14,7 +14,7 @@ from ..compiler import dtypes as dt
 from ..errors import at_user_line
 from ..numpy import astype
 from ..numpy._operands import promote_operands
-from ..promotion import DEFAULT_FLOAT
+from ..promotion import default_float
 from ..tensor import Tensor
 
 
@@ -25,7 +25,7 @@ def real_floats(name: str, *xs) -> list[Tensor]:
         raise TypeError(at_user_line(f"{name} is defined for real tensors only, not "
                                      f"{dtype.name}; apply it to the real part"))
     if dtype.kind != "f":
-        ts = [astype(t, DEFAULT_FLOAT) for t in ts]
+        ts = [astype(t, default_float()) for t in ts]
     return ts
 
 

@@ -33,7 +33,7 @@ def fresh(monkeypatch):
 
 def test_the_table_names_every_variable_config_reads():
     source = open(config.__file__).read()
-    assert set(re.findall(r'"(STABLEJIT_[A-Z_]+)"', source)) == set(config.VARIABLES)
+    assert set(re.findall(r'"((?:STABLEJIT|JAX)_[A-Z0-9_]+)"', source)) == set(config.VARIABLES)
 
 
 def _expected(var: str, raw: str, default):
@@ -135,7 +135,7 @@ def test_debug_nans_set_by_assignment_checks_eager_ops(settings):
     np.testing.assert_array_equal(np.asarray(snp.sqrt(snp.asarray([4.0]))), [2.0])
 
 
-@pytest.mark.parametrize("name", ["debug_nan", "jax_enable_x64", "nans"])
+@pytest.mark.parametrize("name", ["debug_nan", "jax_enable_checks", "nans"])
 def test_assigning_an_unknown_setting_names_the_known_ones(settings, name):
     with pytest.raises(AttributeError, match=rf"no setting '{name}'.*debug_infs, debug_nans"):
         setattr(config, name, True)
@@ -164,9 +164,9 @@ def test_a_setting_takes_a_bool(settings, value):
 
 
 def test_reading_an_unknown_setting_names_the_known_ones():
-    with pytest.raises(AttributeError, match="no attribute 'jax_enable_x64'.*debug_nans"):
-        config.jax_enable_x64  # noqa: B018
+    with pytest.raises(AttributeError, match="no attribute 'jax_enable_checks'.*debug_nans"):
+        config.jax_enable_checks  # noqa: B018
 
 
 def test_settings_are_listed_by_dir():
-    assert {"debug_nans", "debug_infs", "update"} <= set(dir(config))
+    assert {"debug_nans", "debug_infs", "enable_x64", "update"} <= set(dir(config))
