@@ -6,7 +6,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 
 # setup.py builds the native cached call (frontend/_native): a changed source rebuilds it
-$(VENV)/.installed: pyproject.toml setup.py frontend/_native/fastcall.c
+$(VENV)/.installed: pyproject.toml setup.py frontend/_native/fastcall.c frontend/_native/recorder.c
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
 	$(PY) -m pip install -q -e '.[test]'

@@ -18,11 +18,11 @@ from .signature import Entry
 from .tensor import Tensor
 
 
-def _source_digest() -> str | None:
-    """The digest setup.py compiles in, of the source beside this module (a checkout;
-    an install may not carry it)."""
+def source_digest(name: str = "fastcall.c") -> str | None:
+    """The digest setup.py compiles into an extension, of its source `name` in _native/
+    beside this module (a checkout; an install may not carry it)."""
     try:
-        text = (Path(__file__).parent / "_native" / "fastcall.c").read_bytes()
+        text = (Path(__file__).parent / "_native" / name).read_bytes()
     except OSError:
         return None
     return hashlib.sha256(text.replace(b"\r\n", b"\n")).hexdigest()[:16]
@@ -33,7 +33,7 @@ try:
     from . import _fastcall
 except ImportError as e:  # no compiler at install time: the Python path
     _fastcall, unavailable = None, f"stablejit._fastcall was not built ({e})"
-if _fastcall is not None and _source_digest() not in (
+if _fastcall is not None and source_digest() not in (
         None, getattr(_fastcall, "SOURCE_DIGEST", None)):
     _fastcall, unavailable = None, ("stablejit._fastcall was built from another "
                                     "fastcall.c than the one beside it (stale)")

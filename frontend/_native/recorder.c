@@ -1,0 +1,703 @@
+/* stablejit._recorder: the lazy recorder's hot path in C (docs/native.md).
+ *
+ * Recorder.apply and Recorder.apply_scalar (frontend/recorder.py) become these
+ * functions, bound as methods. Each does what its Python method does, step for step:
+ * take the recorder's lock, find the operands' slots, look the result types up in the
+ * primitive's memo of its shape rule, append the tape entry, the user's line and the
+ * result types, and make the pending result tensors. Anything else - an operand that is
+ * not a value of the current graph, a shape rule not seen before, an op with regions or
+ * several results, a number that is not a plain int or float - calls the Python method
+ * (or the Python helper of that step), which decides and raises exactly as before.
+ *
+ * The tape is the same on both paths, entry for entry (tests/host/test_native_recorder.py
+ * compares the tapes, the user's lines, the results and the errors).
+ *
+ * State: what init() is handed (classes, the internal-code memo, Python helpers), set once
+ * at import and never written again; a recorder's own state is its instance dict, read
+ * and written under its lock as the Python methods do. Not built for free-threaded
+ * CPython (its dict and list operations would need critical sections): there the Python
+ * path runs.
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <structmember.h>
+
+#ifndef SOURCE_DIGEST /* setup.py defines it: recorder_native.py refuses a stale build */
+#define SOURCE_DIGEST "unknown"
+#endif
+
+#if PY_VERSION_HEX < 0x030B0000 || defined(Py_GIL_DISABLED)
+#define RECORDER_UNSUPPORTED 1 /* PyFrame_GetLasti and PyFloat_Pack8 are 3.11's */
+#endif
+
+#ifndef RECORDER_UNSUPPORTED
+
+static PyTypeObject *tensor_cls, *pending_cls;
+static PyObject *code_internal; /* errors._CODE_INTERNAL: code object -> bool */
+static PyObject *is_internal;   /* errors.is_internal(code): fills that memo */
+static PyObject *scalar_tag;    /* recorder._SCALAR */
+static PyObject *empty_attrs;   /* ir.EMPTY_ATTRS */
+static PyObject *py_apply, *py_apply_scalar; /* the Python methods (the fallback) */
+/* Recorder's own _slot, _add and _results: a subclass that overrides one (GradTape's
+ * _slot) takes the Python step for it */
+static PyObject *py_slot, *py_add, *py_results;
+
+static PyObject *s_lock, *s_graph, *s_tape, *s_locs, *s_types, *s_pending, *s_ops, *s_max_ops,
+    *s_slot, *s_add, *s_results, *s_op_bound, *s_flush, *s_inferred, *s_infer, *s_dtype,
+    *s_acquire, *s_release, *s_scalar_key;
+
+static Py_ssize_t t_data, t_backend, t_type, t_weak, t_view, t_aliases;
+static Py_ssize_t p_slot, p_graph, p_buffer;
+static PyObject *backends_dict; /* backends module dict: scalar_key for other numbers */
+
+#define SLOT(obj, off) (*(PyObject **)((char *)(obj) + (off)))
+
+static int
+slot_offset(PyObject *cls, const char *name, Py_ssize_t *out)
+{
+    PyObject *d = PyObject_GetAttrString(cls, name);
+    if (d == NULL)
+        return -1;
+    if (!Py_IS_TYPE(d, &PyMemberDescr_Type) ||
+        ((PyMemberDescrObject *)d)->d_member->type != T_OBJECT_EX) {
+        PyErr_Format(PyExc_TypeError, "%R.%s is not a __slots__ member", cls, name);
+        Py_DECREF(d);
+        return -1;
+    }
+    *out = ((PyMemberDescrObject *)d)->d_member->offset;
+    Py_DECREF(d);
+    return 0;
+}
+
+/* ---- the recorder's state: its instance dict ---------------------------------------- */
+
+typedef struct {
+    PyObject *dict; /* the recorder's __dict__ (a reference held) */
+    PyObject *lock; /* borrowed from dict */
+} Rec;
+
+static int
+rec_open(PyObject *self, Rec *r)
+{
+    PyTypeObject *cls = Py_TYPE(self);
+    if (_PyType_Lookup(cls, s_add) != py_add || _PyType_Lookup(cls, s_results) != py_results)
+        return 0; /* a subclass with its own steps: the Python path */
+    PyObject **dp = _PyObject_GetDictPtr(self);
+    if (dp == NULL || *dp == NULL || !PyDict_Check(*dp))
+        return 0; /* not a plain instance: the Python path */
+    r->dict = *dp;
+    Py_INCREF(r->dict);
+    r->lock = PyDict_GetItemWithError(r->dict, s_lock);
+    if (r->lock == NULL) {
+        Py_DECREF(r->dict);
+        return PyErr_Occurred() ? -1 : 0;
+    }
+    Py_INCREF(r->lock);
+    PyObject *ok = PyObject_CallMethodNoArgs(r->lock, s_acquire);
+    if (ok == NULL) {
+        Py_DECREF(r->lock);
+        Py_DECREF(r->dict);
+        return -1;
+    }
+    Py_DECREF(ok);
+    return 1;
+}
+
+static void
+rec_close(Rec *r)
+{
+    /* release even while an exception is set (the Python `with` does) */
+    PyObject *type, *value, *tb;
+    PyErr_Fetch(&type, &value, &tb);
+    PyObject *ok = PyObject_CallMethodNoArgs(r->lock, s_release);
+    if (ok == NULL)
+        PyErr_WriteUnraisable(r->lock);
+    Py_XDECREF(ok);
+    PyErr_Restore(type, value, tb);
+    Py_DECREF(r->lock);
+    Py_DECREF(r->dict);
+}
+
+/* a borrowed item of the recorder's dict of the expected type, or NULL (no exception set:
+ * the caller takes the Python path) */
+static PyObject *
+rec_list(Rec *r, PyObject *name)
+{
+    PyObject *v = PyDict_GetItemWithError(r->dict, name);
+    return v != NULL && PyList_CheckExact(v) ? v : NULL;
+}
+
+/* ---- steps ------------------------------------------------------------------------- */
+
+/* The slot of tensor t in the graph (Recorder._slot's hot case in C, the rest in Python):
+ * -1 with an exception on error. */
+static Py_ssize_t
+slot_of(PyObject *self, Rec *r, PyObject *t)
+{
+    if (Py_IS_TYPE(t, tensor_cls) && _PyType_Lookup(Py_TYPE(self), s_slot) == py_slot) {
+        PyObject *d = SLOT(t, t_data), *b = SLOT(t, t_backend);
+        if (d != NULL && Py_IS_TYPE(d, pending_cls) && b == self) {
+            PyObject *buf = SLOT(d, p_buffer), *g = SLOT(d, p_graph), *s = SLOT(d, p_slot);
+            PyObject *graph = PyDict_GetItemWithError(r->dict, s_graph);
+            if (buf == Py_None && g != NULL && s != NULL && graph != NULL && PyLong_CheckExact(s)) {
+                int same = PyObject_RichCompareBool(g, graph, Py_EQ);
+                if (same < 0)
+                    return -1;
+                if (same)
+                    return PyLong_AsSsize_t(s);
+            }
+            if (PyErr_Occurred())
+                return -1;
+        }
+    }
+    PyObject *res = PyObject_CallMethodOneArg(self, s_slot, t);
+    if (res == NULL)
+        return -1;
+    Py_ssize_t s = PyLong_AsSsize_t(res);
+    Py_DECREF(res);
+    return s;
+}
+
+/* errors.user_site: (code, line, offset) of the first frame outside stablejit, or None. */
+static PyObject *
+user_site(void)
+{
+    PyFrameObject *f = PyEval_GetFrame();
+    Py_XINCREF(f);
+    while (f != NULL) {
+        PyCodeObject *code = PyFrame_GetCode(f);
+        PyObject *internal = PyDict_GetItemWithError(code_internal, (PyObject *)code);
+        if (internal != NULL) {
+            Py_INCREF(internal);
+        }
+        else {
+            if (PyErr_Occurred())
+                goto fail;
+            internal = PyObject_CallOneArg(is_internal, (PyObject *)code);
+            if (internal == NULL)
+                goto fail;
+        }
+        int ours = PyObject_IsTrue(internal);
+        Py_DECREF(internal);
+        if (ours < 0)
+            goto fail;
+        if (!ours) {
+            PyObject *site = Py_BuildValue("(Nii)", (PyObject *)code,
+                                           PyFrame_GetLineNumber(f), PyFrame_GetLasti(f));
+            Py_DECREF(f);
+            return site;
+        }
+        Py_DECREF(code);
+        PyFrameObject *back = PyFrame_GetBack(f);
+        Py_DECREF(f);
+        f = back;
+        continue;
+    fail:
+        Py_DECREF(code);
+        Py_DECREF(f);
+        return NULL;
+    }
+    Py_RETURN_NONE;
+}
+
+/* prim.infer(in_types, attrs) where its memo has the answer (a new reference); NULL
+ * without an exception when it has not (the caller asks Python). */
+static PyObject *
+inferred(PyObject *prim, PyObject *in_types, PyObject *attrs)
+{
+    PyObject **dp = _PyObject_GetDictPtr(prim);
+    if (dp == NULL || *dp == NULL)
+        return NULL;
+    PyObject *memo = PyDict_GetItemWithError(*dp, s_inferred);
+    if (memo == NULL || !PyDict_CheckExact(memo))
+        return NULL;
+    PyObject *key = PyTuple_Pack(2, in_types, attrs);
+    if (key == NULL)
+        return NULL;
+    PyObject *out = PyDict_GetItemWithError(memo, key);
+    Py_DECREF(key);
+    if (out == NULL || !PyTuple_CheckExact(out))
+        return NULL;
+    Py_INCREF(out);
+    return out;
+}
+
+/* backends.scalar_key(value, dtype) = (dtype, keys.exact_key(value)); plain floats and
+ * ints here, anything else by the Python function. */
+static PyObject *
+scalar_key(PyObject *value, PyObject *dtype)
+{
+    PyObject *inner;
+    if (PyFloat_CheckExact(value)) {
+        char buf[8];
+        if (PyFloat_Pack8(PyFloat_AS_DOUBLE(value), buf, 1) < 0)
+            return NULL;
+        inner = Py_BuildValue("(Oy#)", (PyObject *)&PyFloat_Type, buf, (Py_ssize_t)8);
+    }
+    else if (PyLong_CheckExact(value)) {
+        inner = PyTuple_Pack(2, (PyObject *)&PyLong_Type, value);
+    }
+    else {
+        PyObject *f = PyDict_GetItemWithError(backends_dict, s_scalar_key);
+        if (f == NULL)
+            return PyErr_Occurred() ? NULL
+                                    : PyErr_Format(PyExc_AttributeError, "scalar_key");
+        PyObject *args[2] = {value, dtype};
+        return PyObject_Vectorcall(f, args, 2, NULL);
+    }
+    if (inner == NULL)
+        return NULL;
+    PyObject *key = PyTuple_Pack(2, dtype, inner);
+    Py_DECREF(inner);
+    return key;
+}
+
+static PyObject *
+new_tensor(PyObject *data, PyObject *backend, PyObject *type)
+{
+    Py_INCREF(data);
+    Py_INCREF(backend);
+    Py_INCREF(type);
+    PyObject *t = tensor_cls->tp_alloc(tensor_cls, 0);
+    if (t == NULL) {
+        Py_DECREF(data);
+        Py_DECREF(backend);
+        Py_DECREF(type);
+        return NULL;
+    }
+    SLOT(t, t_data) = data;
+    SLOT(t, t_backend) = backend;
+    SLOT(t, t_type) = type;
+    Py_INCREF(Py_False);
+    SLOT(t, t_weak) = Py_False;
+    Py_INCREF(Py_None);
+    SLOT(t, t_view) = Py_None;
+    Py_INCREF(Py_None);
+    SLOT(t, t_aliases) = Py_None;
+    return t;
+}
+
+/* Recorder._results(first, 1): the pending result tensor, the op count, and a flush when
+ * the graph is full. Returns the 1-tuple of the tensor. */
+static PyObject *
+one_result(PyObject *self, Rec *r, Py_ssize_t first, PyObject *type)
+{
+    PyObject *pending = rec_list(r, s_pending);
+    PyObject *graph = PyDict_GetItemWithError(r->dict, s_graph);
+    if (pending == NULL || graph == NULL) {
+        if (PyErr_Occurred())
+            return NULL;
+        PyObject *n = PyLong_FromSsize_t(first), *one = PyLong_FromLong(1);
+        PyObject *res = n && one ? PyObject_CallMethodObjArgs(self, s_results, n, one, NULL)
+                                 : NULL;
+        Py_XDECREF(n);
+        Py_XDECREF(one);
+        return res;
+    }
+    PyObject *slot = PyLong_FromSsize_t(first);
+    if (slot == NULL)
+        return NULL;
+    Py_INCREF(graph);
+    PyObject *p = pending_cls->tp_alloc(pending_cls, 0);
+    if (p == NULL) {
+        Py_DECREF(slot);
+        Py_DECREF(graph);
+        return NULL;
+    }
+    SLOT(p, p_slot) = slot;
+    SLOT(p, p_graph) = graph;
+    Py_INCREF(Py_None);
+    SLOT(p, p_buffer) = Py_None;
+    PyObject *ref = PyWeakref_NewRef(p, NULL);
+    if (ref == NULL || PyList_Append(pending, ref) < 0) {
+        Py_XDECREF(ref);
+        Py_DECREF(p);
+        return NULL;
+    }
+    Py_DECREF(ref);
+    PyObject *t = new_tensor(p, self, type);
+    Py_DECREF(p);
+    if (t == NULL)
+        return NULL;
+    PyObject *res = PyTuple_Pack(1, t);
+    Py_DECREF(t);
+    if (res == NULL)
+        return NULL;
+    /* self._ops += 1; the bound read at the graph's first op; flush when it is reached */
+    PyObject *ops = PyDict_GetItemWithError(r->dict, s_ops);
+    long n = ops != NULL && PyLong_CheckExact(ops) ? PyLong_AsLong(ops) + 1 : -1;
+    if (n < 0) {
+        if (!PyErr_Occurred())
+            PyErr_SetString(PyExc_TypeError, "a recorder's _ops is not an int");
+        goto fail;
+    }
+    PyObject *count = PyLong_FromLong(n);
+    if (count == NULL || PyDict_SetItem(r->dict, s_ops, count) < 0) {
+        Py_XDECREF(count);
+        goto fail;
+    }
+    if (n == 1) {
+        PyObject *bound = PyObject_CallMethodNoArgs(self, s_op_bound);
+        if (bound == NULL || PyDict_SetItem(r->dict, s_max_ops, bound) < 0) {
+            Py_XDECREF(bound);
+            Py_DECREF(count);
+            goto fail;
+        }
+        Py_DECREF(bound);
+    }
+    PyObject *max_ops = PyDict_GetItemWithError(r->dict, s_max_ops);
+    int full = max_ops == NULL ? -1 : PyObject_RichCompareBool(count, max_ops, Py_GE);
+    Py_DECREF(count);
+    if (full < 0) {
+        if (!PyErr_Occurred())
+            PyErr_SetString(PyExc_AttributeError, "_max_ops");
+        goto fail;
+    }
+    if (full) {
+        PyObject *ok = PyObject_CallMethodNoArgs(self, s_flush);
+        if (ok == NULL)
+            goto fail;
+        Py_DECREF(ok);
+    }
+    return res;
+fail:
+    Py_DECREF(res);
+    return NULL;
+}
+
+/* append (entry, site, out types) to the tape, as Recorder._add does after its shape rule;
+ * returns the first result's slot, -1 on error */
+static Py_ssize_t
+append_entry(Rec *r, PyObject *entry, PyObject *site, PyObject *out)
+{
+    PyObject *tape = rec_list(r, s_tape), *locs = rec_list(r, s_locs),
+             *types = rec_list(r, s_types);
+    if (tape == NULL || locs == NULL || types == NULL) {
+        if (!PyErr_Occurred())
+            PyErr_SetString(PyExc_TypeError, "a recorder's tape is not a list");
+        return -1;
+    }
+    Py_ssize_t first = PyList_GET_SIZE(types);
+    if (PyList_Append(tape, entry) < 0 || PyList_Append(locs, site) < 0)
+        return -1;
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(out); i++)
+        if (PyList_Append(types, PyTuple_GET_ITEM(out, i)) < 0)
+            return -1;
+    return first;
+}
+
+/* ---- the methods --------------------------------------------------------------------- */
+
+static PyObject *
+call_python(PyObject *method, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
+{
+    return PyObject_Vectorcall(method, args, nargs, kwnames);
+}
+
+/* Recorder.apply(self, prim, tensors, attrs, regions=()) */
+static PyObject *
+apply(PyObject *module, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
+{
+    /* regions=() may come positionally (dispatch.bind passes it); an op with regions is
+     * Python's */
+    if (kwnames != NULL || !(nargs == 4 || (nargs == 5 && PyTuple_CheckExact(args[4]) &&
+                                            PyTuple_GET_SIZE(args[4]) == 0)))
+        return call_python(py_apply, args, nargs, kwnames);
+    PyObject *self = args[0], *prim = args[1], *tensors = args[2], *attrs = args[3];
+    Py_ssize_t n = PyTuple_CheckExact(tensors) ? PyTuple_GET_SIZE(tensors)
+                   : PyList_CheckExact(tensors) ? PyList_GET_SIZE(tensors) : 0;
+    if (n < 1 || n > 2)
+        return call_python(py_apply, args, nargs, kwnames);
+    Rec r;
+    int opened = rec_open(self, &r);
+    if (opened <= 0)
+        return opened < 0 ? NULL : call_python(py_apply, args, nargs, kwnames);
+    PyObject *res = NULL, *slots = NULL, *in_types = NULL, *out = NULL, *site = NULL,
+             *entry = NULL;
+    PyObject *types = rec_list(&r, s_types);
+    slots = PyTuple_New(n);
+    in_types = PyTuple_New(n);
+    if (types == NULL || slots == NULL || in_types == NULL) {
+        if (!PyErr_Occurred())
+            PyErr_SetString(PyExc_TypeError, "a recorder's _types is not a list");
+        goto done;
+    }
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *t = PyTuple_CheckExact(tensors) ? PyTuple_GET_ITEM(tensors, i)
+                                                  : PyList_GET_ITEM(tensors, i);
+        Py_INCREF(t);
+        Py_ssize_t s = slot_of(self, &r, t);
+        Py_DECREF(t);
+        if (s < 0 || s >= PyList_GET_SIZE(types)) {
+            if (!PyErr_Occurred())
+                PyErr_SetString(PyExc_IndexError, "a recorder slot out of range");
+            goto done;
+        }
+        PyObject *ty = PyList_GET_ITEM(types, s);
+        Py_INCREF(ty);
+        PyTuple_SET_ITEM(in_types, i, ty);
+        PyObject *so = PyLong_FromSsize_t(s);
+        if (so == NULL)
+            goto done;
+        PyTuple_SET_ITEM(slots, i, so);
+    }
+    site = user_site();
+    if (site == NULL)
+        goto done;
+    out = inferred(prim, in_types, attrs);
+    if (out == NULL) {
+        if (PyErr_Occurred())
+            goto done;
+        /* a shape rule not seen before (or one that raises): Recorder._add decides */
+        PyObject *first = PyObject_CallMethodObjArgs(self, s_add, prim, slots, attrs, site,
+                                                     NULL);
+        if (first == NULL)
+            goto done;
+        Py_ssize_t f = PyLong_AsSsize_t(first);
+        types = rec_list(&r, s_types);
+        Py_ssize_t count = types ? PyList_GET_SIZE(types) - f : -1;
+        if (f < 0 || count < 0 || count != 1) {
+            if (!PyErr_Occurred()) {
+                PyObject *c = PyLong_FromSsize_t(count);
+                res = c ? PyObject_CallMethodObjArgs(self, s_results, first, c, NULL) : NULL;
+                Py_XDECREF(c);
+            }
+            Py_DECREF(first);
+            goto done;
+        }
+        Py_DECREF(first);
+        res = one_result(self, &r, f, PyList_GET_ITEM(types, f));
+        goto done;
+    }
+    entry = PyTuple_Pack(3, prim, attrs, slots);
+    if (entry == NULL)
+        goto done;
+    Py_ssize_t first = append_entry(&r, entry, site, out);
+    if (first < 0)
+        goto done;
+    if (PyTuple_GET_SIZE(out) == 1) {
+        res = one_result(self, &r, first, PyTuple_GET_ITEM(out, 0));
+    }
+    else {
+        PyObject *f = PyLong_FromSsize_t(first),
+                 *c = PyLong_FromSsize_t(PyTuple_GET_SIZE(out));
+        res = f && c ? PyObject_CallMethodObjArgs(self, s_results, f, c, NULL) : NULL;
+        Py_XDECREF(f);
+        Py_XDECREF(c);
+    }
+done:
+    Py_XDECREF(slots);
+    Py_XDECREF(in_types);
+    Py_XDECREF(out);
+    Py_XDECREF(site);
+    Py_XDECREF(entry);
+    rec_close(&r);
+    return res;
+}
+
+/* Recorder.apply_scalar(self, prim, x, value, scalar_first) */
+static PyObject *
+apply_scalar(PyObject *module, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
+{
+    if (nargs != 5 || kwnames != NULL || !Py_IS_TYPE(args[2], tensor_cls))
+        return call_python(py_apply_scalar, args, nargs, kwnames);
+    PyObject *self = args[0], *prim = args[1], *x = args[2], *value = args[3],
+             *scalar_first = args[4];
+    PyObject *xt = SLOT(x, t_type);
+    if (xt == NULL)
+        return call_python(py_apply_scalar, args, nargs, kwnames);
+    Rec r;
+    int opened = rec_open(self, &r);
+    if (opened <= 0)
+        return opened < 0 ? NULL : call_python(py_apply_scalar, args, nargs, kwnames);
+    Py_INCREF(xt);
+    PyObject *res = NULL, *in_types = NULL, *out = NULL, *dtype = NULL, *key = NULL,
+             *site = NULL, *entry = NULL, *slot = NULL;
+    Py_ssize_t a = slot_of(self, &r, x);
+    if (a < 0)
+        goto done;
+    in_types = PyTuple_Pack(2, xt, xt);
+    if (in_types == NULL)
+        goto done;
+    out = inferred(prim, in_types, empty_attrs);
+    if (out == NULL) {
+        if (PyErr_Occurred())
+            goto done;
+        PyObject *infer_args[3] = {prim, in_types, empty_attrs};
+        out = PyObject_VectorcallMethod(s_infer, infer_args,
+                                        3 | PY_VECTORCALL_ARGUMENTS_OFFSET, NULL);
+        if (out == NULL)
+            goto done;
+        if (!PyTuple_Check(out) || PyTuple_GET_SIZE(out) < 1) {
+            PyErr_SetString(PyExc_TypeError, "a shape rule gave no result type");
+            goto done;
+        }
+    }
+    dtype = PyObject_GetAttr(xt, s_dtype);
+    if (dtype == NULL)
+        goto done;
+    key = scalar_key(value, dtype);
+    if (key == NULL)
+        goto done;
+    slot = PyLong_FromSsize_t(a);
+    if (slot == NULL)
+        goto done;
+    entry = PyTuple_Pack(5, scalar_tag, prim, slot, key, scalar_first);
+    if (entry == NULL)
+        goto done;
+    site = user_site();
+    if (site == NULL)
+        goto done;
+    PyObject *one = PyTuple_GetSlice(out, 0, 1);
+    if (one == NULL)
+        goto done;
+    Py_ssize_t first = append_entry(&r, entry, site, one);
+    if (first >= 0)
+        res = one_result(self, &r, first, PyTuple_GET_ITEM(one, 0));
+    Py_DECREF(one);
+done:
+    Py_DECREF(xt);
+    Py_XDECREF(in_types);
+    Py_XDECREF(out);
+    Py_XDECREF(dtype);
+    Py_XDECREF(key);
+    Py_XDECREF(slot);
+    Py_XDECREF(site);
+    Py_XDECREF(entry);
+    rec_close(&r);
+    return res;
+}
+
+/* ---- module ----------------------------------------------------------------------------- */
+
+static PyObject *
+make_method(PyObject *module, PyMethodDef *def)
+{
+    PyObject *f = PyCFunction_NewEx(def, module, NULL);
+    if (f == NULL)
+        return NULL;
+    PyObject *m = PyInstanceMethod_New(f);
+    Py_DECREF(f);
+    return m;
+}
+
+static PyMethodDef apply_def = {"apply", (PyCFunction)(void (*)(void))apply,
+                                METH_FASTCALL | METH_KEYWORDS,
+                                "Recorder.apply in C (the Python method otherwise)."};
+static PyMethodDef apply_scalar_def = {"apply_scalar",
+                                       (PyCFunction)(void (*)(void))apply_scalar,
+                                       METH_FASTCALL | METH_KEYWORDS,
+                                       "Recorder.apply_scalar in C (the Python method "
+                                       "otherwise)."};
+
+static PyObject *
+init(PyObject *module, PyObject *args)
+{
+    PyObject *tensor, *pending, *internal, *is_int, *tag, *empty, *pa, *pas, *backends,
+        *ps, *padd, *pres;
+    if (!PyArg_ParseTuple(args, "O!O!O!OOOOOOOOO:init", &PyType_Type, &tensor, &PyType_Type,
+                          &pending, &PyDict_Type, &internal, &is_int, &tag, &empty, &pa, &pas,
+                          &ps, &padd, &pres, &backends))
+        return NULL;
+    if (slot_offset(tensor, "_data", &t_data) || slot_offset(tensor, "_backend", &t_backend) ||
+        slot_offset(tensor, "type", &t_type) || slot_offset(tensor, "weak", &t_weak) ||
+        slot_offset(tensor, "_view", &t_view) || slot_offset(tensor, "_aliases", &t_aliases) ||
+        slot_offset(pending, "slot", &p_slot) || slot_offset(pending, "graph", &p_graph) ||
+        slot_offset(pending, "buffer", &p_buffer))
+        return NULL;
+    PyObject *bd = PyObject_GetAttrString(backends, "__dict__");
+    if (bd == NULL)
+        return NULL;
+    if (!PyDict_Check(bd)) {
+        Py_DECREF(bd);
+        return PyErr_Format(PyExc_TypeError, "backends.__dict__ is not a dict");
+    }
+    Py_XSETREF(backends_dict, bd);
+#define KEEP(var, obj) Py_INCREF(obj); Py_XSETREF(var, obj)
+    KEEP(tensor_cls, (PyTypeObject *)tensor);
+    KEEP(pending_cls, (PyTypeObject *)pending);
+    KEEP(code_internal, internal);
+    KEEP(is_internal, is_int);
+    KEEP(scalar_tag, tag);
+    KEEP(empty_attrs, empty);
+    KEEP(py_apply, pa);
+    KEEP(py_apply_scalar, pas);
+    KEEP(py_slot, ps);
+    KEEP(py_add, padd);
+    KEEP(py_results, pres);
+#undef KEEP
+    PyObject *methods = PyTuple_New(2);
+    if (methods == NULL)
+        return NULL;
+    PyObject *m1 = make_method(module, &apply_def), *m2 = make_method(module, &apply_scalar_def);
+    if (m1 == NULL || m2 == NULL) {
+        Py_XDECREF(m1);
+        Py_XDECREF(m2);
+        Py_DECREF(methods);
+        return NULL;
+    }
+    PyTuple_SET_ITEM(methods, 0, m1);
+    PyTuple_SET_ITEM(methods, 1, m2);
+    return methods; /* (apply, apply_scalar): the methods to install on Recorder */
+}
+
+#endif /* RECORDER_UNSUPPORTED */
+
+static PyMethodDef methods[] = {
+#ifndef RECORDER_UNSUPPORTED
+    {"init", init, METH_VARARGS,
+     "init(Tensor, Pending, errors._CODE_INTERNAL, errors.is_internal, recorder._SCALAR, "
+     "EMPTY_ATTRS, Recorder.apply, Recorder.apply_scalar, Recorder._slot, Recorder._add, "
+     "Recorder._results, backends) -> (apply, "
+     "apply_scalar): the C methods, around the Python ones"},
+#endif
+    {NULL},
+};
+
+static struct PyModuleDef moduledef = {
+    PyModuleDef_HEAD_INIT, "stablejit._recorder",
+    "The lazy recorder's hot path in C (see frontend/recorder_native.py).", -1, methods,
+};
+
+PyMODINIT_FUNC
+PyInit__recorder(void)
+{
+#ifndef RECORDER_UNSUPPORTED
+#define INTERN(var, text) if ((var = PyUnicode_InternFromString(text)) == NULL) return NULL
+    INTERN(s_lock, "_lock");
+    INTERN(s_graph, "_graph");
+    INTERN(s_tape, "_tape");
+    INTERN(s_locs, "_locs");
+    INTERN(s_types, "_types");
+    INTERN(s_pending, "_pending");
+    INTERN(s_ops, "_ops");
+    INTERN(s_max_ops, "_max_ops");
+    INTERN(s_slot, "_slot");
+    INTERN(s_add, "_add");
+    INTERN(s_results, "_results");
+    INTERN(s_op_bound, "_op_bound");
+    INTERN(s_flush, "flush");
+    INTERN(s_inferred, "_inferred");
+    INTERN(s_infer, "infer");
+    INTERN(s_dtype, "dtype");
+    INTERN(s_acquire, "acquire");
+    INTERN(s_release, "release");
+    INTERN(s_scalar_key, "scalar_key");
+#undef INTERN
+#endif
+    PyObject *m = PyModule_Create(&moduledef);
+    if (m == NULL)
+        return NULL;
+    if (PyModule_AddStringConstant(m, "SOURCE_DIGEST", SOURCE_DIGEST) < 0 ||
+        PyModule_AddIntConstant(m, "SUPPORTED",
+#ifdef RECORDER_UNSUPPORTED
+                                0
+#else
+                                1
+#endif
+                                ) < 0) {
+        Py_DECREF(m);
+        return NULL;
+    }
+    return m;
+}

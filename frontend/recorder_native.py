@@ -1,0 +1,64 @@
+"""The lazy recorder's hot path in C (the extension stablejit._recorder, built from
+frontend/_native/recorder.c by `pip install`), or recorder.Recorder's Python methods.
+
+The C methods take the common case - an elementwise op or a reduction on values of the
+current graph whose shape rule has run before, or an op of a tensor and a Python number -
+and hand every other step to the Python method or helper that does it, which decides and
+raises as it always did. Both paths write the same tape. STABLEJIT_NATIVE=0, an install
+where the extension could not be built, or a CPython it does not support (before 3.11,
+free-threaded) keeps the Python methods (docs/native.md).
+"""
+
+from __future__ import annotations
+
+from . import backends, config, errors
+from .compiler.ir import EMPTY_ATTRS
+from .fastcall import source_digest
+from .recorder import _SCALAR, Pending, Recorder
+from .tensor import Tensor
+
+_PYTHON = {name: Recorder.__dict__[name] for name in ("apply", "apply_scalar")}
+
+unavailable = None  # why the native recorder is not there, if it is not
+try:
+    from . import _recorder
+except ImportError as e:  # no compiler at install time: the Python path
+    _recorder, unavailable = None, f"stablejit._recorder was not built ({e})"
+if _recorder is not None and source_digest("recorder.c") not in (
+        None, getattr(_recorder, "SOURCE_DIGEST", None)):
+    _recorder, unavailable = None, ("stablejit._recorder was built from another "
+                                    "recorder.c than the one beside it (stale)")
+if _recorder is not None and not getattr(_recorder, "SUPPORTED", 0):
+    _recorder, unavailable = None, ("stablejit._recorder needs CPython 3.11 or later, "
+                                    "with the GIL")
+_NATIVE: dict = {}
+if _recorder is not None:
+    try:  # the slots it reads: a class that lost one keeps the Python path
+        apply, apply_scalar = _recorder.init(
+            Tensor, Pending, errors._CODE_INTERNAL, errors.is_internal, _SCALAR, EMPTY_ATTRS,
+            _PYTHON["apply"], _PYTHON["apply_scalar"], Recorder._slot, Recorder._add,
+            Recorder._results, backends)
+        _NATIVE = {"apply": apply, "apply_scalar": apply_scalar}
+    except (TypeError, AttributeError) as e:
+        _recorder, unavailable = None, f"stablejit._recorder cannot read {e}"
+
+
+def available() -> bool:
+    """Whether this install has the native recorder (whatever STABLEJIT_NATIVE says)."""
+    return _recorder is not None
+
+
+def install(native: bool | None = None) -> bool:
+    """Make Recorder's apply and apply_scalar the C methods, or the Python ones again;
+    `native` None reads STABLEJIT_NATIVE. Returns whether the C ones are on."""
+    if native is None:
+        native = config.native()
+    native = native and _recorder is not None
+    for name, python in _PYTHON.items():
+        setattr(Recorder, name, _NATIVE[name] if native else python)
+    return native
+
+
+def installed() -> bool:
+    """Whether Recorder's methods are the C ones now."""
+    return bool(_NATIVE) and Recorder.__dict__["apply"] is _NATIVE["apply"]

@@ -1,0 +1,250 @@
+"""The native lazy recorder (stablejit._recorder) against the Python one.
+
+Recorder.apply and Recorder.apply_scalar in C must write the same tape as the Python
+methods: the same entries, the same user lines, the same result types; give the same
+values bit for bit and the same errors with the user's line; count ops and flush at the
+same points; and leave to Python what only Python does (grad's tape, ops with regions,
+operands of other graphs). Every op record runs under lazy() on both paths here.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import threading
+
+import numpy as np
+import pytest
+import stablejit as sj
+import stablejit.numpy as snp
+from stablejit import recorder_native
+from stablejit.recorder import _structural
+
+from tests.host.test_op_records import RECORDS
+
+needs_native = pytest.mark.skipif(
+    not recorder_native.available(),
+    reason=f"stablejit._recorder is not usable: {recorder_native.unavailable}")
+
+
+@contextlib.contextmanager
+def path(native: bool):
+    """Recorders take the C methods (native) or the Python ones in the block."""
+    was = recorder_native.installed()
+    recorder_native.install(native)
+    try:
+        yield
+    finally:
+        recorder_native.install(was)
+
+
+def _record(fn, *args):
+    """Run fn under lazy(), keeping the tape it recorded: (results, [(entry, site)])."""
+    tapes = []
+    with sj.lazy() as b:
+        flush = b.flush
+
+        def keep():  # the graph as it is when it runs (or at the block's end)
+            tapes.append(list(zip(b._tape, b._locs, strict=True)))
+            flush()
+        b.flush = keep
+        try:
+            out = fn(*args)
+        finally:
+            keep()
+            del b.flush
+    return out, tapes
+
+
+def _site(s):
+    return None if s is None else (s[0].co_filename, s[0].co_firstlineno, s[1], s[2])
+
+
+def _tapes_equal(a, b):
+    assert len(a) == len(b)
+    for ga, gb in zip(a, b, strict=True):
+        # (entries holding Functions compare by structure: grad and control flow make new
+        # ones per call)
+        assert [_structural(e) for e, _ in ga] == [_structural(e) for e, _ in gb]
+        assert [_site(s) for _, s in ga] == [_site(s) for _, s in gb]
+
+
+def _same(a, b):
+    la, lb = sj.tree.leaves(a), sj.tree.leaves(b)
+    assert len(la) == len(lb)
+    for x, y in zip(la, lb, strict=True):
+        if isinstance(x, sj.Array):
+            assert x.dtype == y.dtype and x.shape == y.shape and x.weak == y.weak
+            np.testing.assert_array_equal(np.asarray(x), np.asarray(y), strict=True)
+        else:
+            assert x == y or (x != x and y != y)
+
+
+def _both(fn, *make_args):
+    runs = []
+    for native in (True, False):
+        args = [m() if callable(m) else m for m in make_args]
+        with path(native):
+            runs.append(_record(fn, *args))
+    (out_n, tape_n), (out_p, tape_p) = runs
+    _same(out_n, out_p)
+    _tapes_equal(tape_n, tape_p)
+    return out_n, tape_n
+
+
+X = np.linspace(-2, 2, 12, dtype=np.float32).reshape(3, 4)
+
+
+def _x():
+    return snp.asarray(X)
+
+
+# (name, function of the tensor x): every way an op reaches the recorder's hot path and
+# the ways it leaves it (several results, attributes, parameters, other dtypes)
+CASES = [
+    ("float scalar", lambda x: x * 1.001 + 0.5),
+    ("scalar first", lambda x: 2.0 - x / 3.0),
+    ("int scalar", lambda x: x * 3 - 1),
+    ("negative zero and nan scalars", lambda x: (x * -0.0, x + float("nan"))),
+    ("huge int scalar on an int tensor", lambda x: snp.astype(x, "int64") + 2**62),
+    ("numpy scalar (not a Python number)", lambda x: x * np.float32(1.5)),
+    ("bool scalar", lambda x: (x > 0) & True),
+    ("unary", lambda x: snp.tanh(snp.exp(x))),
+    ("binary same type", lambda x: (x + x) * x),
+    ("chain", lambda x: [snp.tanh(x * 1.001 + 0.01 * i) - 0.5 for i in range(5)][-1]),
+    ("reduction with attributes", lambda x: snp.sum(x, axis=1) + snp.max(x)),
+    ("keepdims and broadcasting", lambda x: x - snp.mean(x, axis=0, keepdims=True)),
+    ("integer tensor", lambda x: snp.astype(x, "int32") // 2 + 7),
+    ("complex tensor", lambda x: (x + 1j * x) * 2.0),
+    ("several results", lambda x: snp.frexp(x)),
+    ("sort and argsort", lambda x: (snp.sort(x, axis=1), snp.argsort(x, axis=0))),
+    ("matmul", lambda x: x @ x.T),
+    ("indexing", lambda x: x[1:, ::2] * 2.0),
+    ("a device tensor read twice", lambda x: x * 2.0 + x),
+    ("weak scalar chain", lambda x: snp.asarray(2.0) * 3.0 + x),
+    ("nothing recorded", lambda x: x),
+    ("where", lambda x: snp.where(x > 0, x, 0.0)),
+    ("cumsum", lambda x: snp.cumsum(x, axis=1)),
+    ("control flow inside lazy", lambda x: sj.lax.fori_loop(0, 3, lambda i, c: c * 2.0, x)),
+    ("grad inside lazy", lambda x: sj.grad(lambda v: snp.sum(snp.tanh(v) * 2.0))(x)),
+    ("jit inside lazy", lambda x: sj.jit(lambda v: v * 2.0 + 1.0)(x) - 1.0),
+]
+
+
+@needs_native
+@pytest.mark.parametrize("name, fn", CASES, ids=[c[0] for c in CASES])
+def test_native_and_python_recorders_write_the_same_tape(name, fn):
+    _both(fn, _x)
+
+
+@needs_native
+def test_hot_ops_never_enter_the_python_methods(monkeypatch):
+    """On the native path an op of the graph's values and a Python number is recorded in
+    C: the Python step that finds the user's line is not called for it."""
+    from stablejit import recorder
+    calls = []
+    real = recorder.user_site
+
+    def counted(skip=1):
+        calls.append(skip)
+        return real(skip + 1)
+    monkeypatch.setattr(recorder, "user_site", counted)
+    for native in (True, False):
+        calls.clear()
+        with path(native):
+            assert recorder_native.installed() == native
+            _record(lambda x: snp.tanh(x * 2.0 + 1.0) * 3.0, _x())
+        assert (len(calls) == 0) == native
+
+
+_RECORDS = [r for r in RECORDS if r.jit == "ok"]
+
+
+@needs_native
+@pytest.mark.parametrize("rec", _RECORDS, ids=[r.name for r in _RECORDS])
+def test_every_op_record_records_the_same_under_lazy(rec):
+    arrays = rec.inputs(rec.dtypes[0])
+    _both(rec.fn, *[(lambda a=a: snp.asarray(a)) for a in arrays])
+
+
+@needs_native
+@pytest.mark.parametrize("bad", [
+    ("shapes that do not broadcast", lambda x: x + snp.ones((5,))),
+    ("matmul of mismatched shapes", lambda x: x @ x),
+    ("a string operand", lambda x: x * "s"),  # (refused before it reaches a recorder)
+    ("bitwise op of floats", lambda x: snp.bitwise_and(x, x)),
+    ("a tensor of an ended graph", None),
+])
+def test_errors_are_the_same_with_the_users_line(bad):
+    name, fn = bad
+    errors = []
+    for native in (True, False):
+        with path(native):
+            if fn is None:
+                with sj.lazy():
+                    kept = _x() * 2.0
+                with sj.lazy():
+                    out = kept * 3.0 + 1.0  # a materialised value of an earlier graph
+                errors.append(np.asarray(out))
+                continue
+            with pytest.raises(Exception) as e, sj.lazy():
+                fn(_x())
+            errors.append((type(e.value), str(e.value)))
+    if fn is None:
+        np.testing.assert_array_equal(errors[0], errors[1], strict=True)
+        return
+    assert errors[0] == errors[1]
+    if name != "a string operand":
+        assert "test_native_recorder.py" in errors[0][1]
+
+
+@needs_native
+@pytest.mark.parametrize("max_ops", [1, 2, 7])
+def test_the_graph_flushes_at_the_same_op(max_ops, monkeypatch):
+    monkeypatch.setenv("STABLEJIT_LAZY_MAX_OPS", str(max_ops))
+    flushes = []
+    for native in (True, False):
+        with path(native), sj.lazy() as b:
+            before = b.flushes
+            x = _x()
+            for i in range(9):
+                x = snp.tanh(x * 1.001 + 0.01 * i)
+            out = np.asarray(x)
+            flushes.append((b.flushes - before, out))
+    assert flushes[0][0] == flushes[1][0] > 1
+    np.testing.assert_array_equal(flushes[0][1], flushes[1][1], strict=True)
+
+
+@needs_native
+def test_threads_record_into_one_graph_safely():
+    """Threads recording into the same lazy backend at once (its lock orders them) get
+    the values each would get alone."""
+    want = np.asarray(snp.tanh(_x() * 1.5 + 0.25))  # eagerly
+    errors, results = [], []
+
+    def work():
+        try:
+            for _ in range(50):
+                with sj.lazy():  # one LazyBackend per device: the threads share it
+                    results.append(np.asarray(snp.tanh(_x() * 1.5 + 0.25)))
+        except Exception as e:  # noqa: BLE001 - the test reports it below
+            errors.append(e)
+
+    with path(True):
+        threads = [threading.Thread(target=work) for _ in range(4)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+    assert not errors
+    assert len(results) == 200
+    for r in results:
+        np.testing.assert_array_equal(r, want, strict=True)
+
+
+def test_the_python_path_is_there_without_the_extension():
+    """STABLEJIT_NATIVE=0 (or no build) keeps the Python methods and the same answers."""
+    with path(False):
+        assert not recorder_native.installed()
+        out, tapes = _record(lambda x: snp.tanh(x * 2.0), _x())
+    np.testing.assert_array_equal(np.asarray(out), np.asarray(snp.tanh(_x() * 2.0)))
+    assert len(tapes[0]) == 3  # the parameter, the scalar op, tanh
