@@ -17,6 +17,7 @@ from ..errors import at_user_line
 from ..promotion import DEFAULT_INT
 from ..tensor import Tensor
 from ._elementwise import select
+from ._inplace import numpy_form
 from ._manipulation import concatenate, moveaxis, reshape, tile
 from ._operands import as_tensor, asarray, broadcast_to, normalize_axis, values_in
 from ._reductions import sum
@@ -71,34 +72,36 @@ def diag(v, k: int = 0) -> Tensor:
     return select(cols - rows == k, broadcast_to(along, (n, n)), zero)
 
 
-def fill_diagonal(a, val, wrap: bool = False, *, inplace: bool = True) -> Tensor:
-    """A copy of `a` with its main diagonal set to `val` (repeated as needed), as JAX's
-    fill_diagonal(..., inplace=False). Tensors are immutable, so inplace=True raises."""
-    if inplace:
-        raise ValueError(at_user_line(
-            "fill_diagonal: stablejit tensors are immutable and cannot be filled in place; "
-            "pass inplace=False and use the returned tensor (as in JAX)"))
-    x = as_tensor(a)
-    if x.ndim < 2:
-        raise ValueError(at_user_line(f"fill_diagonal needs at least 2 dimensions, got "
-                                      f"shape {x.shape}"))
-    if x.ndim > 2 and len(set(x.shape)) != 1:
-        raise ValueError(at_user_line(f"fill_diagonal: all dimensions of a tensor with more "
-                                      f"than 2 must be equal, got shape {x.shape}"))
-    # NumPy's rule: every (step)-th flat element; a tall matrix stops after the square
-    # part unless wrap=True
-    step = x.shape[1] + 1 if x.ndim == 2 else 1 + int(np.cumprod(x.shape[:-1]).sum())
-    end = x.size if wrap or x.ndim > 2 else x.shape[1] * x.shape[1]
-    positions = np.arange(0, builtins.min(end, x.size), step)
-    if positions.size == 0:
-        return x
-    v = reshape(values_in(x, val), (-1,))
-    if v.shape[0] == 0:
-        return x
-    reps = -(-positions.size // v.shape[0])
-    v = tile(v, reps)[: positions.size] if v.shape[0] > 1 else broadcast_to(v, positions.shape)
-    flat = reshape(x, (x.size,)).at[asarray(positions)].set(v)
-    return reshape(flat, x.shape)
+def fill_diagonal(a, val, wrap: bool = False, *, inplace: bool = True) -> Tensor | None:
+    """Set the main diagonal of `a` to `val` (flattened, repeated or cut as needed).
+
+    NumPy's form, the default (inplace=True): a itself changes (through its views;
+    under jit in the caller) and the result is None. JAX's form (inplace=False): a
+    stays as it is and the result is a new tensor. wrap=True (NumPy's; jax has only
+    False) continues a tall matrix's diagonal after every (columns + 1)-th row."""
+    def filled(x: Tensor) -> Tensor:
+        if x.ndim < 2:
+            raise ValueError(at_user_line(f"fill_diagonal needs at least 2 dimensions, got "
+                                          f"shape {x.shape}"))
+        if x.ndim > 2 and len(set(x.shape)) != 1:
+            raise ValueError(at_user_line(
+                f"fill_diagonal: all dimensions of a tensor with more than 2 must be equal, "
+                f"got shape {x.shape}"))
+        # NumPy's rule: every (step)-th flat element; a tall matrix stops after the
+        # square part unless wrap=True
+        step = x.shape[1] + 1 if x.ndim == 2 else 1 + int(np.cumprod(x.shape[:-1]).sum())
+        end = x.size if wrap or x.ndim > 2 else x.shape[1] * x.shape[1]
+        positions = np.arange(0, builtins.min(end, x.size), step)
+        v = reshape(values_in(x, val), (-1,))
+        if positions.size == 0 or v.shape[0] == 0:
+            return x
+        reps = -(-positions.size // v.shape[0])
+        v = tile(v, reps)[: positions.size] if v.shape[0] > 1 else \
+            broadcast_to(v, positions.shape)
+        flat = reshape(x, (x.size,)).at[asarray(positions)].set(v)
+        return reshape(flat, x.shape)
+
+    return numpy_form("fill_diagonal", "a", a, inplace, filled)
 
 
 def diag_indices(n: int, ndim: int = 2) -> tuple[Tensor, ...]:

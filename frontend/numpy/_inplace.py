@@ -53,8 +53,8 @@ def _can_rebind(x: Tensor, new: Tensor) -> bool:
 
 def write(x: Tensor, new: Tensor, what: str) -> None:
     """x's value becomes new (x's shape and dtype), seen through every alias of x: the
-    one way a namespace function writes into a tensor (x[i] = v, x op= y,
-    put_along_axis); `what` names the write in errors."""
+    one way a namespace function writes into a tensor (x[i] = v, x op= y, put,
+    place, fill_diagonal, put_along_axis); `what` names the write in errors."""
     b = new._backend
     if b is not x._backend and x._backend.concrete and not b.concrete and \
             b.write_outer(views.base_of(x)):  # a closed-over tensor: jit writes it back
@@ -68,6 +68,28 @@ def write(x: Tensor, new: Tensor, what: str) -> None:
             f"pass x to the jitted function as an argument (writes into arguments reach "
             f"the caller)"))
     views.write(x, new)
+
+
+def numpy_form(name: str, arg: str, arr, inplace: bool, compute) -> Tensor | None:
+    """The two forms of NumPy's in-place functions (put, place, fill_diagonal,
+    put_along_axis), given `compute(x)`, x's new value as a tensor. NumPy's form
+    (inplace=True, the default): `arr` itself changes, through every view of it and,
+    under jit, back in the caller; the result is None. JAX's form (inplace=False): arr
+    stays as it is and the new tensor is the result. (jax raises for inplace=True; a
+    NumPy caller ignores the None result, so a copy there would be a silent wrong
+    answer.) `arg` is arr's parameter name, for errors."""
+    if inplace and not isinstance(arr, Tensor):
+        raise TypeError(at_user_line(
+            f"{name} writes into {arg} in place (NumPy's default, inplace=True), but {arg} "
+            f"is a {type(arr).__name__}, which stablejit cannot change: pass a stablejit "
+            f"tensor, or inplace=False and use the returned tensor"))
+    x = as_tensor(arr)
+    new = compute(x)
+    if not inplace:
+        return new
+    if new is not x:  # nothing to write (an empty selection) leaves arr as it is
+        write(arr, new, f"{name}({arg}, ...)")
+    return None
 
 
 def setitem(x: Tensor, index, value) -> None:

@@ -36,7 +36,7 @@ from ._indexing import (
     index_dtype,
     static_index_in_mode,
 )
-from ._inplace import write
+from ._inplace import numpy_form
 from ._manipulation import concatenate, reshape, stack
 from ._operands import (
     as_tensor,
@@ -218,13 +218,6 @@ def put_along_axis(arr, indices, values, axis, inplace: bool = True, mode=None):
     would otherwise see no change.) Out-of-range indices are dropped (mode "drop",
     "fill", "promise_in_bounds") or clamped ("clip"); without a mode, static ones raise
     IndexError and tensor ones are dropped."""
-    if inplace and not isinstance(arr, Tensor):
-        raise TypeError(at_user_line(
-            f"put_along_axis writes into arr in place (NumPy's default, inplace=True), but "
-            f"arr is a {type(arr).__name__}, which stablejit cannot change: pass a "
-            f"stablejit tensor, or inplace=False and use the returned tensor"))
-    target = arr
-    arr = as_tensor(arr)
     if axis is None:
         raise ValueError(at_user_line("put_along_axis needs an axis"))
     if mode not in UPDATE_MODES:
@@ -234,17 +227,18 @@ def put_along_axis(arr, indices, values, axis, inplace: bool = True, mode=None):
     # out of range: "drop" keeps index n (or another out-of-range one), which the
     # scatter skips; without a mode static indices raise, tensor ones are dropped
     mode = UPDATE_MODES[mode]
-    _, ax, i, _ = _along_axis_index(arr, indices, axis, "fill" if mode == "drop" else mode)
-    v = broadcast_to(values_in(arr, values), i.shape)
-    r = arr.ndim
-    new = bind1(ix.scatter, arr, _along_axis_coords(i, arr.shape, ax), v,
-                update_window_dims=(), inserted_window_dims=tuple(range(r)),
-                scatter_dims_to_operand_dims=tuple(range(r)), index_vector_dim=r,
-                kind="set", indices_are_sorted=False, unique_indices=False)
-    if not inplace:
-        return new
-    write(target, new, "put_along_axis(arr, ...)")
-    return None
+
+    def scatter(arr: Tensor) -> Tensor:
+        _, ax, i, _ = _along_axis_index(arr, indices, axis,
+                                        "fill" if mode == "drop" else mode)
+        v = broadcast_to(values_in(arr, values), i.shape)
+        r = arr.ndim
+        return bind1(ix.scatter, arr, _along_axis_coords(i, arr.shape, ax), v,
+                     update_window_dims=(), inserted_window_dims=tuple(range(r)),
+                     scatter_dims_to_operand_dims=tuple(range(r)), index_vector_dim=r,
+                     kind="set", indices_are_sorted=False, unique_indices=False)
+
+    return numpy_form("put_along_axis", "arr", arr, inplace, scatter)
 
 
 # ---- searchsorted ----------------------------------------------------------------------

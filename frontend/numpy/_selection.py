@@ -1,10 +1,10 @@
 """Choosing and placing elements by index arrays and masks: choose, compress, extract,
-place and put (JAX's forms).
+place and put.
 
 compress and extract return as many elements as the condition holds, so inside jit they
 need a static `size=` (the rest padded with `fill_value`), as in JAX. place and put
-return a new tensor (tensors are immutable): JAX's inplace=True default raises, with
-advice to pass inplace=False.
+write into their tensor by default, as NumPy's do (inplace=False is JAX's form, which
+returns a new tensor).
 """
 
 from __future__ import annotations
@@ -17,18 +17,12 @@ from ..compiler import dtypes as dt
 from ..errors import MustCompileError, at_user_line
 from ..tensor import Tensor
 from ._elementwise import clip, greater_equal, less, logical_or, remainder, select
+from ._inplace import numpy_form
 from ._manipulation import expand_dims, moveaxis, reshape, resize, stack
 from ._operands import as_tensor, astype, broadcast_arrays, promote_operands, values_in
 from ._reductions import any as any_
 from ._searching import nonzero, take_along_axis
 from ._sorting import argsort
-
-
-def _no_inplace(name: str, inplace: bool) -> None:
-    if inplace:
-        raise ValueError(at_user_line(
-            f"{name}(inplace=True) is not possible: stablejit tensors are immutable. Pass "
-            f"inplace=False and use the returned tensor (as in JAX)"))
 
 
 def choose(a, choices, out=None, mode: str = "raise") -> Tensor:
@@ -127,55 +121,94 @@ def extract(condition, arr, *, size=None, fill_value=0) -> Tensor:
                     fill_value=fill_value)
 
 
-def place(arr, mask, vals, *, inplace: bool = True) -> Tensor:
-    """A copy of arr whose elements where mask is true take the values of vals in order
-    (repeated when there are fewer). Works inside jit: the positions are padded to a
-    static length and the padding dropped."""
-    _no_inplace("place", inplace)
-    x, m, v = as_tensor(arr), as_tensor(mask), as_tensor(vals)
-    if x.size != m.size:
-        raise ValueError(at_user_line(f"place: arr (size {x.size}) and mask (size {m.size}) "
-                                      f"must have the same number of elements"))
-    if v.size == 0:
-        raise ValueError(at_user_line("place: vals is empty; pass at least one value"))
-    if x.size == 0:
-        return x
-    pos = nonzero(reshape(m, (m.size,)), size=m.size, fill_value=m.size)[0]
-    v = resize(values_in(x, v), (pos.shape[0],))
-    flat = reshape(x, (x.size,)).at[pos].set(v, mode="drop")
-    return reshape(flat, x.shape)
+def place(arr, mask, vals, *, inplace: bool = True) -> Tensor | None:
+    """Set the elements of arr where mask is true to the values of vals in order
+    (repeated when there are fewer, the rest unused).
+
+    NumPy's form, the default (inplace=True): arr itself changes (through its views;
+    under jit in the caller) and the result is None. JAX's form (inplace=False): arr
+    stays as it is and the result is a new tensor. Works inside jit: the positions are
+    padded to a static length and the padding dropped."""
+    def placed(x: Tensor) -> Tensor:
+        m, v = as_tensor(mask), as_tensor(vals)
+        if x.size != m.size:
+            raise ValueError(at_user_line(
+                f"place: arr (size {x.size}) and mask (size {m.size}) must have the same "
+                f"number of elements"))
+        if v.size == 0:
+            if inplace and m._backend.concrete and not bool(any_(m).item()):
+                return x  # NumPy places nothing from nothing
+            raise ValueError(at_user_line("place: vals is empty; pass at least one value"))
+        if x.size == 0:
+            return x
+        pos = nonzero(reshape(m, (m.size,)), size=m.size, fill_value=m.size)[0]
+        v = resize(values_in(x, v), (pos.shape[0],))
+        flat = reshape(x, (x.size,)).at[pos].set(v, mode="drop")
+        return reshape(flat, x.shape)
+
+    return numpy_form("place", "arr", arr, inplace, placed)
 
 
-def put(a, ind, v, mode=None, *, inplace: bool = True) -> Tensor:
-    """A copy of a with v written at the flat indices ind (v repeated to ind's length).
-    mode=None (JAX's default): negative indices count from the end and the rest are
-    clipped into range; 'clip' clips every index into range; 'wrap' wraps them."""
-    _no_inplace("put", inplace)
-    x = as_tensor(a)
-    i = as_tensor(ind, x)
-    i = reshape(i, (i.size,))
-    vv = as_tensor(v, x)
-    vv = reshape(vv, (vv.size,))
-    if x.size == 0 or i.size == 0 or vv.size == 0:
-        return x
-    if i.dtype.kind not in "iu":
-        raise TypeError(at_user_line(f"put: ind must hold integers, got {i.dtype}"))
-    vv = resize(values_in(x, vv), (i.shape[0],))
-    if mode is None:  # as JAX's unravel_index of the flat indices
-        i = clip(select(less(i, 0), i + x.size, i), 0, x.size - 1)
-    elif mode == "clip":
-        i = clip(i, 0, x.size - 1)
-    elif mode == "wrap":
-        i = remainder(i, x.size)
-    elif mode == "raise":
-        raise NotImplementedError(at_user_line(
-            "put(mode='raise') is not supported (as in JAX): it would need to check "
-            "traced indices; pass mode=None, 'clip' or 'wrap'"))
-    else:
-        raise ValueError(at_user_line(f"put: mode must be None, 'clip' or 'wrap', got "
-                                      f"{mode!r}"))
-    flat = reshape(x, (x.size,)).at[i].set(vv)
-    return reshape(flat, x.shape)
+def _known(t: Tensor, host) -> np.ndarray | None:
+    """The values of an index operand when they are known while tracing: host data, or a
+    tensor on a concrete backend (eagerly); None for traced values."""
+    if not isinstance(host, Tensor):
+        return np.asarray(host)
+    return np.asarray(t.numpy()) if t._backend.concrete else None
+
+
+def put(a, ind, v, mode=None, *, inplace: bool = True) -> Tensor | None:
+    """Write v at the flat indices ind of a (v repeated or cut to ind's length).
+
+    NumPy's form, the default (inplace=True): a itself changes (through its views;
+    under jit in the caller) and the result is None. JAX's form (inplace=False): a
+    stays as it is and the result is a new tensor.
+
+    Out-of-range indices: mode='clip' clips every index into [0, a.size) (so negative
+    ones become 0), 'wrap' wraps them modulo a.size. mode='raise' (NumPy's default, and
+    what mode=None means in NumPy's form) counts negative indices from the end and raises
+    IndexError for the rest; it needs the indices' values, so under jit traced indices
+    need 'clip' or 'wrap'. mode=None in JAX's form (and for traced indices in NumPy's
+    form) counts negative indices from the end and clips the rest, as jax does."""
+    if mode not in (None, "raise", "clip", "wrap"):
+        raise ValueError(at_user_line(f"put: mode must be None, 'raise', 'clip' or 'wrap', "
+                                      f"got {mode!r}"))
+
+    def scattered(x: Tensor) -> Tensor:
+        i = as_tensor(ind, x)
+        i = reshape(i, (i.size,))
+        vv = as_tensor(v, x)
+        vv = reshape(vv, (vv.size,))
+        if i.dtype.kind not in "iu":
+            raise TypeError(at_user_line(f"put: ind must hold integers, got {i.dtype}"))
+        if i.size == 0 or vv.size == 0:
+            return x
+        checked = mode == "raise" or mode is None and inplace
+        known = _known(i, ind) if checked else None
+        if mode == "raise" and known is None:
+            raise MustCompileError(at_user_line(
+                "put(mode='raise') inside jit cannot check the indices (they are traced "
+                "values); pass mode='clip' or mode='wrap'"))
+        if known is not None:
+            bad = known[(known < -x.size) | (known >= x.size)]
+            if bad.size:
+                raise IndexError(at_user_line(
+                    f"put: index {bad[0]} in ind is out of bounds for a of size {x.size} "
+                    f"(mode='raise', NumPy's default); pass mode='clip' or mode='wrap' to "
+                    f"map it into range"))
+        if x.size == 0:
+            return x
+        vv = resize(values_in(x, vv), (i.shape[0],))
+        if mode == "clip":
+            i = clip(i, 0, x.size - 1)
+        elif mode == "wrap":
+            i = remainder(i, x.size)
+        else:  # as JAX's unravel_index of the flat indices (in range for 'raise')
+            i = clip(select(less(i, 0), i + x.size, i), 0, x.size - 1)
+        flat = reshape(x, (x.size,)).at[i].set(vv)
+        return reshape(flat, x.shape)
+
+    return numpy_form("put", "a", a, inplace, scattered)
 
 
 __all__ = ["choose", "compress", "extract", "place", "put"]

@@ -93,8 +93,8 @@ def test_data_dependent_shapes_name_the_static_argument(name, fn, arg, exc, hint
 
 
 USER_ERRORS = [
-    ("fill_diagonal(inplace=True)", lambda: snp.fill_diagonal(snp.zeros((2, 2)), 1.0),
-     ValueError, "inplace=False"),
+    ("fill_diagonal(inplace=True) into a NumPy array",
+     lambda: snp.fill_diagonal(np.zeros((2, 2)), 1.0), TypeError, "inplace=False"),
     ("max(where=) without initial", lambda: snp.max(snp.ones(3), where=snp.ones(3) > 0),
      ValueError, "initial="),
     ("quantile(method=)", lambda: snp.quantile(snp.ones(3), 0.5, method="weibull"),

@@ -559,8 +559,7 @@ RECORDS += [
     N("fill_diagonal", lambda x: snp.fill_diagonal(x, 5, inplace=False),
       _jax64(lambda x: jnp.fill_diagonal(x, 5, inplace=False)), [("any", (5, 3))],
       (F32, I32)),
-    N("fill_diagonal(values, wrap)",
-      lambda x, v: snp.fill_diagonal(x, v, wrap=True, inplace=False),
+    N("fill_diagonal(values, wrap)", lambda x, v: _in_place(snp.fill_diagonal, x, v, wrap=True),
       lambda x, v: (lambda y: (np.fill_diagonal(y, v, wrap=True), y)[1])(x.copy()),
       [("any", (7, 3)), ("any", (2,))]),
     N("diag_indices", lambda: snp.diag_indices(3, 3), lambda: np.diag_indices(3, 3), []),
@@ -866,6 +865,13 @@ SKIP = {
 _F32 = np.float32
 
 
+def _in_place(f, x, *args, **kw):
+    """NumPy's form of put, place, fill_diagonal: in place into a copy (f returns None)."""
+    y = snp.copy(x)
+    assert f(y, *args, **kw) is None
+    return y
+
+
 def _np_place(x, v):
     y = x.copy()
     np.place(y, y > 0, v)
@@ -965,13 +971,13 @@ RECORDS += [
     N("extract(size=, as jax)", lambda x: snp.extract(x > 0, x, size=12, fill_value=99),
       _jax64(lambda x: jnp.extract(x > 0, x, size=12, fill_value=99)), [("any", S)],
       (F32, I32)),
-    N("place", lambda x, v: snp.place(x, x > 0, v, inplace=False), _np_place,
+    N("place", lambda x, v: _in_place(snp.place, x, x > 0, v), _np_place,
       [("any", S), ("any", (3,))], (F32, I32)),
     N("put(negative from the end, the rest clipped, as jax)",
       lambda x: snp.put(x, snp.asarray([0, 5, -1, 20]), snp.asarray([7, 8]), inplace=False),
       _jax64(lambda x: jnp.put(x, jnp.asarray([0, 5, -1, 20]), jnp.asarray([7, 8], x.dtype),
                                inplace=False)), [("any", S)], (F32, I32)),
-    *[N(f"put({m})", lambda x, m=m: snp.put(x, [0, 5, -1, 20], [7, 8], mode=m, inplace=False),
+    *[N(f"put({m})", lambda x, m=m: _in_place(snp.put, x, [0, 5, -1, 20], [7, 8], mode=m),
         lambda x, m=m: _np_put(x, m), [("any", S)], (F32,)) for m in ("clip", "wrap")],
     *[N(f"{f}", lambda a, b, f=f: getattr(snp, f)(a, b), lambda a, b, f=f: getattr(np, f)(a, b),
         [("small", (3, 4)), ("any", (6,))], (I32, F32), jit="raises")
