@@ -23,23 +23,32 @@ def _is_internal(filename: str) -> bool:
     return r
 
 
-# code object -> the column (1-based; 0: unknown) of each bytecode instruction
+# code object -> (line, column) of each bytecode instruction (column 1-based; 0: unknown)
 _COLUMNS: dict = {}
 
 
-def _column(code, lasti: int) -> int:
-    """The column of the call at instruction offset `lasti` (Python 3.11+ records one
-    per instruction), so two calls on one line get two locations."""
-    cols = _COLUMNS.get(code)
-    if cols is None:
+def _position(code, lasti: int) -> tuple[int, int]:
+    """(line, column) of the instruction at offset `lasti`: the line as frame.f_lineno
+    gives it (co_lines), the column of the call (co_positions: Python 3.11+ records one
+    per instruction, so two calls on one line get two locations). Computed per code
+    object once, when a location is first needed: recording an op keeps only the offset."""
+    table = _COLUMNS.get(code)
+    if table is None:
+        lines = {}
+        for start, end, line in code.co_lines():
+            for offset in range(start, end, 2):
+                lines[offset // 2] = line
         positions = getattr(code, "co_positions", None)
-        cols = tuple((p[2] + 1 if p[2] is not None else 0) for p in positions()) \
-            if positions else ()
+        cols = [(p[2] + 1 if p[2] is not None else 0) for p in positions()] \
+            if positions else []
+        n = max(len(cols), max(lines, default=-1) + 1)
+        table = tuple((lines.get(i) or code.co_firstlineno, cols[i] if i < len(cols) else 0)
+                      for i in range(n))
         if len(_COLUMNS) > 4096:
             _COLUMNS.clear()
-        _COLUMNS[code] = cols
+        _COLUMNS[code] = table
     i = lasti // 2
-    return cols[i] if i < len(cols) else 0
+    return table[i] if 0 <= i < len(table) else (code.co_firstlineno, 0)
 
 
 # code object -> whether it is stablejit's own (user_site asks for every recorded op)
@@ -47,10 +56,11 @@ _CODE_INTERNAL: dict = {}
 
 
 def user_site(skip: int = 1) -> tuple | None:
-    """(code, line, instruction offset) of the first stack frame outside stablejit, or
-    None: cheaper than user_location, for recorders that need the Location only later
-    (location_at makes it). `skip`: how many frames up to start (1: the caller), for
-    hot paths whose nearest callers are stablejit's by construction."""
+    """(code, instruction offset) of the first stack frame outside stablejit, or None:
+    cheaper than user_location, for recorders that need the Location only later
+    (location_at makes it, line and column from the offset). `skip`: how many frames up
+    to start (1: the caller), for hot paths whose nearest callers are stablejit's by
+    construction."""
     f = sys._getframe(skip)
     known = _CODE_INTERNAL
     while f is not None:
@@ -61,7 +71,7 @@ def user_site(skip: int = 1) -> tuple | None:
                 known.clear()
             internal = known[code] = _is_internal(code.co_filename)
         if not internal:
-            return code, f.f_lineno, f.f_lasti
+            return code, f.f_lasti
         f = f.f_back
     return None
 
@@ -85,8 +95,9 @@ def location_at(site: tuple | None) -> Location:
         return UNKNOWN
     loc = _LOCATIONS.get(site)
     if loc is None:
-        code, line, lasti = site
-        loc = Location(code.co_filename, line, _column(code, lasti), code.co_name)
+        code, lasti = site
+        line, col = _position(code, lasti)
+        loc = Location(code.co_filename, line, col, code.co_name)
         if len(_LOCATIONS) > 65536:
             _LOCATIONS.clear()
         _LOCATIONS[site] = loc

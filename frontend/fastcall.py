@@ -9,34 +9,12 @@ where the extension could not be built, keeps the Python __call__ (docs/native.m
 
 from __future__ import annotations
 
-import hashlib
-from pathlib import Path
-
-from . import config, debugging, tree, writes
+from . import config, debugging, native_build, tree, writes
 from .compilation import Program
 from .signature import Entry
 from .tensor import Tensor
 
-
-def source_digest(name: str = "fastcall.c") -> str | None:
-    """The digest setup.py compiles into an extension, of its source `name` in _native/
-    beside this module (a checkout; an install may not carry it)."""
-    try:
-        text = (Path(__file__).parent / "_native" / name).read_bytes()
-    except OSError:
-        return None
-    return hashlib.sha256(text.replace(b"\r\n", b"\n")).hexdigest()[:16]
-
-
-unavailable = None  # why the native call is not there, if it is not
-try:
-    from . import _fastcall
-except ImportError as e:  # no compiler at install time: the Python path
-    _fastcall, unavailable = None, f"stablejit._fastcall was not built ({e})"
-if _fastcall is not None and source_digest() not in (
-        None, getattr(_fastcall, "SOURCE_DIGEST", None)):
-    _fastcall, unavailable = None, ("stablejit._fastcall was built from another "
-                                    "fastcall.c than the one beside it (stale)")
+_fastcall, unavailable = native_build.load("_fastcall", "fastcall.c")
 if _fastcall is not None:
     try:  # the slots it reads: a class that lost one keeps the Python path
         _fastcall.init(Tensor, Entry, Program, writes, config, debugging, tree)

@@ -11,23 +11,14 @@ free-threaded) keeps the Python methods (docs/native.md).
 
 from __future__ import annotations
 
-from . import backends, config, errors
+from . import backends, config, errors, native_build
 from .compiler.ir import EMPTY_ATTRS
-from .fastcall import source_digest
 from .recorder import _SCALAR, Pending, Recorder
 from .tensor import Tensor
 
 _PYTHON = {name: Recorder.__dict__[name] for name in ("apply", "apply_scalar")}
 
-unavailable = None  # why the native recorder is not there, if it is not
-try:
-    from . import _recorder
-except ImportError as e:  # no compiler at install time: the Python path
-    _recorder, unavailable = None, f"stablejit._recorder was not built ({e})"
-if _recorder is not None and source_digest("recorder.c") not in (
-        None, getattr(_recorder, "SOURCE_DIGEST", None)):
-    _recorder, unavailable = None, ("stablejit._recorder was built from another "
-                                    "recorder.c than the one beside it (stale)")
+_recorder, unavailable = native_build.load("_recorder", "recorder.c")
 if _recorder is not None and not getattr(_recorder, "SUPPORTED", 0):
     _recorder, unavailable = None, ("stablejit._recorder needs CPython 3.11 or later, "
                                     "with the GIL")

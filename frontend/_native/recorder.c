@@ -158,7 +158,7 @@ slot_of(PyObject *self, Rec *r, PyObject *t)
     return s;
 }
 
-/* errors.user_site: (code, line, offset) of the first frame outside stablejit, or None. */
+/* errors.user_site: (code, offset) of the first frame outside stablejit, or None. */
 static PyObject *
 user_site(void)
 {
@@ -182,8 +182,8 @@ user_site(void)
         if (ours < 0)
             goto fail;
         if (!ours) {
-            PyObject *site = Py_BuildValue("(Nii)", (PyObject *)code,
-                                           PyFrame_GetLineNumber(f), PyFrame_GetLasti(f));
+            /* (the line is computed from the offset when a location is made) */
+            PyObject *site = Py_BuildValue("(Ni)", (PyObject *)code, PyFrame_GetLasti(f));
             Py_DECREF(f);
             return site;
         }

@@ -10,6 +10,11 @@ operands of other graphs). Every op record runs under lazy() on both paths here.
 from __future__ import annotations
 
 import contextlib
+import os
+import shutil
+import subprocess
+import sys
+import sysconfig
 import threading
 
 import numpy as np
@@ -56,7 +61,7 @@ def _record(fn, *args):
 
 
 def _site(s):
-    return None if s is None else (s[0].co_filename, s[0].co_firstlineno, s[1], s[2])
+    return None if s is None else (s[0].co_filename, s[0].co_firstlineno, s[1])
 
 
 def _tapes_equal(a, b):
@@ -248,3 +253,34 @@ def test_the_python_path_is_there_without_the_extension():
         out, tapes = _record(lambda x: snp.tanh(x * 2.0), _x())
     np.testing.assert_array_equal(np.asarray(out), np.asarray(snp.tanh(_x() * 2.0)))
     assert len(tapes[0]) == 3  # the parameter, the scalar op, tanh
+
+
+def test_the_extension_is_built_where_a_compiler_is():
+    cc = (sysconfig.get_config_var("CC") or "cc").split()[0]
+    if shutil.which(cc) is None:
+        pytest.skip(f"no C compiler ({cc}): the Python path is the only one")
+    if sys.version_info < (3, 11):
+        pytest.skip("the native recorder needs CPython 3.11 (PyFrame_GetLasti)")
+    assert recorder_native.available(), (
+        f"{recorder_native.unavailable}, although a C compiler is present: rebuild it with "
+        f"`pip install -e .` (or fix the slot its init names)")
+
+
+@pytest.mark.parametrize("env,built,native", [
+    ("0", True, False), ("1", True, True),
+    ("1", False, False),  # an install where the extension could not be built
+])
+def test_stablejit_native_selects_the_recorder_at_import(env, built, native):
+    native = native and recorder_native.available()
+    block = "" if built else "import sys; sys.modules['stablejit._recorder'] = None; "
+    code = (block + "import stablejit, stablejit.numpy as snp; "
+            "from stablejit import recorder_native as r; x = snp.arange(3.0)\n"
+            "with stablejit.lazy():\n    y = snp.tanh(x * 2.0)\n"
+            "print(r.installed(), snp.asarray(y).tolist() == snp.tanh(x * 2.0).tolist(), "
+            "r.unavailable)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         env={**os.environ, "STABLEJIT_NATIVE": env}, check=True)
+    installed, same, why = out.stdout.strip().split(" ", 2)
+    assert (installed, same) == (str(native), "True")
+    if not built:
+        assert "stablejit._recorder was not built" in why

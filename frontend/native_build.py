@@ -1,0 +1,32 @@
+"""Finding a native extension of stablejit (docs/native.md): the module, or why the
+Python path runs instead. setup.py compiles a digest of each extension's source into it;
+a build of another source (a stale extension in an editable checkout) is refused."""
+
+from __future__ import annotations
+
+import hashlib
+import importlib
+from pathlib import Path
+
+
+def source_digest(name: str) -> str | None:
+    """The digest setup.py compiles into an extension, of its source `name` in _native/
+    beside this module (a checkout; an install may not carry it)."""
+    try:
+        text = (Path(__file__).parent / "_native" / name).read_bytes()
+    except OSError:
+        return None
+    return hashlib.sha256(text.replace(b"\r\n", b"\n")).hexdigest()[:16]
+
+
+def load(module: str, source: str):
+    """(the extension stablejit.<module> built from _native/<source>, None) or (None, why
+    it cannot be used)."""
+    try:
+        ext = importlib.import_module(f"stablejit.{module}")
+    except ImportError as e:  # no compiler at install time: the Python path
+        return None, f"stablejit.{module} was not built ({e})"
+    if source_digest(source) not in (None, getattr(ext, "SOURCE_DIGEST", None)):
+        return None, (f"stablejit.{module} was built from another {source} than the one "
+                      f"beside it (stale)")
+    return ext, None
