@@ -10,9 +10,14 @@ by --xp (default: stablejit.numpy):
     SCIPY_ARRAY_API=1 PYTHONPATH=conformance python -m pytest -p scipy_plugin \\
         --pyargs scipy.special -m array_api_backends --xp stablejit.numpy
 
-`make scipy-tests` runs the subpackages this way (conformance/scipy_tests.sh). A test
-that needs jax's x64 mode or a float64 default where stablejit has float32 fails as it
-would on any backend with that default; docs/scipy_consumers.md keeps the counts.
+`make scipy-tests` runs the subpackages this way (conformance/scipy_tests.py).
+
+SciPy's conftest turns on jax's x64 mode (`jax.config.update("jax_enable_x64", True)`)
+when it runs jax.numpy, since SciPy's tests expect float64 from integer inputs and Python
+floats on every backend but PyTorch. This plugin does the same for stablejit when
+stablejit.numpy is among the backends run: `stablejit.config.update("jax_enable_x64",
+True)`, so the default float is float64 there too (docs/numerics.md, "Integer inputs and
+x64 mode"). docs/scipy_consumers.md keeps the counts.
 """
 
 from __future__ import annotations
@@ -48,6 +53,10 @@ def pytest_configure(config):
     for mark in _MARKS:
         config.addinivalue_line("markers", f"{mark}: SciPy's mark")
     config._stablejit_start = time.monotonic()
+    if BACKEND_ID in (config.getoption("xp") or [BACKEND_ID]):
+        import stablejit
+
+        stablejit.config.update("jax_enable_x64", True)  # as SciPy's conftest does for jax
 
 
 def pytest_runtest_protocol(item, nextitem):

@@ -15,8 +15,10 @@ compiles like any other code. Each sampler runs as one small jitted program (sta
 shape and dtype), so on the eager backend a draw is one compiled call, and inside jit it
 is traced inline.
 
-Differences from jax.random: float64 `normal` uses Box-Muller on 64-bit uniforms (jax
-computes erf_inv in float64); `truncated_normal` computes erf / erf_inv with float32
+A float64 draw (a sampler's default in x64 mode) is jax's in x64 mode too: `uniform` bit
+for bit, `normal` (erf_inv in float64, as jax) to the last bit or two.
+
+Differences from jax.random: `truncated_normal` computes erf / erf_inv with float32
 accuracy for every dtype, so its samples are within the bounds and correctly
 distributed, but not bit-identical to jax's. `key(seed)` treats a seed as a 64-bit
 integer (for seeds in [0, 2**31) that is the same key jax makes); it is the uint32[2]
