@@ -33,6 +33,7 @@ from ..promotion import (
     operand_type,
     promote,
     python_scalar_dtype,
+    result_type,
 )
 from ..tensor import Tensor
 
@@ -45,11 +46,53 @@ def _python_scalar(x) -> bool:
     return isinstance(x, PY_SCALARS) and not isinstance(x, np.generic)
 
 
+_WEAK_STANDINS = {bool: False, int: 0, float: 0.0, complex: 0j}  # Python types as operands
+
+
+def _element_types(x, out: set) -> None:
+    """The types of the numbers in nested lists and tuples: Python's number types, and the
+    DTypes of NumPy scalars and arrays among them (one set() per list, not per number)."""
+    types = set(map(type, x))
+    if types.issubset(_WEAK_STANDINS):
+        out |= types
+        return
+    for e in x:
+        t = type(e)
+        if t is list or t is tuple:
+            _element_types(e, out)
+        elif t in _WEAK_STANDINS:
+            out.add(t)
+        else:
+            d = getattr(e, "dtype", None)
+            out.add(dt.dtype(d) if isinstance(d, np.dtype) else t)
+
+
+def _typed_elements(x) -> dt.DType | None:
+    """The dtype of a list holding NumPy scalars or arrays, by jax's rule: they keep their
+    dtypes, Python numbers among them are weak ([np.int32(1), 2] is int32, where NumPy's
+    asarray gives the same but [np.float32(1), 2.0] would be float64 in x64 mode). None
+    for Python numbers alone (they take the default dtypes) or anything else."""
+    if type(x) is not list and type(x) is not tuple:
+        return None
+    types: set = set()
+    try:
+        _element_types(x, types)
+    except (TypeError, KeyError):
+        return None
+    if types.issubset(_WEAK_STANDINS) or not all(
+            isinstance(t, dt.DType) or t in _WEAK_STANDINS for t in types):
+        return None
+    return result_type(*(_WEAK_STANDINS.get(t, t) for t in types))
+
+
 def _from_python(x, dtype: dt.DType | None = None) -> np.ndarray:
-    """Nested Python lists of numbers -> array of `dtype`, else of the default dtypes.
+    """Nested Python lists of numbers -> array of `dtype`, else of the default dtypes
+    (NumPy scalars and arrays among them keep their dtypes, as in jax).
 
     Converted straight to the dtype asked for (never through float32), and Python ints
     out of its range raise OverflowError (as in jax) instead of wrapping."""
+    if dtype is None:
+        dtype = _typed_elements(x)
     if dtype is not None:
         return np.asarray(x, dtype=dtype.np)
     a = np.asarray(x)

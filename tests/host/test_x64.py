@@ -303,3 +303,34 @@ def test_a_compiled_call_names_a_python_float_of_the_other_mode(x64_off):
     with enable_x64(), pytest.raises(TypeError, match="argument 'y' compiled with "
                                                       r"float32\[\] and called with float64"):
         c(snp.arange(2), 0.5)
+
+
+# ---- lists holding NumPy scalars and arrays -------------------------------------------
+
+LISTS = {
+    "int32 scalars": lambda: [np.int32(1), np.int32(2)],
+    "int32 and a Python int": lambda: [np.int32(1), 2],
+    "float32 and a Python float": lambda: [np.float32(1), 2.5],
+    "int32 and a Python float": lambda: [np.int32(1), 2.5],
+    "nested float32": lambda: [[np.float32(1)], [2.0]],
+    "a float32 array and floats": lambda: [np.zeros(2, np.float32), [1.0, 2.0]],
+    "Python numbers": lambda: [1.0, 2],
+    "bool and int8": lambda: [True, np.int8(3)],
+    "float16 and a Python complex": lambda: (np.float16(1), 1j),
+    "float64 scalars": lambda: [np.float64(0.1), 2.0],
+}
+
+
+@pytest.mark.parametrize("name", LISTS)
+def test_lists_of_numpy_scalars_keep_their_dtypes(x64_off, name):
+    """jax's rule: NumPy scalars and arrays in a list keep their dtypes, Python numbers
+    among them are weak (SciPy's tests build expected values as [np.int32(s) ...])."""
+    for x64 in (False, True):
+        with enable_x64(x64), jax.enable_x64(x64):
+            got, want = np.asarray(snp.asarray(LISTS[name]())), np.asarray(
+                jnp.asarray(LISTS[name]()))
+        if not x64 and want.dtype != got.dtype:  # jax without x64 narrows NumPy's float64
+            assert (got.dtype, want.dtype) == (np.float64, np.float32)
+            continue
+        assert got.dtype == want.dtype, (x64, got.dtype, want.dtype)
+        np.testing.assert_array_equal(got, want)
