@@ -7,11 +7,14 @@ from __future__ import annotations
 import contextlib
 import threading
 
-from . import config, platforms
+from . import config, platforms, recorder_native
 from .backends import XlaBackend
 from .lazy_backend import LazyBackend
 
 _state = threading.local()
+# the recorder's hot path and Tensor's operators in C where they were built
+recorder_native.connect(LazyBackend, _state)
+recorder_native.install()
 _global_default = None
 
 

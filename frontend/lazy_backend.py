@@ -26,7 +26,7 @@ from __future__ import annotations
 import logging
 import threading
 
-from . import compilation, config, recorder_native
+from . import compilation, config
 from .backends import XlaBackend
 from .recorder import Pending, Recorder, function_of, structural_key
 from .runtime.cache import SingleFlightCache
@@ -115,8 +115,5 @@ class LazyBackend(Recorder):
         return self._programs.get_or_create(key, lambda: compilation.program(
             function_of(tape, locs, results), self.device, name="lazy"))
 
-
-# the recorder's hot path in C where it was built (recorder_native.py)
-recorder_native.install()
 
 __all__ = ["LazyBackend", "Pending", "function_of", "structural_key"]

@@ -1,6 +1,11 @@
 """The lazy recorder's hot path in C (the extension stablejit._recorder, built from
 frontend/_native/recorder.c by `pip install`), or recorder.Recorder's Python methods.
 
+Two parts: Recorder.apply / apply_scalar in C, and Tensor's arithmetic operators
+(`x * 2.0`, `x + y`: numpy/_elementwise's binary functions) as FastOp objects that
+record an op on a lazy backend in C without entering Python at all, and call the
+Python operator for anything else.
+
 The C methods take the common case - an elementwise op or a reduction on values of the
 current graph whose shape rule has run before, or an op of a tensor and a Python number -
 and hand every other step to the Python method or helper that does it, which decides and
@@ -11,7 +16,7 @@ free-threaded) keeps the Python methods (docs/native.md).
 
 from __future__ import annotations
 
-from . import backends, config, errors, native_build
+from . import backends, config, errors, native_build, writes
 from .compiler.ir import EMPTY_ATTRS
 from .recorder import _SCALAR, Pending, Recorder
 from .tensor import Tensor
@@ -39,17 +44,50 @@ def available() -> bool:
     return _recorder is not None
 
 
+_on = False  # whether the C methods and operators are installed
+_world: tuple | None = None  # (LazyBackend, context._state): see connect
+
+
+def connect(lazy_cls, state) -> None:
+    """What the operators read to ask dispatch.fast's question in C: the lazy backend
+    class and the thread-local backend stack (context.py hands them over: both modules
+    are above this one)."""
+    global _world
+    _world = (lazy_cls, state)
+
+
 def install(native: bool | None = None) -> bool:
-    """Make Recorder's apply and apply_scalar the C methods, or the Python ones again;
-    `native` None reads STABLEJIT_NATIVE. Returns whether the C ones are on."""
+    """Make Recorder's apply and apply_scalar and Tensor's arithmetic operators the C
+    ones, or the Python ones again; `native` None reads STABLEJIT_NATIVE. Returns whether
+    the C ones are on. (numpy/_methods calls it again once it has made the operators.)"""
+    global _on
     if native is None:
         native = config.native()
     native = native and _recorder is not None
     for name, python in _PYTHON.items():
         setattr(Recorder, name, _NATIVE[name] if native else python)
+    _on = native
+    _install_operators(native)
     return native
 
 
+def _install_operators(native: bool) -> None:
+    if native:
+        if _world is None:
+            native = False  # (not connected yet: context.py installs them again)
+        else:
+            _recorder.init_operators(*_world, writes, config)
+    for name, op in list(vars(Tensor).items()):
+        python = op.python if _recorder is not None and type(op) is _recorder.FastOp else op
+        spec = getattr(python, "_native_op", None)
+        if spec is None:
+            continue
+        prim, kinds, inexact = spec
+        setattr(Tensor, name, _recorder.FastOp(
+            python, prim, kinds, inexact, getattr(python, "_reflects", False))
+            if native else python)
+
+
 def installed() -> bool:
-    """Whether Recorder's methods are the C ones now."""
-    return bool(_NATIVE) and Recorder.__dict__["apply"] is _NATIVE["apply"]
+    """Whether Recorder's methods and Tensor's operators are the C ones now."""
+    return _on

@@ -386,35 +386,52 @@ append_entry(Rec *r, PyObject *entry, PyObject *site, PyObject *out)
     return first;
 }
 
-/* ---- the methods --------------------------------------------------------------------- */
+/* ---- result types: the primitive's memo, and ours for attribute-free ops ------------ */
 
+/* (prim, in_types) -> result types, for ops without attributes: the same answers as the
+ * primitive's own memo (copied from it), under a key that hashes in C (Attrs' hash is a
+ * Python method). Pure, so any thread may fill it; bounded like the primitive's. */
+static PyObject *types_memo;
+#define TYPES_MEMO_KEPT 8192
+
+/* the result types of prim on in_types with attrs where a memo has them (a new
+ * reference); NULL without an exception where none has (the caller asks Python) */
 static PyObject *
-call_python(PyObject *method, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
+known_types(PyObject *prim, PyObject *in_types, PyObject *attrs)
 {
-    return PyObject_Vectorcall(method, args, nargs, kwnames);
+    if (attrs != empty_attrs)
+        return inferred(prim, in_types, attrs);
+    PyObject *key = PyTuple_Pack(2, prim, in_types);
+    if (key == NULL)
+        return NULL;
+    PyObject *out = PyDict_GetItemWithError(types_memo, key);
+    if (out != NULL) {
+        Py_INCREF(out);
+        Py_DECREF(key);
+        return out;
+    }
+    out = PyErr_Occurred() ? NULL : inferred(prim, in_types, attrs);
+    if (out != NULL) {
+        if (PyDict_GET_SIZE(types_memo) >= TYPES_MEMO_KEPT)
+            PyDict_Clear(types_memo);
+        if (PyDict_SetItem(types_memo, key, out) < 0)
+            Py_CLEAR(out);
+    }
+    Py_DECREF(key);
+    return out;
 }
 
-/* Recorder.apply(self, prim, tensors, attrs, regions=()) */
+/* ---- recording ------------------------------------------------------------------------ */
+
+/* Recorder.apply's body for n (1 or 2) tensors and no regions, under the lock: a tuple
+ * of the result tensors */
 static PyObject *
-apply(PyObject *module, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
+record_op(PyObject *self, Rec *r, PyObject *prim, PyObject *const *tensors, Py_ssize_t n,
+          PyObject *attrs)
 {
-    /* regions=() may come positionally (dispatch.bind passes it); an op with regions is
-     * Python's */
-    if (kwnames != NULL || !(nargs == 4 || (nargs == 5 && PyTuple_CheckExact(args[4]) &&
-                                            PyTuple_GET_SIZE(args[4]) == 0)))
-        return call_python(py_apply, args, nargs, kwnames);
-    PyObject *self = args[0], *prim = args[1], *tensors = args[2], *attrs = args[3];
-    Py_ssize_t n = PyTuple_CheckExact(tensors) ? PyTuple_GET_SIZE(tensors)
-                   : PyList_CheckExact(tensors) ? PyList_GET_SIZE(tensors) : 0;
-    if (n < 1 || n > 2)
-        return call_python(py_apply, args, nargs, kwnames);
-    Rec r;
-    int opened = rec_open(self, &r);
-    if (opened <= 0)
-        return opened < 0 ? NULL : call_python(py_apply, args, nargs, kwnames);
     PyObject *res = NULL, *slots = NULL, *in_types = NULL, *out = NULL, *site = NULL,
              *entry = NULL;
-    PyObject *types = rec_list(&r, s_types);
+    PyObject *types = rec_list(r, s_types);
     slots = PyTuple_New(n);
     in_types = PyTuple_New(n);
     if (types == NULL || slots == NULL || in_types == NULL) {
@@ -423,11 +440,7 @@ apply(PyObject *module, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnam
         goto done;
     }
     for (Py_ssize_t i = 0; i < n; i++) {
-        PyObject *t = PyTuple_CheckExact(tensors) ? PyTuple_GET_ITEM(tensors, i)
-                                                  : PyList_GET_ITEM(tensors, i);
-        Py_INCREF(t);
-        Py_ssize_t s = slot_of(self, &r, t);
-        Py_DECREF(t);
+        Py_ssize_t s = slot_of(self, r, tensors[i]);
         if (s < 0 || s >= PyList_GET_SIZE(types)) {
             if (!PyErr_Occurred())
                 PyErr_SetString(PyExc_IndexError, "a recorder slot out of range");
@@ -444,7 +457,7 @@ apply(PyObject *module, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnam
     site = user_site();
     if (site == NULL)
         goto done;
-    out = inferred(prim, in_types, attrs);
+    out = known_types(prim, in_types, attrs);
     if (out == NULL) {
         if (PyErr_Occurred())
             goto done;
@@ -454,9 +467,9 @@ apply(PyObject *module, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnam
         if (first == NULL)
             goto done;
         Py_ssize_t f = PyLong_AsSsize_t(first);
-        types = rec_list(&r, s_types);
+        types = rec_list(r, s_types);
         Py_ssize_t count = types ? PyList_GET_SIZE(types) - f : -1;
-        if (f < 0 || count < 0 || count != 1) {
+        if (f < 0 || count != 1) {
             if (!PyErr_Occurred()) {
                 PyObject *c = PyLong_FromSsize_t(count);
                 res = c ? PyObject_CallMethodObjArgs(self, s_results, first, c, NULL) : NULL;
@@ -466,17 +479,17 @@ apply(PyObject *module, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnam
             goto done;
         }
         Py_DECREF(first);
-        res = one_result(self, &r, f, PyList_GET_ITEM(types, f));
+        res = one_result(self, r, f, PyList_GET_ITEM(types, f));
         goto done;
     }
     entry = PyTuple_Pack(3, prim, attrs, slots);
     if (entry == NULL)
         goto done;
-    Py_ssize_t first = append_entry(&r, entry, site, out);
+    Py_ssize_t first = append_entry(r, entry, site, out);
     if (first < 0)
         goto done;
     if (PyTuple_GET_SIZE(out) == 1) {
-        res = one_result(self, &r, first, PyTuple_GET_ITEM(out, 0));
+        res = one_result(self, r, first, PyTuple_GET_ITEM(out, 0));
     }
     else {
         PyObject *f = PyLong_FromSsize_t(first),
@@ -491,35 +504,23 @@ done:
     Py_XDECREF(out);
     Py_XDECREF(site);
     Py_XDECREF(entry);
-    rec_close(&r);
     return res;
 }
 
-/* Recorder.apply_scalar(self, prim, x, value, scalar_first) */
+/* Recorder.apply_scalar's body, under the lock: the 1-tuple of the result tensor */
 static PyObject *
-apply_scalar(PyObject *module, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
+record_scalar(PyObject *self, Rec *r, PyObject *prim, PyObject *x, PyObject *xt,
+              PyObject *value, PyObject *scalar_first)
 {
-    if (nargs != 5 || kwnames != NULL || !Py_IS_TYPE(args[2], tensor_cls))
-        return call_python(py_apply_scalar, args, nargs, kwnames);
-    PyObject *self = args[0], *prim = args[1], *x = args[2], *value = args[3],
-             *scalar_first = args[4];
-    PyObject *xt = SLOT(x, t_type);
-    if (xt == NULL)
-        return call_python(py_apply_scalar, args, nargs, kwnames);
-    Rec r;
-    int opened = rec_open(self, &r);
-    if (opened <= 0)
-        return opened < 0 ? NULL : call_python(py_apply_scalar, args, nargs, kwnames);
-    Py_INCREF(xt);
     PyObject *res = NULL, *in_types = NULL, *out = NULL, *dtype = NULL, *key = NULL,
              *site = NULL, *entry = NULL, *slot = NULL;
-    Py_ssize_t a = slot_of(self, &r, x);
+    Py_ssize_t a = slot_of(self, r, x);
     if (a < 0)
         goto done;
     in_types = PyTuple_Pack(2, xt, xt);
     if (in_types == NULL)
         goto done;
-    out = inferred(prim, in_types, empty_attrs);
+    out = known_types(prim, in_types, empty_attrs);
     if (out == NULL) {
         if (PyErr_Occurred())
             goto done;
@@ -528,8 +529,8 @@ apply_scalar(PyObject *module, PyObject *const *args, Py_ssize_t nargs, PyObject
                                         3 | PY_VECTORCALL_ARGUMENTS_OFFSET, NULL);
         if (out == NULL)
             goto done;
-        if (!PyTuple_Check(out) || PyTuple_GET_SIZE(out) < 1) {
-            PyErr_SetString(PyExc_TypeError, "a shape rule gave no result type");
+        if (!PyTuple_Check(out) || PyTuple_GET_SIZE(out) != 1) {
+            PyErr_SetString(PyExc_TypeError, "an elementwise shape rule gave several results");
             goto done;
         }
     }
@@ -548,15 +549,10 @@ apply_scalar(PyObject *module, PyObject *const *args, Py_ssize_t nargs, PyObject
     site = user_site();
     if (site == NULL)
         goto done;
-    PyObject *one = PyTuple_GetSlice(out, 0, 1);
-    if (one == NULL)
-        goto done;
-    Py_ssize_t first = append_entry(&r, entry, site, one);
+    Py_ssize_t first = append_entry(r, entry, site, out);
     if (first >= 0)
-        res = one_result(self, &r, first, PyTuple_GET_ITEM(one, 0));
-    Py_DECREF(one);
+        res = one_result(self, r, first, PyTuple_GET_ITEM(out, 0));
 done:
-    Py_DECREF(xt);
     Py_XDECREF(in_types);
     Py_XDECREF(out);
     Py_XDECREF(dtype);
@@ -564,8 +560,351 @@ done:
     Py_XDECREF(slot);
     Py_XDECREF(site);
     Py_XDECREF(entry);
+    return res;
+}
+
+/* ---- the methods --------------------------------------------------------------------- */
+
+static PyObject *
+call_python(PyObject *method, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
+{
+    return PyObject_Vectorcall(method, args, nargs, kwnames);
+}
+
+/* Recorder.apply(self, prim, tensors, attrs, regions=()) */
+static PyObject *
+apply(PyObject *module, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
+{
+    /* regions=() may come positionally (dispatch.bind passes it); an op with regions is
+     * Python's */
+    if (kwnames != NULL || !(nargs == 4 || (nargs == 5 && PyTuple_CheckExact(args[4]) &&
+                                            PyTuple_GET_SIZE(args[4]) == 0)))
+        return call_python(py_apply, args, nargs, kwnames);
+    PyObject *self = args[0], *prim = args[1], *tensors = args[2], *attrs = args[3];
+    PyObject *items[2];
+    Py_ssize_t n = 0;
+    if (PyTuple_CheckExact(tensors) || PyList_CheckExact(tensors)) {
+        n = PySequence_Fast_GET_SIZE(tensors);
+        for (Py_ssize_t i = 0; i < n && i < 2; i++)
+            items[i] = PySequence_Fast_GET_ITEM(tensors, i);
+    }
+    if (n < 1 || n > 2)
+        return call_python(py_apply, args, nargs, kwnames);
+    Rec r;
+    int opened = rec_open(self, &r);
+    if (opened <= 0)
+        return opened < 0 ? NULL : call_python(py_apply, args, nargs, kwnames);
+    Py_INCREF(tensors); /* (keeps items alive while Python runs) */
+    PyObject *res = record_op(self, &r, prim, items, n, attrs);
+    Py_DECREF(tensors);
     rec_close(&r);
     return res;
+}
+
+/* Recorder.apply_scalar(self, prim, x, value, scalar_first) */
+static PyObject *
+apply_scalar(PyObject *module, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
+{
+    if (nargs != 5 || kwnames != NULL || !Py_IS_TYPE(args[2], tensor_cls))
+        return call_python(py_apply_scalar, args, nargs, kwnames);
+    PyObject *self = args[0], *x = args[2], *xt = SLOT(x, t_type);
+    if (xt == NULL)
+        return call_python(py_apply_scalar, args, nargs, kwnames);
+    Rec r;
+    int opened = rec_open(self, &r);
+    if (opened <= 0)
+        return opened < 0 ? NULL : call_python(py_apply_scalar, args, nargs, kwnames);
+    Py_INCREF(xt);
+    PyObject *res = record_scalar(self, &r, args[1], x, xt, args[3], args[4]);
+    Py_DECREF(xt);
+    rec_close(&r);
+    return res;
+}
+
+/* ---- operators: Tensor.__add__ and kin, recorded in C on a lazy backend -------------- */
+
+/* The namespace's binary function behind an operator (numpy/_elementwise._binary's f,
+ * or _methods' reflected form of it), with what its fast branches need to know. A call
+ * that is one of those branches - two tensors of one type and backend, or a tensor and
+ * a Python int or float - on the lazy backend that dispatch.fast would let record,
+ * with no weak operand, is recorded here; any other call is the Python function's. */
+typedef struct {
+    PyObject_HEAD
+    PyObject *python;  /* the Python operator */
+    PyObject *prim;
+    PyObject *kinds;   /* the dtype kinds (a str) the op takes */
+    int inexact;       /* integer operands become floats first: Python's */
+    int reflected;     /* __radd__ ...: called (self, other), computes f(other, self) */
+    vectorcallfunc vectorcall;
+} FastOp;
+
+static PyTypeObject *lazy_cls;    /* LazyBackend (exactly: subclasses are Python's) */
+static PyObject *context_state;   /* context._state (threading.local: .stack) */
+static PyObject *writes_dict, *config_dict;
+static PyObject *s_stack, *s_live_traces, *s_checks, *s_kind;
+static PyObject *fc_kinds;        /* "fc": the kinds whose tensors take a number as is */
+
+/* dispatch.fast(backend) for a lazy backend, without calling Python: this thread's
+ * backend stack ends with it, no trace is live, no NaN/Inf checks. -1 on error. */
+static int
+records_now(PyObject *backend)
+{
+    if (!Py_IS_TYPE(backend, lazy_cls))
+        return 0;
+    PyObject *live = PyDict_GetItemWithError(writes_dict, s_live_traces);
+    PyObject *checks = PyDict_GetItemWithError(config_dict, s_checks);
+    if (live == NULL || checks != Py_False || !PyLong_CheckExact(live) ||
+        PyLong_AsLong(live) != 0)
+        return PyErr_Occurred() ? -1 : 0;
+    PyObject *stack = PyObject_GetAttr(context_state, s_stack);
+    if (stack == NULL) { /* a thread with no stack yet: Python makes it */
+        if (!PyErr_ExceptionMatches(PyExc_AttributeError))
+            return -1;
+        PyErr_Clear();
+        return 0;
+    }
+    int ok = PyList_CheckExact(stack) && PyList_GET_SIZE(stack) > 0 &&
+             PyList_GET_ITEM(stack, PyList_GET_SIZE(stack) - 1) == backend;
+    Py_DECREF(stack);
+    return ok;
+}
+
+/* whether t's dtype kind is in `kinds` (a str); -1 on error */
+static int
+kind_in(PyObject *type, PyObject *kinds, int *is_int)
+{
+    PyObject *dtype = PyObject_GetAttr(type, s_dtype);
+    if (dtype == NULL)
+        return -1;
+    PyObject *kind = PyObject_GetAttr(dtype, s_kind);
+    Py_DECREF(dtype);
+    if (kind == NULL)
+        return -1;
+    int in = PySequence_Contains(kinds, kind);
+    if (is_int != NULL && in > 0) {
+        int fc = PySequence_Contains(fc_kinds, kind);
+        *is_int = fc == 0;
+        if (fc < 0)
+            in = -1;
+    }
+    Py_DECREF(kind);
+    return in;
+}
+
+static int
+is_py_number(PyObject *v)
+{
+    return PyFloat_CheckExact(v) || PyLong_CheckExact(v);
+}
+
+/* the operator recorded in C: the result tensor; NULL with no exception: Python's */
+static PyObject *
+fastop_record(FastOp *op, PyObject *a, PyObject *b)
+{
+    PyObject *x, *value = NULL;
+    int scalar_first = 0;
+    if (Py_IS_TYPE(a, tensor_cls) && Py_IS_TYPE(b, tensor_cls)) {
+        x = a;
+        if (SLOT(a, t_type) != SLOT(b, t_type) || SLOT(a, t_backend) != SLOT(b, t_backend) ||
+            SLOT(b, t_weak) != Py_False)
+            return NULL;
+    }
+    else if (Py_IS_TYPE(a, tensor_cls) && is_py_number(b)) {
+        x = a, value = b;
+    }
+    else if (Py_IS_TYPE(b, tensor_cls) && is_py_number(a)) {
+        x = b, value = a, scalar_first = 1;
+    }
+    else {
+        return NULL;
+    }
+    PyObject *backend = SLOT(x, t_backend), *xt = SLOT(x, t_type);
+    if (backend == NULL || xt == NULL || SLOT(x, t_weak) != Py_False)
+        return NULL;
+    int ready = records_now(backend);
+    if (ready <= 0)
+        return NULL;
+    int is_int = 0;
+    int ok = kind_in(xt, value ? fc_kinds : op->kinds, value ? NULL : &is_int);
+    if (ok > 0 && value != NULL)
+        ok = kind_in(xt, op->kinds, NULL);
+    if (ok <= 0 || (value == NULL && op->inexact && is_int))
+        return NULL;
+    Rec r;
+    Py_INCREF(backend);
+    int opened = rec_open(backend, &r);
+    if (opened <= 0) {
+        Py_DECREF(backend);
+        return NULL;
+    }
+    Py_INCREF(xt);
+    PyObject *res;
+    if (value != NULL) {
+        res = record_scalar(backend, &r, op->prim, x, xt, value,
+                            scalar_first ? Py_True : Py_False);
+    }
+    else {
+        PyObject *items[2] = {a, b};
+        res = record_op(backend, &r, op->prim, items, 2, empty_attrs);
+    }
+    Py_DECREF(xt);
+    rec_close(&r);
+    Py_DECREF(backend);
+    if (res == NULL)
+        return NULL;
+    PyObject *t = PyTuple_GET_ITEM(res, 0);
+    Py_INCREF(t);
+    Py_DECREF(res);
+    return t;
+}
+
+static PyObject *
+fastop_vectorcall(FastOp *op, PyObject *const *args, size_t nargsf, PyObject *kwnames)
+{
+    Py_ssize_t nargs = PyVectorcall_NARGS(nargsf);
+    if (nargs == 2 && kwnames == NULL) {
+        PyObject *res = op->reflected ? fastop_record(op, args[1], args[0])
+                                      : fastop_record(op, args[0], args[1]);
+        if (res != NULL || PyErr_Occurred())
+            return res;
+    }
+    return PyObject_Vectorcall(op->python, args, nargsf, kwnames);
+}
+
+static PyObject *
+fastop_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
+{
+    PyObject *python, *prim, *kinds;
+    int inexact, reflected;
+    static char *names[] = {"python", "prim", "kinds", "inexact", "reflected", NULL};
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "OOUpp:FastOp", names, &python, &prim,
+                                     &kinds, &inexact, &reflected))
+        return NULL;
+    if (lazy_cls == NULL)
+        return PyErr_Format(PyExc_RuntimeError, "stablejit._recorder.init_operators first");
+    FastOp *self = (FastOp *)type->tp_alloc(type, 0);
+    if (self == NULL)
+        return NULL;
+    Py_INCREF(python);
+    Py_INCREF(prim);
+    Py_INCREF(kinds);
+    self->python = python, self->prim = prim, self->kinds = kinds;
+    self->inexact = inexact, self->reflected = reflected;
+    self->vectorcall = (vectorcallfunc)fastop_vectorcall;
+    return (PyObject *)self;
+}
+
+static int
+fastop_traverse(FastOp *self, visitproc visit, void *arg)
+{
+    Py_VISIT(self->python);
+    Py_VISIT(self->prim);
+    Py_VISIT(self->kinds);
+    return 0;
+}
+
+static int
+fastop_clear(FastOp *self)
+{
+    Py_CLEAR(self->python);
+    Py_CLEAR(self->prim);
+    Py_CLEAR(self->kinds);
+    return 0;
+}
+
+static void
+fastop_dealloc(FastOp *self)
+{
+    PyObject_GC_UnTrack(self);
+    fastop_clear(self);
+    Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+/* t.__add__ is the Python function bound to t (so it reads as the method it replaces) */
+static PyObject *
+fastop_get(FastOp *self, PyObject *obj, PyObject *type)
+{
+    if (obj == NULL || obj == Py_None) {
+        Py_INCREF(self);
+        return (PyObject *)self;
+    }
+    return PyMethod_New((PyObject *)self, obj);
+}
+
+static PyObject *
+fastop_getattro(FastOp *self, PyObject *name)
+{
+    /* __name__, __doc__, __qualname__, __module__, __wrapped__ ...: the Python operator's */
+    PyObject *v = PyObject_GenericGetAttr((PyObject *)self, name);
+    if (v != NULL || !PyErr_ExceptionMatches(PyExc_AttributeError))
+        return v;
+    PyErr_Clear();
+    return PyObject_GetAttr(self->python, name);
+}
+
+static PyObject *
+fastop_attr(FastOp *self, void *name)
+{
+    return PyObject_GetAttrString(self->python, (const char *)name);
+}
+
+/* what the type itself would answer first: the Python operator's instead */
+static PyGetSetDef fastop_getset[] = {
+    {"__name__", (getter)fastop_attr, NULL, NULL, "__name__"},
+    {"__qualname__", (getter)fastop_attr, NULL, NULL, "__qualname__"},
+    {"__doc__", (getter)fastop_attr, NULL, NULL, "__doc__"},
+    {"__module__", (getter)fastop_attr, NULL, NULL, "__module__"},
+    {NULL},
+};
+
+static PyMemberDef fastop_members[] = {
+    {"python", T_OBJECT, offsetof(FastOp, python), READONLY, "the Python operator"},
+    {"__wrapped__", T_OBJECT, offsetof(FastOp, python), READONLY,
+     "the Python operator (inspect.signature follows it)"},
+    {"prim", T_OBJECT, offsetof(FastOp, prim), READONLY, "the primitive it records"},
+    {NULL},
+};
+
+static PyTypeObject FastOpType = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "stablejit._recorder.FastOp",
+    .tp_doc = "A Tensor operator: recorded in C on a lazy backend, the Python one otherwise.",
+    .tp_basicsize = sizeof(FastOp),
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC | Py_TPFLAGS_HAVE_VECTORCALL |
+                Py_TPFLAGS_METHOD_DESCRIPTOR,
+    .tp_new = fastop_new,
+    .tp_dealloc = (destructor)fastop_dealloc,
+    .tp_traverse = (traverseproc)fastop_traverse,
+    .tp_clear = (inquiry)fastop_clear,
+    .tp_call = PyVectorcall_Call,
+    .tp_vectorcall_offset = offsetof(FastOp, vectorcall),
+    .tp_descr_get = (descrgetfunc)fastop_get,
+    .tp_getattro = (getattrofunc)fastop_getattro,
+    .tp_members = fastop_members,
+    .tp_getset = fastop_getset,
+};
+
+static PyObject *
+init_operators(PyObject *module, PyObject *args)
+{
+    PyObject *lazy, *state, *writes, *config;
+    if (!PyArg_ParseTuple(args, "O!OOO:init_operators", &PyType_Type, &lazy, &state, &writes,
+                          &config))
+        return NULL;
+    PyObject *wd = PyObject_GetAttrString(writes, "__dict__");
+    PyObject *cd = wd ? PyObject_GetAttrString(config, "__dict__") : NULL;
+    if (cd == NULL || !PyDict_Check(wd) || !PyDict_Check(cd)) {
+        Py_XDECREF(wd);
+        Py_XDECREF(cd);
+        return PyErr_Occurred() ? NULL : PyErr_Format(PyExc_TypeError, "a module dict");
+    }
+    Py_XSETREF(writes_dict, wd);
+    Py_XSETREF(config_dict, cd);
+    Py_INCREF(lazy);
+    Py_XSETREF(lazy_cls, (PyTypeObject *)lazy);
+    Py_INCREF(state);
+    Py_XSETREF(context_state, state);
+    Py_RETURN_NONE;
 }
 
 /* ---- module ----------------------------------------------------------------------------- */
@@ -651,6 +990,10 @@ static PyMethodDef methods[] = {
      "Recorder._results, backends) -> (apply, "
      "apply_scalar): the C methods, around the Python ones"},
 #endif
+#ifndef RECORDER_UNSUPPORTED
+    {"init_operators", init_operators, METH_VARARGS,
+     "init_operators(LazyBackend, context._state, writes, config): what FastOp reads"},
+#endif
     {NULL},
 };
 
@@ -683,11 +1026,27 @@ PyInit__recorder(void)
     INTERN(s_acquire, "acquire");
     INTERN(s_release, "release");
     INTERN(s_scalar_key, "scalar_key");
+    INTERN(s_stack, "stack");
+    INTERN(s_live_traces, "live_traces");
+    INTERN(s_checks, "_checks");
+    INTERN(s_kind, "kind");
+    INTERN(fc_kinds, "fc");
 #undef INTERN
+    if ((types_memo = PyDict_New()) == NULL)
+        return NULL;
+    if (PyType_Ready(&FastOpType) < 0)
+        return NULL;
 #endif
     PyObject *m = PyModule_Create(&moduledef);
     if (m == NULL)
         return NULL;
+#ifndef RECORDER_UNSUPPORTED
+    Py_INCREF(&FastOpType);
+    if (PyModule_AddObject(m, "FastOp", (PyObject *)&FastOpType) < 0) {
+        Py_DECREF(m);
+        return NULL;
+    }
+#endif
     if (PyModule_AddStringConstant(m, "SOURCE_DIGEST", SOURCE_DIGEST) < 0 ||
         PyModule_AddIntConstant(m, "SUPPORTED",
 #ifdef RECORDER_UNSUPPORTED

@@ -103,6 +103,8 @@ def _binary(name: str, prim, *, inexact: bool = False, kinds: str = "biufc",
 
     f.__name__ = name
     f.__doc__ = f"Elementwise {name} with broadcasting (primitive {prim.name})."
+    # what the native operators need of f's fast branches (recorder_native.operators)
+    f._native_op = (prim, kinds, inexact)
     return f
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import inspect
 
+from .. import recorder_native
 from ..api import backend_copy, resolve_backend
 from ..tensor import Tensor
 from ..tracebacks import filter_exception
@@ -135,6 +136,8 @@ def install(ns) -> None:
             except Exception as e:
                 filter_exception(e)
                 raise
+        if hasattr(f, "_native_op"):
+            reflected._native_op, reflected._reflects = f._native_op, True
         return reflected
 
     def method(f):
@@ -182,3 +185,4 @@ def install(ns) -> None:
     Tensor.real = property(real)
     Tensor.imag = property(imag)
     Tensor.at = property(_at)
+    recorder_native.install()  # the arithmetic operators in C where they were built

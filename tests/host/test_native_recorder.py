@@ -284,3 +284,48 @@ def test_stablejit_native_selects_the_recorder_at_import(env, built, native):
     assert (installed, same) == (str(native), "True")
     if not built:
         assert "stablejit._recorder was not built" in why
+
+
+@needs_native
+@pytest.mark.parametrize("op", ["add", "sub", "mul", "truediv", "pow", "mod"])
+def test_operators_keep_the_python_operators_face(op):
+    """A native operator reads as the function it wraps: name, doc, signature, bound."""
+    import inspect
+
+    from stablejit.tensor import Tensor
+    with path(True):
+        for name in (f"__{op}__", f"__r{op}__"):
+            native = Tensor.__dict__[name]
+            python = getattr(native, "python", native)
+            assert (native.__name__, native.__doc__) == (python.__name__, python.__doc__)
+            assert inspect.signature(native) == inspect.signature(python)
+            x = _x()
+            assert getattr(x, name)(2.0).tolist() == python(x, 2.0).tolist()
+
+
+@needs_native
+def test_lazy_operators_never_enter_python(monkeypatch):
+    """x * 2.0, 1.0 - x, x + x on tensors of a lazy graph are recorded in C, never
+    reaching the Python operator's dispatch; a device tensor, a weak operand or tensors
+    of two types take the Python operator (and the same answers: the tables above)."""
+    from stablejit.numpy import _elementwise
+    entered = []
+    for name in ("bind_scalar", "bind_binary", "bind_broadcast"):
+        real = getattr(_elementwise, name)
+
+        def spy(*args, _real=real, _name=name, **kwargs):
+            entered.append(_name)
+            return _real(*args, **kwargs)
+        monkeypatch.setattr(_elementwise, name, spy)
+    for native in (True, False):
+        entered.clear()
+        x = _x()  # a device tensor (made outside the block)
+        with path(native), sj.lazy():
+            y = x * 2.0  # the Python operator: the tensor joins the graph
+            assert entered == ["bind_scalar"]
+            z = (1.0 - y * 2.0) + y
+            w = snp.asarray(2.0) * 3.0  # weak: Python's
+            v = y + snp.ones((3, 4), "float64")  # two types: Python's
+        assert (len(entered) == 3) == native, entered
+        np.testing.assert_array_equal(np.asarray(z), (1.0 - X * 4.0) + X * 2.0)
+        assert w.weak and v.dtype == snp.float64
