@@ -14,6 +14,7 @@ from . import (
     conv,
     debug,
     distributed,
+    experimental,
     export,
     lax,
     nn,
@@ -71,6 +72,7 @@ from .errors import (
     TracerBoolConversionError,
     TracerConversionError,
 )
+from .experimental import enable_x64
 from .jit import Jitted, RecompileWarning, jit
 from .lazy import lazy
 from .platforms import default_platform
@@ -204,6 +206,7 @@ __all__ = [
     "device_get",
     "eval_shape",
     "make_jaxpr",
+    "enable_x64",
 ]
 
 # The one place the namespaces' functions become public boundaries, whose errors reach
