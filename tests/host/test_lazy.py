@@ -14,7 +14,7 @@ import pytest
 import stablejit as sj
 import stablejit.numpy as snp
 from stablejit import compilation
-from stablejit.lazy_backend import Pending
+from stablejit.lazy_backend import LazyBackend, Pending
 
 X = np.linspace(-2, 2, 12, dtype=np.float32).reshape(3, 4)
 
@@ -257,18 +257,21 @@ def test_the_digits_mlp_written_eagerly_trains_lazily_as_the_jitted_example():
         flushes = backend.flushes
     lazy_params, lazy_accuracy, new_compiles = train(eager_step, lazy=True)
     assert new_compiles == 0
-    # two graphs a step (the derivative starts when recorded, then adam's update; each
-    # a large Function: LazyBackend._start_at), then predict's
-    assert backend.flushes - flushes == 2 * 90 + 1
+    # one graph a step on the host (forward, derivative and adam's update together: see
+    # LazyBackend._start_at), then predict's
+    assert backend.flushes - flushes == 90 + 1
     assert lazy_accuracy == jit_accuracy and lazy_accuracy > 0.75  # (90 small steps)
     for a, b in zip(sj.tree.leaves(lazy_params), sj.tree.leaves(jit_params), strict=True):
         np.testing.assert_allclose(np.asarray(a), np.asarray(b), rtol=1e-4, atol=1e-5)
 
 
-def test_a_large_function_starts_the_graph_and_a_small_one_waits():
-    """grad's derivative (or a jitted step) of LazyBackend._start_at ops or more runs as
-    soon as it is recorded, with the ops before it, so the device computes it while
-    Python records the rest; a small jitted function stays in the pending graph."""
+@pytest.mark.parametrize("early", [False, True], ids=["host rule", "accelerator rule"])
+def test_a_large_function_starts_the_graph_on_accelerators_only(early, monkeypatch):
+    """On an accelerator, grad's derivative (or a jitted step) of _START_ON_ACCELERATORS
+    ops or more runs as soon as it is recorded, with the ops before it, so the device
+    computes it while Python records the rest; a small jitted function stays pending. On
+    the host CPU (PJRT runs a program on the calling thread after the recording, so
+    there is nothing to overlap) every op waits for the read: one program."""
     def loss(w):
         h = snp.tanh(w)
         for _ in range(8):
@@ -278,14 +281,17 @@ def test_a_large_function_starts_the_graph_and_a_small_one_waits():
     w0 = snp.asarray(X)
     small = sj.jit(lambda v: v * 2.0 + 1.0)
     with sj.lazy() as backend:
+        assert backend._start_at > 1 << 60  # the host's rule
+        if early:
+            monkeypatch.setattr(backend, "_start_at", LazyBackend._START_ON_ACCELERATORS)
         n = backend.flushes
         w = w0 + 1.0
         g = sj.grad(loss)(w)
-        assert backend.flushes == n + 1 and not _pending(g) and not _pending(w)
+        assert backend.flushes == n + early and _pending(g) != early
         s = small(g)
-        assert _pending(s) and backend.flushes == n + 1
+        assert _pending(s) and backend.flushes == n + early
         after = s - g
-    assert backend.flushes == n + 2
+    assert backend.flushes == n + 1 + early
     want = jax.grad(_jax_loss)(jnp.asarray(X) + 1.0)
     np.testing.assert_allclose(np.asarray(g), np.asarray(want), rtol=2e-5, atol=1e-6)
     np.testing.assert_allclose(np.asarray(after), np.asarray(g) + 1.0, rtol=1e-6)
