@@ -4,9 +4,10 @@ when a value is needed (the user's side, `stablejit.lazy()`, is in lazy.py).
 A lazy tensor's data is either a `Pending` value of the backend's current graph or a
 device buffer. The graph runs (`flush`) when a value is read back (numpy(), print,
 bool(), int(), item()), when a tensor goes to another backend or device, when the
-graph passes STABLEJIT_LAZY_MAX_OPS ops, on an accelerator right after a large Function joins it (grad's
-derivative, a jitted step: see _start_at), and when a `lazy()` block ends. Its results are
-the pending values that live tensors still hold. Results stay on the device.
+graph passes STABLEJIT_LAZY_MAX_OPS ops, on an accelerator right after a large Function
+joins it (grad's derivative, a jitted step: see _start_at), and when a `lazy()` block
+ends. Its results are the pending values that live tensors still hold. Results stay on
+the device.
 
 Recording is the hot path (a training loop records every op of every step), so a graph
 is a tape, not IR: each value is a slot number, each op a tuple of (primitive,
