@@ -23,7 +23,7 @@ Semantics are those of the traced path, which stays the reference:
 
 from __future__ import annotations
 
-from . import config, writes
+from . import config, recorder_native, writes
 from .context import current_backend
 from .errors import DeviceMismatchError, at_user_line
 from .recorder import Pending, Recorder, function_of, structural_key
@@ -127,6 +127,9 @@ class GradTape(Recorder):
     def inputs(self) -> list[Tensor]:
         """The tensors the parameters read, in order: the derivative's inputs."""
         return self._inputs
+
+
+recorder_native.connect_tape(GradTape)
 
 
 def records_on_tape(leaves) -> bool:

@@ -71,6 +71,13 @@ def install(native: bool | None = None) -> bool:
     return native
 
 
+def connect_tape(tape_cls) -> None:
+    """grad's GradTape records in C too: its values are its pending values while it
+    records (its own _slot rule; grad_tape.py hands the class over)."""
+    if _recorder is not None:
+        _recorder.init_tape(tape_cls)
+
+
 def _install_operators(native: bool) -> None:
     if native:
         if _world is None:

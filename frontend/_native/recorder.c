@@ -41,6 +41,10 @@ static PyObject *py_apply, *py_apply_scalar; /* the Python methods (the fallback
 /* Recorder's own _slot, _add and _results: a subclass that overrides one (GradTape's
  * _slot) takes the Python step for it */
 static PyObject *py_slot, *py_add, *py_results;
+/* grad's GradTape (grad_tape.py) and its own _slot: its values are this tape's pending
+ * values while it records (init_tape) */
+static PyTypeObject *tape_cls;
+static PyObject *tape_slot, *s_recording;
 
 static PyObject *s_lock, *s_graph, *s_tape, *s_locs, *s_types, *s_pending, *s_ops, *s_max_ops,
     *s_slot, *s_add, *s_results, *s_op_bound, *s_flush, *s_inferred, *s_infer, *s_dtype,
@@ -134,7 +138,19 @@ rec_list(Rec *r, PyObject *name)
 static Py_ssize_t
 slot_of(PyObject *self, Rec *r, PyObject *t)
 {
-    if (Py_IS_TYPE(t, tensor_cls) && _PyType_Lookup(Py_TYPE(self), s_slot) == py_slot) {
+    PyObject *slot_fn = Py_IS_TYPE(t, tensor_cls) ? _PyType_Lookup(Py_TYPE(self), s_slot)
+                                                  : NULL;
+    if (slot_fn != NULL && slot_fn == tape_slot && SLOT(t, t_backend) == self) {
+        /* GradTape._slot's hot case: a pending value of this tape while it records */
+        PyObject *d = SLOT(t, t_data), *s = d ? SLOT(d, p_slot) : NULL;
+        PyObject *recording = PyDict_GetItemWithError(r->dict, s_recording);
+        if (d != NULL && Py_IS_TYPE(d, pending_cls) && s != NULL && PyLong_CheckExact(s) &&
+            recording == Py_True)
+            return PyLong_AsSsize_t(s);
+        if (PyErr_Occurred())
+            return -1;
+    }
+    if (slot_fn != NULL && slot_fn == py_slot) {
         PyObject *d = SLOT(t, t_data), *b = SLOT(t, t_backend);
         if (d != NULL && Py_IS_TYPE(d, pending_cls) && b == self) {
             PyObject *buf = SLOT(d, p_buffer), *g = SLOT(d, p_graph), *s = SLOT(d, p_slot);
@@ -649,7 +665,7 @@ static PyObject *fc_kinds;        /* "fc": the kinds whose tensors take a number
 static int
 records_now(PyObject *backend)
 {
-    if (!Py_IS_TYPE(backend, lazy_cls))
+    if (!Py_IS_TYPE(backend, lazy_cls) && (tape_cls == NULL || !Py_IS_TYPE(backend, tape_cls)))
         return 0;
     PyObject *live = PyDict_GetItemWithError(writes_dict, s_live_traces);
     PyObject *checks = PyDict_GetItemWithError(config_dict, s_checks);
@@ -980,6 +996,20 @@ init(PyObject *module, PyObject *args)
     return methods; /* (apply, apply_scalar): the methods to install on Recorder */
 }
 
+static PyObject *
+init_tape(PyObject *module, PyObject *cls)
+{
+    if (!PyType_Check(cls))
+        return PyErr_Format(PyExc_TypeError, "init_tape takes the GradTape class");
+    PyObject *slot = PyObject_GetAttr(cls, s_slot);
+    if (slot == NULL)
+        return NULL;
+    Py_XSETREF(tape_slot, slot);
+    Py_INCREF(cls);
+    Py_XSETREF(tape_cls, (PyTypeObject *)cls);
+    Py_RETURN_NONE;
+}
+
 #endif /* RECORDER_UNSUPPORTED */
 
 static PyMethodDef methods[] = {
@@ -991,6 +1021,8 @@ static PyMethodDef methods[] = {
      "apply_scalar): the C methods, around the Python ones"},
 #endif
 #ifndef RECORDER_UNSUPPORTED
+    {"init_tape", init_tape, METH_O,
+     "init_tape(GradTape): grad's tape records in C too (its own _slot rule)"},
     {"init_operators", init_operators, METH_VARARGS,
      "init_operators(LazyBackend, context._state, writes, config): what FastOp reads"},
 #endif
@@ -1027,6 +1059,7 @@ PyInit__recorder(void)
     INTERN(s_release, "release");
     INTERN(s_scalar_key, "scalar_key");
     INTERN(s_stack, "stack");
+    INTERN(s_recording, "recording");
     INTERN(s_live_traces, "live_traces");
     INTERN(s_checks, "_checks");
     INTERN(s_kind, "kind");
