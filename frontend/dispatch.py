@@ -11,7 +11,7 @@ being traced records every op made while it is current, whatever its operands.
 
 from __future__ import annotations
 
-from . import config, debugging, writes
+from . import config, debugging, recorder_native, writes
 from .backends import REFERENCE
 from .compiler import dtypes as dt
 from .compiler.errors import ShapeError
@@ -202,6 +202,12 @@ def _bring(backend, t):
     if not t._backend.concrete:
         raise escaped_error()
     return backend.adopt(t)
+
+
+# the three fast binds in C where the extension is built: they record an op on a lazy
+# backend or grad tape without entering Python, and call the functions above otherwise
+bind_unary, bind_binary, bind_scalar = recorder_native.binds(bind_unary, bind_binary,
+                                                             bind_scalar)
 
 
 def bind1(prim, *tensors, **attrs):

@@ -68,7 +68,19 @@ def install(native: bool | None = None) -> bool:
         setattr(Recorder, name, _NATIVE[name] if native else python)
     _on = native
     _install_operators(native)
+    if _recorder is not None:
+        _recorder.set_binds(native)
     return native
+
+
+def binds(bind_unary, bind_binary, bind_scalar) -> tuple:
+    """dispatch's three fast binds, in C around the Python ones where the extension is
+    built (they record on a lazy backend or grad tape while install() has the native
+    path on, and call the Python bind otherwise), else the Python ones."""
+    if _recorder is None:
+        return bind_unary, bind_binary, bind_scalar
+    return tuple(_recorder.fast_bind(f, arity) for arity, f in
+                 enumerate((bind_unary, bind_binary, bind_scalar), 1))
 
 
 def connect_tape(tape_cls) -> None:

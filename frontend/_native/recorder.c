@@ -660,8 +660,9 @@ static PyObject *writes_dict, *config_dict;
 static PyObject *s_stack, *s_live_traces, *s_checks, *s_kind;
 static PyObject *fc_kinds;        /* "fc": the kinds whose tensors take a number as is */
 
-/* dispatch.fast(backend) for a lazy backend, without calling Python: this thread's
- * backend stack ends with it, no trace is live, no NaN/Inf checks. -1 on error. */
+/* dispatch.fast(backend) for a lazy backend or grad tape, without calling Python: this
+ * thread's backend stack is empty or ends with it, no trace is live, no NaN/Inf checks.
+ * -1 on error. */
 static int
 records_now(PyObject *backend)
 {
@@ -679,8 +680,9 @@ records_now(PyObject *backend)
         PyErr_Clear();
         return 0;
     }
-    int ok = PyList_CheckExact(stack) && PyList_GET_SIZE(stack) > 0 &&
-             PyList_GET_ITEM(stack, PyList_GET_SIZE(stack) - 1) == backend;
+    int ok = PyList_CheckExact(stack) &&
+             (PyList_GET_SIZE(stack) == 0 ||
+              PyList_GET_ITEM(stack, PyList_GET_SIZE(stack) - 1) == backend);
     Py_DECREF(stack);
     return ok;
 }
@@ -900,6 +902,190 @@ static PyTypeObject FastOpType = {
     .tp_getset = fastop_getset,
 };
 
+/* ---- dispatch's fast binds: the same question, for namespace functions ------------- */
+
+/* dispatch.bind_unary / bind_binary / bind_scalar wrapped: where the op records on a lazy
+ * backend or grad tape now (records_now) with no weak operand, C records it; anything
+ * else is the Python function's (also while the native path is switched off). */
+typedef struct {
+    PyObject_HEAD
+    PyObject *python;
+    int arity;          /* 1: bind_unary(prim, x, attrs=EMPTY); 2: bind_binary(prim, x, y);
+                         * 3: bind_scalar(prim, x, value, scalar_first=False) */
+    vectorcallfunc vectorcall;
+} FastBind;
+
+static int binds_on; /* recorder_native.install's switch */
+
+static PyObject *
+fastbind_record(FastBind *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    PyObject *prim = args[0], *x = args[1];
+    if (!Py_IS_TYPE(x, tensor_cls) || SLOT(x, t_weak) != Py_False)
+        return NULL;
+    PyObject *backend = SLOT(x, t_backend), *xt = SLOT(x, t_type);
+    if (backend == NULL || xt == NULL)
+        return NULL;
+    PyObject *attrs = empty_attrs, *y = NULL, *value = NULL, *first = Py_False;
+    if (self->arity == 1) {
+        if (nargs > 3)
+            return NULL;
+        if (nargs == 3)
+            attrs = args[2];
+    }
+    else if (self->arity == 2) {
+        if (nargs != 3)
+            return NULL;
+        y = args[2];
+        if (!Py_IS_TYPE(y, tensor_cls) || SLOT(y, t_backend) != backend ||
+            SLOT(y, t_weak) != Py_False)
+            return NULL;
+    }
+    else {
+        if (nargs < 3 || nargs > 4)
+            return NULL;
+        value = args[2];
+        if (nargs == 4)
+            first = args[3];
+        if (first != Py_True && first != Py_False)
+            return NULL;
+    }
+    int ready = records_now(backend);
+    if (ready <= 0)
+        return NULL;
+    Rec r;
+    Py_INCREF(backend);
+    int opened = rec_open(backend, &r);
+    if (opened <= 0) {
+        Py_DECREF(backend);
+        return NULL;
+    }
+    Py_INCREF(xt);
+    PyObject *res;
+    if (value != NULL) {
+        res = record_scalar(backend, &r, prim, x, xt, value, first);
+    }
+    else {
+        PyObject *items[2] = {x, y};
+        res = record_op(backend, &r, prim, items, y ? 2 : 1, attrs);
+    }
+    Py_DECREF(xt);
+    rec_close(&r);
+    Py_DECREF(backend);
+    if (res == NULL || self->arity == 3) /* bind_scalar returns the tuple */
+        return res;
+    if (PyTuple_GET_SIZE(res) != 1) { /* `out, = backend.apply(...)` in Python */
+        PyErr_Format(PyExc_ValueError, "too many values to unpack (expected 1)");
+        Py_DECREF(res);
+        return NULL;
+    }
+    PyObject *t = PyTuple_GET_ITEM(res, 0);
+    Py_INCREF(t);
+    Py_DECREF(res);
+    return t;
+}
+
+static PyObject *
+fastbind_vectorcall(FastBind *self, PyObject *const *args, size_t nargsf, PyObject *kwnames)
+{
+    Py_ssize_t nargs = PyVectorcall_NARGS(nargsf);
+    if (binds_on && kwnames == NULL && nargs >= 2) {
+        PyObject *res = fastbind_record(self, args, nargs);
+        if (res != NULL || PyErr_Occurred())
+            return res;
+    }
+    return PyObject_Vectorcall(self->python, args, nargsf, kwnames);
+}
+
+static int
+fastbind_traverse(FastBind *self, visitproc visit, void *arg)
+{
+    Py_VISIT(self->python);
+    return 0;
+}
+
+static int
+fastbind_clear(FastBind *self)
+{
+    Py_CLEAR(self->python);
+    return 0;
+}
+
+static void
+fastbind_dealloc(FastBind *self)
+{
+    PyObject_GC_UnTrack(self);
+    fastbind_clear(self);
+    Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+static PyObject *
+fastbind_attr(FastBind *self, void *name)
+{
+    return PyObject_GetAttrString(self->python, (const char *)name);
+}
+
+static PyGetSetDef fastbind_getset[] = {
+    {"__name__", (getter)fastbind_attr, NULL, NULL, "__name__"},
+    {"__qualname__", (getter)fastbind_attr, NULL, NULL, "__qualname__"},
+    {"__doc__", (getter)fastbind_attr, NULL, NULL, "__doc__"},
+    {"__module__", (getter)fastbind_attr, NULL, NULL, "__module__"},
+    {NULL},
+};
+
+static PyMemberDef fastbind_members[] = {
+    {"python", T_OBJECT, offsetof(FastBind, python), READONLY, "the Python function"},
+    {"__wrapped__", T_OBJECT, offsetof(FastBind, python), READONLY, "the Python function"},
+    {NULL},
+};
+
+static PyTypeObject FastBindType = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "stablejit._recorder.FastBind",
+    .tp_doc = "dispatch's bind_unary / bind_binary / bind_scalar: recorded in C on a lazy "
+              "backend or grad tape, the Python function otherwise.",
+    .tp_basicsize = sizeof(FastBind),
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC | Py_TPFLAGS_HAVE_VECTORCALL,
+    .tp_dealloc = (destructor)fastbind_dealloc,
+    .tp_traverse = (traverseproc)fastbind_traverse,
+    .tp_clear = (inquiry)fastbind_clear,
+    .tp_call = PyVectorcall_Call,
+    .tp_vectorcall_offset = offsetof(FastBind, vectorcall),
+    .tp_members = fastbind_members,
+    .tp_getset = fastbind_getset,
+};
+
+/* fast_bind(python, arity): the C bind around dispatch's Python one */
+static PyObject *
+fast_bind(PyObject *module, PyObject *args)
+{
+    PyObject *python;
+    int arity;
+    if (!PyArg_ParseTuple(args, "Oi:fast_bind", &python, &arity))
+        return NULL;
+    if (arity < 1 || arity > 3)
+        return PyErr_Format(PyExc_ValueError, "arity 1, 2 or 3");
+    FastBind *self = PyObject_GC_New(FastBind, &FastBindType);
+    if (self == NULL)
+        return NULL;
+    Py_INCREF(python);
+    self->python = python;
+    self->arity = arity;
+    self->vectorcall = (vectorcallfunc)fastbind_vectorcall;
+    PyObject_GC_Track(self);
+    return (PyObject *)self;
+}
+
+static PyObject *
+set_binds(PyObject *module, PyObject *on)
+{
+    int v = PyObject_IsTrue(on);
+    if (v < 0)
+        return NULL;
+    binds_on = v && lazy_cls != NULL;
+    Py_RETURN_NONE;
+}
+
 static PyObject *
 init_operators(PyObject *module, PyObject *args)
 {
@@ -1021,6 +1207,10 @@ static PyMethodDef methods[] = {
      "apply_scalar): the C methods, around the Python ones"},
 #endif
 #ifndef RECORDER_UNSUPPORTED
+    {"fast_bind", fast_bind, METH_VARARGS,
+     "fast_bind(python, arity): dispatch's bind_unary (1) / bind_binary (2) / bind_scalar "
+     "(3) in C, around the Python one"},
+    {"set_binds", set_binds, METH_O, "set_binds(on): whether the C binds record"},
     {"init_tape", init_tape, METH_O,
      "init_tape(GradTape): grad's tape records in C too (its own _slot rule)"},
     {"init_operators", init_operators, METH_VARARGS,
@@ -1067,7 +1257,7 @@ PyInit__recorder(void)
 #undef INTERN
     if ((types_memo = PyDict_New()) == NULL)
         return NULL;
-    if (PyType_Ready(&FastOpType) < 0)
+    if (PyType_Ready(&FastOpType) < 0 || PyType_Ready(&FastBindType) < 0)
         return NULL;
 #endif
     PyObject *m = PyModule_Create(&moduledef);
