@@ -204,10 +204,10 @@ def _bring(backend, t):
     return backend.adopt(t)
 
 
-# the three fast binds in C where the extension is built: they record an op on a lazy
+# the fast binds and bind in C where the extension is built: they record an op on a lazy
 # backend or grad tape without entering Python, and call the functions above otherwise
-bind_unary, bind_binary, bind_scalar = recorder_native.binds(bind_unary, bind_binary,
-                                                             bind_scalar)
+bind_unary, bind_binary, bind_scalar, bind = recorder_native.binds(
+    bind_unary, bind_binary, bind_scalar, bind)
 
 
 def bind1(prim, *tensors, **attrs):

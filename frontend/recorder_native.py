@@ -73,14 +73,14 @@ def install(native: bool | None = None) -> bool:
     return native
 
 
-def binds(bind_unary, bind_binary, bind_scalar) -> tuple:
-    """dispatch's three fast binds, in C around the Python ones where the extension is
-    built (they record on a lazy backend or grad tape while install() has the native
-    path on, and call the Python bind otherwise), else the Python ones."""
+def binds(bind_unary, bind_binary, bind_scalar, bind) -> tuple:
+    """dispatch's fast binds and its general bind, in C around the Python ones where the
+    extension is built (they record on a lazy backend or grad tape while install() has
+    the native path on, and call the Python function otherwise), else the Python ones."""
     if _recorder is None:
-        return bind_unary, bind_binary, bind_scalar
+        return bind_unary, bind_binary, bind_scalar, bind
     return tuple(_recorder.fast_bind(f, arity) for arity, f in
-                 enumerate((bind_unary, bind_binary, bind_scalar), 1))
+                 enumerate((bind_unary, bind_binary, bind_scalar, bind), 1))
 
 
 def connect_tape(tape_cls) -> None:

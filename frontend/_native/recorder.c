@@ -911,15 +911,80 @@ typedef struct {
     PyObject_HEAD
     PyObject *python;
     int arity;          /* 1: bind_unary(prim, x, attrs=EMPTY); 2: bind_binary(prim, x, y);
-                         * 3: bind_scalar(prim, x, value, scalar_first=False) */
+                         * 3: bind_scalar(prim, x, value, scalar_first=False);
+                         * 4: bind(prim, tensors, attrs=EMPTY) */
     vectorcallfunc vectorcall;
 } FastBind;
 
 static int binds_on; /* recorder_native.install's switch */
 
+static PyObject *s_target;
+
+/* dispatch.bind(prim, tensors, attrs) where the backend stack ends with a lazy backend or
+ * grad tape B that records now, and every operand is a tensor of B or of B's device
+ * (bind's backend_for picks B then, and _arrive moves nothing): B records it in C. A
+ * tuple of the results; NULL with no exception: Python's. */
+static PyObject *
+fastbind_general(PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs < 2 || nargs > 3)
+        return NULL;
+    PyObject *prim = args[0], *tensors = args[1];
+    PyObject *attrs = nargs == 3 ? args[2] : empty_attrs;
+    if (!Py_IS_TYPE(attrs, Py_TYPE(empty_attrs)) ||
+        !(PyTuple_CheckExact(tensors) || PyList_CheckExact(tensors)))
+        return NULL;
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(tensors);
+    if (n < 1)
+        return NULL;
+    PyObject *stack = PyObject_GetAttr(context_state, s_stack);
+    if (stack == NULL) {
+        if (PyErr_ExceptionMatches(PyExc_AttributeError))
+            PyErr_Clear();
+        return NULL;
+    }
+    PyObject *b = PyList_CheckExact(stack) && PyList_GET_SIZE(stack) > 0
+                      ? PyList_GET_ITEM(stack, PyList_GET_SIZE(stack) - 1) : NULL;
+    Py_XINCREF(b);
+    Py_DECREF(stack);
+    if (b == NULL)
+        return NULL;
+    PyObject *res = NULL;
+    int ready = records_now(b);
+    if (ready <= 0)
+        goto done;
+    PyObject **dp = _PyObject_GetDictPtr(b);
+    PyObject *target = dp && *dp ? PyDict_GetItemWithError(*dp, s_target) : NULL;
+    if (target == NULL)
+        goto done;
+    Py_INCREF(tensors);
+    PyObject **items = PySequence_Fast_ITEMS(tensors);
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *t = items[i];
+        if (!Py_IS_TYPE(t, tensor_cls) || SLOT(t, t_weak) != Py_False ||
+            (SLOT(t, t_backend) != b && SLOT(t, t_backend) != target) ||
+            SLOT(t, t_data) == NULL) {
+            Py_DECREF(tensors);
+            goto done;
+        }
+    }
+    Rec r;
+    int opened = rec_open(b, &r);
+    if (opened > 0) {
+        res = record_op(b, &r, prim, items, n, attrs);
+        rec_close(&r);
+    }
+    Py_DECREF(tensors);
+done:
+    Py_DECREF(b);
+    return res;
+}
+
 static PyObject *
 fastbind_record(FastBind *self, PyObject *const *args, Py_ssize_t nargs)
 {
+    if (self->arity == 4)
+        return fastbind_general(args, nargs);
     PyObject *prim = args[0], *x = args[1];
     if (!Py_IS_TYPE(x, tensor_cls) || SLOT(x, t_weak) != Py_False)
         return NULL;
@@ -1063,8 +1128,8 @@ fast_bind(PyObject *module, PyObject *args)
     int arity;
     if (!PyArg_ParseTuple(args, "Oi:fast_bind", &python, &arity))
         return NULL;
-    if (arity < 1 || arity > 3)
-        return PyErr_Format(PyExc_ValueError, "arity 1, 2 or 3");
+    if (arity < 1 || arity > 4)
+        return PyErr_Format(PyExc_ValueError, "arity 1, 2, 3 or 4");
     FastBind *self = PyObject_GC_New(FastBind, &FastBindType);
     if (self == NULL)
         return NULL;
@@ -1250,6 +1315,7 @@ PyInit__recorder(void)
     INTERN(s_scalar_key, "scalar_key");
     INTERN(s_stack, "stack");
     INTERN(s_recording, "recording");
+    INTERN(s_target, "target");
     INTERN(s_live_traces, "live_traces");
     INTERN(s_checks, "_checks");
     INTERN(s_kind, "kind");
