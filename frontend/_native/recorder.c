@@ -657,7 +657,7 @@ typedef struct {
 static PyTypeObject *lazy_cls;    /* LazyBackend (exactly: subclasses are Python's) */
 static PyObject *context_state;   /* context._state (threading.local: .stack) */
 static PyObject *writes_dict, *config_dict;
-static PyObject *s_stack, *s_live_traces, *s_checks, *s_kind;
+static PyObject *s_stack, *s_live_traces, *s_checks, *s_kind, *s_target;
 static PyObject *fc_kinds;        /* "fc": the kinds whose tensors take a number as is */
 
 /* dispatch.fast(backend) for a lazy backend or grad tape, without calling Python: this
@@ -721,11 +721,27 @@ fastop_record(FastOp *op, PyObject *a, PyObject *b)
 {
     PyObject *x, *value = NULL;
     int scalar_first = 0;
+    PyObject *backend = NULL;
     if (Py_IS_TYPE(a, tensor_cls) && Py_IS_TYPE(b, tensor_cls)) {
         x = a;
-        if (SLOT(a, t_type) != SLOT(b, t_type) || SLOT(a, t_backend) != SLOT(b, t_backend) ||
-            SLOT(b, t_weak) != Py_False)
+        if (SLOT(a, t_type) != SLOT(b, t_type) || SLOT(b, t_weak) != Py_False)
             return NULL;
+        PyObject *ba = SLOT(a, t_backend), *bb = SLOT(b, t_backend);
+        if (ba != bb) {
+            /* a tensor of the recorder and one of its device (p - g in an update step):
+             * Python's promote-and-broadcast path picks the recorder, which reads the
+             * device tensor as a parameter, as record_op does */
+            PyObject *rec = ba && Py_IS_TYPE(ba, lazy_cls) ? ba
+                            : bb && Py_IS_TYPE(bb, lazy_cls) ? bb
+                            : tape_cls && ba && Py_IS_TYPE(ba, tape_cls) ? ba
+                            : tape_cls && bb && Py_IS_TYPE(bb, tape_cls) ? bb : NULL;
+            PyObject **dp = rec ? _PyObject_GetDictPtr(rec) : NULL;
+            PyObject *target = dp && *dp ? PyDict_GetItemWithError(*dp, s_target) : NULL;
+            if (target == NULL || (rec == ba ? bb : ba) != target || SLOT(x, t_data) == NULL ||
+                SLOT(b, t_data) == NULL)
+                return NULL;
+            backend = rec;
+        }
     }
     else if (Py_IS_TYPE(a, tensor_cls) && is_py_number(b)) {
         x = a, value = b;
@@ -736,7 +752,9 @@ fastop_record(FastOp *op, PyObject *a, PyObject *b)
     else {
         return NULL;
     }
-    PyObject *backend = SLOT(x, t_backend), *xt = SLOT(x, t_type);
+    if (backend == NULL)
+        backend = SLOT(x, t_backend);
+    PyObject *xt = SLOT(x, t_type);
     if (backend == NULL || xt == NULL || SLOT(x, t_weak) != Py_False)
         return NULL;
     int ready = records_now(backend);
@@ -917,8 +935,6 @@ typedef struct {
 } FastBind;
 
 static int binds_on; /* recorder_native.install's switch */
-
-static PyObject *s_target;
 
 /* dispatch.bind(prim, tensors, attrs) where the backend stack ends with a lazy backend or
  * grad tape B that records now, and every operand is a tensor of B or of B's device

@@ -125,6 +125,8 @@ CASES = [
     ("matmul", lambda x: x @ x.T),
     ("indexing", lambda x: x[1:, ::2] * 2.0),
     ("a device tensor read twice", lambda x: x * 2.0 + x),
+    ("device tensor minus graph value", lambda x: x - x * 0.1),
+    ("graph value times device tensor", lambda x: snp.tanh(x) * x),
     ("weak scalar chain", lambda x: snp.asarray(2.0) * 3.0 + x),
     ("nothing recorded", lambda x: x),
     ("where", lambda x: snp.where(x > 0, x, 0.0)),
