@@ -16,11 +16,15 @@ nonzero, is in _searching (the array API lists it among the searching functions)
 
 from __future__ import annotations
 
+import builtins
+import functools
+
 import numpy as np
 
 from ..compiler import dtypes as dt
 from ..compiler.primitives import custom_ad as ad
 from ..compiler.primitives import elementwise as ew
+from ..composite import one_program
 from ..dispatch import bind, bind1, bind_binary, bind_broadcast, bind_scalar, bind_unary
 from ..errors import at_user_line
 from ..promotion import DEFAULT_INT
@@ -465,13 +469,59 @@ bitwise_not = bitwise_invert = invert
 
 
 def log2(x) -> Tensor:
-    x = to_inexact(as_tensor(x))
-    return divide(log(x), float(np.log(2)))
+    """log(x) / log(2), exact at the powers of two (log2(8.0) is 3.0), as NumPy's."""
+    return _log_base(to_inexact(as_tensor(x)), 2)
 
 
 def log10(x) -> Tensor:
-    x = to_inexact(as_tensor(x))
-    return divide(log(x), float(np.log(10)))
+    """log(x) / log(10), exact at the floats nearest the powers of ten (log10(1000.0) is
+    3.0, log10(0.1) is -1.0), as NumPy's."""
+    return _log_base(to_inexact(as_tensor(x)), 10)
+
+
+@one_program
+def _log_base(x: Tensor, base: int) -> Tensor:
+    """log(x) / log(base), made the integer k where x is the float nearest base**k and
+    k is its correctly rounded logarithm, as C's log2 and log10 (so NumPy's) give: the
+    quotient misses k by an ulp for a fifth of the powers of two and most powers of ten,
+    and floor(log10(1e5)) would be 4. float16 and bfloat16 compute in float32. One
+    program eagerly."""
+    narrow = x.dtype in (dt.float16, dt.bfloat16)
+    w = astype(x, dt.float32) if narrow else x
+    r = divide(log(w), float(np.log(base)))
+    if x.dtype.is_complex:
+        return r
+    from ._searching import take  # (_searching imports this module)
+
+    table, low = _powers(x.dtype.np, base)
+    k = round(r)
+    i = astype(clip(select(isfinite(k), k, 0) - low, 0, table.shape[0] - 1), dt.int32)
+    out = select(equal(take(as_tensor(table, w), i, mode="clip"), w), k, r)
+    return astype(out, x.dtype) if narrow else out
+
+
+@functools.cache
+def _powers(np_dtype, base: int) -> tuple[np.ndarray, int]:
+    """(table, low): table[k - low] is the normal float of np_dtype nearest base**k when
+    its correctly rounded log_base is k, else NaN (float16's nearest to 1e-4 is too far:
+    its log10 is -4.0002); float32 for float16 and bfloat16, which compute in float32."""
+    from decimal import Decimal
+
+    ks = np.arange(-330, 330) if base == 10 else np.arange(-1100, 1100)
+    with np.errstate(over="ignore", under="ignore"):
+        near = np.ldexp(1.0, ks) if base == 2 else np.array([float(f"1e{k}") for k in ks])
+        vals = near.astype(np_dtype)
+    tiny = float(dt.finfo(dt.dtype(np_dtype)).tiny)
+    exact = {}
+    for k, v in zip(ks.tolist(), vals.tolist(), strict=True):
+        if np.isfinite(v) and v >= tiny:
+            power = Decimal(base) ** k
+            off = builtins.abs(float((Decimal(v) - power) / power)) / np.log(base)  # |log(v) - k|
+            if off < 0.45 * builtins.abs(float(np.spacing(np.dtype(np_dtype).type(k or 1)))):
+                exact[k] = v
+    low, high = builtins.min(exact), builtins.max(exact)
+    wide = np.float32 if np.dtype(np_dtype).itemsize < 4 else np_dtype
+    return np.array([exact.get(k, np.nan) for k in range(low, high + 1)], wide), low
 
 
 def exp2(x) -> Tensor:
