@@ -28,12 +28,15 @@ from ._creation import arange, eye, ones, zeros
 from ._elementwise import (
     abs,
     add,
+    conj,
     divide,
+    imag,
     logical_and,
     maximum,
     multiply,
     negative,
     power,
+    real,
     select,
     sqrt,
     subtract,
@@ -41,8 +44,8 @@ from ._elementwise import (
 from ._manipulation import atleast_1d, concatenate, flip, trim_zeros
 from ._operands import as_tensor, astype, broadcast_to, promote_operands, to_inexact
 from ._products import dot, matmul, outer
-from ._reductions import all, max, prod, sum
-from ._searching import take
+from ._reductions import all, argmin, max, prod, sum
+from ._searching import take, take_along_axis
 from ._sorting import cumprod
 from .linalg import eigvals
 
@@ -112,6 +115,32 @@ def _aberth(c: Tensor, active: Tensor) -> Tensor:
     return z
 
 
+def _conjugate_symmetric(z: Tensor, active: Tensor) -> Tensor:
+    """The roots of a real polynomial as LAPACK's geev gives them (so NumPy's and jax's
+    roots): a root within a few ulps of the real axis is real (imaginary part 0, so
+    isreal holds: a double root came back as -1+1e-31j), and a complex root and its
+    mirror (the root nearest its conjugate, each the other's, within sqrt(eps)) are made
+    an exact conjugate pair by averaging each with the other's conjugate. The true roots
+    are conjugate-symmetric, so the averaging moves a root by no more than its error."""
+    n = z.shape[0]
+    eps = float(dt.finfo(dt.real_dtype(z.dtype)).eps)
+    size = abs(z)
+    im = imag(z)
+    on_axis = abs(im) <= 64 * eps * size
+    gaps = abs(subtract(z[:, None], conj(z)[None, :]))
+    others = logical_and(eye(n, dtype=dt.bool_) == False, active[None, :])  # noqa: E712
+    gaps = select(others, gaps, math.inf)
+    mirror = argmin(gaps, axis=1)
+    mutual = take(mirror, mirror) == arange(n)
+    close = take_along_axis(gaps, mirror[:, None], axis=1)[:, 0] <= eps ** 0.5 * maximum(size, 1)
+    pair = logical_and(logical_and(mutual, close),
+                       logical_and(~on_axis, ~take(on_axis, mirror)))
+    paired = multiply(add(z, conj(take(z, mirror))), 0.5)
+    on_real = astype(real(z), z.dtype)
+    return select(logical_and(active, on_axis), on_real,
+                  select(logical_and(active, pair), paired, z))
+
+
 def roots(p, *, strip_zeros: bool = True) -> Tensor:
     """The complex roots of the polynomial with coefficients p (highest power first).
     Leading zeros are stripped (which needs concrete values: inside jit pass
@@ -130,7 +159,9 @@ def roots(p, *, strip_zeros: bool = True) -> Tensor:
         c = c[lead:]
         if c.shape[0] < 2:
             return ones((0,), c.dtype)
-        return _aberth(divide(c, c[0]), broadcast_to(as_tensor(True), (c.shape[0] - 1,)))
+        active = broadcast_to(as_tensor(True), (c.shape[0] - 1,))
+        z = _aberth(divide(c, c[0]), active)
+        return z if p.dtype.is_complex else _conjugate_symmetric(z, active)
     n = p.shape[0] - 1
     if n < 1:
         return ones((0,), c.dtype)
@@ -141,6 +172,8 @@ def roots(p, *, strip_zeros: bool = True) -> Tensor:
     c = divide(c, select(first == 0, 1, first).astype(c.dtype))
     active = arange(n) < n - lead
     z = _aberth(c, active)
+    if not p.dtype.is_complex:
+        z = _conjugate_symmetric(z, active)
     nan = as_tensor(complex(math.nan, math.nan), z).astype(z.dtype)
     return select(active, z, nan)
 
