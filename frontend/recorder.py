@@ -61,6 +61,8 @@ class Recorder(ProgramBackend):
         self.name = f"recorder:{target.name}"
         self.also_reads = (target,)  # _slot reads a device tensor's buffer as it is
         self._lock = threading.RLock()
+        # (the native recorder takes the lock through these: recorder_native.py)
+        self._lock_acquire, self._lock_release = self._lock.acquire, self._lock.release
         self._graph = 0
         self._new_graph()
 

@@ -77,7 +77,8 @@ slot_offset(PyObject *cls, const char *name, Py_ssize_t *out)
 
 typedef struct {
     PyObject *dict; /* the recorder's __dict__ (a reference held) */
-    PyObject *lock; /* borrowed from dict */
+    PyObject *lock;    /* the lock's bound acquire (a reference held) */
+    PyObject *release; /* and release */
 } Rec;
 
 static int
@@ -91,15 +92,20 @@ rec_open(PyObject *self, Rec *r)
         return 0; /* not a plain instance: the Python path */
     r->dict = *dp;
     Py_INCREF(r->dict);
-    r->lock = PyDict_GetItemWithError(r->dict, s_lock);
-    if (r->lock == NULL) {
+    /* the lock's bound acquire and release (Recorder.__init__ keeps them: calling a bound
+     * builtin method is one C call, where looking the method up costs as much again) */
+    r->lock = PyDict_GetItemWithError(r->dict, s_acquire);
+    r->release = r->lock ? PyDict_GetItemWithError(r->dict, s_release) : NULL;
+    if (r->release == NULL) {
         Py_DECREF(r->dict);
         return PyErr_Occurred() ? -1 : 0;
     }
     Py_INCREF(r->lock);
-    PyObject *ok = PyObject_CallMethodNoArgs(r->lock, s_acquire);
+    Py_INCREF(r->release);
+    PyObject *ok = PyObject_CallNoArgs(r->lock);
     if (ok == NULL) {
         Py_DECREF(r->lock);
+        Py_DECREF(r->release);
         Py_DECREF(r->dict);
         return -1;
     }
@@ -113,12 +119,13 @@ rec_close(Rec *r)
     /* release even while an exception is set (the Python `with` does) */
     PyObject *type, *value, *tb;
     PyErr_Fetch(&type, &value, &tb);
-    PyObject *ok = PyObject_CallMethodNoArgs(r->lock, s_release);
+    PyObject *ok = PyObject_CallNoArgs(r->release);
     if (ok == NULL)
-        PyErr_WriteUnraisable(r->lock);
+        PyErr_WriteUnraisable(r->release);
     Py_XDECREF(ok);
     PyErr_Restore(type, value, tb);
     Py_DECREF(r->lock);
+    Py_DECREF(r->release);
     Py_DECREF(r->dict);
 }
 
@@ -221,20 +228,20 @@ user_site(void)
 static PyObject *
 inferred(PyObject *prim, PyObject *in_types, PyObject *attrs)
 {
-    PyObject **dp = _PyObject_GetDictPtr(prim);
-    if (dp == NULL || *dp == NULL)
+    PyObject *memo = PyObject_GetAttr(prim, s_inferred); /* (a __slots__ member) */
+    if (memo == NULL) {
+        if (PyErr_ExceptionMatches(PyExc_AttributeError))
+            PyErr_Clear();
         return NULL;
-    PyObject *memo = PyDict_GetItemWithError(*dp, s_inferred);
-    if (memo == NULL || !PyDict_CheckExact(memo))
-        return NULL;
-    PyObject *key = PyTuple_Pack(2, in_types, attrs);
-    if (key == NULL)
-        return NULL;
-    PyObject *out = PyDict_GetItemWithError(memo, key);
-    Py_DECREF(key);
+    }
+    PyObject *key = PyDict_CheckExact(memo) ? PyTuple_Pack(2, in_types, attrs) : NULL;
+    PyObject *out = key ? PyDict_GetItemWithError(memo, key) : NULL;
+    Py_XDECREF(key);
     if (out == NULL || !PyTuple_CheckExact(out))
-        return NULL;
-    Py_INCREF(out);
+        out = NULL;
+    else
+        Py_INCREF(out);
+    Py_DECREF(memo);
     return out;
 }
 
@@ -404,10 +411,13 @@ append_entry(Rec *r, PyObject *entry, PyObject *site, PyObject *out)
 
 /* ---- result types: the primitive's memo, and ours for attribute-free ops ------------ */
 
-/* (prim, in_types) -> result types, for ops without attributes: the same answers as the
- * primitive's own memo (copied from it), under a key that hashes in C (Attrs' hash is a
- * Python method). Pure, so any thread may fill it; bounded like the primitive's. */
-static PyObject *types_memo;
+/* Result types of ops without attributes, as the primitive's own memo has them (copied
+ * from it), under keys CPython hashes by pointer (Attrs' hash is a Python method, and a
+ * tuple key is hashed item by item): one_type[n - 1][prim][t] for n operands all of
+ * type t (n = 1, 2: x.tanh(), x + y, x * 2.0), and mixed[(prim, in_types)] otherwise.
+ * Pure answers, so any thread may fill them; bounded like the primitive's. */
+static PyObject *one_type[2], *mixed_types;
+static Py_ssize_t one_type_count;
 #define TYPES_MEMO_KEPT 8192
 
 /* the result types of prim on in_types with attrs where a memo has them (a new
@@ -417,10 +427,46 @@ known_types(PyObject *prim, PyObject *in_types, PyObject *attrs)
 {
     if (attrs != empty_attrs)
         return inferred(prim, in_types, attrs);
+    Py_ssize_t n = PyTuple_GET_SIZE(in_types);
+    PyObject *t0 = n ? PyTuple_GET_ITEM(in_types, 0) : NULL;
+    int same = n == 1 || (n == 2 && PyTuple_GET_ITEM(in_types, 1) == t0);
+    if (same) {
+        PyObject *per_prim = PyDict_GetItemWithError(one_type[n - 1], prim);
+        PyObject *out = per_prim ? PyDict_GetItemWithError(per_prim, t0) : NULL;
+        if (out != NULL) {
+            Py_INCREF(out);
+            return out;
+        }
+        if (PyErr_Occurred())
+            return NULL;
+        out = inferred(prim, in_types, attrs);
+        if (out == NULL)
+            return NULL;
+        if (one_type_count >= TYPES_MEMO_KEPT) {
+            PyDict_Clear(one_type[0]);
+            PyDict_Clear(one_type[1]);
+            one_type_count = 0;
+        }
+        if (per_prim == NULL) {
+            per_prim = PyDict_New();
+            if (per_prim == NULL || PyDict_SetItem(one_type[n - 1], prim, per_prim) < 0) {
+                Py_XDECREF(per_prim);
+                Py_DECREF(out);
+                return NULL;
+            }
+            Py_DECREF(per_prim); /* (the memo holds it) */
+        }
+        if (PyDict_SetItem(per_prim, t0, out) < 0) {
+            Py_DECREF(out);
+            return NULL;
+        }
+        one_type_count++;
+        return out;
+    }
     PyObject *key = PyTuple_Pack(2, prim, in_types);
     if (key == NULL)
         return NULL;
-    PyObject *out = PyDict_GetItemWithError(types_memo, key);
+    PyObject *out = PyDict_GetItemWithError(mixed_types, key);
     if (out != NULL) {
         Py_INCREF(out);
         Py_DECREF(key);
@@ -428,9 +474,9 @@ known_types(PyObject *prim, PyObject *in_types, PyObject *attrs)
     }
     out = PyErr_Occurred() ? NULL : inferred(prim, in_types, attrs);
     if (out != NULL) {
-        if (PyDict_GET_SIZE(types_memo) >= TYPES_MEMO_KEPT)
-            PyDict_Clear(types_memo);
-        if (PyDict_SetItem(types_memo, key, out) < 0)
+        if (PyDict_GET_SIZE(mixed_types) >= TYPES_MEMO_KEPT)
+            PyDict_Clear(mixed_types);
+        if (PyDict_SetItem(mixed_types, key, out) < 0)
             Py_CLEAR(out);
     }
     Py_DECREF(key);
@@ -1326,8 +1372,8 @@ PyInit__recorder(void)
     INTERN(s_inferred, "_inferred");
     INTERN(s_infer, "infer");
     INTERN(s_dtype, "dtype");
-    INTERN(s_acquire, "acquire");
-    INTERN(s_release, "release");
+    INTERN(s_acquire, "_lock_acquire");
+    INTERN(s_release, "_lock_release");
     INTERN(s_scalar_key, "scalar_key");
     INTERN(s_stack, "stack");
     INTERN(s_recording, "recording");
@@ -1337,7 +1383,8 @@ PyInit__recorder(void)
     INTERN(s_kind, "kind");
     INTERN(fc_kinds, "fc");
 #undef INTERN
-    if ((types_memo = PyDict_New()) == NULL)
+    if ((one_type[0] = PyDict_New()) == NULL || (one_type[1] = PyDict_New()) == NULL ||
+        (mixed_types = PyDict_New()) == NULL)
         return NULL;
     if (PyType_Ready(&FastOpType) < 0 || PyType_Ready(&FastBindType) < 0)
         return NULL;
