@@ -170,6 +170,8 @@ def install(ns) -> None:
     Tensor.flatten = _flatten
     Tensor.trace = _trace
     Tensor.copy = lambda self: astype(self, self.dtype, copy=True)
+    Tensor.__copy__ = Tensor.copy  # copy.copy: a new tensor, as NumPy's
+    Tensor.__deepcopy__ = lambda self, memo: self.copy()  # numbers hold no references
     Tensor.itemsize = property(lambda self: self.dtype.np.itemsize)
     Tensor.nbytes = property(lambda self: self.size * self.dtype.np.itemsize)
     Tensor.tobytes = lambda self, order="C": self.numpy().tobytes(order)

@@ -1,8 +1,12 @@
 """Python's protocols on a tensor answer as on NumPy's and jax's arrays: iter, len,
 np.iterable (SciPy's `if not np.iterable(args): args = (args,)` took a 0-d tensor for a
-sequence when iter() raised only at the first next()), reversed and unpacking."""
+sequence when iter() raised only at the first next()), reversed, unpacking, and
+copy.copy / copy.deepcopy (SciPy's find_root tests deepcopy keyword arguments holding
+tensors; deepcopy failed on the PJRT device)."""
 
 from __future__ import annotations
+
+import copy
 
 import jax.numpy as jnp
 import numpy as np
@@ -30,6 +34,9 @@ PROTOCOLS = {
     "len": len,
     "reversed": lambda x: list(reversed(x)),
     "unpack": lambda x: [*x],
+    "copy.copy": copy.copy,
+    "copy.deepcopy": copy.deepcopy,
+    "copy.deepcopy of a dict": lambda x: copy.deepcopy({"args": (x,), "tol": 0})["args"][0],
 }
 
 
@@ -40,3 +47,17 @@ def test_protocols_answer_as_numpy_and_jax(name, value):
     want = _outcome(f, np.asarray(value))
     assert _outcome(f, jnp.asarray(value)) == want  # the two peers agree on these
     assert _outcome(f, snp.asarray(value)) == want
+
+
+@pytest.mark.parametrize("where", ["device", "reference", "view"])
+@pytest.mark.parametrize("how", [copy.copy, copy.deepcopy], ids=["copy", "deepcopy"])
+def test_a_copy_is_a_new_writable_tensor(where, how):
+    """As copy.copy / deepcopy of a NumPy array: a new array, writes do not reach the
+    original (nor the original's base, for a view), on the original's backend."""
+    base = snp.asarray([1.0, 2.0, 3.0], device="reference" if where == "reference" else None)
+    x = base[1:] if where == "view" else base
+    y = how(x)
+    assert y is not x and y._backend is x._backend and y.dtype == x.dtype
+    y[0] = -1.0
+    np.testing.assert_array_equal(np.asarray(y)[0], -1.0)
+    np.testing.assert_array_equal(base, [1.0, 2.0, 3.0])
