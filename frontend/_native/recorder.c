@@ -493,16 +493,28 @@ record_op(PyObject *self, Rec *r, PyObject *prim, PyObject *const *tensors, Py_s
 {
     PyObject *res = NULL, *slots = NULL, *in_types = NULL, *out = NULL, *site = NULL,
              *entry = NULL;
-    PyObject *types = rec_list(r, s_types);
+    PyObject *types;
     slots = PyTuple_New(n);
     in_types = PyTuple_New(n);
-    if (types == NULL || slots == NULL || in_types == NULL) {
+    if (slots == NULL || in_types == NULL)
+        goto done;
+    /* every slot first (Python's _slot may add parameters), then their types, read from
+     * the tape as it is then, as Recorder.apply and _add do */
+    for (Py_ssize_t i = 0; i < n; i++) {
+        Py_ssize_t s = slot_of(self, r, tensors[i]);
+        PyObject *so = s < 0 ? NULL : PyLong_FromSsize_t(s);
+        if (so == NULL)
+            goto done;
+        PyTuple_SET_ITEM(slots, i, so);
+    }
+    types = rec_list(r, s_types);
+    if (types == NULL) {
         if (!PyErr_Occurred())
             PyErr_SetString(PyExc_TypeError, "a recorder's _types is not a list");
         goto done;
     }
     for (Py_ssize_t i = 0; i < n; i++) {
-        Py_ssize_t s = slot_of(self, r, tensors[i]);
+        Py_ssize_t s = PyLong_AsSsize_t(PyTuple_GET_ITEM(slots, i));
         if (s < 0 || s >= PyList_GET_SIZE(types)) {
             if (!PyErr_Occurred())
                 PyErr_SetString(PyExc_IndexError, "a recorder slot out of range");
@@ -511,10 +523,6 @@ record_op(PyObject *self, Rec *r, PyObject *prim, PyObject *const *tensors, Py_s
         PyObject *ty = PyList_GET_ITEM(types, s);
         Py_INCREF(ty);
         PyTuple_SET_ITEM(in_types, i, ty);
-        PyObject *so = PyLong_FromSsize_t(s);
-        if (so == NULL)
-            goto done;
-        PyTuple_SET_ITEM(slots, i, so);
     }
     site = user_site();
     if (site == NULL)
