@@ -49,3 +49,20 @@ def test_the_plugin_refuses_to_run_without_scipy_array_api():
                          env={**env, "PYTHONPATH": str(ROOT / "conformance")})
     assert out.returncode != 0
     assert "set SCIPY_ARRAY_API=1" in out.stdout + out.stderr
+
+
+def test_scipy_s_tests_that_need_x64_mode_pass():
+    """The plugin turns stablejit's x64 mode on, as SciPy's conftest turns on jax's: its
+    tests that expect float64 from integer inputs pass (logsumexp of two integer
+    dtypes), with lists of np.int32 as expected values (differentiate) and deepcopied
+    tensors (find_root); each failed before."""
+    out = _run("scipy.special.tests.test_logsumexp",
+               "scipy.differentiate.tests.test_differentiate",
+               "scipy.optimize.tests.test_chandrupatla",
+               "-k", "test_dtypes_ab or (TestDerivative and test_vectorization) or "
+               "(TestFindRoot and test_convergence)")
+    assert out.returncode == 0, out.stdout[-4000:] + out.stderr[-2000:]
+    passed = re.findall(r"^PASSED \S*::(\w+)\[(.*?)\]", out.stdout, re.M)
+    assert ("test_dtypes_ab", "stablejit.numpy-int32-int64") in passed
+    assert sum(name == "test_vectorization" for name, _ in passed) == 8
+    assert ("test_convergence", "stablejit.numpy") in passed
