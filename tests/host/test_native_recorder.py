@@ -21,6 +21,8 @@ import numpy as np
 import pytest
 import stablejit as sj
 import stablejit.numpy as snp
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from stablejit import recorder_native
 from stablejit.recorder import _structural
 
@@ -366,3 +368,49 @@ def test_eager_grad_tapes_are_the_same_on_both_paths(name, fn, monkeypatch):
     assert keys[0] == keys[2] and keys[1] == keys[3]
     for o in outs[1:]:
         np.testing.assert_array_equal(o, outs[0], strict=True)
+
+
+_DTYPES = ["float32", "float64", "int32", "int64", "complex64", "bool"]
+_STEPS = [
+    ("x + x", lambda x, c: x + x), ("x - c", lambda x, c: x - c), ("c * x", lambda x, c: c * x),
+    ("x / c", lambda x, c: x / c), ("c - x", lambda x, c: c - x), ("x ** 2", lambda x, c: x ** 2),
+    ("tanh", lambda x, c: snp.tanh(x)), ("sum axis 0", lambda x, c: snp.sum(x, axis=0)),
+    ("maximum c", lambda x, c: snp.maximum(x, c)), ("x % c", lambda x, c: x % c),
+    ("reshape", lambda x, c: snp.reshape(x, (-1,))), ("x & x", lambda x, c: x & x),
+    ("abs", lambda x, c: abs(x)), ("device minus x", lambda x, c: snp.zeros(x.shape, x.dtype) - x),
+]
+
+
+@needs_native
+@settings(max_examples=60, deadline=None, derandomize=True)
+@given(dtype=st.sampled_from(_DTYPES),
+       c=st.sampled_from([2, -3, 0.5, -0.0, float("inf"), float("nan"), 1e30, True]),
+       steps=st.lists(st.sampled_from(range(len(_STEPS))), min_size=1, max_size=6),
+       weak=st.booleans())
+def test_random_programs_record_the_same(dtype, c, steps, weak):
+    """Random chains of operators and namespace calls, over dtypes, Python numbers and
+    weak values: both paths record the same tape, the same values (or the same error)."""
+    def program(x):
+        if weak:
+            x = x + snp.asarray(1.0 if dtype != "bool" else True)
+        for i in steps:
+            x = _STEPS[i][1](x, c)
+        return x
+
+    def make():
+        return snp.asarray(np.array([[0.5, -2.0, 3.0], [1.0, 0.0, -1.5]]).astype(dtype))
+
+    outs = []
+    for native in (True, False):
+        with path(native):
+            try:
+                outs.append(("ok", _record(program, make())))
+            except Exception as e:  # noqa: BLE001 - both paths must raise alike
+                outs.append(("error", (type(e), str(e))))
+    assert outs[0][0] == outs[1][0]
+    if outs[0][0] == "error":
+        assert outs[0][1] == outs[1][1]
+        return
+    (out_n, tape_n), (out_p, tape_p) = outs[0][1], outs[1][1]
+    _same(out_n, out_p)
+    _tapes_equal(tape_n, tape_p)
