@@ -26,6 +26,7 @@ from .autodiff import stop_gradient
 from .composite import one_program
 from .errors import at_user_line
 from .optimizers import Optimizer, adam, apply_updates, sgd
+from .promotion import default_float
 from .scipy.special import erfc
 from .tensor import Tensor
 
@@ -66,7 +67,7 @@ def relu6(x) -> Tensor:
 def sigmoid(x) -> Tensor:
     """The logistic function 1 / (1 + exp(-x)), elementwise (jax.nn.sigmoid).
 
-    Integers become float32. Returns a tensor of x's shape.
+    Integers become the default float. Returns a tensor of x's shape.
 
     Example:
         >>> stablejit.nn.sigmoid(snp.asarray([0.0, 100.0, -100.0]))
@@ -224,7 +225,7 @@ def gelu(x, approximate: bool = True) -> Tensor:
     """
     x = snp.asarray(x)
     if not snp.isdtype(x.dtype, ("real floating", "complex floating")):
-        x = snp.astype(x, snp.float32)
+        x = snp.astype(x, default_float())
     if not approximate:
         return 0.5 * x * erfc(-x * snp.asarray(math.sqrt(0.5), dtype=x.dtype))
     c = snp.asarray(math.sqrt(2.0 / math.pi), dtype=x.dtype)
@@ -264,7 +265,7 @@ def logsumexp(a, axis: int | Sequence[int] | None = None, b=None, keepdims: bool
     """
     a = snp.asarray(a)
     if not a.dtype.is_inexact:
-        a = snp.astype(a, snp.float32)
+        a = snp.astype(a, default_float())
     if where is not None:
         a = snp.where(where, a, 0)
     if b is not None:
@@ -325,9 +326,10 @@ def log_softmax(x, axis: int | Sequence[int] | None = -1, where=None) -> Tensor:
 
 
 @one_program
-def one_hot(x, num_classes: int, dtype=snp.float32, *, axis: int = -1) -> Tensor:
-    """x == class along a new axis `axis` of size num_classes, as `dtype`; out-of-range
-    labels give all zeros.
+def one_hot(x, num_classes: int, dtype=None, *, axis: int = -1) -> Tensor:
+    """x == class along a new axis `axis` of size num_classes, as `dtype` (default: the
+    default float, float32 or in x64 mode float64, as jax's); out-of-range labels give
+    all zeros.
 
     Example:
         >>> stablejit.nn.one_hot(snp.asarray([0, 2]), 3)
@@ -350,7 +352,8 @@ def one_hot(x, num_classes: int, dtype=snp.float32, *, axis: int = -1) -> Tensor
     shape = [1] * x.ndim
     shape.insert(out_axis, n)
     classes = snp.reshape(snp.arange(n, dtype=x.dtype), tuple(shape))
-    return snp.astype(snp.expand_dims(x, out_axis) == classes, dtype)
+    return snp.astype(snp.expand_dims(x, out_axis) == classes,
+                      default_float() if dtype is None else dtype)
 
 
 @one_program
@@ -501,6 +504,7 @@ def _fans(shape: Sequence[int]) -> tuple[float, float]:
 
 
 def _uniform(key, shape, dtype, limit: float) -> Tensor:
+    dtype = default_float() if dtype is None else dtype
     if isinstance(key, (int, np.integer)):
         key = np.random.default_rng(int(key))
     if isinstance(key, np.random.Generator):
@@ -510,6 +514,7 @@ def _uniform(key, shape, dtype, limit: float) -> Tensor:
 
 
 def _normal(key, shape, dtype, std: float) -> Tensor:
+    dtype = default_float() if dtype is None else dtype
     if isinstance(key, (int, np.integer)):
         key = np.random.default_rng(int(key))
     if isinstance(key, np.random.Generator):
@@ -518,43 +523,43 @@ def _normal(key, shape, dtype, std: float) -> Tensor:
     return random.normal(key, tuple(shape), dtype=dtype) * std
 
 
-def glorot_uniform(key, shape: Sequence[int], dtype=snp.float32) -> Tensor:
+def glorot_uniform(key, shape: Sequence[int], dtype=None) -> Tensor:
     """Uniform in +-sqrt(6 / (fan_in + fan_out)). `key` is a stablejit.random key, a
     numpy Generator, or an int seed."""
     fan_in, fan_out = _fans(shape)
     return _uniform(key, shape, dtype, math.sqrt(6.0 / (fan_in + fan_out)))
 
 
-def glorot_normal(key, shape: Sequence[int], dtype=snp.float32) -> Tensor:
+def glorot_normal(key, shape: Sequence[int], dtype=None) -> Tensor:
     """Glorot (Xavier) normal initialisation: normal with standard deviation
     sqrt(2 / (fan_in + fan_out)), fan_in = shape[-2] (times the receptive field),
     fan_out = shape[-1].
 
     key: a stablejit.random key, a numpy Generator, or an int seed. Returns a tensor of
-    `shape` and `dtype` (float32). For jax.nn.initializers' bits, use
+    `shape` and `dtype` (default: the default float). For jax.nn.initializers' bits, use
     stablejit.nn.initializers.glorot_normal.
     """
     fan_in, fan_out = _fans(shape)
     return _normal(key, shape, dtype, math.sqrt(2.0 / (fan_in + fan_out)))
 
 
-def he_uniform(key, shape: Sequence[int], dtype=snp.float32) -> Tensor:
+def he_uniform(key, shape: Sequence[int], dtype=None) -> Tensor:
     """He (Kaiming) uniform initialisation: uniform in +-sqrt(6 / fan_in),
     fan_in = shape[-2] (times the receptive field).
 
     key: a stablejit.random key, a numpy Generator, or an int seed. Returns a tensor of
-    `shape` and `dtype` (float32).
+    `shape` and `dtype` (default: the default float).
     """
     fan_in, _ = _fans(shape)
     return _uniform(key, shape, dtype, math.sqrt(6.0 / fan_in))
 
 
-def he_normal(key, shape: Sequence[int], dtype=snp.float32) -> Tensor:
+def he_normal(key, shape: Sequence[int], dtype=None) -> Tensor:
     """He (Kaiming) normal initialisation: normal with standard deviation
     sqrt(2 / fan_in), fan_in = shape[-2] (times the receptive field).
 
     key: a stablejit.random key, a numpy Generator, or an int seed. Returns a tensor of
-    `shape` and `dtype` (float32).
+    `shape` and `dtype` (default: the default float).
     """
     fan_in, _ = _fans(shape)
     return _normal(key, shape, dtype, math.sqrt(2.0 / fan_in))

@@ -14,6 +14,7 @@ from . import initializers
 from . import numpy as snp
 from .errors import TracerBoolConversionError, TracerConversionError
 from .jit import jit
+from .promotion import default_float
 from .tree import flatten, tree_map, unflatten
 
 # `import stablejit.nn.initializers` finds the module here (as `import os.path` finds
@@ -113,7 +114,7 @@ def adam(learning_rate=1e-3, b1: float = 0.9, b2: float = 0.999,
         t = step + 1
         m = tree_map(lambda m_, g: b1 * m_ + (1 - b1) * g, m, grads)
         v = tree_map(lambda v_, g: b2 * v_ + (1 - b2) * (g * g), v, grads)
-        tf = snp.astype(t, snp.float32)
+        tf = snp.astype(t, default_float())
         # bias corrections folded into the step size
         lr = _schedule(learning_rate, step)
         alpha = lr * snp.sqrt(1 - b2 ** tf) / (1 - b1 ** tf)

@@ -33,6 +33,7 @@ from .context import concrete_default
 from .errors import StablejitError, at_user_line
 from .explain import parse_arg
 from .jit import jit
+from .promotion import default_float
 from .tensor import Tensor
 
 
@@ -130,7 +131,7 @@ class Stream:
         if isinstance(x, int) and not isinstance(x, bool):
             a = a.astype(np.int64)
         elif isinstance(x, float):
-            a = a.astype(np.float32)
+            a = a.astype(default_float().np)
         return self.backend.from_numpy(a)
 
     # ---- the protocol ---------------------------------------------------------
@@ -250,7 +251,7 @@ def stream_is_cached(fn, chunk_template, initial_state, *, backend=None) -> bool
         if isinstance(x, int) and not isinstance(x, bool):
             a = a.astype(np.int64)
         elif isinstance(x, float):
-            a = a.astype(np.float32)
+            a = a.astype(default_float().np)
         return a
 
     return j.is_cached(template, tree.tree_map(strong, initial_state))

@@ -17,16 +17,17 @@ from ..dispatch import bind1
 from ..errors import at_user_line
 from ..numpy import linalg as nla
 from ..numpy._operands import promote_operands
+from ..promotion import default_float
 from ..tensor import Tensor
 
 _TRANS = {0: "N", "N": "N", 1: "T", "T": "T", 2: "C", "C": "C"}
 
 
 def _matrices(name: str, *xs) -> list[Tensor]:
-    """The operands promoted to one inexact dtype (integers become float32)."""
+    """The operands promoted to one inexact dtype (integers become the default float)."""
     ts, dtype = promote_operands(*xs)
     if not dtype.is_inexact:
-        ts = [snp.astype(t, dt.float32) for t in ts]
+        ts = [snp.astype(t, default_float()) for t in ts]
     if ts[0].ndim < 2 or ts[0].shape[-1] != ts[0].shape[-2]:
         raise ValueError(at_user_line(f"scipy.linalg.{name}: needs a square matrix (or a "
                                       f"stack of them), got shape {ts[0].shape}"))
@@ -152,7 +153,7 @@ def lu(a, permute_l: bool = False, overwrite_a: bool = False, check_finite: bool
     del overwrite_a, check_finite
     a = snp.asarray(a)
     if not a.dtype.is_inexact:
-        a = snp.astype(a, dt.float32)
+        a = snp.astype(a, default_float())
     if a.ndim < 2:
         raise ValueError(at_user_line(f"scipy.linalg.lu: needs a matrix, got shape "
                                       f"{a.shape}"))
@@ -234,7 +235,7 @@ def block_diag(*arrs) -> Tensor:
     """The block diagonal matrix of the arguments (scalars and vectors are 1-row
     matrices)."""
     if not arrs:
-        return snp.zeros((1, 0), dtype=dt.float32)
+        return snp.zeros((1, 0))  # the default float
     ts, _ = promote_operands(*arrs)
     for i, t in enumerate(ts):
         if t.ndim > 2:

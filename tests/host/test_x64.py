@@ -16,12 +16,14 @@ import textwrap
 
 import jax
 import jax.numpy as jnp
+import jax.scipy.linalg as jla
 import jax.scipy.special as jsp
 import jax.scipy.stats as jst
 import numpy as np
 import pytest
 import stablejit
 import stablejit.numpy as snp
+import stablejit.scipy.linalg as sla
 import stablejit.scipy.special as ssp
 import stablejit.scipy.stats as sst
 from stablejit import config
@@ -33,14 +35,15 @@ from tests.host.test_native import needs_native, path
 class NS:
     """One library's namespaces under the names the cases use."""
 
-    def __init__(self, xp, special, stats, random, key, nn):
+    def __init__(self, xp, special, stats, random, key, nn, linalg):
         self.xp, self.special, self.stats, self.random, self.nn = xp, special, stats, \
             random, nn
-        self.key = key
+        self.key, self.linalg = key, linalg
 
 
-SJ = NS(snp, ssp, sst, stablejit.random, lambda: stablejit.random.key(0), stablejit.nn)
-JX = NS(jnp, jsp, jst, jax.random, lambda: jax.random.key(0), jax.nn)
+SJ = NS(snp, ssp, sst, stablejit.random, lambda: stablejit.random.key(0), stablejit.nn,
+        sla)
+JX = NS(jnp, jsp, jst, jax.random, lambda: jax.random.key(0), jax.nn, jla)
 
 # name -> the computation, on one library's namespaces (ints in, a default dtype out)
 CASES = {
@@ -100,6 +103,12 @@ CASES = {
     "random.normal": lambda n: n.random.normal(n.key(), (3,)),
     "random.exponential": lambda n: n.random.exponential(n.key(), (3,)),
     "nn.initializers.zeros": lambda n: n.nn.initializers.zeros(n.key(), (2,)),
+    "nn.one_hot": lambda n: n.nn.one_hot(n.xp.asarray([0, 2]), 3),
+    "nn.logsumexp(ints)": lambda n: n.nn.logsumexp(n.xp.arange(3)),
+    "scipy.linalg.solve(ints)": lambda n: n.linalg.solve(n.xp.asarray([[2, 1], [1, 3]]),
+                                                         n.xp.asarray([1, 2])),
+    "scipy.linalg.lu(ints)": lambda n: n.linalg.lu(n.xp.asarray([[1, 2], [3, 4]]))[2],
+    "scipy.linalg.block_diag()": lambda n: n.linalg.block_diag(),
     "nn.initializers.glorot_uniform": lambda n: n.nn.initializers.glorot_uniform()(
         n.key(), (2, 3)),
 }
