@@ -144,6 +144,12 @@ def copy_of(t: Tensor) -> Tensor:
     return Tensor(t._data, t._backend, t.type, t.weak)
 
 
+def _short(x) -> str:
+    """x's repr, cut to 60 characters, for an error message."""
+    r = repr(x)
+    return r if len(r) <= 60 else r[:57] + "..."
+
+
 def _convert(x, dtype, device) -> Tensor:
     """asarray without the copy rules: x itself when it already fits."""
     backend = resolve_backend(device) if device is not None else None
@@ -169,8 +175,9 @@ def _convert(x, dtype, device) -> Tensor:
     else:
         a = _from_python(x, d)
     if a.dtype.kind not in "biufcV" and a.dtype not in (dt.bfloat16.np,):
-        raise TypeError(f"cannot make a tensor from data of dtype {a.dtype} "
-                        f"({type(x).__name__}); stablejit tensors hold numbers and booleans")
+        raise TypeError(f"Value {_short(x)} ({type(x).__name__}, NumPy dtype {a.dtype}) "
+                        f"cannot be a tensor: stablejit tensors hold numbers and booleans; convert "
+                        f"it to numbers first")
     if d is not None:
         a = a.astype(d.np)
     else:

@@ -93,6 +93,13 @@ def test_data_dependent_shapes_name_the_static_argument(name, fn, arg, exc, hint
 
 
 USER_ERRORS = [
+    # data that is no numbers names itself (SciPy's ndimage checks for the value)
+    ("asarray of a string", lambda: snp.asarray("a duck"), TypeError,
+     r"Value 'a duck' \(str, NumPy dtype <U6\).*convert it to numbers"),
+    ("add to a string array", lambda: snp.add(np.array(["a", "b"]), 1.0), TypeError,
+     r"Value array\(\['a', 'b'\].*numbers and booleans"),
+    ("asarray of objects", lambda: snp.asarray([None, 1]), TypeError,
+     r"Value \[None, 1\] \(list, NumPy dtype object\)"),
     ("fill_diagonal(inplace=True) into a NumPy array",
      lambda: snp.fill_diagonal(np.zeros((2, 2)), 1.0), TypeError, "inplace=False"),
     ("max(where=) without initial", lambda: snp.max(snp.ones(3), where=snp.ones(3) > 0),
