@@ -82,3 +82,18 @@ def mesh():
 def jmesh():
     import jax
     return jax.make_mesh((4, 2), ("x", "y"), axis_types=(jax.sharding.AxisType.Auto,) * 2)
+
+
+@pytest.fixture(autouse=True)
+def _x64_mode_is_restored():
+    """x64 mode is one setting for the whole process: a test that changes it must change
+    it back (stablejit.experimental.enable_x64() as a `with` block does), or the tests
+    after it would run with the other default float."""
+    from stablejit import config  # (here, not at the top: this module sets up devices)
+
+    before = config.enable_x64
+    yield
+    if config.enable_x64 != before:
+        config.update("enable_x64", before)
+        pytest.fail(f"the test left x64 mode {'on' if not before else 'off'}; use "
+                    f"`with stablejit.experimental.enable_x64():` around what needs it")
