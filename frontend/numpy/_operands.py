@@ -8,6 +8,7 @@ them; asarray lives here, not with the creation functions, for that reason.
 from __future__ import annotations
 
 import inspect
+import itertools
 import numbers
 import operator
 import sys
@@ -47,12 +48,17 @@ def _python_scalar(x) -> bool:
 
 
 _WEAK_STANDINS = {bool: False, int: 0, float: 0.0, complex: 0j}  # Python types as operands
+_SEQUENCES = {list, tuple}
 
 
 def _element_types(x, out: set) -> None:
     """The types of the numbers in nested lists and tuples: Python's number types, and the
-    DTypes of NumPy scalars and arrays among them (one set() per list, not per number)."""
+    DTypes of NumPy scalars and arrays among them (one set() per level of a regular
+    nesting, not per number)."""
     types = set(map(type, x))
+    while types and types.issubset(_SEQUENCES):  # rows of rows: one level at a time, in C
+        x = list(itertools.chain.from_iterable(x))
+        types = set(map(type, x))
     if types.issubset(_WEAK_STANDINS):
         out |= types
         return
