@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import builtins
 import functools
+from decimal import Decimal
 
 import numpy as np
 
@@ -491,12 +492,10 @@ def _log_base(x: Tensor, base: int) -> Tensor:
     r = divide(log(w), float(np.log(base)))
     if x.dtype.is_complex:
         return r
-    from ._searching import take  # (_searching imports this module)
-
     table, low = _powers(x.dtype.np, base)
     k = round(r)
     i = astype(clip(select(isfinite(k), k, 0) - low, 0, table.shape[0] - 1), dt.int32)
-    out = select(equal(take(as_tensor(table, w), i, mode="clip"), w), k, r)
+    out = select(equal(as_tensor(table, w)[i], w), k, r)  # i is in range: a gather
     return astype(out, x.dtype) if narrow else out
 
 
@@ -505,8 +504,6 @@ def _powers(np_dtype, base: int) -> tuple[np.ndarray, int]:
     """(table, low): table[k - low] is the normal float of np_dtype nearest base**k when
     its correctly rounded log_base is k, else NaN (float16's nearest to 1e-4 is too far:
     its log10 is -4.0002); float32 for float16 and bfloat16, which compute in float32."""
-    from decimal import Decimal
-
     ks = np.arange(-330, 330) if base == 10 else np.arange(-1100, 1100)
     with np.errstate(over="ignore", under="ignore"):
         near = np.ldexp(1.0, ks) if base == 2 else np.array([float(f"1e{k}") for k in ks])
