@@ -470,13 +470,25 @@ bitwise_not = bitwise_invert = invert
 
 
 def log2(x) -> Tensor:
-    """log(x) / log(2), exact at the powers of two (log2(8.0) is 3.0), as NumPy's."""
+    """log(x) / log(2), exact at the powers of two (log2(8.0) is 3.0), as NumPy's.
+
+    Example:
+        >>> snp.log2(snp.asarray([1.0, 8.0, 10.0]))
+        Tensor<f32[3] xla:host:0>
+        [0.      , 3.      , 3.321928]
+    """
     return _log_base(to_inexact(as_tensor(x)), 2)
 
 
 def log10(x) -> Tensor:
     """log(x) / log(10), exact at the floats nearest the powers of ten (log10(1000.0) is
-    3.0, log10(0.1) is -1.0), as NumPy's."""
+    3.0, log10(0.1) is -1.0), as NumPy's.
+
+    Example:
+        >>> snp.log10(snp.asarray([0.1, 1000.0, 2.0]))
+        Tensor<f32[3] xla:host:0>
+        [-1.        ,  3.        ,  0.30102998]
+    """
     return _log_base(to_inexact(as_tensor(x)), 10)
 
 
