@@ -1,10 +1,11 @@
 """The lazy recorder's hot path in C (the extension stablejit._recorder, built from
 frontend/_native/recorder.c by `pip install`), or recorder.Recorder's Python methods.
 
-Two parts: Recorder.apply / apply_scalar in C, and Tensor's arithmetic operators
-(`x * 2.0`, `x + y`: numpy/_elementwise's binary functions) as FastOp objects that
-record an op on a lazy backend in C without entering Python at all, and call the
-Python operator for anything else.
+Three parts: Recorder.apply / apply_scalar / apply_broadcast in C; dispatch's fast binds
+and bind (FastBind); and Tensor's arithmetic operators (`x * 2.0`, `x + b`:
+numpy/_elementwise's binary functions) as FastOp objects that record an op on a lazy
+backend or grad tape in C without entering Python at all, and call the Python operator
+for anything else.
 
 The C methods take the common case - an elementwise op or a reduction on values of the
 current graph whose shape rule has run before, or an op of a tensor and a Python number -
@@ -21,7 +22,8 @@ from .compiler.ir import EMPTY_ATTRS
 from .recorder import _SCALAR, Pending, Recorder
 from .tensor import Tensor
 
-_PYTHON = {name: Recorder.__dict__[name] for name in ("apply", "apply_scalar")}
+_PYTHON = {name: Recorder.__dict__[name]
+           for name in ("apply", "apply_scalar", "apply_broadcast")}
 
 _recorder, unavailable = native_build.load("_recorder", "recorder.c")
 if _recorder is not None and not getattr(_recorder, "SUPPORTED", 0):
@@ -34,7 +36,9 @@ if _recorder is not None:
             Tensor, Pending, errors._CODE_INTERNAL, errors.is_internal, _SCALAR, EMPTY_ATTRS,
             _PYTHON["apply"], _PYTHON["apply_scalar"], Recorder._slot, Recorder._add,
             Recorder._results, backends)
-        _NATIVE = {"apply": apply, "apply_scalar": apply_scalar}
+        _NATIVE = {"apply": apply, "apply_scalar": apply_scalar,
+                   "apply_broadcast": _recorder.broadcast_method(
+                       _PYTHON["apply_broadcast"], Recorder._broadcast)}
     except (TypeError, AttributeError) as e:
         _recorder, unavailable = None, f"stablejit._recorder cannot read {e}"
 

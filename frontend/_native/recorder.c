@@ -691,6 +691,201 @@ apply_scalar(PyObject *module, PyObject *const *args, Py_ssize_t nargs, PyObject
     return res;
 }
 
+/* Recorder.apply_broadcast's body, under the lock: elementwise prim on tensors (one
+ * dtype) broadcast to `shape`, each operand's slot then its broadcast (Recorder._broadcast,
+ * cached per (slot, shape) in _broadcasts), in order; the 1-tuple of the result */
+static PyObject *py_apply_broadcast, *py_broadcast, *s_broadcast, *s_broadcasts, *s_shape;
+
+static PyObject *
+record_broadcast(PyObject *self, Rec *r, PyObject *prim, PyObject *const *tensors,
+                 Py_ssize_t n, PyObject *shape)
+{
+    PyObject *res = NULL, *slots = NULL, *in_types = NULL, *out = NULL, *site = NULL,
+             *entry = NULL;
+    PyObject *cache = PyDict_GetItemWithError(r->dict, s_broadcasts);
+    if (cache == NULL || !PyDict_CheckExact(cache)) {
+        if (!PyErr_Occurred())
+            PyErr_SetString(PyExc_TypeError, "a recorder's _broadcasts is not a dict");
+        return NULL;
+    }
+    site = user_site();
+    slots = PyTuple_New(n);
+    in_types = PyTuple_New(n);
+    if (site == NULL || slots == NULL || in_types == NULL)
+        goto done;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *t = tensors[i];
+        PyObject *ty = Py_IS_TYPE(t, tensor_cls) ? SLOT(t, t_type) : NULL;
+        PyObject *tshape = ty ? PyObject_GetAttr(ty, s_shape) : NULL;
+        if (tshape == NULL) {
+            if (!PyErr_Occurred())
+                PyErr_SetString(PyExc_TypeError, "apply_broadcast takes tensors");
+            goto done;
+        }
+        int same = PyObject_RichCompareBool(tshape, shape, Py_EQ);
+        Py_DECREF(tshape);
+        if (same < 0)
+            goto done;
+        Py_ssize_t s = slot_of(self, r, t);
+        PyObject *so = s < 0 ? NULL : PyLong_FromSsize_t(s);
+        if (so == NULL)
+            goto done;
+        if (!same) {
+            PyObject *key = PyTuple_Pack(2, so, shape);
+            PyObject *b = key ? PyDict_GetItemWithError(cache, key) : NULL;
+            Py_XDECREF(key);
+            if (b != NULL) {
+                Py_INCREF(b);
+            }
+            else if (!PyErr_Occurred()) {
+                b = PyObject_CallMethodObjArgs(self, s_broadcast, so, shape, site, NULL);
+            }
+            Py_DECREF(so);
+            if (b == NULL)
+                goto done;
+            so = b;
+        }
+        PyTuple_SET_ITEM(slots, i, so);
+    }
+    PyObject *types = rec_list(r, s_types);
+    if (types == NULL) {
+        if (!PyErr_Occurred())
+            PyErr_SetString(PyExc_TypeError, "a recorder's _types is not a list");
+        goto done;
+    }
+    for (Py_ssize_t i = 0; i < n; i++) {
+        Py_ssize_t s = PyLong_AsSsize_t(PyTuple_GET_ITEM(slots, i));
+        if (s < 0 || s >= PyList_GET_SIZE(types)) {
+            if (!PyErr_Occurred())
+                PyErr_SetString(PyExc_IndexError, "a recorder slot out of range");
+            goto done;
+        }
+        PyObject *ty = PyList_GET_ITEM(types, s);
+        Py_INCREF(ty);
+        PyTuple_SET_ITEM(in_types, i, ty);
+    }
+    out = known_types(prim, in_types, empty_attrs);
+    if (out == NULL) {
+        if (PyErr_Occurred())
+            goto done;
+        PyObject *first = PyObject_CallMethodObjArgs(self, s_add, prim, slots, empty_attrs,
+                                                     site, NULL);
+        if (first == NULL)
+            goto done;
+        types = rec_list(r, s_types);
+        Py_ssize_t f = PyLong_AsSsize_t(first);
+        Py_ssize_t count = types ? PyList_GET_SIZE(types) - f : -1;
+        if (f >= 0 && count == 1) {
+            res = one_result(self, r, f, PyList_GET_ITEM(types, f));
+        }
+        else if (!PyErr_Occurred()) {
+            PyObject *c = PyLong_FromSsize_t(count);
+            res = c ? PyObject_CallMethodObjArgs(self, s_results, first, c, NULL) : NULL;
+            Py_XDECREF(c);
+        }
+        Py_DECREF(first);
+        goto done;
+    }
+    if (PyTuple_GET_SIZE(out) != 1) {
+        PyErr_SetString(PyExc_TypeError, "an elementwise shape rule gave several results");
+        goto done;
+    }
+    entry = PyTuple_Pack(3, prim, empty_attrs, slots);
+    if (entry == NULL)
+        goto done;
+    Py_ssize_t first = append_entry(r, entry, site, out);
+    if (first >= 0)
+        res = one_result(self, r, first, PyTuple_GET_ITEM(out, 0));
+done:
+    Py_XDECREF(slots);
+    Py_XDECREF(in_types);
+    Py_XDECREF(out);
+    Py_XDECREF(site);
+    Py_XDECREF(entry);
+    return res;
+}
+
+/* Recorder.apply_broadcast(self, prim, tensors, shape) */
+static PyObject *
+apply_broadcast(PyObject *module, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
+{
+    if (nargs != 4 || kwnames != NULL || py_apply_broadcast == NULL ||
+        !(PyTuple_CheckExact(args[2]) || PyList_CheckExact(args[2])) ||
+        _PyType_Lookup(Py_TYPE(args[0]), s_broadcast) != py_broadcast)
+        return PyObject_Vectorcall(py_apply_broadcast, args, nargs, kwnames);
+    PyObject *self = args[0], *tensors = args[2];
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(tensors);
+    if (n < 1)
+        return PyObject_Vectorcall(py_apply_broadcast, args, nargs, kwnames);
+    Rec r;
+    int opened = rec_open(self, &r);
+    if (opened <= 0)
+        return opened < 0 ? NULL : PyObject_Vectorcall(py_apply_broadcast, args, nargs, kwnames);
+    Py_INCREF(tensors);
+    PyObject *res = record_broadcast(self, &r, args[1], PySequence_Fast_ITEMS(tensors), n,
+                                     args[3]);
+    Py_DECREF(tensors);
+    rec_close(&r);
+    return res;
+}
+
+static PyMethodDef apply_broadcast_def = {"apply_broadcast",
+                                          (PyCFunction)(void (*)(void))apply_broadcast,
+                                          METH_FASTCALL | METH_KEYWORDS,
+                                          "Recorder.apply_broadcast in C (the Python method "
+                                          "otherwise)."};
+
+static PyObject *make_method(PyObject *module, PyMethodDef *def);
+
+/* broadcast_method(Recorder.apply_broadcast, Recorder._broadcast): the C method */
+static PyObject *
+broadcast_method(PyObject *module, PyObject *args)
+{
+    PyObject *pab, *pb;
+    if (!PyArg_ParseTuple(args, "OO:broadcast_method", &pab, &pb))
+        return NULL;
+    Py_INCREF(pab);
+    Py_XSETREF(py_apply_broadcast, pab);
+    Py_INCREF(pb);
+    Py_XSETREF(py_broadcast, pb);
+    return make_method(module, &apply_broadcast_def);
+}
+
+/* the broadcast shape of two shapes (tuples of ints), as NumPy's rule gives it; NULL
+ * without an exception when they do not broadcast or a dimension is not an int (Python
+ * says why, or handles symbolic dimensions) */
+static PyObject *
+broadcast_shape(PyObject *a, PyObject *b)
+{
+    if (!PyTuple_CheckExact(a) || !PyTuple_CheckExact(b))
+        return NULL;
+    Py_ssize_t na = PyTuple_GET_SIZE(a), nb = PyTuple_GET_SIZE(b), n = na > nb ? na : nb;
+    PyObject *out = PyTuple_New(n);
+    if (out == NULL)
+        return NULL;
+    for (Py_ssize_t i = 0; i < n; i++) { /* from the right */
+        PyObject *da = i < na ? PyTuple_GET_ITEM(a, na - 1 - i) : NULL;
+        PyObject *db = i < nb ? PyTuple_GET_ITEM(b, nb - 1 - i) : NULL;
+        if ((da && !PyLong_CheckExact(da)) || (db && !PyLong_CheckExact(db))) {
+            Py_DECREF(out);
+            return NULL;
+        }
+        long va = da ? PyLong_AsLong(da) : 1, vb = db ? PyLong_AsLong(db) : 1;
+        PyObject *d;
+        if (va == vb || vb == 1)
+            d = da ? da : db;
+        else if (va == 1)
+            d = db;
+        else {
+            Py_DECREF(out);
+            return NULL;
+        }
+        Py_INCREF(d);
+        PyTuple_SET_ITEM(out, n - 1 - i, d);
+    }
+    return out;
+}
+
 /* ---- operators: Tensor.__add__ and kin, recorded in C on a lazy backend -------------- */
 
 /* The namespace's binary function behind an operator (numpy/_elementwise._binary's f,
@@ -775,11 +970,30 @@ fastop_record(FastOp *op, PyObject *a, PyObject *b)
 {
     PyObject *x, *value = NULL;
     int scalar_first = 0;
-    PyObject *backend = NULL;
+    PyObject *backend = NULL, *bshape = NULL;
     if (Py_IS_TYPE(a, tensor_cls) && Py_IS_TYPE(b, tensor_cls)) {
         x = a;
-        if (SLOT(a, t_type) != SLOT(b, t_type) || SLOT(b, t_weak) != Py_False)
+        PyObject *ta = SLOT(a, t_type), *tb = SLOT(b, t_type);
+        if (ta == NULL || tb == NULL || SLOT(b, t_weak) != Py_False)
             return NULL;
+        if (ta != tb) {
+            /* one dtype, two shapes (a bias add): Python promotes nothing, checks the
+             * kind, and records the broadcasts and the op (Recorder.apply_broadcast) */
+            PyObject *da = PyObject_GetAttr(ta, s_dtype), *db = PyObject_GetAttr(tb, s_dtype);
+            PyObject *sa = PyObject_GetAttr(ta, s_shape), *sb = PyObject_GetAttr(tb, s_shape);
+            int ok = da && db && sa && sb && da == db && py_apply_broadcast != NULL;
+            if (ok)
+                bshape = broadcast_shape(sa, sb);
+            Py_XDECREF(da);
+            Py_XDECREF(db);
+            Py_XDECREF(sa);
+            Py_XDECREF(sb);
+            if (bshape == NULL) {
+                if (PyErr_Occurred())
+                    PyErr_Clear(); /* (Python meets it again and says it well) */
+                return NULL;
+            }
+        }
         PyObject *ba = SLOT(a, t_backend), *bb = SLOT(b, t_backend);
         if (ba != bb) {
             /* a tensor of the recorder and one of its device (p - g in an update step):
@@ -793,7 +1007,7 @@ fastop_record(FastOp *op, PyObject *a, PyObject *b)
             PyObject *target = dp && *dp ? PyDict_GetItemWithError(*dp, s_target) : NULL;
             if (target == NULL || (rec == ba ? bb : ba) != target || SLOT(x, t_data) == NULL ||
                 SLOT(b, t_data) == NULL)
-                return NULL;
+                goto none;
             backend = rec;
         }
     }
@@ -804,28 +1018,28 @@ fastop_record(FastOp *op, PyObject *a, PyObject *b)
         x = b, value = a, scalar_first = 1;
     }
     else {
-        return NULL;
+        goto none;
     }
     if (backend == NULL)
         backend = SLOT(x, t_backend);
     PyObject *xt = SLOT(x, t_type);
     if (backend == NULL || xt == NULL || SLOT(x, t_weak) != Py_False)
-        return NULL;
+        goto none;
     int ready = records_now(backend);
     if (ready <= 0)
-        return NULL;
+        goto none;
     int is_int = 0;
     int ok = kind_in(xt, value ? fc_kinds : op->kinds, value ? NULL : &is_int);
     if (ok > 0 && value != NULL)
         ok = kind_in(xt, op->kinds, NULL);
     if (ok <= 0 || (value == NULL && op->inexact && is_int))
-        return NULL;
+        goto none;
     Rec r;
     Py_INCREF(backend);
     int opened = rec_open(backend, &r);
     if (opened <= 0) {
         Py_DECREF(backend);
-        return NULL;
+        goto none;
     }
     Py_INCREF(xt);
     PyObject *res;
@@ -833,10 +1047,18 @@ fastop_record(FastOp *op, PyObject *a, PyObject *b)
         res = record_scalar(backend, &r, op->prim, x, xt, value,
                             scalar_first ? Py_True : Py_False);
     }
+    else if (bshape != NULL) {
+        PyObject *items[2] = {a, b};
+        res = _PyType_Lookup(Py_TYPE(backend), s_broadcast) == py_broadcast
+                  ? record_broadcast(backend, &r, op->prim, items, 2, bshape)
+                  : PyObject_CallMethod(backend, "apply_broadcast", "O(OO)O", op->prim, a, b,
+                                        bshape);
+    }
     else {
         PyObject *items[2] = {a, b};
         res = record_op(backend, &r, op->prim, items, 2, empty_attrs);
     }
+    Py_XDECREF(bshape);
     Py_DECREF(xt);
     rec_close(&r);
     Py_DECREF(backend);
@@ -846,6 +1068,9 @@ fastop_record(FastOp *op, PyObject *a, PyObject *b)
     Py_INCREF(t);
     Py_DECREF(res);
     return t;
+none: /* Python's (or an error, which stays set) */
+    Py_XDECREF(bshape);
+    return NULL;
 }
 
 static PyObject *
@@ -1346,6 +1571,8 @@ static PyMethodDef methods[] = {
      "fast_bind(python, arity): dispatch's bind_unary (1) / bind_binary (2) / bind_scalar "
      "(3) in C, around the Python one"},
     {"set_binds", set_binds, METH_O, "set_binds(on): whether the C binds record"},
+    {"broadcast_method", broadcast_method, METH_VARARGS,
+     "broadcast_method(Recorder.apply_broadcast, Recorder._broadcast): the C method"},
     {"init_tape", init_tape, METH_O,
      "init_tape(GradTape): grad's tape records in C too (its own _slot rule)"},
     {"init_operators", init_operators, METH_VARARGS,
@@ -1386,6 +1613,9 @@ PyInit__recorder(void)
     INTERN(s_stack, "stack");
     INTERN(s_recording, "recording");
     INTERN(s_target, "target");
+    INTERN(s_broadcast, "_broadcast");
+    INTERN(s_broadcasts, "_broadcasts");
+    INTERN(s_shape, "shape");
     INTERN(s_live_traces, "live_traces");
     INTERN(s_checks, "_checks");
     INTERN(s_kind, "kind");

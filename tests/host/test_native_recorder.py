@@ -129,6 +129,10 @@ CASES = [
     ("a device tensor read twice", lambda x: x * 2.0 + x),
     ("device tensor minus graph value", lambda x: x - x * 0.1),
     ("graph value times device tensor", lambda x: snp.tanh(x) * x),
+    ("bias add (broadcasting)", lambda x: snp.tanh(x) + snp.sum(x, axis=0)),
+    ("broadcast both ways", lambda x: snp.tanh(x)[:, :1] - snp.exp(x)[:1, :]),
+    ("device bias on a graph value", lambda x: snp.tanh(x) * x[0]),
+    ("broadcast of a broadcast reused", lambda x: (x[0] + x * 2.0) * (x[0] + 1.0)),
     ("weak scalar chain", lambda x: snp.asarray(2.0) * 3.0 + x),
     ("nothing recorded", lambda x: x),
     ("where", lambda x: snp.where(x > 0, x, 0.0)),
@@ -377,6 +381,7 @@ _STEPS = [
     ("tanh", lambda x, c: snp.tanh(x)), ("sum axis 0", lambda x, c: snp.sum(x, axis=0)),
     ("maximum c", lambda x, c: snp.maximum(x, c)), ("x % c", lambda x, c: x % c),
     ("reshape", lambda x, c: snp.reshape(x, (-1,))), ("x & x", lambda x, c: x & x),
+    ("x + x[0]", lambda x, c: x + x[0]), ("x[:1] * x", lambda x, c: x[:1] * x),
     ("abs", lambda x, c: abs(x)), ("device minus x", lambda x, c: snp.zeros(x.shape, x.dtype) - x),
 ]
 
@@ -413,4 +418,8 @@ def test_random_programs_record_the_same(dtype, c, steps, weak):
         return
     (out_n, tape_n), (out_p, tape_p) = outs[0][1], outs[1][1]
     _same(out_n, out_p)
-    _tapes_equal(tape_n, tape_p)
+    # the entries (the sites are compared by the tables above: an op that a composite's
+    # cached program records may take the line of the next instruction on either path,
+    # depending on that cache, so they are not compared here)
+    assert [[_structural(e) for e, _ in g] for g in tape_n] == \
+        [[_structural(e) for e, _ in g] for g in tape_p]
