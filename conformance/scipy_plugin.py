@@ -18,10 +18,21 @@ floats on every backend but PyTorch. This plugin does the same for stablejit whe
 stablejit.numpy is among the backends run: `stablejit.config.update("jax_enable_x64",
 True)`, so the default float is float64 there too (docs/numerics.md, "Integer inputs and
 x64 mode"). docs/scipy_consumers.md keeps the counts.
+
+SciPy computes a special function with NumPy, and hands back `xp.asarray(out)` on the
+default device, for a backend it has no native `special` namespace for
+(scipy/special/_support_alternative_backends.py: `_get_native_func` looks in
+`scipy_namespace_for(xp).special`, which is jax.scipy for jax and None for stablejit).
+This plugin monkeypatches that module's `_get_native_func` (no SciPy file is edited) so
+that for stablejit.numpy it answers from `stablejit.scipy.special`, whose functions
+follow their inputs' device, for the functions in NATIVE_SPECIAL only: those that agree
+with SciPy's to a few ulps in float64. Any other function, per function, still takes
+SciPy's NumPy fallback (or its generic array-API implementation).
 """
 
 from __future__ import annotations
 
+import functools
 import os
 import sys
 import time
@@ -57,6 +68,57 @@ def pytest_configure(config):
         import stablejit
 
         stablejit.config.update("jax_enable_x64", True)  # as SciPy's conftest does for jax
+        _route_special_to_stablejit()
+
+
+# stablejit.scipy.special's functions that SciPy may call natively: within ~1e-14
+# relative of scipy.special in float64 (tests/host/test_scipy_special_x64.py). Left to
+# SciPy's NumPy fallback, less accurate than SciPy's in float64: gammaln, loggamma and
+# betaln near the zeros of log-gamma (to 3e-11 relative near x = 1, 2), gamma (3e-13),
+# multigammaln (gammaln's), gammainc (2e-12 in the lower tail, a >> x), gammaincc
+# (1e-11 for small a) and betainc (6e-12): XLA's algorithms, as jax's.
+NATIVE_SPECIAL = frozenset({
+    "erf", "erfc", "erfinv", "ndtr", "ndtri", "log_ndtr", "gammasgn",
+    "i0", "i0e", "i1", "i1e", "xlogy", "xlog1py", "logit", "expit", "entr", "rel_entr",
+    "kl_div"})
+
+
+def _numpy_promoted(xp, func):
+    """func with its array arguments promoted together by NumPy's rules first, as
+    SciPy's NumPy fallback does (an intp with a float32 gives float64 there; by jax's
+    lattice, which stablejit follows, float32)."""
+    import numpy as np
+
+    @functools.wraps(func)
+    def promoted(*args, **kwargs):
+        dtypes = {np.dtype(a.dtype) for a in args if hasattr(a, "dtype")}
+        if len(dtypes) > 1:
+            common = np.result_type(*dtypes)
+            args = tuple(xp.astype(a, common) if hasattr(a, "dtype") else a for a in args)
+        return func(*args, **kwargs)
+
+    return promoted
+
+
+def _route_special_to_stablejit():
+    """Make SciPy's special-function dispatch use stablejit.scipy.special for the
+    stablejit backend, per function (NATIVE_SPECIAL), by wrapping
+    scipy.special._support_alternative_backends._get_native_func."""
+    from scipy.special import _support_alternative_backends as sab
+
+    scipy_native = sab._get_native_func
+    if getattr(scipy_native, "_stablejit", False):
+        return
+
+    def _get_native_func(xp, spx, f_name, *, alt_names_map=None):
+        if getattr(xp, "__name__", None) == BACKEND_ID and f_name in NATIVE_SPECIAL:
+            import stablejit.scipy.special as sjs
+
+            return _numpy_promoted(xp, getattr(sjs, f_name))
+        return scipy_native(xp, spx, f_name, alt_names_map=alt_names_map)
+
+    _get_native_func._stablejit = True
+    sab._get_native_func = _get_native_func
 
 
 def pytest_runtest_protocol(item, nextitem):

@@ -183,8 +183,11 @@ def _gammaincc_jvp(primals, tangents):
 
 def gammainc(a, x) -> Tensor:
     """The regularized lower incomplete gamma function P(a, x) (a >= 0, x >= 0)."""
-    a, x = real_floats("gammainc", a, x)
-    return _gammainc(*snp.broadcast_arrays(a, x))
+    a, x = snp.broadcast_arrays(*real_floats("gammainc", a, x))
+    # a = inf: 0 for finite x >= 0 and nan at x = inf, as SciPy (XLA's igamma: nan, 1)
+    a_inf = snp.isinf(a) & (a > 0) & (x >= 0)
+    return snp.where(a_inf, snp.where(snp.isinf(x), math.nan, 0.0),
+                     _gammainc(snp.where(a_inf, 1.0, a), x))
 
 
 def gammaincc(a, x) -> Tensor:

@@ -15,7 +15,7 @@ from ..autodiff import stop_gradient
 from ..composite import one_program
 from ..custom_derivatives import custom_jvp
 from ..tensor import Tensor
-from ._operands import real_float, real_floats
+from ._operands import log1p, real_float, real_floats
 
 
 @custom_jvp
@@ -31,13 +31,13 @@ def _xlogy_jvp(primals, tangents):
 
 @custom_jvp
 def _xlog1py(x: Tensor, y: Tensor) -> Tensor:
-    return snp.where((x != 0) | snp.isnan(y), x * snp.log1p(y), 0.0)
+    return snp.where((x != 0) | snp.isnan(y), x * log1p(y), 0.0)
 
 
 @_xlog1py.defjvp
 def _xlog1py_jvp(primals, tangents):
     (x, y), (tx, ty) = primals, tangents
-    return _xlog1py(x, y), tx * snp.log1p(y) + ty * x / (1.0 + y)
+    return _xlog1py(x, y), tx * log1p(y) + ty * x / (1.0 + y)
 
 
 def xlogy(x, y) -> Tensor:
@@ -69,7 +69,11 @@ def _xlogx_jvp(primals, tangents):
 
 @custom_jvp
 def _logit(x: Tensor) -> Tensor:
-    return snp.log(x / (1.0 - x))
+    # near 1/2, log(x / (1 - x)) cancels; log1p(s) - log1p(-s) with s = 2x - 1 does not
+    # (as SciPy's logit)
+    s = 2.0 * (x - 0.5)
+    near_half = (x >= 0.3) & (x <= 0.65)
+    return snp.where(near_half, log1p(s) - log1p(-s), snp.log(x / (1.0 - x)))
 
 
 @_logit.defjvp
@@ -106,6 +110,15 @@ def entr(x) -> Tensor:
     return snp.where(x < 0, -math.inf, -_xlogx(x))
 
 
+def _p_log_p_over_q(p: Tensor, q: Tensor) -> Tensor:
+    """p log(p / q) for p, q > 0, as SciPy: p log p - p log q cancels when p is near q,
+    and so does the rounding of p / q near 1; there, p log1p((p - q) / q), whose p - q
+    is exact."""
+    ratio = p / q
+    near = (ratio > 0.5) & (ratio < 2.0)
+    return p * snp.where(near, log1p((p - q) / q), snp.log(ratio))
+
+
 def rel_entr(p, q) -> Tensor:
     """p log(p / q) for p, q > 0; 0 where p == 0 and q >= 0; inf elsewhere."""
     p, q = snp.broadcast_arrays(*real_floats("rel_entr", p, q))
@@ -113,14 +126,23 @@ def rel_entr(p, q) -> Tensor:
     p_zero = (p == 0) & (q >= 0)
     safe_p = snp.where(both_positive, p, 1.0)
     safe_q = snp.where(both_positive, q, 1.0)
-    value = _xlogx(safe_p) - _xlogy(safe_p, safe_q)
-    return snp.where(both_positive, value, snp.where(p_zero, 0.0, math.inf))
+    value = _p_log_p_over_q(safe_p, safe_q)
+    rest = snp.where(p_zero, 0.0, math.inf)
+    return snp.where(both_positive, value,
+                     snp.where(snp.isnan(p) | snp.isnan(q), math.nan, rest))
 
 
 def kl_div(p, q) -> Tensor:
-    """rel_entr(p, q) - p + q."""
-    p, q = real_floats("kl_div", p, q)
-    return rel_entr(p, q) - p + q
+    """p log(p / q) - p + q for p, q > 0; q where p == 0 and q >= 0; inf elsewhere
+    (nan for a nan), as SciPy."""
+    p, q = snp.broadcast_arrays(*real_floats("kl_div", p, q))
+    both_positive = (p > 0) & (q > 0)
+    safe_p = snp.where(both_positive, p, 1.0)
+    safe_q = snp.where(both_positive, q, 1.0)
+    value = _p_log_p_over_q(safe_p, safe_q) - safe_p + safe_q
+    rest = snp.where((p == 0) & (q >= 0), q, math.inf)
+    return snp.where(both_positive, value,
+                     snp.where(snp.isnan(p) | snp.isnan(q), math.nan, rest))
 
 
 def _axes(x: Tensor, axis) -> tuple[int, ...]:
