@@ -26,8 +26,9 @@ default device, for a backend it has no native `special` namespace for
 This plugin monkeypatches that module's `_get_native_func` (no SciPy file is edited) so
 that for stablejit.numpy it answers from `stablejit.scipy.special`, whose functions
 follow their inputs' device, for the functions in NATIVE_SPECIAL only: those that agree
-with SciPy's to a few ulps in float64. Any other function, per function, still takes
-SciPy's NumPy fallback (or its generic array-API implementation).
+with SciPy's to a few ulps in float64. Any other function of SciPy's table, per
+function, takes SciPy's NumPy fallback as before (SciPy's values), with its result put
+on its inputs' device (`xp.asarray(out, device=...)`); other names go to SciPy's lookup.
 """
 
 from __future__ import annotations
@@ -100,6 +101,21 @@ def _numpy_promoted(xp, func):
     return promoted
 
 
+def _numpy_on_inputs_device(xp, func):
+    """SciPy's NumPy fallback (NumPy arrays in, SciPy's ufunc, xp.asarray out), with the
+    result put on its inputs' device: SciPy's values, where it had put them on the
+    default device."""
+    import numpy as np
+
+    @functools.wraps(func)
+    def on_device(*args, **kwargs):
+        device = next((a.device for a in args if hasattr(a, "device")), None)
+        out = func(*[np.asarray(a) for a in args], **kwargs)
+        return xp.asarray(out, device=device)
+
+    return on_device
+
+
 def _route_special_to_stablejit():
     """Make SciPy's special-function dispatch use stablejit.scipy.special for the
     stablejit backend, per function (NATIVE_SPECIAL), by wrapping
@@ -110,11 +126,16 @@ def _route_special_to_stablejit():
     if getattr(scipy_native, "_stablejit", False):
         return
 
-    def _get_native_func(xp, spx, f_name, *, alt_names_map=None):
-        if getattr(xp, "__name__", None) == BACKEND_ID and f_name in NATIVE_SPECIAL:
-            import stablejit.scipy.special as sjs
+    numpy_funcs = {info.name: info.func for info in sab._special_funcs}
 
-            return _numpy_promoted(xp, getattr(sjs, f_name))
+    def _get_native_func(xp, spx, f_name, *, alt_names_map=None):
+        if getattr(xp, "__name__", None) == BACKEND_ID:
+            if f_name in NATIVE_SPECIAL:
+                import stablejit.scipy.special as sjs
+
+                return _numpy_promoted(xp, getattr(sjs, f_name))
+            if f_name in numpy_funcs:
+                return _numpy_on_inputs_device(xp, numpy_funcs[f_name])
         return scipy_native(xp, spx, f_name, alt_names_map=alt_names_map)
 
     _get_native_func._stablejit = True
