@@ -66,3 +66,22 @@ def test_scipy_s_tests_that_need_x64_mode_pass():
     assert ("test_dtypes_ab", "stablejit.numpy-int32-int64") in passed
     assert sum(name == "test_vectorization" for name, _ in passed) == 8
     assert ("test_convergence", "stablejit.numpy") in passed
+
+
+def test_a_stats_p_value_of_a_reference_backend_sample_stays_on_the_reference_backend():
+    """SciPy's special functions leave a backend without a native `special` namespace
+    through NumPy and come back on the default device; through the plugin they come
+    back on their inputs' device, computed by stablejit.scipy.special (stouffer: ndtr,
+    ndtri) or by SciPy's NumPy fallback placed there (fisher: chdtrc; ttest_1samp and
+    pearsonr: stdtr by betainc). Each of these failed on the reference backend before."""
+    out = _run("scipy.stats.tests.test_device_dtype", "-k",
+               "test_combine_pvalues or (test_hypothesis_tests and (ttest_1samp or "
+               "pearsonr or normaltest))")
+    assert out.returncode == 0, out.stdout[-4000:] + out.stderr[-2000:]
+    passed = re.findall(r"^PASSED \S*::(\w+)\[(.*?)\]", out.stdout, re.M)
+    # test_device_dtype's `devices` fixture runs each over every device, "reference" too
+    for dtype in ("float32", "float64"):
+        for method in ("fisher", "pearson", "tippett", "stouffer", "mudholkar_george"):
+            assert ("test_combine_pvalues", f"stablejit.numpy-{dtype}-{method}") in passed
+        for name in ("ttest_1samp", "pearsonr", "normaltest"):
+            assert ("test_hypothesis_tests", f"stablejit.numpy-{dtype}-{name}") in passed
