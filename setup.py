@@ -8,12 +8,15 @@ from pathlib import Path
 
 from setuptools import Extension, setup
 
+HEADER = "frontend/_native/slots.h"  # shared by both sources
+
 
 def native(module: str, source: str) -> Extension:
-    # the source's digest, compiled in: stablejit refuses a build of another source (a
-    # stale extension in an editable checkout) and takes the Python path
-    digest = hashlib.sha256(Path(source).read_bytes().replace(b"\r\n", b"\n")).hexdigest()[:16]
-    return Extension(module, [source], optional=True,
+    # the digest of the source and the header, compiled in: stablejit refuses a build of
+    # other sources (a stale extension in an editable checkout) and takes the Python path
+    text = Path(source).read_bytes() + Path(HEADER).read_bytes()
+    digest = hashlib.sha256(text.replace(b"\r\n", b"\n")).hexdigest()[:16]
+    return Extension(module, [source], optional=True, depends=[HEADER],
                      define_macros=[("SOURCE_DIGEST", f'"{digest}"')])
 
 

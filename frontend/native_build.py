@@ -11,9 +11,11 @@ from pathlib import Path
 
 def source_digest(name: str) -> str | None:
     """The digest setup.py compiles into an extension, of its source `name` in _native/
-    beside this module (a checkout; an install may not carry it)."""
+    beside this module and the header both sources include (a checkout; an install may
+    not carry them)."""
+    folder = Path(__file__).parent / "_native"
     try:
-        text = (Path(__file__).parent / "_native" / name).read_bytes()
+        text = (folder / name).read_bytes() + (folder / "slots.h").read_bytes()
     except OSError:
         return None
     return hashlib.sha256(text.replace(b"\r\n", b"\n")).hexdigest()[:16]

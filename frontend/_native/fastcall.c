@@ -17,51 +17,35 @@
 #include <Python.h>
 #include <structmember.h>
 
+#include "slots.h"
+
 #ifndef SOURCE_DIGEST /* setup.py defines it: fastcall.py refuses a stale build */
 #define SOURCE_DIGEST "unknown"
 #endif
 
-static PyTypeObject *tensor_cls;  /* stablejit.tensor.Tensor */
 static PyObject *writes_dict, *config_dict, *debugging_dict, *tree_dict;
 static PyObject *s_fast, *s_epoch, *s_jepoch, *s_checks, *s_disabled, *s_registry, *s_flatten,
     *s_consume, *s_record, *s_outputs, *s_unflatten;
 /* slot offsets of Tensor, Entry and Program (their __slots__' member descriptors) */
-static Py_ssize_t t_data, t_backend, t_type, t_weak, t_view, t_aliases;
+static TensorSlots T; /* Tensor and its slots' offsets */
 static Py_ssize_t e_prog, e_lazy, e_single, e_backend, e_out_types, e_out_weak, e_fast_out;
 static Py_ssize_t p_execute, p_handlers;
 
-#define SLOT(obj, off) (*(PyObject **)((char *)(obj) + (off)))
 
-static int
-slot_offset(PyObject *cls, const char *name, Py_ssize_t *out)
-{
-    PyObject *d = PyObject_GetAttrString(cls, name);
-    if (d == NULL)
-        return -1;
-    if (!Py_IS_TYPE(d, &PyMemberDescr_Type) ||
-        ((PyMemberDescrObject *)d)->d_member->type != T_OBJECT_EX) {
-        PyErr_Format(PyExc_TypeError, "%R.%s is not a __slots__ member", cls, name);
-        Py_DECREF(d);
-        return -1;
-    }
-    *out = ((PyMemberDescrObject *)d)->d_member->offset;
-    Py_DECREF(d);
-    return 0;
-}
 
 /* A leaf's part of the key: (type, weak, _backend, _view), as jit._fast_leaf; NULL
  * without an exception when the leaf is no tensor (the Python path misses then). */
 static PyObject *
 leaf_key(PyObject *x)
 {
-    if (!PyObject_TypeCheck(x, tensor_cls))
+    if (!PyObject_TypeCheck(x, T.cls))
         return NULL;
     /* allocate first: a collection it starts may run finalizers, which could rebind
      * the slots we read */
     PyObject *key = PyTuple_New(4);
     if (key == NULL)
         return NULL;
-    const Py_ssize_t offsets[4] = {t_type, t_weak, t_backend, t_view};
+    const Py_ssize_t offsets[4] = {T.type, T.weak, T.backend, T.view};
     for (int i = 0; i < 4; i++) {
         PyObject *v = SLOT(x, offsets[i]);
         if (v == NULL) { /* unset: the Python path's attrgetter raises, and misses */
@@ -105,7 +89,7 @@ lookup(PyObject *jitted, PyObject *const *args, Py_ssize_t n, PyObject **leaves)
     *leaves = NULL;
     int all_tensors = 1;
     for (Py_ssize_t i = 0; i < n; i++)
-        if (!PyObject_TypeCheck(args[i], tensor_cls)) {
+        if (!PyObject_TypeCheck(args[i], T.cls)) {
             all_tensors = 0;
             break;
         }
@@ -167,34 +151,6 @@ miss:
     return entry;
 }
 
-/* The output Tensor, as Tensor(data, backend, type, weak) makes it (its __init__ only
- * sets the slots; tests compare both paths' tensors slot by slot). */
-static PyObject *
-new_tensor(PyObject *data, PyObject *backend, PyObject *type, PyObject *weak)
-{
-    /* held before allocating (see leaf_key); the tensor takes these references */
-    Py_INCREF(data);
-    Py_INCREF(backend);
-    Py_INCREF(type);
-    Py_INCREF(weak);
-    PyObject *t = tensor_cls->tp_alloc(tensor_cls, 0);
-    if (t == NULL) {
-        Py_DECREF(data);
-        Py_DECREF(backend);
-        Py_DECREF(type);
-        Py_DECREF(weak);
-        return NULL;
-    }
-    SLOT(t, t_data) = data;
-    SLOT(t, t_backend) = backend;
-    SLOT(t, t_type) = type;
-    SLOT(t, t_weak) = weak;
-    Py_INCREF(Py_None);
-    SLOT(t, t_view) = Py_None;
-    Py_INCREF(Py_None);
-    SLOT(t, t_aliases) = Py_None;
-    return t;
-}
 
 /* The call's result from the output buffers, as Entry.outputs (or the single output
  * tensor) makes it: one Tensor per buffer, rebuilt into the output tree by jaxlib's
@@ -223,7 +179,7 @@ outputs(PyObject *entry, PyObject *outs)
     Py_INCREF(fast_out);
     PyObject *res = NULL, *tensors = NULL;
     if (is_single) {
-        res = new_tensor(PyList_GET_ITEM(outs, 0), backend, PyTuple_GET_ITEM(types, 0),
+        res = make_tensor(&T, PyList_GET_ITEM(outs, 0), backend, PyTuple_GET_ITEM(types, 0),
                          PyTuple_GET_ITEM(weak, 0));
         goto done;
     }
@@ -231,7 +187,7 @@ outputs(PyObject *entry, PyObject *outs)
     if (tensors == NULL)
         goto done;
     for (Py_ssize_t i = 0; i < n; i++) {
-        PyObject *t = new_tensor(PyList_GET_ITEM(outs, i), backend,
+        PyObject *t = make_tensor(&T, PyList_GET_ITEM(outs, i), backend,
                                  PyTuple_GET_ITEM(types, i), PyTuple_GET_ITEM(weak, i));
         if (t == NULL)
             goto done;
@@ -268,7 +224,7 @@ run(PyObject *entry, PyObject *leaves)
     if (bufs == NULL)
         return NULL;
     for (Py_ssize_t i = 0; i < n; i++) {
-        PyObject *b = SLOT(items[i], t_data);
+        PyObject *b = SLOT(items[i], T.data);
         if (b == NULL || b == Py_None) { /* deleted: the Python path raises clearly */
             Py_DECREF(bufs);
             return NULL;
@@ -444,10 +400,7 @@ init(PyObject *module, PyObject *args)
     if (!PyArg_ParseTuple(args, "O!OOOOOO:init", &PyType_Type, &tensor, &entry, &program,
                           &writes, &config, &debugging, &tree))
         return NULL;
-    if (slot_offset(tensor, "_data", &t_data) || slot_offset(tensor, "_backend", &t_backend) ||
-        slot_offset(tensor, "type", &t_type) || slot_offset(tensor, "weak", &t_weak) ||
-        slot_offset(tensor, "_view", &t_view) || slot_offset(tensor, "_aliases", &t_aliases) ||
-        slot_offset(entry, "prog", &e_prog) || slot_offset(entry, "lazy", &e_lazy) ||
+    if (slot_offset(entry, "prog", &e_prog) || slot_offset(entry, "lazy", &e_lazy) ||
         slot_offset(entry, "_single", &e_single) || slot_offset(entry, "backend", &e_backend) ||
         slot_offset(entry, "out_types", &e_out_types) ||
         slot_offset(entry, "out_weak", &e_out_weak) ||
@@ -458,8 +411,8 @@ init(PyObject *module, PyObject *args)
     if (module_dict(writes, &writes_dict) || module_dict(config, &config_dict) ||
         module_dict(debugging, &debugging_dict) || module_dict(tree, &tree_dict))
         return NULL;
-    Py_INCREF(tensor);
-    Py_XSETREF(tensor_cls, (PyTypeObject *)tensor);
+    if (tensor_slots(tensor, &T) < 0)
+        return NULL;
     Py_RETURN_NONE;
 }
 

@@ -22,6 +22,8 @@
 #include <Python.h>
 #include <structmember.h>
 
+#include "slots.h"
+
 #ifndef SOURCE_DIGEST /* setup.py defines it: recorder_native.py refuses a stale build */
 #define SOURCE_DIGEST "unknown"
 #endif
@@ -32,7 +34,7 @@
 
 #ifndef RECORDER_UNSUPPORTED
 
-static PyTypeObject *tensor_cls, *pending_cls;
+static PyTypeObject *pending_cls;
 static PyObject *code_internal; /* errors._CODE_INTERNAL: code object -> bool */
 static PyObject *is_internal;   /* errors.is_internal(code): fills that memo */
 static PyObject *scalar_tag;    /* recorder._SCALAR */
@@ -50,28 +52,11 @@ static PyObject *s_lock, *s_graph, *s_tape, *s_locs, *s_types, *s_pending, *s_op
     *s_slot, *s_add, *s_results, *s_op_bound, *s_flush, *s_inferred, *s_infer, *s_dtype,
     *s_acquire, *s_release, *s_scalar_key;
 
-static Py_ssize_t t_data, t_backend, t_type, t_weak, t_view, t_aliases;
+static TensorSlots T; /* Tensor and its slots' offsets */
 static Py_ssize_t p_slot, p_graph, p_buffer;
 static PyObject *backends_dict; /* backends module dict: scalar_key for other numbers */
 
-#define SLOT(obj, off) (*(PyObject **)((char *)(obj) + (off)))
 
-static int
-slot_offset(PyObject *cls, const char *name, Py_ssize_t *out)
-{
-    PyObject *d = PyObject_GetAttrString(cls, name);
-    if (d == NULL)
-        return -1;
-    if (!Py_IS_TYPE(d, &PyMemberDescr_Type) ||
-        ((PyMemberDescrObject *)d)->d_member->type != T_OBJECT_EX) {
-        PyErr_Format(PyExc_TypeError, "%R.%s is not a __slots__ member", cls, name);
-        Py_DECREF(d);
-        return -1;
-    }
-    *out = ((PyMemberDescrObject *)d)->d_member->offset;
-    Py_DECREF(d);
-    return 0;
-}
 
 /* ---- the recorder's state: its instance dict ---------------------------------------- */
 
@@ -145,11 +130,11 @@ rec_list(Rec *r, PyObject *name)
 static Py_ssize_t
 slot_of(PyObject *self, Rec *r, PyObject *t)
 {
-    PyObject *slot_fn = Py_IS_TYPE(t, tensor_cls) ? _PyType_Lookup(Py_TYPE(self), s_slot)
+    PyObject *slot_fn = Py_IS_TYPE(t, T.cls) ? _PyType_Lookup(Py_TYPE(self), s_slot)
                                                   : NULL;
-    if (slot_fn != NULL && slot_fn == tape_slot && SLOT(t, t_backend) == self) {
+    if (slot_fn != NULL && slot_fn == tape_slot && SLOT(t, T.backend) == self) {
         /* GradTape._slot's hot case: a pending value of this tape while it records */
-        PyObject *d = SLOT(t, t_data), *s = d ? SLOT(d, p_slot) : NULL;
+        PyObject *d = SLOT(t, T.data), *s = d ? SLOT(d, p_slot) : NULL;
         PyObject *recording = PyDict_GetItemWithError(r->dict, s_recording);
         if (d != NULL && Py_IS_TYPE(d, pending_cls) && s != NULL && PyLong_CheckExact(s) &&
             recording == Py_True)
@@ -158,7 +143,7 @@ slot_of(PyObject *self, Rec *r, PyObject *t)
             return -1;
     }
     if (slot_fn != NULL && slot_fn == py_slot) {
-        PyObject *d = SLOT(t, t_data), *b = SLOT(t, t_backend);
+        PyObject *d = SLOT(t, T.data), *b = SLOT(t, T.backend);
         if (d != NULL && Py_IS_TYPE(d, pending_cls) && b == self) {
             PyObject *buf = SLOT(d, p_buffer), *g = SLOT(d, p_graph), *s = SLOT(d, p_slot);
             PyObject *graph = PyDict_GetItemWithError(r->dict, s_graph);
@@ -275,30 +260,6 @@ scalar_key(PyObject *value, PyObject *dtype)
     return key;
 }
 
-static PyObject *
-new_tensor(PyObject *data, PyObject *backend, PyObject *type)
-{
-    Py_INCREF(data);
-    Py_INCREF(backend);
-    Py_INCREF(type);
-    PyObject *t = tensor_cls->tp_alloc(tensor_cls, 0);
-    if (t == NULL) {
-        Py_DECREF(data);
-        Py_DECREF(backend);
-        Py_DECREF(type);
-        return NULL;
-    }
-    SLOT(t, t_data) = data;
-    SLOT(t, t_backend) = backend;
-    SLOT(t, t_type) = type;
-    Py_INCREF(Py_False);
-    SLOT(t, t_weak) = Py_False;
-    Py_INCREF(Py_None);
-    SLOT(t, t_view) = Py_None;
-    Py_INCREF(Py_None);
-    SLOT(t, t_aliases) = Py_None;
-    return t;
-}
 
 /* Recorder._results(first, 1): the pending result tensor, the op count, and a flush when
  * the graph is full. Returns the 1-tuple of the tensor. */
@@ -338,7 +299,7 @@ one_result(PyObject *self, Rec *r, Py_ssize_t first, PyObject *type)
         return NULL;
     }
     Py_DECREF(ref);
-    PyObject *t = new_tensor(p, self, type);
+    PyObject *t = make_tensor(&T, p, self, type, Py_False);
     Py_DECREF(p);
     if (t == NULL)
         return NULL;
@@ -675,9 +636,9 @@ apply(PyObject *module, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnam
 static PyObject *
 apply_scalar(PyObject *module, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
 {
-    if (nargs != 5 || kwnames != NULL || !Py_IS_TYPE(args[2], tensor_cls))
+    if (nargs != 5 || kwnames != NULL || !Py_IS_TYPE(args[2], T.cls))
         return call_python(py_apply_scalar, args, nargs, kwnames);
-    PyObject *self = args[0], *x = args[2], *xt = SLOT(x, t_type);
+    PyObject *self = args[0], *x = args[2], *xt = SLOT(x, T.type);
     if (xt == NULL)
         return call_python(py_apply_scalar, args, nargs, kwnames);
     Rec r;
@@ -715,7 +676,7 @@ record_broadcast(PyObject *self, Rec *r, PyObject *prim, PyObject *const *tensor
         goto done;
     for (Py_ssize_t i = 0; i < n; i++) {
         PyObject *t = tensors[i];
-        PyObject *ty = Py_IS_TYPE(t, tensor_cls) ? SLOT(t, t_type) : NULL;
+        PyObject *ty = Py_IS_TYPE(t, T.cls) ? SLOT(t, T.type) : NULL;
         PyObject *tshape = ty ? PyObject_GetAttr(ty, s_shape) : NULL;
         if (tshape == NULL) {
             if (!PyErr_Occurred())
@@ -971,10 +932,10 @@ fastop_record(FastOp *op, PyObject *a, PyObject *b)
     PyObject *x, *value = NULL;
     int scalar_first = 0;
     PyObject *backend = NULL, *bshape = NULL;
-    if (Py_IS_TYPE(a, tensor_cls) && Py_IS_TYPE(b, tensor_cls)) {
+    if (Py_IS_TYPE(a, T.cls) && Py_IS_TYPE(b, T.cls)) {
         x = a;
-        PyObject *ta = SLOT(a, t_type), *tb = SLOT(b, t_type);
-        if (ta == NULL || tb == NULL || SLOT(b, t_weak) != Py_False)
+        PyObject *ta = SLOT(a, T.type), *tb = SLOT(b, T.type);
+        if (ta == NULL || tb == NULL || SLOT(b, T.weak) != Py_False)
             return NULL;
         if (ta != tb) {
             /* one dtype, two shapes (a bias add): Python promotes nothing, checks the
@@ -994,7 +955,7 @@ fastop_record(FastOp *op, PyObject *a, PyObject *b)
                 return NULL;
             }
         }
-        PyObject *ba = SLOT(a, t_backend), *bb = SLOT(b, t_backend);
+        PyObject *ba = SLOT(a, T.backend), *bb = SLOT(b, T.backend);
         if (ba != bb) {
             /* a tensor of the recorder and one of its device (p - g in an update step):
              * Python's promote-and-broadcast path picks the recorder, which reads the
@@ -1005,25 +966,25 @@ fastop_record(FastOp *op, PyObject *a, PyObject *b)
                             : tape_cls && bb && Py_IS_TYPE(bb, tape_cls) ? bb : NULL;
             PyObject **dp = rec ? _PyObject_GetDictPtr(rec) : NULL;
             PyObject *target = dp && *dp ? PyDict_GetItemWithError(*dp, s_target) : NULL;
-            if (target == NULL || (rec == ba ? bb : ba) != target || SLOT(x, t_data) == NULL ||
-                SLOT(b, t_data) == NULL)
+            if (target == NULL || (rec == ba ? bb : ba) != target || SLOT(x, T.data) == NULL ||
+                SLOT(b, T.data) == NULL)
                 goto none;
             backend = rec;
         }
     }
-    else if (Py_IS_TYPE(a, tensor_cls) && is_py_number(b)) {
+    else if (Py_IS_TYPE(a, T.cls) && is_py_number(b)) {
         x = a, value = b;
     }
-    else if (Py_IS_TYPE(b, tensor_cls) && is_py_number(a)) {
+    else if (Py_IS_TYPE(b, T.cls) && is_py_number(a)) {
         x = b, value = a, scalar_first = 1;
     }
     else {
         goto none;
     }
     if (backend == NULL)
-        backend = SLOT(x, t_backend);
-    PyObject *xt = SLOT(x, t_type);
-    if (backend == NULL || xt == NULL || SLOT(x, t_weak) != Py_False)
+        backend = SLOT(x, T.backend);
+    PyObject *xt = SLOT(x, T.type);
+    if (backend == NULL || xt == NULL || SLOT(x, T.weak) != Py_False)
         goto none;
     int ready = records_now(backend);
     if (ready <= 0)
@@ -1256,9 +1217,9 @@ fastbind_general(PyObject *const *args, Py_ssize_t nargs)
     PyObject **items = PySequence_Fast_ITEMS(tensors);
     for (Py_ssize_t i = 0; i < n; i++) {
         PyObject *t = items[i];
-        if (!Py_IS_TYPE(t, tensor_cls) || SLOT(t, t_weak) != Py_False ||
-            (SLOT(t, t_backend) != b && SLOT(t, t_backend) != target) ||
-            SLOT(t, t_data) == NULL) {
+        if (!Py_IS_TYPE(t, T.cls) || SLOT(t, T.weak) != Py_False ||
+            (SLOT(t, T.backend) != b && SLOT(t, T.backend) != target) ||
+            SLOT(t, T.data) == NULL) {
             Py_DECREF(tensors);
             goto done;
         }
@@ -1281,9 +1242,9 @@ fastbind_record(FastBind *self, PyObject *const *args, Py_ssize_t nargs)
     if (self->arity == 4)
         return fastbind_general(args, nargs);
     PyObject *prim = args[0], *x = args[1];
-    if (!Py_IS_TYPE(x, tensor_cls) || SLOT(x, t_weak) != Py_False)
+    if (!Py_IS_TYPE(x, T.cls) || SLOT(x, T.weak) != Py_False)
         return NULL;
-    PyObject *backend = SLOT(x, t_backend), *xt = SLOT(x, t_type);
+    PyObject *backend = SLOT(x, T.backend), *xt = SLOT(x, T.type);
     if (backend == NULL || xt == NULL)
         return NULL;
     PyObject *attrs = empty_attrs, *y = NULL, *value = NULL, *first = Py_False;
@@ -1297,8 +1258,8 @@ fastbind_record(FastBind *self, PyObject *const *args, Py_ssize_t nargs)
         if (nargs != 3)
             return NULL;
         y = args[2];
-        if (!Py_IS_TYPE(y, tensor_cls) || SLOT(y, t_backend) != backend ||
-            SLOT(y, t_weak) != Py_False)
+        if (!Py_IS_TYPE(y, T.cls) || SLOT(y, T.backend) != backend ||
+            SLOT(y, T.weak) != Py_False)
             return NULL;
     }
     else {
@@ -1500,10 +1461,7 @@ init(PyObject *module, PyObject *args)
                           &pending, &PyDict_Type, &internal, &is_int, &tag, &empty, &pa, &pas,
                           &ps, &padd, &pres, &backends))
         return NULL;
-    if (slot_offset(tensor, "_data", &t_data) || slot_offset(tensor, "_backend", &t_backend) ||
-        slot_offset(tensor, "type", &t_type) || slot_offset(tensor, "weak", &t_weak) ||
-        slot_offset(tensor, "_view", &t_view) || slot_offset(tensor, "_aliases", &t_aliases) ||
-        slot_offset(pending, "slot", &p_slot) || slot_offset(pending, "graph", &p_graph) ||
+    if (tensor_slots(tensor, &T) < 0 || slot_offset(pending, "slot", &p_slot) || slot_offset(pending, "graph", &p_graph) ||
         slot_offset(pending, "buffer", &p_buffer))
         return NULL;
     PyObject *bd = PyObject_GetAttrString(backends, "__dict__");
@@ -1515,7 +1473,6 @@ init(PyObject *module, PyObject *args)
     }
     Py_XSETREF(backends_dict, bd);
 #define KEEP(var, obj) Py_INCREF(obj); Py_XSETREF(var, obj)
-    KEEP(tensor_cls, (PyTypeObject *)tensor);
     KEEP(pending_cls, (PyTypeObject *)pending);
     KEEP(code_internal, internal);
     KEEP(is_internal, is_int);

@@ -10,6 +10,7 @@ from __future__ import annotations
 import functools
 from collections.abc import Callable
 
+from .. import numpy as snp
 from ..compiler import dtypes as dt
 from ..errors import at_user_line
 from ..numpy import astype
@@ -49,6 +50,4 @@ def log1p(u: Tensor) -> Tensor:
     """log(1 + u), to an ulp or two: XLA's log1p is up to 120 ulps off for u in about
     (-0.5, -0.3) in float64 (2.7e-14 at -0.414; jax's too), where log(1 + u) is exact
     to an ulp (1 + u rounds by at most half an ulp of a value >= 0.5, and |log| >= 0.29)."""
-    from .. import numpy as snp
-
     return snp.where(u < -0.25, snp.log(1.0 + u), snp.log1p(u))

@@ -1,0 +1,78 @@
+/* What both extensions (fastcall.c, recorder.c) need of Python classes with __slots__:
+ * a slot's offset, read once from its member descriptor, and the Tensor made as
+ * Tensor.__init__ makes it. Included by each .c file (each keeps its own offsets). */
+#ifndef STABLEJIT_NATIVE_SLOTS_H
+#define STABLEJIT_NATIVE_SLOTS_H
+
+#include <Python.h>
+#include <structmember.h>
+
+#define SLOT(obj, off) (*(PyObject **)((char *)(obj) + (off)))
+
+/* the offset of cls's __slots__ member `name`; -1 with TypeError where it is none */
+static int
+slot_offset(PyObject *cls, const char *name, Py_ssize_t *out)
+{
+    PyObject *d = PyObject_GetAttrString(cls, name);
+    if (d == NULL)
+        return -1;
+    if (!Py_IS_TYPE(d, &PyMemberDescr_Type) ||
+        ((PyMemberDescrObject *)d)->d_member->type != T_OBJECT_EX) {
+        PyErr_Format(PyExc_TypeError, "%R.%s is not a __slots__ member", cls, name);
+        Py_DECREF(d);
+        return -1;
+    }
+    *out = ((PyMemberDescrObject *)d)->d_member->offset;
+    Py_DECREF(d);
+    return 0;
+}
+
+/* Tensor's slots (set by each extension's init from the class) */
+typedef struct {
+    PyTypeObject *cls;
+    Py_ssize_t data, backend, type, weak, view, aliases;
+} TensorSlots;
+
+static int
+tensor_slots(PyObject *cls, TensorSlots *t)
+{
+    if (slot_offset(cls, "_data", &t->data) || slot_offset(cls, "_backend", &t->backend) ||
+        slot_offset(cls, "type", &t->type) || slot_offset(cls, "weak", &t->weak) ||
+        slot_offset(cls, "_view", &t->view) || slot_offset(cls, "_aliases", &t->aliases))
+        return -1;
+    Py_INCREF(cls);
+    Py_XSETREF(t->cls, (PyTypeObject *)cls);
+    return 0;
+}
+
+/* Tensor(data, backend, type, weak), as its __init__ makes it (it only sets the slots;
+ * the tests compare both paths' tensors slot by slot) */
+static PyObject *
+make_tensor(const TensorSlots *t, PyObject *data, PyObject *backend, PyObject *type,
+            PyObject *weak)
+{
+    /* held before allocating: a collection it starts may run finalizers */
+    Py_INCREF(data);
+    Py_INCREF(backend);
+    Py_INCREF(type);
+    Py_INCREF(weak);
+    PyObject *x = t->cls->tp_alloc(t->cls, 0);
+    if (x == NULL) {
+        Py_DECREF(data);
+        Py_DECREF(backend);
+        Py_DECREF(type);
+        Py_DECREF(weak);
+        return NULL;
+    }
+    SLOT(x, t->data) = data;
+    SLOT(x, t->backend) = backend;
+    SLOT(x, t->type) = type;
+    SLOT(x, t->weak) = weak;
+    Py_INCREF(Py_None);
+    SLOT(x, t->view) = Py_None;
+    Py_INCREF(Py_None);
+    SLOT(x, t->aliases) = Py_None;
+    return x;
+}
+
+#endif
