@@ -303,8 +303,9 @@ def lazy() -> bool:
 
 
 def native() -> bool:
-    """STABLEJIT_NATIVE=0: jitted calls take the Python path even where the native
-    cached call was built (read when stablejit is imported; docs/native.md)."""
+    """STABLEJIT_NATIVE=0: jitted calls and the lazy recorder take the Python path even
+    where the native extensions were built (read when stablejit is imported;
+    docs/native.md)."""
     return _read("STABLEJIT_NATIVE", _flag, True, "0 or 1")
 
 
