@@ -1118,18 +1118,24 @@ fastop_getattro(FastOp *self, PyObject *name)
     return PyObject_GetAttr(self->python, name);
 }
 
+/* FastOp and FastBind both begin with the Python function they stand for */
+typedef struct {
+    PyObject_HEAD
+    PyObject *python;
+} Wrapper;
+
 static PyObject *
-fastop_attr(FastOp *self, void *name)
+wrapped_attr(Wrapper *self, void *name)
 {
     return PyObject_GetAttrString(self->python, (const char *)name);
 }
 
-/* what the type itself would answer first: the Python operator's instead */
-static PyGetSetDef fastop_getset[] = {
-    {"__name__", (getter)fastop_attr, NULL, NULL, "__name__"},
-    {"__qualname__", (getter)fastop_attr, NULL, NULL, "__qualname__"},
-    {"__doc__", (getter)fastop_attr, NULL, NULL, "__doc__"},
-    {"__module__", (getter)fastop_attr, NULL, NULL, "__module__"},
+/* what the type itself would answer first: the Python function's instead */
+static PyGetSetDef wrapper_getset[] = {
+    {"__name__", (getter)wrapped_attr, NULL, NULL, "__name__"},
+    {"__qualname__", (getter)wrapped_attr, NULL, NULL, "__qualname__"},
+    {"__doc__", (getter)wrapped_attr, NULL, NULL, "__doc__"},
+    {"__module__", (getter)wrapped_attr, NULL, NULL, "__module__"},
     {NULL},
 };
 
@@ -1157,7 +1163,7 @@ static PyTypeObject FastOpType = {
     .tp_descr_get = (descrgetfunc)fastop_get,
     .tp_getattro = (getattrofunc)fastop_getattro,
     .tp_members = fastop_members,
-    .tp_getset = fastop_getset,
+    .tp_getset = wrapper_getset,
 };
 
 /* ---- dispatch's fast binds: the same question, for namespace functions ------------- */
@@ -1340,20 +1346,6 @@ fastbind_dealloc(FastBind *self)
     Py_TYPE(self)->tp_free((PyObject *)self);
 }
 
-static PyObject *
-fastbind_attr(FastBind *self, void *name)
-{
-    return PyObject_GetAttrString(self->python, (const char *)name);
-}
-
-static PyGetSetDef fastbind_getset[] = {
-    {"__name__", (getter)fastbind_attr, NULL, NULL, "__name__"},
-    {"__qualname__", (getter)fastbind_attr, NULL, NULL, "__qualname__"},
-    {"__doc__", (getter)fastbind_attr, NULL, NULL, "__doc__"},
-    {"__module__", (getter)fastbind_attr, NULL, NULL, "__module__"},
-    {NULL},
-};
-
 static PyMemberDef fastbind_members[] = {
     {"python", T_OBJECT, offsetof(FastBind, python), READONLY, "the Python function"},
     {"__wrapped__", T_OBJECT, offsetof(FastBind, python), READONLY, "the Python function"},
@@ -1373,7 +1365,7 @@ static PyTypeObject FastBindType = {
     .tp_call = PyVectorcall_Call,
     .tp_vectorcall_offset = offsetof(FastBind, vectorcall),
     .tp_members = fastbind_members,
-    .tp_getset = fastbind_getset,
+    .tp_getset = wrapper_getset,
 };
 
 /* fast_bind(python, arity): the C bind around dispatch's Python one */
