@@ -444,6 +444,54 @@ known_types(PyObject *prim, PyObject *in_types, PyObject *attrs)
     return out;
 }
 
+/* in_types[i] = the tape's type of slot slots[i]; -1 with an exception on error */
+static int
+slot_types(Rec *r, PyObject *slots, PyObject *in_types)
+{
+    PyObject *types = rec_list(r, s_types);
+    if (types == NULL) {
+        if (!PyErr_Occurred())
+            PyErr_SetString(PyExc_TypeError, "a recorder's _types is not a list");
+        return -1;
+    }
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(slots); i++) {
+        Py_ssize_t s = PyLong_AsSsize_t(PyTuple_GET_ITEM(slots, i));
+        if (s < 0 || s >= PyList_GET_SIZE(types)) {
+            if (!PyErr_Occurred())
+                PyErr_SetString(PyExc_IndexError, "a recorder slot out of range");
+            return -1;
+        }
+        PyObject *ty = PyList_GET_ITEM(types, s);
+        Py_INCREF(ty);
+        PyTuple_SET_ITEM(in_types, i, ty);
+    }
+    return 0;
+}
+
+/* a shape rule not seen before (or one that raises): Recorder._add appends the entry
+ * (and decides the error), then the results as Recorder.apply makes them */
+static PyObject *
+add_in_python(PyObject *self, Rec *r, PyObject *prim, PyObject *slots, PyObject *attrs,
+              PyObject *site)
+{
+    PyObject *first = PyObject_CallMethodObjArgs(self, s_add, prim, slots, attrs, site, NULL);
+    if (first == NULL)
+        return NULL;
+    PyObject *types = rec_list(r, s_types), *res = NULL;
+    Py_ssize_t f = PyLong_AsSsize_t(first);
+    Py_ssize_t count = types ? PyList_GET_SIZE(types) - f : -1;
+    if (f >= 0 && count == 1) {
+        res = one_result(self, r, f, PyList_GET_ITEM(types, f));
+    }
+    else if (!PyErr_Occurred()) {
+        PyObject *c = PyLong_FromSsize_t(count);
+        res = c ? PyObject_CallMethodObjArgs(self, s_results, first, c, NULL) : NULL;
+        Py_XDECREF(c);
+    }
+    Py_DECREF(first);
+    return res;
+}
+
 /* ---- recording ------------------------------------------------------------------------ */
 
 /* Recorder.apply's body for n (1 or 2) tensors and no regions, under the lock: a tuple
@@ -454,7 +502,6 @@ record_op(PyObject *self, Rec *r, PyObject *prim, PyObject *const *tensors, Py_s
 {
     PyObject *res = NULL, *slots = NULL, *in_types = NULL, *out = NULL, *site = NULL,
              *entry = NULL;
-    PyObject *types;
     slots = PyTuple_New(n);
     in_types = PyTuple_New(n);
     if (slots == NULL || in_types == NULL)
@@ -468,23 +515,8 @@ record_op(PyObject *self, Rec *r, PyObject *prim, PyObject *const *tensors, Py_s
             goto done;
         PyTuple_SET_ITEM(slots, i, so);
     }
-    types = rec_list(r, s_types);
-    if (types == NULL) {
-        if (!PyErr_Occurred())
-            PyErr_SetString(PyExc_TypeError, "a recorder's _types is not a list");
+    if (slot_types(r, slots, in_types) < 0)
         goto done;
-    }
-    for (Py_ssize_t i = 0; i < n; i++) {
-        Py_ssize_t s = PyLong_AsSsize_t(PyTuple_GET_ITEM(slots, i));
-        if (s < 0 || s >= PyList_GET_SIZE(types)) {
-            if (!PyErr_Occurred())
-                PyErr_SetString(PyExc_IndexError, "a recorder slot out of range");
-            goto done;
-        }
-        PyObject *ty = PyList_GET_ITEM(types, s);
-        Py_INCREF(ty);
-        PyTuple_SET_ITEM(in_types, i, ty);
-    }
     site = user_site();
     if (site == NULL)
         goto done;
@@ -492,25 +524,7 @@ record_op(PyObject *self, Rec *r, PyObject *prim, PyObject *const *tensors, Py_s
     if (out == NULL) {
         if (PyErr_Occurred())
             goto done;
-        /* a shape rule not seen before (or one that raises): Recorder._add decides */
-        PyObject *first = PyObject_CallMethodObjArgs(self, s_add, prim, slots, attrs, site,
-                                                     NULL);
-        if (first == NULL)
-            goto done;
-        Py_ssize_t f = PyLong_AsSsize_t(first);
-        types = rec_list(r, s_types);
-        Py_ssize_t count = types ? PyList_GET_SIZE(types) - f : -1;
-        if (f < 0 || count != 1) {
-            if (!PyErr_Occurred()) {
-                PyObject *c = PyLong_FromSsize_t(count);
-                res = c ? PyObject_CallMethodObjArgs(self, s_results, first, c, NULL) : NULL;
-                Py_XDECREF(c);
-            }
-            Py_DECREF(first);
-            goto done;
-        }
-        Py_DECREF(first);
-        res = one_result(self, r, f, PyList_GET_ITEM(types, f));
+        res = add_in_python(self, r, prim, slots, attrs, site);
         goto done;
     }
     entry = PyTuple_Pack(3, prim, attrs, slots);
@@ -708,43 +722,13 @@ record_broadcast(PyObject *self, Rec *r, PyObject *prim, PyObject *const *tensor
         }
         PyTuple_SET_ITEM(slots, i, so);
     }
-    PyObject *types = rec_list(r, s_types);
-    if (types == NULL) {
-        if (!PyErr_Occurred())
-            PyErr_SetString(PyExc_TypeError, "a recorder's _types is not a list");
+    if (slot_types(r, slots, in_types) < 0)
         goto done;
-    }
-    for (Py_ssize_t i = 0; i < n; i++) {
-        Py_ssize_t s = PyLong_AsSsize_t(PyTuple_GET_ITEM(slots, i));
-        if (s < 0 || s >= PyList_GET_SIZE(types)) {
-            if (!PyErr_Occurred())
-                PyErr_SetString(PyExc_IndexError, "a recorder slot out of range");
-            goto done;
-        }
-        PyObject *ty = PyList_GET_ITEM(types, s);
-        Py_INCREF(ty);
-        PyTuple_SET_ITEM(in_types, i, ty);
-    }
     out = known_types(prim, in_types, empty_attrs);
     if (out == NULL) {
         if (PyErr_Occurred())
             goto done;
-        PyObject *first = PyObject_CallMethodObjArgs(self, s_add, prim, slots, empty_attrs,
-                                                     site, NULL);
-        if (first == NULL)
-            goto done;
-        types = rec_list(r, s_types);
-        Py_ssize_t f = PyLong_AsSsize_t(first);
-        Py_ssize_t count = types ? PyList_GET_SIZE(types) - f : -1;
-        if (f >= 0 && count == 1) {
-            res = one_result(self, r, f, PyList_GET_ITEM(types, f));
-        }
-        else if (!PyErr_Occurred()) {
-            PyObject *c = PyLong_FromSsize_t(count);
-            res = c ? PyObject_CallMethodObjArgs(self, s_results, first, c, NULL) : NULL;
-            Py_XDECREF(c);
-        }
-        Py_DECREF(first);
+        res = add_in_python(self, r, prim, slots, empty_attrs, site);
         goto done;
     }
     if (PyTuple_GET_SIZE(out) != 1) {
