@@ -12,7 +12,7 @@ import os
 import sys
 
 import numpy as np
-from jaxlib import _hlo, _jax
+from jaxlib import _hlo, _jax, xla_client
 
 Buffer = _jax.ArrayImpl
 
@@ -111,10 +111,16 @@ def _sharding(device):
     return _jax.SingleDeviceSharding(device)
 
 
+# jaxlib's array_result_handler(aval, sharding, committed) took a fourth argument,
+# _skip_checks, until its extension version 489 (jax 0.11) made skipping the only way
+_SKIP_CHECKS = (True,) if xla_client._version < 489 else ()
+
+
 def result_handler(shape: tuple, np_dtype, device):
     """What turns an executable's output on `device` into a buffer, in C++ (see
     Executable.run)."""
-    return _jax.array_result_handler(aval(shape, np_dtype), _sharding(device), True, True)
+    return _jax.array_result_handler(aval(shape, np_dtype), _sharding(device), True,
+                                     *_SKIP_CHECKS)
 
 
 def to_device(array: np.ndarray, device) -> Buffer:
