@@ -91,7 +91,7 @@ def set_default_backend(backend) -> None:
 def default_backend(backend):
     """`with stablejit.default_backend("reference"): ...` — new tensors (and ops
     without tensor operands) in the block use this backend."""
-    with context.using_backend(resolve_backend(backend)) as b:
+    with context.using_default(resolve_backend(backend)) as b:
         yield b
 
 

@@ -381,5 +381,10 @@ class XlaBackend(ProgramBackend):
                 f"stablejit.XlaBackend.for_platform({self.platform!r}, {self.device.id}))"))
         return Tensor(buffers.to_device(t.numpy(), self.device), self, t.type, t.weak)
 
+    def follow(self, t: Tensor) -> Tensor:
+        """A tensor of the default device copied here (device to device where PJRT can),
+        because it meets data placed on this device on purpose (dispatch._combine)."""
+        return Tensor(buffers.copy_to(t._live(), self.device), self, t.type, t.weak)
+
     def __repr__(self) -> str:
         return f"<backend {self.name}>"

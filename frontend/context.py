@@ -8,7 +8,7 @@ import contextlib
 import threading
 
 from . import config, platforms, recorder_native
-from .backends import XlaBackend
+from .backends import REFERENCE, XlaBackend
 from .lazy_backend import LazyBackend
 
 _state = threading.local()
@@ -43,6 +43,49 @@ def global_default():
 def set_global_default(backend) -> None:
     global _global_default
     _global_default = backend
+
+
+def user_default():
+    """The backend the user made the default: the innermost `default_backend` block's,
+    else the process-wide one (not a backend a namespace function runs on because its
+    inputs are there: tracebacks.follow_boundary)."""
+    d = getattr(_state, "defaults", None)
+    return d[-1] if d else global_default()
+
+
+@contextlib.contextmanager
+def using_default(backend):
+    """using_backend for a `default_backend` block: also what user_default answers."""
+    d = getattr(_state, "defaults", None)
+    if d is None:
+        d = _state.defaults = []
+    d.append(backend)
+    try:
+        with using_backend(backend):
+            yield backend
+    finally:
+        d.pop()
+
+
+def meeting_place(a, b):
+    """Where data of two backends that hold it (neither deferred nor a trace) meets, in
+    eager ops and jit calls alike: as jax's uncommitted arrays follow committed ones,
+    data made where nothing was asked for (on the user's default backend) follows data
+    placed elsewhere on purpose; else a device wins over the reference backend; two
+    devices neither of which is the default: `a`, whose adopt raises a clear error."""
+    default = user_default()
+    if a is default or b is default:
+        return b if a is default else a
+    return b if a is REFERENCE else a
+
+
+def arrive(t, backend):
+    """t's data on `backend`, where meeting_place sent it: a default device's buffer is
+    copied device to device; anything else is the backend's adopt."""
+    if t._backend.device_buffers and backend.device_buffers and not backend.deferred \
+            and t._backend is user_default():
+        return backend.follow(t)
+    return backend.adopt(t)
 
 
 def concrete_default():

@@ -2,8 +2,11 @@
 
 Backend choice for one op: a live trace wins (its operands from outside are captured);
 otherwise a lazy backend wins (it records the op; the other tensor's data joins its
-graph), and an XLA device backend wins over the reference backend (whose data moves to
-the device); two different devices are an error. Ops with no tensor operands (iota,
+graph); of two backends holding data, the one that is not the default wins (data made
+without asking for a device follows data placed on purpose, as jax's uncommitted arrays
+follow committed ones), else an XLA device wins over the reference backend (whose data
+moves to the device); two devices, neither the default, are an error (the rule is
+context.meeting_place, which jit's arguments follow too). Ops with no tensor operands (iota,
 constants) go to the current default backend (context.py): the trace while jit is
 tracing, else the user's default (`stablejit.default_backend`). A control-flow body
 being traced records every op made while it is current, whatever its operands.
@@ -12,12 +15,11 @@ being traced records every op made while it is current, whatever its operands.
 from __future__ import annotations
 
 from . import config, debugging, recorder_native, writes
-from .backends import REFERENCE
 from .compiler import dtypes as dt
 from .compiler.errors import ShapeError
 from .compiler.ir import EMPTY_ATTRS, Attrs
 from .compiler.primitives import shape_ops
-from .context import current_backend, stack
+from .context import arrive, current_backend, meeting_place, stack
 from .errors import at_user_line, user_location
 from .promotion import weak_result
 from .tracing import escaped_error
@@ -47,9 +49,9 @@ def _combine(a, b):
     if a.deferred and b.deferred:
         cur = current_backend()  # a grad tape and the lazy graph around it: the tape
         return cur if cur is b else a  # records (it reads the graph's values as inputs)
-    if a is REFERENCE or b.deferred and not a.deferred:
-        return b  # data moves to a device; a lazy backend keeps recording
-    return a  # two devices: a.adopt(b-tensor) raises a clear error
+    if a.deferred or b.deferred:
+        return a if a.deferred else b  # a lazy backend keeps recording
+    return meeting_place(a, b)  # two backends holding data
 
 
 def backend_for(tensors):
@@ -201,7 +203,7 @@ def _bring(backend, t):
     # a live trace always wins pick, so a traced operand here is from an ended trace
     if not t._backend.concrete:
         raise escaped_error()
-    return backend.adopt(t)
+    return arrive(t, backend)
 
 
 # the fast binds and bind in C where the extension is built: they record an op on a lazy

@@ -23,9 +23,9 @@ import numpy as np
 from . import config, debugging, fastcall, promotion, tree, writes
 from .aot import Lowered
 from .api import resolve_backend
-from .backends import REFERENCE, XlaBackend
+from .backends import XlaBackend
 from .compiler.ir import Function, TensorType
-from .context import concrete_default
+from .context import concrete_default, meeting_place
 from .errors import at_user_line, user_location
 from .platforms import default_platform
 from .promotion import is_weak_scalar, python_scalar_dtype
@@ -286,8 +286,10 @@ class Jitted:
                     return None, leaves, None  # inside another trace
                 if b.inlines_calls:  # grad's tape (in lazy()): inlined, as in a trace
                     return None, leaves, None
-                if backend is None or backend is REFERENCE or b.sharded:
+                if backend is None or b.sharded:
                     backend = b
+                elif b is not backend and not backend.sharded:
+                    backend = meeting_place(backend, b)  # as an eager op's operands
         if self._backend_spec is not None:
             backend = resolve_backend(self._backend_spec)
         elif backend is None:

@@ -14,6 +14,7 @@ import numpy as np
 from . import tree, views
 from .compiler import dtypes as dt
 from .compiler.ir import TensorType
+from .context import arrive, user_default
 from .errors import at_user_line
 from .keys import exact_key
 from .promotion import is_weak_scalar, python_scalar_dtype
@@ -150,6 +151,9 @@ def _fast_structure(out_tree):
 
 def to_tensor(x, backend) -> Tensor:
     if type(x) is Tensor:
+        if x._backend is not backend and x._backend.device_buffers \
+                and backend.device_buffers and x._backend is user_default():
+            return arrive(x, backend)  # default-device data follows (context.meeting_place)
         return x
     if isinstance(x, Tensor):
         return x

@@ -75,13 +75,17 @@ def test_host_and_reference_data_move_automatically():
     with stablejit.default_backend("reference"):
         r = snp.asarray(np.array([10.0, 20.0], np.float32))
     assert r.backend is stablejit.REFERENCE
-    s = x + r  # the device wins; the reference data moves there
-    assert isinstance(s.backend, XlaBackend)
+    # x was made on the default device, r elsewhere on purpose: x's data follows r
+    # (tests/host/test_device_following.py has the rule's table)
+    s = x + r
+    assert s.backend is stablejit.REFERENCE
     np.testing.assert_array_equal(np.asarray(s), [11, 22])
     np.testing.assert_array_equal(np.asarray(x * np.array([3.0], np.float32)), [3, 6])
     j = stablejit.jit(lambda a, b: a - b)(x, r)
-    assert isinstance(j.backend, XlaBackend)
+    assert j.backend is stablejit.REFERENCE
     np.testing.assert_array_equal(np.asarray(j), [-9, -18])
+    with stablejit.default_backend("reference"):  # inside, the device data is elsewhere
+        assert isinstance((x + r).backend, XlaBackend)
 
 
 @pytest.mark.parametrize("backend", ["xla", "reference"])
@@ -131,16 +135,18 @@ MULTI = textwrap.dedent("""\
     except DeletedTensorError as e:
         out["deleted"] = str(e)
     try:
-        c + t                                      # devices 0 and 2
+        stablejit.backend_copy(x, b[3]) + t        # devices 3 and 2, both on purpose
     except DeviceMismatchError as e:
         out["mixed"] = str(e)
+    out["follows"] = (c + t).device.id             # c on the default device follows t
     f = stablejit.jit(lambda a: snp.sin(a) + 1.0, device_id=3)
     r = f(np.linspace(0, 1, 6, dtype=np.float32))  # host data goes to device 3
     out["jit3"] = [r.device.id, np.asarray(r).tolist()]
     g = stablejit.jit(lambda a, b: a * b)
     out["jit_follows"] = g(t, t).device.id         # runs where its arguments live
+    out["jit_follows_too"] = g(c, t).device.id
     try:
-        g(c, t)
+        g(stablejit.backend_copy(x, b[3]), t)
     except DeviceMismatchError as e:
         out["jit_mixed"] = str(e)
     try:
@@ -163,8 +169,9 @@ def test_several_host_devices():
     assert out["transfer"] == [2, [0, 2, 4, 6, 8, 10]]
     assert "deleted" in out["deleted"]
     for k in ("mixed", "jit_mixed"):
-        assert "xla:host:0" in out[k] and "xla:host:2" in out[k], out[k]
+        assert "xla:host:3" in out[k] and "xla:host:2" in out[k], out[k]
         assert "backend_transfer" in out[k]
+    assert out["follows"] == out["jit_follows_too"] == 2
     assert "xla:host:2" in out["jit_pinned"] and "xla:host:3" in out["jit_pinned"]
     assert out["jit3"][0] == 3
     np.testing.assert_allclose(out["jit3"][1], np.sin(np.linspace(0, 1, 6)) + 1, rtol=1e-6)
