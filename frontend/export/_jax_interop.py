@@ -23,6 +23,7 @@ carried (stablejit checks them in Python, not in the module).
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 
 from .. import tree
@@ -160,7 +161,7 @@ def to_jax(exported: Exported, platform: str | None = None) -> bytearray:
         return jax.tree_util.tree_structure(tree.unflatten(td, [0] * td.num_leaves))
 
     n_in, n_out = len(exported.in_avals), len(exported.out_avals)
-    jexp = jex.Exported(
+    fields = dict(
         fun_name=exported.fun_name, in_tree=jax_tree(exported.in_tree),
         in_avals=tuple(aval(a) for a in exported.in_avals),
         out_tree=jax_tree(exported.out_tree),
@@ -173,6 +174,15 @@ def to_jax(exported: Exported, platform: str | None = None) -> bytearray:
         calling_convention_version=JAX_CALLING_CONVENTION,
         module_kept_var_idx=tuple(range(n_in)), uses_global_constants=exported.symbolic,
         _get_vjp=None)
+    # the fields of this jax's Exported: 0.11 dropped _has_named_shardings (its named
+    # shardings are always there); a field we do not know of is an error, not a guess
+    known = {f.name for f in dataclasses.fields(jex.Exported)}
+    missing = known - fields.keys()
+    if missing:
+        raise ArtifactError(f"to_jax: this jax ({jax.__version__}) wants Exported fields "
+                            f"stablejit does not fill ({', '.join(sorted(missing))}); "
+                            f"use a jax between 0.10 and 0.11")
+    jexp = jex.Exported(**{k: v for k, v in fields.items() if k in known})
     return jexp.serialize()
 
 

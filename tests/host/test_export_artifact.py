@@ -16,6 +16,7 @@ import pytest
 import stablejit
 import stablejit.numpy as snp
 from stablejit import export as E
+from stablejit.runtime import portable
 
 S = stablejit.ShapeDtypeStruct
 
@@ -99,7 +100,7 @@ def test_the_metadata_is_json_and_holds_no_python(data):
     assert meta["in_tree"] == {"node": "tuple", "children": [
         {"node": "tuple", "children": ["*", "*"]}, {"node": "dict", "keys": [],
                                                     "children": []}]}
-    assert meta["producer"]["stablehlo_target"] == "1.13.7"
+    assert meta["producer"]["stablehlo_target"] == portable.TARGET  # 1.13.7, jaxlib 0.10.2
     assert b"pickle" not in data and b"\x80\x04\x95" not in data  # no pickle stream
 
 
@@ -223,7 +224,7 @@ def test_cli_export_inspect_run(tmp_path):
     assert r.returncode == 0, r.stderr
     for line in ("args[0]: float32[3,8]", "args[1]: float32[]\n",
                  "out['logits']: float32[3,5]", "platforms:   host, cuda",
-                 "bytecode for 1.13.7", "executable:  host cpu",
+                 f"bytecode for {portable.TARGET}", "executable:  host cpu",
                  "dense_resource<__elided__> : tensor<8x5xf32>", "func.func public @main"):
         assert line in r.stdout, (line, r.stdout)
     assert "cusolver" not in r.stdout
