@@ -20,6 +20,7 @@ from ..emitter import i64_array
 from ..errors import ShapeError
 from ..ir import TensorType
 from ..primitive import Primitive
+from . import _gpu_convolution as gpu
 from . import shape_ops
 from .elementwise import check_kind
 from .windows import _conv_vjp_lhs_padding, _dilate, windows_view
@@ -89,7 +90,8 @@ def _labels(spec, first: str, second: str) -> str:
     return "[" + ", ".join(out) + "]"
 
 
-def _emit(ctx, lhs, rhs):
+def _conv_op(ctx, lhs, rhs, out_t):
+    """The one `stablehlo.convolution` of the op's attributes, with result type out_t."""
     a = ctx.attrs
     ls, rs, os = a["dimension_numbers"]
     pad = np.asarray(a["padding"], dtype=np.int64).reshape(-1, 2)
@@ -97,13 +99,27 @@ def _emit(ctx, lhs, rhs):
                 "dense<> : tensor<0x2xi64>")
     dn = (f"#stablehlo.conv<{_labels(ls, 'b', 'f')}x{_labels(rs, 'o', 'i')}->"
           f"{_labels(os, 'b', 'f')}>")
-    return ctx.op("stablehlo.convolution", [lhs, rhs], ctx.out_types,
+    return ctx.op("stablehlo.convolution", [lhs, rhs], [out_t],
                   f"window_strides = {i64_array(a['window_strides'])}, padding = {pad_text}, "
                   f"lhs_dilation = {i64_array(a['lhs_dilation'])}, "
                   f"rhs_dilation = {i64_array(a['rhs_dilation'])}, "
                   f"dimension_numbers = {dn}, "
                   f"feature_group_count = {a['feature_group_count']} : i64, "
-                  f"batch_group_count = {a['batch_group_count']} : i64")
+                  f"batch_group_count = {a['batch_group_count']} : i64")[0]
+
+
+def _emit(ctx, lhs, rhs):
+    # XLA's GPU backends compile only floating-point convolutions (cuDNN / MIOpen have no
+    # complex or general integer ones: "UNIMPLEMENTED: Convolutions must have
+    # floating-point or integral operands/outputs, but got ... c64", and a bare
+    # UNIMPLEMENTED for s32), so there complex and integer convolutions are written with
+    # other ops (see _gpu_convolution.py). The host compiles every dtype as one op.
+    d = ctx.out_types[0].dtype
+    if ctx.emitter.platform in ("cuda", "rocm") and (d.is_complex or d.kind in "iu"):
+        if d.is_complex:
+            return gpu.complex_conv(ctx, lhs, rhs, _conv_op)
+        return gpu.integer_conv(ctx, lhs, rhs)
+    return _conv_op(ctx, lhs, rhs, ctx.out_types[0])
 
 
 def _reference(lhs, rhs, *, window_strides, padding, lhs_dilation, rhs_dilation,
