@@ -580,6 +580,13 @@ def _update(x: Tensor, index, values, kind: str, *, mode: str | None = None,
     flags = {"indices_are_sorted": bool(indices_are_sorted),
              "unique_indices": bool(unique_indices)}
     k = _leading_advanced(idx)
+    if k >= 1 and static_mode == "fill" and all(_is_int(i) for i in idx[:k]) and any(
+            n and not -n <= int(i) < n for i, n in zip(idx[:k], x.shape, strict=False)):
+        # a static position out of range: the update is dropped here, not by the scatter
+        # (XLA for GPUs wrote a constant out-of-range index into the next row); an empty
+        # axis has no position at all, which raises below as in jax
+        _broadcast_values(v, x.shape[k:])
+        return astype(x, x.dtype, copy=True)
     if k >= 1:
         plan = _Plan(x, static_indices_in_mode(x, idx[:k], static_mode), need_valid=False)
         ind = plan.indices()

@@ -365,3 +365,21 @@ def test_a_mode_on_an_empty_axis_still_raises_index_error_as_in_jax():
     for mode in ("clip", "drop"):
         with pytest.raises(IndexError):
             e.at[0].set(1.0, mode=mode)
+
+
+@pytest.mark.parametrize("mode", ["drop", "fill"])
+@pytest.mark.parametrize("method", UPDATES)
+@pytest.mark.parametrize("index", [(1, -7), (3, 0), (-4, 1), 9, (0, 4)],
+                         ids=["below", "row above", "row below", "int above", "col above"])
+def test_a_static_out_of_range_update_compiles_to_no_scatter(index, method, mode):
+    """Dropped at trace time, not left to XLA: the GPU backend wrote a constant
+    out-of-range scatter index into the next row ((1, -7) of a (3, 4) tensor landed at
+    [2, 0] on an H200). The program is a copy, and matches jax."""
+    x = np.arange(12, dtype=np.float32).reshape(3, 4) - 5
+
+    def op(t):
+        return getattr(t.at[index], method)(np.float32(2.5), mode=mode)
+    text = stablejit.jit(op).lower(snp.asarray(x)).as_text()
+    assert "stablehlo.scatter" not in text
+    np.testing.assert_array_equal(np.asarray(stablejit.jit(op)(snp.asarray(x))),
+                                  np.asarray(jax.jit(op)(jnp.asarray(x))))
