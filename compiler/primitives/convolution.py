@@ -8,6 +8,8 @@ Attributes (as in lax.conv_general_dilated):
         lhs/out: (batch, feature, spatial...), rhs: (out feature, in feature, spatial...).
 The VJP is two more convolutions (the kernel flipped and transposed for the input;
 input and cotangent for the kernel), ported from the standard derivation.
+On cuda and rocm, whose XLA compiles only float convolutions, complex and integer ones
+are written with other ops (_gpu_convolution.py).
 """
 
 from __future__ import annotations

@@ -193,6 +193,20 @@ def test_rocm_lowers_the_same_way(dtype, taps_mode):
     _check_conv(x_shape, w_shape, attrs, dtype, platform="rocm")
 
 
+@pytest.mark.parametrize("dtype", ("int32", "complex64"))
+@pytest.mark.parametrize(("x_shape", "w_shape"), [((0, 3, 10), (4, 3, 3)),
+                                                  ((2, 0, 10), (4, 0, 3)),
+                                                  ((2, 3, 10), (0, 3, 3))])
+def test_empty_axes(x_shape, w_shape, dtype, taps_mode):
+    """No batch, no input features (a sum of nothing: zeros) or no output features."""
+    attrs = _case("empty", x_shape, w_shape).values[2]
+    x, w = np.ones(x_shape, dtype), np.ones(w_shape, dtype)
+    got, host = _gpu_and_host(lambda a, b: bind1(convolution, a, b, **attrs), (x, w), dtype)
+    assert got.shape == host.shape == (x_shape[0], w_shape[0], 8)
+    np.testing.assert_array_equal(got, host)
+    np.testing.assert_array_equal(got, np.zeros_like(got))
+
+
 def test_the_host_keeps_one_convolution_op():
     x, w = np.ones((1, 2, 5), np.int32), np.ones((3, 2, 2), np.int32)
     text = stablejit.jit(lambda a, b: bind1(convolution, a, b, **CASES[0].values[2])).lower(
