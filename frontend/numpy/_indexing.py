@@ -565,7 +565,13 @@ def _leading_advanced(idx: list) -> int:
 
 
 def _update(x: Tensor, index, values, kind: str, *, mode: str | None = None,
-            indices_are_sorted: bool = False, unique_indices: bool = False) -> Tensor:
+            indices_are_sorted: bool = False, unique_indices: bool = False,
+            last_wins: bool = False) -> Tensor:
+    """x with `values` written at `index` (kind "set", or combined with "add", ...).
+    last_wins (NumPy's writes, x[i] = v and put): where a position is written twice,
+    the last write stays, on every platform; XLA leaves the order of a scatter's writes
+    to one position unspecified (sequential on the host, racing on GPUs), as jax's
+    .at[].set does."""
     x = as_tensor(x)
     if mode not in UPDATE_MODES:
         raise ValueError(at_user_line(
@@ -601,6 +607,16 @@ def _update(x: Tensor, index, values, kind: str, *, mode: str | None = None,
         v = _broadcast_values(v, shape)
         if x.size == 0:  # nothing to update (and XLA refuses a window on an empty axis)
             return astype(x, x.dtype, copy=True)
+        if last_wins and nb and not _statically_unique(idx[:k], x.shape[:k]):
+            strides = np.cumprod((1,) + x.shape[1:k][::-1])[::-1]
+            lin = ind[..., 0] * int(strides[0])  # the row-major position of each write
+            for j in range(1, k):
+                lin = lin + ind[..., j] * int(strides[j])
+            keep = _last_writes(lin, int(np.prod(x.shape[:k])))
+            # a write that a later one overrides goes out of range: the scatter drops it
+            first = concatenate([ind[..., :1] * 0 + x.shape[0], ind[..., 1:]], axis=-1)
+            ind = bind1(ew.select, broadcast_to(reshape(keep, keep.shape + (1,)), ind.shape),
+                        ind, first)
         return bind1(ix.scatter, x, ind, v, update_window_dims=tuple(
             range(nb, nb + x.ndim - k)), inserted_window_dims=tuple(range(k)),
             scatter_dims_to_operand_dims=tuple(range(k)), index_vector_dim=nb, kind=kind,
@@ -617,11 +633,47 @@ def _update(x: Tensor, index, values, kind: str, *, mode: str | None = None,
     v = _broadcast_values(v, pos.shape)
     if x.size == 0:  # nothing to update (and XLA refuses a window on an empty axis)
         return astype(x, x.dtype, copy=True)
+    if last_wins and pos.size > 1:
+        keep = _last_writes(pos, x.size)
+        pos = bind1(ew.select, keep, pos, broadcast_to(pos._backend.scalar(x.size, pos.dtype),
+                                                       pos.shape))
     flat = bind1(ix.scatter, reshape(x, (x.size,)), reshape(pos, pos.shape + (1,)), v,
                  update_window_dims=(), inserted_window_dims=(0,),
                  scatter_dims_to_operand_dims=(0,), index_vector_dim=pos.ndim, kind=kind,
                  **flags)
     return reshape(flat, x.shape)
+
+
+def _statically_unique(idx, shape) -> bool:
+    """Whether static integer indices (no tensors) select each position once."""
+    if any(isinstance(i, Tensor) for i in idx):
+        return False
+    try:
+        arrays = np.broadcast_arrays(*(np.asarray(i) for i in idx))
+    except ValueError:
+        return False
+    if arrays[0].dtype.kind not in "iu":
+        return False
+    lin = np.ravel_multi_index([np.where(a < 0, a + n, a) for a, n in
+                                zip(arrays, shape, strict=True)], shape, mode="clip")
+    return np.unique(lin).size == lin.size
+
+
+def _last_writes(pos: Tensor, size: int) -> Tensor:
+    """For flat write positions `pos` (in [0, size]; size is a dropped write), whether
+    each is the last write to its position in NumPy's (row-major) order: the largest
+    write number per position, by a scatter-max, whose result does not depend on the
+    order XLA applies it in."""
+    order = reshape(arange(pos.size, dtype=pos.dtype, device=_device(pos)), pos.shape)
+    last = bind1(ix.scatter, broadcast_to(pos._backend.scalar(-1, pos.dtype), (size + 1,)),
+                 reshape(pos, pos.shape + (1,)), order, update_window_dims=(),
+                 inserted_window_dims=(0,), scatter_dims_to_operand_dims=(0,),
+                 index_vector_dim=pos.ndim, kind="max", indices_are_sorted=False,
+                 unique_indices=False)
+    mine = bind1(ix.gather, last, reshape(pos, pos.shape + (1,)), offset_dims=(),
+                 collapsed_slice_dims=(0,), start_index_map=(0,), index_vector_dim=pos.ndim,
+                 slice_sizes=(1,))
+    return bind1(ew.eq, mine, order)
 
 
 def _device(x: Tensor):

@@ -99,7 +99,7 @@ def setitem(x: Tensor, index, value) -> None:
         _check_python_scalar(x, value)
         new = _masked_set(x, index, value)
         if new is None:
-            new = _update(x, index, value, "set")
+            new = _update(x, index, value, "set", last_wins=True)
         write(x, new, "x[...] = value")
     except Exception as e:
         filter_exception(e)

@@ -17,6 +17,7 @@ from ..compiler import dtypes as dt
 from ..errors import MustCompileError, at_user_line
 from ..tensor import Tensor
 from ._elementwise import clip, greater_equal, less, logical_or, remainder, select
+from ._indexing import _update
 from ._inplace import numpy_form
 from ._manipulation import expand_dims, moveaxis, reshape, resize, stack
 from ._operands import as_tensor, astype, broadcast_arrays, promote_operands, values_in
@@ -205,7 +206,8 @@ def put(a, ind, v, mode=None, *, inplace: bool = True) -> Tensor | None:
             i = remainder(i, x.size)
         else:  # as JAX's unravel_index of the flat indices (in range for 'raise')
             i = clip(select(less(i, 0), i + x.size, i), 0, x.size - 1)
-        flat = reshape(x, (x.size,)).at[i].set(vv)
+        # NumPy's order: of two writes to one position the last stays (on GPUs too)
+        flat = _update(reshape(x, (x.size,)), i, vv, "set", last_wins=True)
         return reshape(flat, x.shape)
 
     return numpy_form("put", "a", a, inplace, scattered)

@@ -55,7 +55,7 @@ def getitem(x: Tensor, index) -> Tensor:
             return out
         return views.make_view(
             x, out, lambda p: _indexing.getitem(p, index),
-            lambda p, new: _indexing._update(p, index, new, "set"),
+            lambda p, new: _indexing._update(p, index, new, "set", last_wins=True),
             lambda layout: layout[tuple(map(_layout_index, np_index))])
     except Exception as e:
         filter_exception(e)
