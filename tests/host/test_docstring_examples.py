@@ -64,6 +64,17 @@ class _AnyBackend(doctest.OutputChecker):
                                     self._BACKEND.sub(r"Tensor<\1>", got), optionflags)
 
 
+class _OnDefaultPlatform(doctest.OutputChecker):
+    """The examples print host tensors (`xla:host:0`); run with another default platform
+    (STABLEJIT_PLATFORM=cuda on a GPU), its devices print instead."""
+
+    def check_output(self, want, got, optionflags):
+        platform = stablejit.default_platform()
+        if platform != "host":
+            want = want.replace("xla:host:", f"xla:{platform}:")
+        return super().check_output(want, got, optionflags)
+
+
 def _globals() -> dict:
     return {"np": np, "stablejit": stablejit, "snp": snp}
 
@@ -71,7 +82,8 @@ def _globals() -> dict:
 def _run(test: doctest.DocTest, checker=None, globs=None) -> doctest.TestResults:
     test = doctest.DocTest([*test.examples], globs or _globals(), test.name, test.filename,
                            test.lineno, test.docstring)
-    runner = doctest.DocTestRunner(checker=checker, optionflags=doctest.ELLIPSIS)
+    runner = doctest.DocTestRunner(checker=checker or _OnDefaultPlatform(),
+                                   optionflags=doctest.ELLIPSIS)
     out = []
     result = runner.run(test, out=out.append, clear_globs=True)
     assert result.failed == 0, "".join(out)

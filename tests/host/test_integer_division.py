@@ -35,7 +35,11 @@ def operands(dtype):
 
 
 def bits(a) -> np.ndarray:
+    """The bit patterns, every NaN as one: IEEE defines neither a NaN's sign nor its
+    payload (x86 makes 0xffc00000, NVIDIA GPUs 0x7fffffff), only that it is a NaN."""
     a = np.asarray(a)
+    if a.dtype.kind == "f":
+        a = np.where(np.isnan(a), np.array(np.nan, a.dtype), a)
     return a.view(np.dtype(f"u{a.dtype.itemsize}"))
 
 
