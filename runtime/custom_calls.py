@@ -10,7 +10,8 @@ first, so emission stays free of side effects.
 
 The GPU solver calls (cusolver_*_ffi, hipsolver_*_ffi, <cu|hip>_lu_pivots_to_permutation)
 need nothing here: importing jax, which the runtime does to create any client,
-registers them with the GPU plugin (jax._src.lax.linalg). TPU's decompositions are
+registers them with the GPU plugin (jax._src.lax.linalg); eig's hybrid kernels
+(<cu|hip>hybrid_eig_*) also need their LAPACK loaded, which `prepare` asks for. TPU's decompositions are
 built into XLA's TPU compiler.
 """
 
@@ -25,9 +26,19 @@ _LAPACK_TARGETS = ('call_target_name = "lapack_', "stablehlo.custom_call @lapack
 _lapack_loaded = False
 
 
+_hybrid_loaded = False
+
+
 def prepare(stablehlo: str, platform: str) -> None:
     """Load what the custom calls in `stablehlo` need on `platform` (once per process)."""
-    global _lapack_loaded
+    global _lapack_loaded, _hybrid_loaded
+    if platform in ("cuda", "rocm") and not _hybrid_loaded and "hybrid_eig_" in stablehlo:
+        # eig's hybrid kernels (registered with the plugin by jax's import) call the
+        # host's LAPACK, which jaxlib loads only when asked (as jax does when it lowers)
+        from jaxlib import gpu_solver  # noqa: PLC0415 - GPU programs with eig only
+
+        gpu_solver.initialize_hybrid_kernels()
+        _hybrid_loaded = True
     if _lapack_loaded or platform != "host" or not any(t in stablehlo
                                                        for t in _LAPACK_TARGETS):
         return

@@ -19,8 +19,9 @@ with the custom calls JAX emits there, so XLA's own handlers run them:
                 where jax switches to QDWH above 256x256), stablehlo.cholesky and
                 stablehlo.triangular_solve; svd raises a clear error there (jax's TPU SVD
                 is a QDWH polar decomposition written in jax, not a custom call).
-eig (a general matrix) runs on the host only: on GPUs jax calls its "hybrid" kernels (the
-host's LAPACK behind device copies, registered by jax's GPU plugin) and TPUs have none;
+eig (a general matrix): LAPACK's geev on the host; on GPUs, as jax, the GPU plugin's
+"hybrid" kernels (<cu|hip>hybrid_eig_<real|comp>: the host's LAPACK behind device
+copies; runtime/custom_calls.py loads their LAPACK); TPUs have none (nor has jax), and
 there we raise UnsupportedPlatformError.
 A factorisation that fails (a matrix that is not positive definite, an iteration that
 does not converge) gives NaNs, as in JAX.
@@ -436,19 +437,25 @@ def _eig_rule(a, *, compute_left_eigenvectors, compute_right_eigenvectors):
 def _eig_emit(ctx, a):
     t = ctx.in_types[0]
     x = ctx.attrs
-    if ctx.emitter.platform != "host":
-        raise _unsupported(ctx, "eig", "jax computes it on GPUs with host LAPACK behind "
-                                       "device copies, and TPUs have no general eigensolver")
+    p = ctx.emitter.platform
+    if p == "tpu":
+        raise _unsupported(ctx, "eig", "TPUs have no general eigensolver, nor has jax there")
     w_t, v_t = TensorType(t.shape[:-1], dt.complex_dtype(t.dtype)), t.with_dtype(
         dt.complex_dtype(t.dtype))
     info_t = TensorType(t.shape[:-2], dt.int32)
     real = not t.dtype.is_complex
-    # LAPACK's real geev returns the eigenvalues as real and imaginary parts
+    left, right = x["compute_left_eigenvectors"], x["compute_right_eigenvectors"]
+    if p == "host":
+        target = _solver(ctx, "geev", t.dtype)
+        config = {"compute_left": _char("V" if left else "N"),
+                  "compute_right": _char("V" if right else "N")}
+    else:  # jax's GPU plugins' hybrid kernels: LAPACK's geev on the host behind copies
+        target = f"{_GPU_PREFIX[p]}hybrid_eig_{'real' if real else 'comp'}"
+        config = {"left": _flag(left), "magma": '"auto"', "right": _flag(right)}
+    # both return the eigenvalues of a real matrix as real and imaginary parts, and the
+    # eigenvectors unpacked to complex ones
     ws = [w_t.with_dtype(t.dtype)] * 2 if real else [w_t]
-    config = {"compute_left": _char("V" if x["compute_left_eigenvectors"] else "N"),
-              "compute_right": _char("V" if x["compute_right_eigenvectors"] else "N")}
-    *w, vl, vr, info = _ffi(ctx, _solver(ctx, "geev", t.dtype), [a], [t],
-                            [*ws, v_t, v_t, info_t], config)
+    *w, vl, vr, info = _ffi(ctx, target, [a], [t], [*ws, v_t, v_t, info_t], config)
     w = ctx.op("stablehlo.complex", w, [w_t])[0] if real else w[0]
     out = [_nan_unless_ok(ctx, info, info_t, w, w_t)]
     if x["compute_left_eigenvectors"]:
