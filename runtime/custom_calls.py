@@ -11,8 +11,8 @@ first, so emission stays free of side effects.
 The GPU solver calls (cusolver_*_ffi, hipsolver_*_ffi, <cu|hip>_lu_pivots_to_permutation)
 need nothing here: importing jax, which the runtime does to create any client,
 registers them with the GPU plugin (jax._src.lax.linalg); eig's hybrid kernels
-(<cu|hip>hybrid_eig_*) also need their LAPACK loaded, which `prepare` asks for. TPU's decompositions are
-built into XLA's TPU compiler.
+(<cu|hip>hybrid_eig_*) also need their LAPACK loaded, which `prepare` asks for. TPU's
+decompositions are built into XLA's TPU compiler.
 """
 
 from __future__ import annotations
