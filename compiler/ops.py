@@ -170,11 +170,14 @@ class Ops:
                                     if n == 1 and x.type.shape[lead + i] != 1]
         return self.reshape(self.reduce_sum(x, axes), shape)
 
-    def dot_general(self, x, y, contracting, batch=((), ()), preferred_element_type=None):
+    def dot_general(self, x, y, contracting, batch=((), ()), preferred_element_type=None,
+                    precision=None):
         attrs = {"contracting": tuple(map(tuple, contracting)),
                  "batch": tuple(map(tuple, batch))}
         if preferred_element_type is not None:
             attrs["preferred_element_type"] = preferred_element_type
+        if precision is not None:
+            attrs["precision"] = tuple(precision)
         return self.bind(products.dot_general, x, y, **attrs)
 
     def iota(self, shape: Sequence[int], dtype: dt.DType, dimension: int) -> Value:

@@ -1,5 +1,10 @@
 """Products: dot_general, the one contraction primitive (matmul, dot, tensordot,
 einsum and the batched forms are all written with it).
+
+precision (optional): a pair of "DEFAULT" / "HIGH" / "HIGHEST" for lhs and rhs, emitted
+as StableHLO's precision_config. The host computes float32 in full precision whatever it
+says; GPUs take float32 products as TF32 by default (as in jax) and in full float32 with
+"HIGHEST".
 """
 
 from __future__ import annotations
@@ -14,7 +19,7 @@ from ..ir import TensorType
 from ..primitive import Primitive
 
 
-def _dot_rule(x, y, *, contracting, batch, preferred_element_type=None):
+def _dot_rule(x, y, *, contracting, batch, preferred_element_type=None, precision=None):
     (xc, yc), (xb, yb) = contracting, batch
     if x.dtype is not y.dtype:
         raise ShapeError(f"dot_general: operand dtypes {x.dtype.name} and {y.dtype.name} "
@@ -48,11 +53,15 @@ def _dot_emit(ctx, x, y):
                   f"rhs_batching_dimensions = {i64_list(yb)}"]
     parts += [f"lhs_contracting_dimensions = {i64_list(xc)}",
               f"rhs_contracting_dimensions = {i64_list(yc)}"]
-    return ctx.op("stablehlo.dot_general", [x, y], ctx.out_types,
-                  f"dot_dimension_numbers = #stablehlo.dot<{', '.join(parts)}>")
+    attrs = f"dot_dimension_numbers = #stablehlo.dot<{', '.join(parts)}>"
+    precision = ctx.attrs.get("precision")
+    if precision is not None:
+        attrs += (", precision_config = [" +
+                  ", ".join(f"#stablehlo<precision {p}>" for p in precision) + "]")
+    return ctx.op("stablehlo.dot_general", [x, y], ctx.out_types, attrs)
 
 
-def _dot_ref(x, y, *, contracting, batch, preferred_element_type=None):
+def _dot_ref(x, y, *, contracting, batch, preferred_element_type=None, precision=None):
     # transpose to (batch, free, contract) x (batch, contract, free) and use matmul
     (xc, yc), (xb, yb) = contracting, batch
     xf = [i for i in range(x.ndim) if i not in xc and i not in xb]
@@ -76,7 +85,8 @@ def _dot_ref(x, y, *, contracting, batch, preferred_element_type=None):
 dot_general = Primitive("dot_general", _dot_rule, _dot_emit, _dot_ref, family="products")
 
 
-def _dot_transpose(ops, ct, other, contracting, batch, this_ndim, ct_first: bool):
+def _dot_transpose(ops, ct, other, contracting, batch, this_ndim, ct_first: bool,
+                   precision=None):
     """Cotangent of one dot_general operand ("this") given the other (as JAX's
     _dot_general_transpose_lhs). ct's dims are batch, free-lhs, free-rhs."""
     (tc, oc), (tb, ob) = contracting, batch
@@ -89,7 +99,8 @@ def _dot_transpose(ops, ct, other, contracting, batch, this_ndim, ct_first: bool
         ct_o = list(range(nb + len(t_free), nb + len(t_free) + len(o_free)))
     else:         # this = rhs: ct = [batch, o_free, t_free]
         ct_o = list(range(nb, nb + len(o_free)))
-    g = ops.dot_general(ct, other, (ct_o, o_free), (list(range(nb)), list(ob)))
+    g = ops.dot_general(ct, other, (ct_o, o_free), (list(range(nb)), list(ob)),
+                        precision=precision)
     # g's dims: batch (this's tb), ct's remaining (t_free), other's remaining (its
     # contracting dims in increasing order -> this's matching tc dims)
     order = sorted(range(len(oc)), key=lambda k: oc[k])
@@ -98,12 +109,15 @@ def _dot_transpose(ops, ct, other, contracting, batch, this_ndim, ct_first: bool
     return ops.transpose(g, perm)
 
 
-def _dot_vjp(ops, cts, primals, outs, *, contracting, batch, preferred_element_type=None):
+def _dot_vjp(ops, cts, primals, outs, *, contracting, batch, preferred_element_type=None,
+             precision=None):
     (ct,), (x, y) = cts, primals
     ct = ops.convert(ct, x.type.dtype)
     (xc, yc), (xb, yb) = contracting, batch
-    gx = _dot_transpose(ops, ct, y, (xc, yc), (xb, yb), x.type.ndim, True)
-    gy = _dot_transpose(ops, ct, x, (yc, xc), (yb, xb), y.type.ndim, False)
+    # the cotangent's products keep the requested precision (the operand's own side)
+    gx = _dot_transpose(ops, ct, y, (xc, yc), (xb, yb), x.type.ndim, True, precision)
+    gy = _dot_transpose(ops, ct, x, (yc, xc), (yb, xb), y.type.ndim, False,
+                        None if precision is None else precision[::-1])
     return (gx, gy)
 
 
@@ -123,13 +137,16 @@ dot_general.jvp = _dot_jvp
 PRIMITIVES = [dot_general]
 
 
-def _dot_batch(ops, xs, batched, *, contracting, batch, preferred_element_type=None):
+def _dot_batch(ops, xs, batched, *, contracting, batch, preferred_element_type=None,
+               precision=None):
     """Both operands batched: the batch axis becomes a new leading batch dimension. One
     batched: it is a free dimension of that operand, moved to the front afterwards."""
     (x, y), (bx, by) = xs, batched
     (xc, yc), (xb, yb) = contracting, batch
     attrs = {} if preferred_element_type is None else \
         {"preferred_element_type": preferred_element_type}
+    if precision is not None:
+        attrs["precision"] = precision
     if bx and by:
         out = ops.dot_general(x, y, (br.shift(xc), br.shift(yc)),
                               ((0,) + br.shift(xb), (0,) + br.shift(yb)), **attrs)

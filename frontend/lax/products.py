@@ -16,7 +16,7 @@ from ..dispatch import bind1
 from ..errors import at_user_line
 from ..numpy._operands import as_tensor
 from ..tensor import Tensor
-from ._operands import _same_dtype
+from ._operands import _same_dtype, precision_pair
 from .elementwise import add, max, min, mul
 from .shapes import _ints, pad
 
@@ -51,6 +51,9 @@ def dot_general(lhs, rhs, dimension_numbers, precision=None,
     pref = _preferred(preferred_element_type)
     if pref is not None and pref is not x.dtype:
         attrs["preferred_element_type"] = pref
+    pair = precision_pair(precision, "dot_general")
+    if pair is not None:
+        attrs["precision"] = pair
     return bind1(products.dot_general, x, y, **attrs)
 
 

@@ -1,0 +1,97 @@
+"""lax's precision= reaches the program as jax's does: the same precision_config on the
+same dot_general, for every spelling jax takes, through grad and vmap too. The host
+computes float32 in full precision whatever the config says; a GPU takes float32 products
+as TF32 under DEFAULT (an H200 run differed from NumPy by ~1e-3 relative) and in full
+float32 under HIGHEST, so an ignored precision= is a silently less accurate answer there."""
+
+from __future__ import annotations
+
+import re
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+import stablejit
+import stablejit.numpy as snp
+from stablejit import lax
+
+A = np.random.default_rng(0).normal(size=(2, 3)).astype(np.float32)
+B = np.random.default_rng(1).normal(size=(3, 4)).astype(np.float32)
+
+SPELLINGS = [None, "default", "high", "highest", "bfloat16", "tensorfloat32", "float32",
+             ("highest", "default"), ("default", "high")]
+ENUMS = ["DEFAULT", "HIGH", "HIGHEST"]
+
+
+def _configs(text: str) -> list[str]:
+    """Each dot_general's precision_config in order ('' where it has none), in the
+    pretty (jax) or generic (ours) printing."""
+    out = []
+    for line in text.splitlines():
+        if "dot_general" in line and "stablehlo.dot" in line:
+            m = re.search(r"precision(?:_config)? = \[([^\]]*)\]", line)
+            out.append(re.sub(r"#stablehlo<precision (\w+)>", r"\1", m.group(1))
+                       if m else "")
+    return out
+
+
+def _ours(f, *args) -> list[str]:
+    return _configs(stablejit.jit(f).lower(*args).as_text())
+
+
+def _jax(f, *args) -> list[str]:
+    return _configs(jax.jit(f).trace(*args).lower().as_text())
+
+
+def _norm(configs):  # jax writes DEFAULT, DEFAULT out; we leave the default unwritten
+    return [c.replace(" ", "") or "DEFAULT,DEFAULT" for c in configs]
+
+
+@pytest.mark.parametrize("precision", SPELLINGS + [f"enum {e}" for e in ENUMS],
+                         ids=str)
+@pytest.mark.parametrize("fn", ["dot", "dot_general", "batch_matmul"])
+def test_precision_config_as_jax_emits_it(precision, fn):
+    if isinstance(precision, str) and precision.startswith("enum "):
+        ours_p = getattr(lax.Precision, precision[5:])
+        jax_p = getattr(jax.lax.Precision, precision[5:])
+    else:
+        ours_p = jax_p = precision
+    a, b = (A, B) if fn != "batch_matmul" else (A[None], B[None])
+
+    def call(L, p):
+        if fn == "dot":
+            return lambda x, y: L.dot(x, y, precision=p)
+        if fn == "dot_general":
+            return lambda x, y: L.dot_general(x, y, (((1,), (0,)), ((), ())), precision=p)
+        return lambda x, y: L.batch_matmul(x, y, precision=p)
+    jax_fn = call(jax.lax, jax_p) if fn != "batch_matmul" else (
+        lambda x, y: jnp.matmul(x, y, precision=jax_p))
+    assert _norm(_ours(call(lax, ours_p), a, b)) == _norm(_jax(jax_fn, a, b))
+
+
+@pytest.mark.parametrize("precision", ["highest", ("high", "highest")])
+def test_gradient_and_vmap_keep_the_precision(precision):
+    def f(L, n, p):
+        return lambda x: n.sin(L.dot(x, B, precision=p)).sum()
+    ours = _ours(stablejit.grad(f(lax, snp, precision)), A)
+    theirs = _jax(jax.grad(f(jax.lax, jnp, precision)), A)
+    assert sorted(_norm(ours)) == sorted(_norm(theirs)) and all(ours)  # each one set
+    vm = _ours(stablejit.vmap(lambda x: lax.dot(x, B, precision=precision)), A[None])
+    assert vm and all(vm)
+
+
+def test_values_do_not_change_on_the_host():
+    want = np.asarray(lax.dot(A, B))
+    for p in ("highest", "high", lax.Precision.DEFAULT):
+        np.testing.assert_array_equal(np.asarray(lax.dot(A, B, precision=p)), want)
+        np.testing.assert_array_equal(
+            np.asarray(stablejit.jit(lambda x, y, p=p: lax.dot(x, y, precision=p))(A, B)),
+            want)
+
+
+@pytest.mark.parametrize("bad", ["fast", "HIGHEST", 3, ("highest",), ("a", "b", "c")],
+                         ids=str)
+def test_an_unknown_precision_names_the_choices(bad):
+    with pytest.raises(ValueError, match="precision"):
+        lax.dot(A, B, precision=bad)
