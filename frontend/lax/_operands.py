@@ -26,34 +26,6 @@ class Precision(enum.Enum):
     HIGHEST = 2
 
 
-# jax's spellings: the enum's names and the dtypes they stand for
-_PRECISION_NAMES = {"default": "DEFAULT", "fastest": "DEFAULT", "bfloat16": "DEFAULT",
-                    "high": "HIGH", "tensorfloat32": "HIGH", "bfloat16_3x": "HIGH",
-                    "highest": "HIGHEST", "float32": "HIGHEST"}
-
-
-def precision_pair(precision, what: str) -> tuple[str, str] | None:
-    """jax's precision= (None, a Precision, its name or dtype spelling, or a pair of
-    them) as dot_general's attribute: None for the default on both sides."""
-    if precision is None:
-        return None
-    pair = tuple(precision) if isinstance(precision, (tuple, list)) else (precision,) * 2
-    if len(pair) != 2:
-        raise ValueError(at_user_line(f"{what}: precision= takes one value or a pair "
-                                      f"(lhs, rhs), got {precision!r}"))
-    out = []
-    for p in pair:
-        if p is None:
-            out.append("DEFAULT")
-        elif isinstance(p, Precision) or type(p).__name__ == "Precision":  # jax's enum too
-            out.append(p.name)
-        elif isinstance(p, str) and p in _PRECISION_NAMES:  # lower case, as jax
-            out.append(_PRECISION_NAMES[p])
-        else:
-            raise ValueError(at_user_line(
-                f"{what}: precision {p!r} is not one of lax.Precision.DEFAULT, HIGH, "
-                f"HIGHEST or their names ({', '.join(sorted(_PRECISION_NAMES))})"))
-    return None if out == ["DEFAULT", "DEFAULT"] else tuple(out)
 
 
 class RoundingMethod(enum.IntEnum):

@@ -56,6 +56,10 @@ _ARGS = {
     "k": "the diagonal: 0 is the main one, k > 0 above it, k < 0 below it",
     "copy": "True always copies; False raises where NumPy's strides allow no view; None "
             "gives a view when it can",
+    "precision": "jax's: None, a `lax.Precision`, 'default'/'high'/'highest' (or "
+                 "'bfloat16'/'tensorfloat32'/'float32'), or a pair for the two operands. "
+                 "The host computes float32 in full precision whatever it says; GPUs take "
+                 "float32 products as TF32 unless it is 'highest'",
 }
 
 

@@ -20,20 +20,54 @@ from ._manipulation import expand_dims, moveaxis, reshape, squeeze, stack, trans
 from ._operands import broadcast_shapes, broadcast_to, normalize_axis, promote_operands
 from ._reductions import sum
 
-_DOT_ATTRS: dict = {}  # (contracting, batch) -> dot_general's Attrs: a model's few
+_DOT_ATTRS: dict = {}  # (contracting, batch, precision) -> dot_general's Attrs
 
 
-def _dot(x: Tensor, y: Tensor, contracting, batch=((), ())) -> Tensor:
+def _dot(x: Tensor, y: Tensor, contracting, batch=((), ()), precision=None) -> Tensor:
+    """dot_general; `precision` as precision_pair gives it (None: the default)."""
     try:
-        attrs = _DOT_ATTRS.get((contracting, batch))
+        attrs = _DOT_ATTRS.get((contracting, batch, precision))
     except TypeError:  # axes given as lists (einsum): not cached
         attrs = None
     if attrs is None:
         contracting, batch = tuple(map(tuple, contracting)), tuple(map(tuple, batch))
-        attrs = Attrs({"contracting": contracting, "batch": batch})
+        attrs = {"contracting": contracting, "batch": batch}
+        if precision is not None:
+            attrs["precision"] = precision
+        attrs = Attrs(attrs)
         if len(_DOT_ATTRS) < 1024:
-            _DOT_ATTRS[contracting, batch] = attrs
+            _DOT_ATTRS[contracting, batch, precision] = attrs
     return bind(products.dot_general, (x, y), attrs)[0]
+
+
+# jax's spellings: the enum's names and the dtypes they stand for
+_PRECISION_NAMES = {"default": "DEFAULT", "fastest": "DEFAULT", "bfloat16": "DEFAULT",
+                    "high": "HIGH", "tensorfloat32": "HIGH", "bfloat16_3x": "HIGH",
+                    "highest": "HIGHEST", "float32": "HIGHEST"}
+
+
+def precision_pair(precision, what: str) -> tuple[str, str] | None:
+    """jax's precision= (None, a Precision, its name or dtype spelling, or a pair of
+    them) as dot_general's attribute: None for the default on both sides."""
+    if precision is None:
+        return None
+    pair = tuple(precision) if isinstance(precision, (tuple, list)) else (precision,) * 2
+    if len(pair) != 2:
+        raise ValueError(at_user_line(f"{what}: precision= takes one value or a pair "
+                                      f"(lhs, rhs), got {precision!r}"))
+    out = []
+    for p in pair:
+        if p is None:
+            out.append("DEFAULT")
+        elif type(p).__name__ == "Precision":  # lax.Precision, or jax's
+            out.append(p.name)
+        elif isinstance(p, str) and p in _PRECISION_NAMES:  # lower case, as jax
+            out.append(_PRECISION_NAMES[p])
+        else:
+            raise ValueError(at_user_line(
+                f"{what}: precision {p!r} is not one of lax.Precision.DEFAULT, HIGH, "
+                f"HIGHEST or their names ({', '.join(sorted(_PRECISION_NAMES))})"))
+    return None if out == ["DEFAULT", "DEFAULT"] else tuple(out)
 
 
 def _operands(x, y):
@@ -44,8 +78,10 @@ def _operands(x, y):
     return x, y
 
 
-def matmul(x, y) -> Tensor:
+def matmul(x, y, *, precision=None) -> Tensor:
+    # (its docstring is composed in _docstrings.py, precision= included)
     try:  # an operator: a public boundary, inline (free until a raise)
+        p = precision_pair(precision, "matmul") if precision is not None else None
         x, y = _operands(x, y)
         xs, ys = x.type.shape, y.type.shape
         if not xs or not ys:
@@ -53,7 +89,7 @@ def matmul(x, y) -> Tensor:
                                           "use multiply (*) for scalars"))
         if len(xs) <= 2 and len(ys) <= 2:  # no batch axes: one dot_general, no reshapes
             _check_inner(xs, ys, ys[0])
-            return _dot(x, y, ((len(xs) - 1,), (0,)), ((), ()))
+            return _dot(x, y, ((len(xs) - 1,), (0,)), ((), ()), p)
         x1, y1 = x.ndim == 1, y.ndim == 1
         if x1:
             x = expand_dims(x, 0)
@@ -64,7 +100,7 @@ def matmul(x, y) -> Tensor:
         x = broadcast_to(x, batch + x.shape[-2:])
         y = broadcast_to(y, batch + y.shape[-2:])
         nb = len(batch)
-        out = _dot(x, y, ((nb + 1,), (nb,)), (tuple(range(nb)), tuple(range(nb))))
+        out = _dot(x, y, ((nb + 1,), (nb,)), (tuple(range(nb)), tuple(range(nb))), p)
         if x1:
             out = squeeze(out, -2)
         if y1:
@@ -83,16 +119,17 @@ def _check_inner(xshape, yshape, inner: int) -> None:
             f"axis of the right operand (shape {yshape}, size {inner})"))
 
 
-def dot(x, y) -> Tensor:
+def dot(x, y, *, precision=None) -> Tensor:
     x, y = _operands(x, y)
     if x.ndim == 0 or y.ndim == 0:
         return multiply(x, y)
-    if y.ndim == 1 or x.ndim == 1 and y.ndim <= 2:
-        return matmul(x, y) if y.ndim <= 2 else tensordot(x, y, ((x.ndim - 1,), (y.ndim - 2,)))
-    return tensordot(x, y, ((x.ndim - 1,), (y.ndim - 2,)))
+    if y.ndim <= 2 and (y.ndim == 1 or x.ndim == 1):
+        return matmul(x, y, precision=precision)
+    return tensordot(x, y, ((x.ndim - 1,), (y.ndim - 2,)), precision=precision)
 
 
-def tensordot(x, y, axes=2) -> Tensor:
+def tensordot(x, y, axes=2, *, precision=None) -> Tensor:
+    p = precision_pair(precision, "tensordot") if precision is not None else None
     x, y = _operands(x, y)
     if isinstance(axes, int):
         xa = tuple(range(x.ndim - axes, x.ndim))
@@ -109,12 +146,13 @@ def tensordot(x, y, axes=2) -> Tensor:
                 f"tensordot: axis {a} of the left operand (shape {x.shape}) has size "
                 f"{x.shape[a]} but axis {b} of the right operand (shape {y.shape}) has size "
                 f"{y.shape[b]}"))
-    return _dot(x, y, (xa, ya))
+    return _dot(x, y, (xa, ya), ((), ()), p)
 
 
-def vdot(x, y) -> Tensor:
+def vdot(x, y, *, precision=None) -> Tensor:
+    p = precision_pair(precision, "vdot") if precision is not None else None
     x, y = _operands(x, y)
-    return _dot(reshape(conj(x), (-1,)), reshape(y, (-1,)), ((0,), (0,)))
+    return _dot(reshape(conj(x), (-1,)), reshape(y, (-1,)), ((0,), (0,)), ((), ()), p)
 
 
 def vecdot(x, y, axis: int = -1) -> Tensor:
@@ -153,11 +191,11 @@ def vecmat(x1, x2, /) -> Tensor:
     return matmul(expand_dims(conj(a), -2), b)[..., 0, :]
 
 
-def inner(x, y) -> Tensor:
+def inner(x, y, *, precision=None) -> Tensor:
     x, y = _operands(x, y)
     if x.ndim == 0 or y.ndim == 0:
         return multiply(x, y)
-    return tensordot(x, y, ((x.ndim - 1,), (y.ndim - 1,)))
+    return tensordot(x, y, ((x.ndim - 1,), (y.ndim - 1,)), precision=precision)
 
 
 def outer(x, y) -> Tensor:
@@ -234,12 +272,14 @@ def einsum(subscripts: str, *operands, out=None, dtype=None, casting: str = "saf
     axes) and repeated indices within one operand (traces, diagonals), contracted
     pairwise left to right with dot_general. NumPy's dtype= (the operands are cast to it
     under `casting`, and it is the result's dtype) and jax's preferred_element_type= (the
-    same, without the check); optimize= and precision= are accepted and ignored (the
-    order is always left to right; XLA picks the precision)."""
+    same, without the check); optimize= is accepted and ignored (the order is always left
+    to right); precision= as jax's (GPUs take float32 products as TF32 unless
+    "highest")."""
     if out is not None:
         raise TypeError(at_user_line("einsum: out= is not supported (tensors are immutable);"
                                      " use the result"))
-    del optimize, precision
+    del optimize
+    prec = precision_pair(precision, "einsum") if precision is not None else None
     ops = list(promote_operands(*operands)[0])
     target = dtype if dtype is not None else preferred_element_type
     if target is not None:
@@ -294,7 +334,7 @@ def einsum(subscripts: str, *operands, out=None, dtype=None, casting: str = "saf
         batch = [c for c in shared if c in keep]
         contract = [c for c in shared if c not in keep]
         cur = _dot(cur, x, ([cur_t.index(c) for c in contract], [t.index(c) for c in contract]),
-                   ([cur_t.index(c) for c in batch], [t.index(c) for c in batch]))
+                   ([cur_t.index(c) for c in batch], [t.index(c) for c in batch]), prec)
         cur_t = ("".join(batch) + "".join(c for c in cur_t if c not in shared)
                  + "".join(c for c in t if c not in shared))
     cur_t, cur = reduce_private(cur_t, cur, set(out))

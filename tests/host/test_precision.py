@@ -95,3 +95,27 @@ def test_values_do_not_change_on_the_host():
 def test_an_unknown_precision_names_the_choices(bad):
     with pytest.raises(ValueError, match="precision"):
         lax.dot(A, B, precision=bad)
+
+
+# the NumPy namespace's products take jax.numpy's precision= (keyword) too
+NUMPY_PRODUCTS = {
+    "matmul": (lambda n, p: lambda x, y: n.matmul(x, y, precision=p), A, B),
+    "matmul, batched": (lambda n, p: lambda x, y: n.matmul(x, y, precision=p),
+                        np.stack([A, A]), B),
+    "dot": (lambda n, p: lambda x, y: n.dot(x, y, precision=p), A, B),
+    "dot, 3-d": (lambda n, p: lambda x, y: n.dot(x, y, precision=p), A, np.stack([B, B])),
+    "tensordot": (lambda n, p: lambda x, y: n.tensordot(x, y, 1, precision=p), A, B),
+    "inner": (lambda n, p: lambda x, y: n.inner(x, y, precision=p), A, B.T),
+    "vdot": (lambda n, p: lambda x, y: n.vdot(x, x, precision=p), A, B),
+    "einsum": (lambda n, p: lambda x, y: n.einsum("ij,jk->ik", x, y, precision=p), A, B),
+}
+
+
+@pytest.mark.parametrize("precision", ["highest", "high", None, ("highest", "default")],
+                         ids=str)
+@pytest.mark.parametrize("name", list(NUMPY_PRODUCTS))
+def test_numpy_products_take_precision_as_jax_numpy(name, precision):
+    make, a, b = NUMPY_PRODUCTS[name]
+    assert _norm(_ours(make(snp, precision), a, b)) == _norm(_jax(make(jnp, precision), a, b))
+    np.testing.assert_allclose(np.asarray(make(snp, precision)(a, b)),
+                               np.asarray(make(jnp, precision)(a, b)), rtol=1e-6)
