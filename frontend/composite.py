@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import functools
 
-from . import config, promotion, tree, writes
+from . import config, precision, promotion, tree, writes
 from .backends import XlaBackend, live_buffers
 from .context import stack
 from .errors import (
@@ -129,6 +129,7 @@ def one_program(f):
         if kwargs:
             key.append(tuple(kwargs))
         key.append(promotion.x64)
+        key.append(precision.default)  # the default precision of matrix products
         key = tuple(key)
         entry = cache.get(key)
         if entry is None:

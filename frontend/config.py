@@ -9,10 +9,10 @@ cache off. No other module reads the environment; the runtime gets these values 
 arguments.
 
 Settings made in code (debug_nans, debug_infs, enable_x64, traceback_filtering,
-default_device): `config.update("debug_nans", True)`, `config.debug_nans = True` and JAX's
-spellings (`config.update("jax_debug_nans", True)`, `config.jax_debug_nans = True`) and ours
-(`"stablejit_debug_nans"`) are the same; reading `config.debug_nans` or
-`config.jax_debug_nans` gives the value.
+default_device, default_matmul_precision): `config.update("debug_nans", True)`,
+`config.debug_nans = True` and JAX's spellings (`config.update("jax_debug_nans", True)`,
+`config.jax_debug_nans = True`) and ours (`"stablejit_debug_nans"`) are the same;
+reading `config.debug_nans` or `config.jax_debug_nans` gives the value.
 
 x64 mode, as JAX's: `config.update("jax_enable_x64", True)` (or `config.enable_x64 = True`,
 JAX_ENABLE_X64=1 or STABLEJIT_ENABLE_X64=1 at start-up, or the context manager
@@ -40,7 +40,8 @@ _INT_MAX = 2**63 - 1  # what the runtime (and XLA behind it) can hold in an int6
 
 # The settings (debug_nans ...) are properties of the module's class, _Config, below
 __all__ = ["ConfigWarning", "VARIABLES", "debug_infs", "debug_nans",  # noqa: F822
-           "default_device", "enable_x64", "traceback_filtering", "update"]
+           "default_device", "default_matmul_precision", "enable_x64", "traceback_filtering",
+           "update"]
 
 
 class ConfigWarning(UserWarning):
@@ -203,6 +204,33 @@ def _device_value(name: str, value):
                     f"platform name or None, not {type(value).__name__} {value!r:.60}")
 
 
+# jax's names of a matrix product's precision: its enum's names and the dtypes they stand
+# for (frontend/precision.py turns them into dot_general's attribute)
+PRECISION_NAMES = {"default": "DEFAULT", "fastest": "DEFAULT", "bfloat16": "DEFAULT",
+                   "high": "HIGH", "tensorfloat32": "HIGH", "bfloat16_3x": "HIGH",
+                   "highest": "HIGHEST", "float32": "HIGHEST"}
+_PRECISION_WHAT = "one of " + ", ".join(sorted(PRECISION_NAMES))
+
+
+def _precision(raw: str) -> str:
+    v = raw.strip()
+    if v not in PRECISION_NAMES:
+        raise ValueError(f"expected {_PRECISION_WHAT}")
+    return v
+
+
+def _precision_value(name: str, value):
+    """None (XLA's default), a name of PRECISION_NAMES, or a Precision (lax's or jax's)."""
+    if value is None:
+        return None
+    if type(value).__name__ == "Precision":
+        return value.name.lower()
+    if isinstance(value, str) and value in PRECISION_NAMES:
+        return value
+    raise ValueError(f"the setting {name!r} takes None, a lax.Precision or {_PRECISION_WHAT}"
+                     f", not {value!r}")
+
+
 # setting -> (its environment variables (the first one set is read) or None, the parse of
 # that variable's text, what the variable accepts, the default, the check of a value set in
 # code)
@@ -214,6 +242,9 @@ _SETTINGS = {
     "traceback_filtering": (("STABLEJIT_TRACEBACK_FILTERING",), _filtering, "on or off",
                             "on", _filtering_value),
     "default_device": (None, None, None, None, _device_value),
+    "default_matmul_precision": (("STABLEJIT_DEFAULT_MATMUL_PRECISION",
+                                  "JAX_DEFAULT_MATMUL_PRECISION"), _precision,
+                                 _PRECISION_WHAT, None, _precision_value),
 }
 _NAMES = {name: spec[0] for name, spec in _SETTINGS.items()}
 # setting -> what applies a new value elsewhere (installed by the module that owns it:
@@ -241,7 +272,9 @@ def update(name: str, value) -> None:
     """Set a setting in code, as jax.config.update does: "debug_nans" / "debug_infs"
     (True or False), "enable_x64" (True or False: the default float is float64 and the
     default complex complex128), "traceback_filtering" ("on" or "off"),
-    "default_device" (a device, a platform name or None). JAX's spellings
+    "default_device" (a device, a platform name or None), "default_matmul_precision"
+    (None or a precision name such as "highest": the precision= of matrix products that
+    pass none; frontend/precision.py). JAX's spellings
     ("jax_enable_x64") and ours with the package's prefix ("stablejit_enable_x64") are
     accepted too."""
     key = _option(name)
@@ -387,6 +420,8 @@ VARIABLES = {
     "STABLEJIT_TRACEBACK_FILTERING": lambda: _setting("traceback_filtering"),
     "STABLEJIT_ENABLE_X64": lambda: _setting("enable_x64"),
     "JAX_ENABLE_X64": lambda: _setting("enable_x64"),
+    "STABLEJIT_DEFAULT_MATMUL_PRECISION": lambda: _setting("default_matmul_precision"),
+    "JAX_DEFAULT_MATMUL_PRECISION": lambda: _setting("default_matmul_precision"),
     "STABLEJIT_LAZY": lazy, "STABLEJIT_LAZY_MAX_OPS": lazy_max_ops, "STABLEJIT_NATIVE": native,
     "STABLEJIT_DUMP_TO": dump_to, "STABLEJIT_CACHE_DIR": cache_dir,
     "STABLEJIT_CACHE": cache_dir, "STABLEJIT_CACHE_MAX_BYTES": cache_max_bytes,
@@ -424,6 +459,10 @@ class _Config(types.ModuleType):
     @property
     def default_device(self):
         return _setting("default_device")
+
+    @property
+    def default_matmul_precision(self):
+        return _setting("default_matmul_precision")
 
     def __getattr__(self, name):  # only for names the module does not have
         key = _option(name)

@@ -20,7 +20,7 @@ import weakref
 
 import numpy as np
 
-from . import config, debugging, fastcall, promotion, tree, writes
+from . import config, debugging, fastcall, precision, promotion, tree, writes
 from .aot import Lowered
 from .api import resolve_backend
 from .backends import XlaBackend
@@ -294,7 +294,8 @@ class Jitted:
             backend = resolve_backend(self._backend_spec)
         elif backend is None:
             backend = concrete_default()
-        return (treedef, tuple(sig), static_key(static), backend, promotion.x64), leaves, \
+        return (treedef, tuple(sig), static_key(static), backend, promotion.x64,
+                precision.default), leaves, \
             backend
 
     def _entry(self, key, args, kwargs, backend) -> Entry:

@@ -44,17 +44,24 @@ def _leaf_paths(td, base: str) -> list[str]:
     return out
 
 
+def _precision(pair) -> str:
+    return "DEFAULT" if pair is None else pair[0] if pair[0] == pair[1] else "/".join(pair)
+
+
 def describe_retrace(fn, new_key, old_keys) -> str:
     """Why `new_key` missed the cache: the closest earlier signature and what differs."""
     if not old_keys:
         return "first call"
-    treedef, sig, static, backend, x64 = new_key
+    treedef, sig, static, backend, x64, precision = new_key
 
     def diff(old):
-        o_treedef, o_sig, o_static, o_backend, o_x64 = old
+        o_treedef, o_sig, o_static, o_backend, o_x64, o_precision = old
         if o_x64 != x64:
             return [f"x64 mode changed from {_on(o_x64)} to {_on(x64)} (the default float "
                     f"is float{64 if x64 else 32})"]
+        if o_precision != precision:
+            return [f"the default matmul precision changed from {_precision(o_precision)} "
+                    f"to {_precision(precision)} (config default_matmul_precision)"]
         if o_treedef != treedef:
             return ["the structure of the arguments changed (a different pytree: "
                     f"{o_treedef} -> {treedef})"]

@@ -15,7 +15,7 @@ from ..compiler.primitives import products
 from ..dispatch import bind1
 from ..errors import at_user_line
 from ..numpy._operands import as_tensor
-from ..numpy._products import precision_pair
+from ..precision import pair as precision_pair
 from ..tensor import Tensor
 from ._operands import _same_dtype
 from .elementwise import add, max, min, mul

@@ -12,6 +12,7 @@ from ..compiler.ir import Attrs
 from ..compiler.primitives import products
 from ..dispatch import bind
 from ..errors import at_user_line
+from ..precision import pair as precision_pair
 from ..tensor import Tensor
 from ..tracebacks import filter_exception
 from ._diagonals import diagonal
@@ -40,36 +41,6 @@ def _dot(x: Tensor, y: Tensor, contracting, batch=((), ()), precision=None) -> T
     return bind(products.dot_general, (x, y), attrs)[0]
 
 
-# jax's spellings: the enum's names and the dtypes they stand for
-_PRECISION_NAMES = {"default": "DEFAULT", "fastest": "DEFAULT", "bfloat16": "DEFAULT",
-                    "high": "HIGH", "tensorfloat32": "HIGH", "bfloat16_3x": "HIGH",
-                    "highest": "HIGHEST", "float32": "HIGHEST"}
-
-
-def precision_pair(precision, what: str) -> tuple[str, str] | None:
-    """jax's precision= (None, a Precision, its name or dtype spelling, or a pair of
-    them) as dot_general's attribute: None for the default on both sides."""
-    if precision is None:
-        return None
-    pair = tuple(precision) if isinstance(precision, (tuple, list)) else (precision,) * 2
-    if len(pair) != 2:
-        raise ValueError(at_user_line(f"{what}: precision= takes one value or a pair "
-                                      f"(lhs, rhs), got {precision!r}"))
-    out = []
-    for p in pair:
-        if p is None:
-            out.append("DEFAULT")
-        elif type(p).__name__ == "Precision":  # lax.Precision, or jax's
-            out.append(p.name)
-        elif isinstance(p, str) and p in _PRECISION_NAMES:  # lower case, as jax
-            out.append(_PRECISION_NAMES[p])
-        else:
-            raise ValueError(at_user_line(
-                f"{what}: precision {p!r} is not one of lax.Precision.DEFAULT, HIGH, "
-                f"HIGHEST or their names ({', '.join(sorted(_PRECISION_NAMES))})"))
-    return None if out == ["DEFAULT", "DEFAULT"] else tuple(out)
-
-
 def _operands(x, y):
     (x, y), dtype = promote_operands(x, y)
     if dtype.kind == "b":
@@ -81,7 +52,7 @@ def _operands(x, y):
 def matmul(x, y, *, precision=None) -> Tensor:
     # (its docstring is composed in _docstrings.py, precision= included)
     try:  # an operator: a public boundary, inline (free until a raise)
-        p = precision_pair(precision, "matmul") if precision is not None else None
+        p = precision_pair(precision, "matmul")
         x, y = _operands(x, y)
         xs, ys = x.type.shape, y.type.shape
         if not xs or not ys:
@@ -129,7 +100,7 @@ def dot(x, y, *, precision=None) -> Tensor:
 
 
 def tensordot(x, y, axes=2, *, precision=None) -> Tensor:
-    p = precision_pair(precision, "tensordot") if precision is not None else None
+    p = precision_pair(precision, "tensordot")
     x, y = _operands(x, y)
     if isinstance(axes, int):
         xa = tuple(range(x.ndim - axes, x.ndim))
@@ -150,7 +121,7 @@ def tensordot(x, y, axes=2, *, precision=None) -> Tensor:
 
 
 def vdot(x, y, *, precision=None) -> Tensor:
-    p = precision_pair(precision, "vdot") if precision is not None else None
+    p = precision_pair(precision, "vdot")
     x, y = _operands(x, y)
     return _dot(reshape(conj(x), (-1,)), reshape(y, (-1,)), ((0,), (0,)), ((), ()), p)
 
@@ -279,7 +250,7 @@ def einsum(subscripts: str, *operands, out=None, dtype=None, casting: str = "saf
         raise TypeError(at_user_line("einsum: out= is not supported (tensors are immutable);"
                                      " use the result"))
     del optimize
-    prec = precision_pair(precision, "einsum") if precision is not None else None
+    prec = precision_pair(precision, "einsum")
     ops = list(promote_operands(*operands)[0])
     target = dtype if dtype is not None else preferred_element_type
     if target is not None:

@@ -6,7 +6,10 @@ float32 under HIGHEST, so an ignored precision= is a silently less accurate answ
 
 from __future__ import annotations
 
+import os
 import re
+import subprocess
+import sys
 
 import jax
 import jax.numpy as jnp
@@ -119,3 +122,55 @@ def test_numpy_products_take_precision_as_jax_numpy(name, precision):
     assert _norm(_ours(make(snp, precision), a, b)) == _norm(_jax(make(jnp, precision), a, b))
     np.testing.assert_allclose(np.asarray(make(snp, precision)(a, b)),
                                np.asarray(make(jnp, precision)(a, b)), rtol=1e-6)
+
+
+@pytest.fixture
+def restore_default_precision():
+    yield
+    stablejit.config.update("default_matmul_precision", None)
+    jax.config.update("jax_default_matmul_precision", None)
+
+
+@pytest.mark.parametrize("name", ["highest", "float32", "high", "tensorfloat32", "default",
+                                  "bfloat16"])
+def test_the_default_precision_as_jaxs_setting(name, restore_default_precision):
+    """config.update("jax_default_matmul_precision", ...) as jax's: products that pass
+    no precision take it, explicit ones keep theirs; jitted functions traced before the
+    change trace again (the setting is in their key)."""
+    f = stablejit.jit(lambda x, y: x @ y)
+    f(A, B)
+    stablejit.config.update("jax_default_matmul_precision", name)
+    jax.config.update("jax_default_matmul_precision", name)
+    for make, a, b in NUMPY_PRODUCTS.values():
+        assert _norm(_ours(make(snp, None), a, b)) == _norm(_jax(make(jnp, None), a, b))
+        assert _norm(_ours(make(snp, "high"), a, b)) == _norm(_jax(make(jnp, "high"), a, b))
+    want = _jax(lambda x, y: x @ y, A, B)
+    assert _norm(_configs(f.lower(A, B).as_text())) == _norm(want)
+    np.testing.assert_array_equal(np.asarray(f(A, B)), np.asarray(A @ B))
+
+
+def test_the_default_precision_from_the_environment():
+    code = ("import stablejit, numpy as np; a = np.ones((2, 3), np.float32); "
+            "print(stablejit.config.default_matmul_precision, 'HIGHEST' in "
+            "stablejit.jit(lambda x: x @ x.T).lower(a).as_text())")
+    for var in ("STABLEJIT_DEFAULT_MATMUL_PRECISION", "JAX_DEFAULT_MATMUL_PRECISION"):
+        out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                             env={**os.environ, var: "float32"}, timeout=120)
+        assert out.stdout.split() == ["float32", "True"], out.stderr
+
+
+@pytest.mark.parametrize("bad", ["HIGHEST", "fast", 3, ("highest", "high")], ids=str)
+def test_a_bad_default_precision_names_the_choices(bad, restore_default_precision):
+    with pytest.raises((ValueError, TypeError), match="default_matmul_precision"):
+        stablejit.config.update("default_matmul_precision", bad)
+
+
+def test_log_compiles_says_the_default_precision_changed(restore_default_precision, caplog,
+                                                         monkeypatch):
+    f = stablejit.jit(lambda x, y: x @ y)
+    monkeypatch.setenv("STABLEJIT_LOG_COMPILES", "1")
+    with caplog.at_level("WARNING", logger="stablejit"):
+        f(A, B)
+        stablejit.config.update("default_matmul_precision", "highest")
+        f(A, B)
+    assert "the default matmul precision changed from DEFAULT to HIGHEST" in caplog.text
