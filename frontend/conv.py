@@ -21,6 +21,7 @@ from .dispatch import bind1
 from .errors import at_user_line
 from .numpy import ones
 from .numpy._operands import asarray, promote_operands
+from .precision import pair as precision_pair
 
 __all__ = ["conv_general", "conv2d", "window_sum", "window_max", "window_min", "window_product",
            "max_pool", "avg_pool", "padding_pairs"]
@@ -84,8 +85,10 @@ def _dimension_numbers(dn, ndim: int):
 
 def conv_general(x, w, strides=1, padding="VALID", lhs_dilation=1, rhs_dilation=1,
                  feature_group_count: int = 1, batch_group_count: int = 1,
-                 dimension_numbers=None):
-    """N-d convolution (cross-correlation, as in deep learning and lax.conv_general_dilated)."""
+                 dimension_numbers=None, precision=None):
+    """N-d convolution (cross-correlation, as in deep learning and lax.conv_general_dilated);
+    precision= as a matrix product's (frontend/precision.py)."""
+    prec = precision_pair(precision, "conv_general")
     (x, w), dtype = promote_operands(asarray(x), asarray(w))
     if not dtype.is_inexact:
         raise TypeError(at_user_line(f"conv_general: needs floating-point or complex operands, "
@@ -101,11 +104,12 @@ def conv_general(x, w, strides=1, padding="VALID", lhs_dilation=1, rhs_dilation=
     in_sizes = [(x.shape[a] - 1) * d + 1 for a, d in zip(ls[2:], lhs_dilation, strict=True)]
     pads = padding_pairs(padding, in_sizes, [w.shape[a] for a in rs[2:]], strides,
                          rhs_dilation)
+    extra = {} if prec is None else {"precision": prec}
     return bind1(cv.convolution, x, w, window_strides=strides, padding=pads,
                  lhs_dilation=lhs_dilation, rhs_dilation=rhs_dilation,
                  feature_group_count=int(feature_group_count),
                  batch_group_count=int(batch_group_count),
-                 dimension_numbers=(ls, rs, os))
+                 dimension_numbers=(ls, rs, os), **extra)
 
 
 def conv2d(x, w, stride=1, padding="SAME", dilation=1, groups: int = 1,

@@ -3,7 +3,7 @@ dilation, feature and batch groups and dimension numbers.
 
 Attributes (as in lax.conv_general_dilated):
     window_strides, padding ((lo, hi) per spatial axis), lhs_dilation, rhs_dilation,
-    feature_group_count, batch_group_count,
+    feature_group_count, batch_group_count, precision (optional: as dot_general's),
     dimension_numbers = (lhs_spec, rhs_spec, out_spec): each names axes of its tensor,
         lhs/out: (batch, feature, spatial...), rhs: (out feature, in feature, spatial...).
 The VJP is two more convolutions (the kernel flipped and transposed for the input;
@@ -32,7 +32,7 @@ _ATTRS = ("window_strides", "padding", "lhs_dilation", "rhs_dilation", "feature_
 
 
 def _rule(lhs, rhs, *, window_strides, padding, lhs_dilation, rhs_dilation,
-          feature_group_count, batch_group_count, dimension_numbers):
+          feature_group_count, batch_group_count, dimension_numbers, precision=None):
     check_kind("convolution", lhs, "iufc", "lhs (input)")
     if lhs.dtype is not rhs.dtype:
         raise ShapeError(f"convolution: input dtype {lhs.dtype.name} and kernel dtype "
@@ -107,7 +107,14 @@ def _conv_op(ctx, lhs, rhs, out_t):
                   f"rhs_dilation = {i64_array(a['rhs_dilation'])}, "
                   f"dimension_numbers = {dn}, "
                   f"feature_group_count = {a['feature_group_count']} : i64, "
-                  f"batch_group_count = {a['batch_group_count']} : i64")[0]
+                  f"batch_group_count = {a['batch_group_count']} : i64" + _precision(a))[0]
+
+
+def _precision(attrs) -> str:
+    """The op's precision_config, if it has a precision (products.py's attribute)."""
+    p = attrs.get("precision")
+    return "" if p is None else (", precision_config = [" + ", ".join(
+        f"#stablehlo<precision {q}>" for q in p) + "]")
 
 
 def _emit(ctx, lhs, rhs):
@@ -125,7 +132,7 @@ def _emit(ctx, lhs, rhs):
 
 
 def _reference(lhs, rhs, *, window_strides, padding, lhs_dilation, rhs_dilation,
-               feature_group_count, batch_group_count, dimension_numbers):
+               feature_group_count, batch_group_count, dimension_numbers, precision=None):
     ls, rs, os = dimension_numbers
     x = np.transpose(lhs, ls)  # N C S...
     w = np.transpose(rhs, rs)  # O I K...
@@ -171,13 +178,13 @@ def _axis_into(ops, src, dst, x):
 def _conv(ops, lhs, rhs, **attrs):
     attrs = {k: (tuple(map(tuple, v)) if k in ("padding", "dimension_numbers") else
                  tuple(v) if isinstance(v, (list, tuple, np.ndarray)) else int(v))
-             for k, v in attrs.items()}
+             for k, v in attrs.items() if v is not None}  # (precision None: none)
     attrs["padding"] = tuple((int(lo), int(hi)) for lo, hi in attrs["padding"])
     return ops.bind(convolution, lhs, rhs, **attrs)
 
 
 def _vjp(ops, cts, primals, outs, *, window_strides, padding, lhs_dilation, rhs_dilation,
-         feature_group_count, batch_group_count, dimension_numbers):
+         feature_group_count, batch_group_count, dimension_numbers, precision=None):
     (g,), (lhs, rhs) = cts, primals
     if g is None:
         return (None, None)
@@ -198,7 +205,7 @@ def _vjp(ops, cts, primals, outs, *, window_strides, padding, lhs_dilation, rhs_
     dl = _conv(ops, g, w, window_strides=lhs_dilation, padding=pads,
                lhs_dilation=window_strides, rhs_dilation=rhs_dilation,
                dimension_numbers=(os, _spec_t(rs), ls), feature_group_count=fg,
-               batch_group_count=1)
+               batch_group_count=1, precision=precision)
     if batch_group_count > 1:
         dl = _axis_out_of(ops, ls[1], batch_group_count, dl)
         dl = _axis_into(ops, ls[1], ls[0], dl)
@@ -218,7 +225,7 @@ def _vjp(ops, cts, primals, outs, *, window_strides, padding, lhs_dilation, rhs_
     dr = _conv(ops, lhs, g, window_strides=rhs_dilation, padding=list(zip(lo, hi, strict=True)),
                lhs_dilation=lhs_dilation, rhs_dilation=window_strides,
                dimension_numbers=(_spec_t(ls), _spec_t(os), _spec_t(rs)),
-               feature_group_count=fg2, batch_group_count=bg2)
+               feature_group_count=fg2, batch_group_count=bg2, precision=precision)
     return (dl, dr)
 
 

@@ -111,7 +111,7 @@ def conv_general_dilated(lhs, rhs, window_strides, padding, lhs_dilation=None,
     dn = conv_dimension_numbers(x.shape, w.shape, dimension_numbers)
     return _conv.conv_general(x, w, window_strides, padding, lhs_dilation or (1,) * nsp,
                               rhs_dilation or (1,) * nsp, feature_group_count,
-                              batch_group_count, tuple(dn))
+                              batch_group_count, tuple(dn), precision)
 
 
 def conv(lhs, rhs, window_strides, padding, precision=None,

@@ -13,6 +13,7 @@ from ..compiler import dtypes as dt
 from ..compiler.primitives import convolution as cv
 from ..dispatch import bind1
 from ..errors import at_user_line
+from ..precision import pair as precision_pair
 from ..promotion import DEFAULT_INT
 from ..tensor import Tensor
 from ._elementwise import conj
@@ -22,13 +23,14 @@ from ._operands import promote_operands
 _MODES = ("full", "same", "valid")
 
 
-def _full_correlation(a: Tensor, v: Tensor) -> Tensor:
+def _full_correlation(a: Tensor, v: Tensor, precision=None) -> Tensor:
     """c[k] = sum_n a[n + k] * v[n] for k from -(len(v) - 1) to len(a) - 1."""
     n, m = a.shape[0], v.shape[0]
+    extra = {} if precision is None else {"precision": precision}
     out = bind1(cv.convolution, reshape(a, (1, 1, n)), reshape(v, (1, 1, m)),
                 window_strides=(1,), padding=((m - 1, m - 1),), lhs_dilation=(1,),
                 rhs_dilation=(1,), feature_group_count=1, batch_group_count=1,
-                dimension_numbers=((0, 1, 2), (0, 1, 2), (0, 1, 2)))
+                dimension_numbers=((0, 1, 2), (0, 1, 2), (0, 1, 2)), **extra)
     return reshape(out, (n + m - 1,))
 
 
@@ -55,18 +57,21 @@ def _cut(full: Tensor, n: int, m: int, mode: str) -> Tensor:
     return full[start: start + (hi if mode == "same" else hi - lo + 1)]
 
 
-def convolve(a, v, mode: str = "full") -> Tensor:
-    """The discrete linear convolution of two 1-D tensors."""
+def convolve(a, v, mode: str = "full", *, precision=None) -> Tensor:
+    """The discrete linear convolution of two 1-D tensors (precision= as jax's)."""
+    p = precision_pair(precision, "convolve")
     a, v = _operands("convolve", a, v, mode)
     if v.shape[0] > a.shape[0]:
         a, v = v, a
-    return _cut(_full_correlation(a, flip(v)), a.shape[0], v.shape[0], mode)
+    return _cut(_full_correlation(a, flip(v), p), a.shape[0], v.shape[0], mode)
 
 
-def correlate(a, v, mode: str = "valid") -> Tensor:
-    """The cross-correlation sum_n a[n + k] * conj(v[n]) of two 1-D tensors."""
+def correlate(a, v, mode: str = "valid", *, precision=None) -> Tensor:
+    """The cross-correlation sum_n a[n + k] * conj(v[n]) of two 1-D tensors (precision=
+    as jax's)."""
+    p = precision_pair(precision, "correlate")
     a, v = _operands("correlate", a, v, mode)
     n, m = a.shape[0], v.shape[0]
     if m > n:  # NumPy's order: the reversed correlation of the swapped operands
-        return flip(conj(_cut(_full_correlation(v, conj(a)), m, n, mode)))
-    return _cut(_full_correlation(a, conj(v)), n, m, mode)
+        return flip(conj(_cut(_full_correlation(v, conj(a), p), m, n, mode)))
+    return _cut(_full_correlation(a, conj(v), p), n, m, mode)

@@ -28,11 +28,12 @@ ENUMS = ["DEFAULT", "HIGH", "HIGHEST"]
 
 
 def _configs(text: str) -> list[str]:
-    """Each dot_general's precision_config in order ('' where it has none), in the
-    pretty (jax) or generic (ours) printing."""
+    """Each dot_general's (or convolution's) precision_config in order ('' where it has
+    none), in the pretty (jax) or generic (ours) printing."""
     out = []
     for line in text.splitlines():
-        if "dot_general" in line and "stablehlo.dot" in line:
+        if "dot_general" in line and "stablehlo.dot" in line or \
+                "stablehlo.convolution" in line:
             m = re.search(r"precision(?:_config)? = \[([^\]]*)\]", line)
             out.append(re.sub(r"#stablehlo<precision (\w+)>", r"\1", m.group(1))
                        if m else "")
@@ -74,6 +75,18 @@ def test_precision_config_as_jax_emits_it(precision, fn):
 
 
 @pytest.mark.parametrize("precision", ["highest", ("high", "highest")])
+def test_a_convolution_gradient_keeps_the_precision(precision):
+    k = B[None, None, :2, :2]
+
+    def f(L, n, p):
+        return lambda x: n.sin(L.conv_general_dilated(x, k, (1, 1), "SAME",
+                                                      precision=p)).sum()
+    ours = _ours(stablejit.grad(f(lax, snp, precision)), A[None, None])
+    theirs = _jax(jax.grad(f(jax.lax, jnp, precision)), A[None, None])
+    assert sorted(_norm(ours)) == sorted(_norm(theirs)) and all(ours)
+
+
+@pytest.mark.parametrize("precision", ["highest", ("high", "highest")])
 def test_gradient_and_vmap_keep_the_precision(precision):
     def f(L, n, p):
         return lambda x: n.sin(L.dot(x, B, precision=p)).sum()
@@ -111,6 +124,13 @@ NUMPY_PRODUCTS = {
     "inner": (lambda n, p: lambda x, y: n.inner(x, y, precision=p), A, B.T),
     "vdot": (lambda n, p: lambda x, y: n.vdot(x, x, precision=p), A, B),
     "einsum": (lambda n, p: lambda x, y: n.einsum("ij,jk->ik", x, y, precision=p), A, B),
+    "convolve": (lambda n, p: lambda x, y: n.convolve(x, y, precision=p), A[0], B[:, 0]),
+    "correlate": (lambda n, p: lambda x, y: n.correlate(x, y, "full", precision=p), A[0],
+                  B[:, 0]),
+    "lax.conv_general_dilated": (
+        lambda n, p: lambda x, y: (lax if n is snp else jax.lax).conv_general_dilated(
+            x, y, (1, 1), "SAME", precision=p),
+        A[None, None], B[None, None, :2, :2]),
 }
 
 
