@@ -9,8 +9,8 @@ Semantics are lax's, not NumPy's:
   - binary ops do not broadcast, except that a 0-d operand broadcasts to the other's
     shape (as in JAX).
   - integer div and rem round toward zero (C), as XLA.
-  - `precision=` of dot_general, dot and batch_matmul is emitted (host float32 is full
-    precision whatever it says; GPUs use TF32 under DEFAULT, as jax); conv ignores it.
+  - `precision=` of dot_general, dot, batch_matmul and the convolutions is emitted (host
+    float32 is full precision whatever it says; GPUs use TF32 under DEFAULT, as jax).
 
 Control flow (cond, switch, while_loop, fori_loop, scan) and stop_gradient are the
 same functions as stablejit's.

@@ -17,9 +17,9 @@ from ..tensor import Tensor
 
 
 class Precision(enum.Enum):
-    """`precision=` of dot_general, dot and batch_matmul, as jax's: the host computes
-    float32 in full precision whatever it says; GPUs take float32 products as TF32 under
-    DEFAULT (jax's default too) and in full float32 under HIGHEST."""
+    """`precision=` of products and convolutions, as jax's (frontend/precision.py): the
+    host computes float32 in full precision whatever it says; GPUs take float32 products
+    as TF32 under DEFAULT (jax's default too) and in full float32 under HIGHEST."""
 
     DEFAULT = 0
     HIGH = 1
