@@ -35,6 +35,14 @@ MEANING = {
                             "True)`); read at start-up",
     "JAX_ENABLE_X64": "jax's name for `STABLEJIT_ENABLE_X64` (which wins when both are "
                       "set)",
+    "STABLEJIT_DEFAULT_MATMUL_PRECISION": "the precision of matrix products and "
+                                          "convolutions that pass no `precision=` "
+                                          "(`highest` or `float32`: full float32 on GPUs, "
+                                          "which use TF32 otherwise; as `config.update("
+                                          "\"jax_default_matmul_precision\", ...)`); read "
+                                          "at start-up",
+    "JAX_DEFAULT_MATMUL_PRECISION": "jax's name for `STABLEJIT_DEFAULT_MATMUL_PRECISION` "
+                                    "(which wins when both are set)",
     "STABLEJIT_TRACEBACK_FILTERING": "hide stablejit's own frames from the tracebacks of "
                                      "errors raised by public calls",
     "STABLEJIT_LAZY": "make the default backend lazy: eager ops record a graph that runs "
