@@ -57,20 +57,29 @@ def _cut(full: Tensor, n: int, m: int, mode: str) -> Tensor:
     return full[start: start + (hi if mode == "same" else hi - lo + 1)]
 
 
-def convolve(a, v, mode: str = "full", *, precision=None) -> Tensor:
-    """The discrete linear convolution of two 1-D tensors (precision= as jax's)."""
+def _in(operands, preferred_element_type):
+    if preferred_element_type is None:
+        return operands
+    return tuple(x.astype(dt.dtype(preferred_element_type)) for x in operands)
+
+
+def convolve(a, v, mode: str = "full", *, precision=None,
+             preferred_element_type=None) -> Tensor:
+    """The discrete linear convolution of two 1-D tensors (precision= and
+    preferred_element_type= as jax's: the operands are computed in that dtype)."""
     p = precision_pair(precision, "convolve")
-    a, v = _operands("convolve", a, v, mode)
+    a, v = _in(_operands("convolve", a, v, mode), preferred_element_type)
     if v.shape[0] > a.shape[0]:
         a, v = v, a
     return _cut(_full_correlation(a, flip(v), p), a.shape[0], v.shape[0], mode)
 
 
-def correlate(a, v, mode: str = "valid", *, precision=None) -> Tensor:
+def correlate(a, v, mode: str = "valid", *, precision=None,
+              preferred_element_type=None) -> Tensor:
     """The cross-correlation sum_n a[n + k] * conj(v[n]) of two 1-D tensors (precision=
-    as jax's)."""
+    and preferred_element_type= as convolve's)."""
     p = precision_pair(precision, "correlate")
-    a, v = _operands("correlate", a, v, mode)
+    a, v = _in(_operands("correlate", a, v, mode), preferred_element_type)
     n, m = a.shape[0], v.shape[0]
     if m > n:  # NumPy's order: the reversed correlation of the swapped operands
         return flip(conj(_cut(_full_correlation(v, conj(a), p), m, n, mode)))

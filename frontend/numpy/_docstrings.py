@@ -56,6 +56,9 @@ _ARGS = {
     "k": "the diagonal: 0 is the main one, k > 0 above it, k < 0 below it",
     "copy": "True always copies; False raises where NumPy's strides allow no view; None "
             "gives a view when it can",
+    "preferred_element_type": "jax's: the result's dtype (the products accumulate in "
+                              "it: int8 operands with int32, bfloat16 with float32); None "
+                              "keeps the operands' promoted dtype",
     "precision": "jax's: None, a `lax.Precision`, 'default'/'high'/'highest' (or "
                  "'bfloat16'/'tensorfloat32'/'float32'), or a pair for the two operands. "
                  "The host computes float32 in full precision whatever it says; GPUs take "

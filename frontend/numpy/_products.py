@@ -24,10 +24,14 @@ from ._reductions import sum
 _DOT_ATTRS: dict = {}  # (contracting, batch, precision) -> dot_general's Attrs
 
 
-def _dot(x: Tensor, y: Tensor, contracting, batch=((), ()), precision=None) -> Tensor:
-    """dot_general; `precision` as precision_pair gives it (None: the default)."""
+def _dot(x: Tensor, y: Tensor, contracting, batch=((), ()), precision=None,
+         preferred=None) -> Tensor:
+    """dot_general; `precision` as precision_pair gives it (None: the default);
+    `preferred` the result's dtype (jax's preferred_element_type), None: the operands'."""
+    if preferred is x.dtype:
+        preferred = None
     try:
-        attrs = _DOT_ATTRS.get((contracting, batch, precision))
+        attrs = _DOT_ATTRS.get((contracting, batch, precision, preferred))
     except TypeError:  # axes given as lists (einsum): not cached
         attrs = None
     if attrs is None:
@@ -35,10 +39,16 @@ def _dot(x: Tensor, y: Tensor, contracting, batch=((), ()), precision=None) -> T
         attrs = {"contracting": contracting, "batch": batch}
         if precision is not None:
             attrs["precision"] = precision
+        if preferred is not None:
+            attrs["preferred_element_type"] = preferred
         attrs = Attrs(attrs)
         if len(_DOT_ATTRS) < 1024:
-            _DOT_ATTRS[contracting, batch, precision] = attrs
+            _DOT_ATTRS[contracting, batch, precision, preferred] = attrs
     return bind(products.dot_general, (x, y), attrs)[0]
+
+
+def _preferred(preferred_element_type):
+    return None if preferred_element_type is None else dt.dtype(preferred_element_type)
 
 
 def _operands(x, y):
@@ -49,10 +59,11 @@ def _operands(x, y):
     return x, y
 
 
-def matmul(x, y, *, precision=None) -> Tensor:
+def matmul(x, y, *, precision=None, preferred_element_type=None) -> Tensor:
     # (its docstring is composed in _docstrings.py, precision= included)
     try:  # an operator: a public boundary, inline (free until a raise)
         p = precision_pair(precision, "matmul")
+        pref = _preferred(preferred_element_type)
         x, y = _operands(x, y)
         xs, ys = x.type.shape, y.type.shape
         if not xs or not ys:
@@ -60,7 +71,7 @@ def matmul(x, y, *, precision=None) -> Tensor:
                                           "use multiply (*) for scalars"))
         if len(xs) <= 2 and len(ys) <= 2:  # no batch axes: one dot_general, no reshapes
             _check_inner(xs, ys, ys[0])
-            return _dot(x, y, ((len(xs) - 1,), (0,)), ((), ()), p)
+            return _dot(x, y, ((len(xs) - 1,), (0,)), ((), ()), p, pref)
         x1, y1 = x.ndim == 1, y.ndim == 1
         if x1:
             x = expand_dims(x, 0)
@@ -71,7 +82,7 @@ def matmul(x, y, *, precision=None) -> Tensor:
         x = broadcast_to(x, batch + x.shape[-2:])
         y = broadcast_to(y, batch + y.shape[-2:])
         nb = len(batch)
-        out = _dot(x, y, ((nb + 1,), (nb,)), (tuple(range(nb)), tuple(range(nb))), p)
+        out = _dot(x, y, ((nb + 1,), (nb,)), (tuple(range(nb)), tuple(range(nb))), p, pref)
         if x1:
             out = squeeze(out, -2)
         if y1:
@@ -90,17 +101,20 @@ def _check_inner(xshape, yshape, inner: int) -> None:
             f"axis of the right operand (shape {yshape}, size {inner})"))
 
 
-def dot(x, y, *, precision=None) -> Tensor:
+def dot(x, y, *, precision=None, preferred_element_type=None) -> Tensor:
     x, y = _operands(x, y)
+    kw = {"precision": precision, "preferred_element_type": preferred_element_type}
     if x.ndim == 0 or y.ndim == 0:
-        return multiply(x, y)
+        out = multiply(x, y)
+        return out if preferred_element_type is None else out.astype(preferred_element_type)
     if y.ndim <= 2 and (y.ndim == 1 or x.ndim == 1):
-        return matmul(x, y, precision=precision)
-    return tensordot(x, y, ((x.ndim - 1,), (y.ndim - 2,)), precision=precision)
+        return matmul(x, y, **kw)
+    return tensordot(x, y, ((x.ndim - 1,), (y.ndim - 2,)), **kw)
 
 
-def tensordot(x, y, axes=2, *, precision=None) -> Tensor:
+def tensordot(x, y, axes=2, *, precision=None, preferred_element_type=None) -> Tensor:
     p = precision_pair(precision, "tensordot")
+    pref = _preferred(preferred_element_type)
     x, y = _operands(x, y)
     if isinstance(axes, int):
         xa = tuple(range(x.ndim - axes, x.ndim))
@@ -117,13 +131,14 @@ def tensordot(x, y, axes=2, *, precision=None) -> Tensor:
                 f"tensordot: axis {a} of the left operand (shape {x.shape}) has size "
                 f"{x.shape[a]} but axis {b} of the right operand (shape {y.shape}) has size "
                 f"{y.shape[b]}"))
-    return _dot(x, y, (xa, ya), ((), ()), p)
+    return _dot(x, y, (xa, ya), ((), ()), p, pref)
 
 
-def vdot(x, y, *, precision=None) -> Tensor:
+def vdot(x, y, *, precision=None, preferred_element_type=None) -> Tensor:
     p = precision_pair(precision, "vdot")
     x, y = _operands(x, y)
-    return _dot(reshape(conj(x), (-1,)), reshape(y, (-1,)), ((0,), (0,)), ((), ()), p)
+    return _dot(reshape(conj(x), (-1,)), reshape(y, (-1,)), ((0,), (0,)), ((), ()), p,
+                _preferred(preferred_element_type))
 
 
 def vecdot(x, y, axis: int = -1) -> Tensor:
@@ -162,11 +177,13 @@ def vecmat(x1, x2, /) -> Tensor:
     return matmul(expand_dims(conj(a), -2), b)[..., 0, :]
 
 
-def inner(x, y, *, precision=None) -> Tensor:
+def inner(x, y, *, precision=None, preferred_element_type=None) -> Tensor:
     x, y = _operands(x, y)
     if x.ndim == 0 or y.ndim == 0:
-        return multiply(x, y)
-    return tensordot(x, y, ((x.ndim - 1,), (y.ndim - 1,)), precision=precision)
+        out = multiply(x, y)
+        return out if preferred_element_type is None else out.astype(preferred_element_type)
+    return tensordot(x, y, ((x.ndim - 1,), (y.ndim - 1,)), precision=precision,
+                     preferred_element_type=preferred_element_type)
 
 
 def outer(x, y) -> Tensor:

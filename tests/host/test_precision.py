@@ -194,3 +194,39 @@ def test_log_compiles_says_the_default_precision_changed(restore_default_precisi
         stablejit.config.update("default_matmul_precision", "highest")
         f(A, B)
     assert "the default matmul precision changed from DEFAULT to HIGHEST" in caplog.text
+
+
+# jax.numpy's preferred_element_type= on the same functions: the result's dtype, the
+# products accumulated in it (int8 operands with int32 do not wrap at 8 bits)
+I8 = (np.arange(6, dtype=np.int8).reshape(2, 3) * 40,
+      np.arange(12, dtype=np.int8).reshape(3, 4) * 30)
+PREFERRED = {
+    "matmul": lambda n, t: lambda x, y: n.matmul(x, y, preferred_element_type=t),
+    "dot": lambda n, t: lambda x, y: n.dot(x, y, preferred_element_type=t),
+    "tensordot": lambda n, t: lambda x, y: n.tensordot(x, y, 1, preferred_element_type=t),
+    "inner": lambda n, t: lambda x, y: n.inner(x, y.T, preferred_element_type=t),
+    "vdot": lambda n, t: lambda x, y: n.vdot(x, x, preferred_element_type=t),
+    "einsum": lambda n, t: lambda x, y: n.einsum("ij,jk->ik", x, y, preferred_element_type=t),
+    "convolve": lambda n, t: lambda x, y: n.convolve(x[0], y[:, 0], preferred_element_type=t),
+    "correlate": lambda n, t: lambda x, y: n.correlate(x[0], y[:, 0], "full",
+                                                       preferred_element_type=t),
+}
+
+
+@pytest.mark.parametrize("operands,preferred", [
+    ("int8", np.int32), ("int8", None), ("float16", np.float32), ("float32", np.float32),
+    ("int8", np.float32)], ids=str)
+@pytest.mark.parametrize("name", list(PREFERRED))
+@pytest.mark.parametrize("way", ["eager", "jit"])
+def test_preferred_element_type_as_jax_numpy(name, operands, preferred, way):
+    a, b = (x.astype(operands) for x in I8)
+    ours, theirs = PREFERRED[name](snp, preferred), PREFERRED[name](jnp, preferred)
+    if name in ("convolve", "correlate") and operands == "int8" and preferred is None:
+        # integer convolve keeps NumPy's dtype (and its wrap-around), where jax makes floats
+        theirs = {"convolve": lambda x, y: np.convolve(x[0], y[:, 0]),
+                  "correlate": lambda x, y: np.correlate(x[0], y[:, 0], "full")}[name]
+    if way == "jit":
+        ours = stablejit.jit(ours)
+    got, want = np.asarray(ours(a, b)), np.asarray(theirs(a, b))
+    assert got.dtype == want.dtype
+    np.testing.assert_allclose(got, want, rtol=1e-3 if operands == "float16" else 0)
