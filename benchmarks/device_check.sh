@@ -42,7 +42,10 @@ STABLEJIT_PLATFORM=cuda STABLEJIT_NATIVE=0 timeout 60 $PY benchmarks/lazy.py \
   > "$OUT/bench_lazy_fallback.txt" 2>&1
 
 echo "== tests on cuda ($SELECTION, time box $TEST_BOX s)"
-STABLEJIT_PLATFORM=cuda timeout -k 5 "$TEST_BOX" $PY -m pytest $SELECTION -n 15 \
+# failures.txt gets each failure's id and error as it happens (benchmarks/failure_log.py):
+# the time box may end the run before pytest's own summary
+FAILURE_LOG="$OUT/failures.txt" STABLEJIT_PLATFORM=cuda timeout -k 5 "$TEST_BOX" \
+  $PY -m pytest $SELECTION -n 15 -p benchmarks.failure_log \
   -p no:cacheprovider -o addopts="" -v --timeout 120 --tb=short -rfE \
   > "$OUT/tests_cuda.log" 2>&1
 echo "rc=$? $(grep -c ' PASSED ' "$OUT/tests_cuda.log") passed," \
