@@ -33,6 +33,16 @@ def device_env(n: int) -> dict:
 
 def pytest_configure(config):
     config.addinivalue_line("markers", "host_devices(n): the module needs n host devices")
+    config.addinivalue_line("markers", "host_default: the test is about the host being the "
+                                       "default platform (skipped in a run whose "
+                                       "STABLEJIT_PLATFORM puts another first)")
+
+
+def _another_default() -> str | None:
+    """The first platform of STABLEJIT_PLATFORM when it is not the host (a GPU session's
+    run of the suite: benchmarks/device_check.sh)."""
+    first = os.environ.get("STABLEJIT_PLATFORM", "").split(",")[0].strip()
+    return first if first and first not in ("host", "cpu") else None
 
 
 class _InSubprocess(pytest.Item):
@@ -54,6 +64,13 @@ class _InSubprocess(pytest.Item):
 
 
 def pytest_collection_modifyitems(session, config, items):
+    other = _another_default()
+    if other is not None:
+        skip = pytest.mark.skip(reason=f"about the host as the default platform; this run's "
+                                       f"default is {other}")
+        for item in items:
+            if item.get_closest_marker("host_default") is not None:
+                item.add_marker(skip)
     groups: dict = {}
     for item in items:
         mark = item.get_closest_marker("host_devices")

@@ -248,6 +248,7 @@ def test_dlpack_round_trip():
 
 @pytest.mark.parametrize("kw", [{}, {"copy": False}, {"copy": True}, {"max_version": (0, 0)},
                                 {"max_version": (1, 0), "copy": False}, {"dl_device": (1, 0)}])
+@pytest.mark.host_default
 def test_dlpack_export_of_a_host_buffer(kw):
     # bool and read-only host buffers export too; copy=False shares the host buffer
     for a in (np.array([True, False]), np.arange(4, dtype=np.float32).reshape(2, 2)):
@@ -258,6 +259,7 @@ def test_dlpack_export_of_a_host_buffer(kw):
         x.__dlpack__(dl_device=(2, 0))
 
 
+@pytest.mark.host_default
 def test_dlpack_shares_a_host_buffer_when_jax_is_not_loaded():
     # jax's Array.__dlpack__ is a method jax adds when it loads; a program that never
     # imports jax got "not in host memory" for copy=False (the array API suite found it)

@@ -84,6 +84,7 @@ def test_dump_single_stage_and_out_dir(model, cache_env, tmp_path):
     parse_and_verify((out / "predict.stablehlo.mlir").read_text())
 
 
+@pytest.mark.host_default
 def test_dump_dot_has_xla_fusions_as_clusters(model, cache_env, tmp_path):
     r = run_cli("dump", f"{model}:mlp", "--args", "f32[16,32]", "f32[32,64]", "f32[64,8]",
                 "--format", "dot", env=cache_env)
@@ -130,6 +131,7 @@ def _profile_times(out: str) -> dict[str, float]:
             for stage in PROFILE_STAGES}
 
 
+@pytest.mark.host_default
 def test_profile_times_every_stage_then_loads_from_disk(model, cache_env):
     args = ("profile", f"{model}:mlp", "--args", "f32[8,16]", "f32[16,4]", "f32[4,3]",
             "--runs", "5")
@@ -172,6 +174,7 @@ def test_explain_reports_ops_fusions_cost_memory(model, cache_env):
     assert n >= 2 and len(re.findall(r"^  cluster \d+: .* -> ", out, re.M)) == n
 
 
+@pytest.mark.host_default
 def test_devices_lists_platforms_and_default():
     r = run_cli("devices", env={"XLA_FLAGS": "--xla_force_host_platform_device_count=3"})
     out = r.stdout
@@ -202,6 +205,7 @@ def test_errors_are_clear(model, cache_env):
     assert r.returncode == 2 and "model.py:5" in r.stderr  # the shape error names the line
 
 
+@pytest.mark.host_default
 def test_cache_info_list_clear(model, cache_env):
     run_cli("dump", f"{model}:predict", "--args", "f32[8,4]", "f32[4,2]", "--stage", "hlo",
             env=cache_env)

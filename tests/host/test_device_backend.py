@@ -39,6 +39,7 @@ def test_transfer_moves_and_frees_the_source():
         y.numpy()
 
 
+@pytest.mark.host_default
 def test_copy_keeps_the_source_and_same_device_transfer_is_a_no_op():
     x = dev(np.arange(6).reshape(2, 3))
     c = stablejit.backend_copy(x)
@@ -157,6 +158,7 @@ MULTI = textwrap.dedent("""\
     """)
 
 
+@pytest.mark.host_default
 def test_several_host_devices():
     r = subprocess.run([sys.executable, "-c", MULTI], capture_output=True, text=True,
                        timeout=120, env={**os.environ, "TF_CPP_MIN_LOG_LEVEL": "1",

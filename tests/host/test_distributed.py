@@ -14,6 +14,7 @@ import textwrap
 import jax
 import jax.numpy as jnp
 import numpy as np
+import pytest
 
 WORKER = textwrap.dedent('''
     import json, sys
@@ -66,6 +67,7 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
+@pytest.mark.host_default
 def test_two_processes_psum_and_a_data_parallel_step():
     address = f"127.0.0.1:{_free_port()}"
     env = {**os.environ, "TF_CPP_MIN_LOG_LEVEL": "1"}

@@ -12,6 +12,8 @@ import subprocess
 import sys
 import textwrap
 
+import pytest
+
 SCRIPT = textwrap.dedent("""\
     import numpy as np
     import stablejit
@@ -48,6 +50,7 @@ def expected(tmp_path=None):
     return (np.tanh(x @ np.ones((3, 2), np.float32)) + 1.0), float((x * 3.0).sum())
 
 
+@pytest.mark.host_default
 def test_stablejit_dump_to_writes_every_compilation(tmp_path):
     dump = tmp_path / "dump"
     env = {"STABLEJIT_DUMP_TO": str(dump), "STABLEJIT_CACHE_DIR": str(tmp_path / "cache")}

@@ -77,6 +77,7 @@ def test_round_trip_through_an_artifact_is_bit_exact(name):
         np.testing.assert_array_equal(_bits(g), _bits(w))
 
 
+@pytest.mark.host_default
 def test_signature_and_avals():
     exp = E.export(stablejit.jit(lambda x, s: {"y": x * s, "n": snp.sum(x > 0)}))(
         S((3, 4), np.float32), 2.0)
@@ -153,6 +154,7 @@ def test_grad_without_an_exported_vjp_says_how():
         stablejit.grad(lambda x: snp.sum(exp.call(x, _B)))(_A)
 
 
+@pytest.mark.host_default
 def test_reference_backend_runs_the_host_module(mlp):
     x = stablejit.backend_transfer(snp.asarray(_A), stablejit.REFERENCE)
     w = stablejit.backend_transfer(snp.asarray(_B), stablejit.REFERENCE)
@@ -257,6 +259,7 @@ def test_one_artifact_for_every_platform_selected_at_call():
     np.testing.assert_array_equal(exp.call(a), np.asarray(f(a)))
 
 
+@pytest.mark.host_default
 def test_platform_not_in_the_artifact_is_a_clear_error():
     exp = E.deserialize(E.export(stablejit.jit(lambda x: x + 1), platforms="cuda")(
         S((2,), np.float32)).serialize())

@@ -83,6 +83,7 @@ BAD = {
 
 
 @pytest.mark.parametrize("name", sorted(BAD))
+@pytest.mark.host_default
 def test_bad_artifacts_are_clear_errors(data, name):
     spoil, match = BAD[name]
     with pytest.raises(E.ArtifactError, match=match):
@@ -94,6 +95,7 @@ def test_not_bytes_is_a_clear_error():
         E.deserialize("model.sjx")
 
 
+@pytest.mark.host_default
 def test_the_metadata_is_json_and_holds_no_python(data):
     meta_len = struct.unpack_from("<I", data, 12)[0]
     meta = json.loads(data[56:56 + meta_len])
@@ -213,6 +215,7 @@ def _cli(*args, cwd):
                           capture_output=True, text=True, timeout=240)
 
 
+@pytest.mark.host_default
 def test_cli_export_inspect_run(tmp_path):
     (tmp_path / "model.py").write_text(CLI_MODEL)
     r = _cli("export", "model.py:head", "--args", "f32[3,8]", "f32[]", "--out", "m.sjx",

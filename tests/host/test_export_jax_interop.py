@@ -52,6 +52,7 @@ def _bits(a):
 @pytest.mark.parametrize("platforms", [("cpu",), ("cpu", "cuda")], ids=["cpu", "cpu+cuda"])
 @pytest.mark.parametrize("batch", ["b", 7], ids=["symbolic", "static"])
 @pytest.mark.parametrize("model", JAX_MODELS)
+@pytest.mark.host_default
 def test_jax_exported_models_run_bit_exact(model, batch, platforms):
     f, features = JAX_MODELS[model]
     shape = jex.symbolic_shape(f"{batch}, " + ", ".join(map(str, features)))

@@ -409,6 +409,7 @@ np.savez("out.npz", **out)
 '''
 
 
+@pytest.mark.host_default
 def test_symbolic_artifacts_run_in_a_process_without_the_source(tmp_path):
     """The issue's test: the digits MLP and CNN exported with a symbolic batch, run from
     a file by a fresh process that cannot import their modules, at batch sizes 1, 7, 64

@@ -45,6 +45,7 @@ def device_blocks() -> list[tuple[str, int, str]]:
 
 
 @pytest.mark.parametrize("page", [p for p in PAGES if blocks(p)], ids=lambda p: p.name)
+@pytest.mark.host_default
 def test_guide_page_runs(page, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)  # what a page writes (model.sjx ...) stays out of the tree
     globs = {"np": np, "stablejit": stablejit, "snp": snp}
@@ -80,6 +81,7 @@ sys.exit(runner.run(test).failed)
 
 @pytest.mark.parametrize("name, devices, code", device_blocks(),
                          ids=[b[0] for b in device_blocks()])
+@pytest.mark.host_default
 def test_guide_block_on_host_devices(name, devices, code, tmp_path):
     out = subprocess.run([sys.executable, "-c", _DEVICE_SESSION], input=code, text=True,
                          capture_output=True, cwd=tmp_path, env=device_env(devices),
@@ -87,6 +89,7 @@ def test_guide_block_on_host_devices(name, devices, code, tmp_path):
     assert out.returncode == 0, out.stdout[-6000:] + out.stderr[-2000:]
 
 
+@pytest.mark.host_default
 def test_readme_example_prints_what_it_says(tmp_path):
     text = (ROOT / "README.md").read_text()
     code = _BLOCK.search(text).group(3)

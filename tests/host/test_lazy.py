@@ -121,6 +121,7 @@ def test_the_graph_runs_when_it_passes_the_size_bound(monkeypatch):
         assert backend.flushes >= n + 8
 
 
+@pytest.mark.host_default
 def test_lazy_backend_by_name():
     backend = sj.resolve_backend("lazy")
     assert backend is sj.resolve_backend("lazy:host")
@@ -215,6 +216,7 @@ def test_grad_over_a_closed_over_array_in_lazy_runs_one_graph(monkeypatch):
     np.testing.assert_array_equal(np.asarray(again), np.asarray(g))
 
 
+@pytest.mark.host_default
 def test_the_digits_mlp_written_eagerly_trains_lazily_as_the_jitted_example():
     """The issue's case: examples/digits_mlp.py's step without jit, in lazy mode, takes
     the same steps as the jitted example (its graphs compiled once) and reaches
@@ -266,6 +268,7 @@ def test_the_digits_mlp_written_eagerly_trains_lazily_as_the_jitted_example():
 
 
 @pytest.mark.parametrize("early", [False, True], ids=["host rule", "accelerator rule"])
+@pytest.mark.host_default
 def test_a_large_function_starts_the_graph_on_accelerators_only(early, monkeypatch):
     """On an accelerator, grad's derivative (or a jitted step) of _START_ON_ACCELERATORS
     ops or more runs as soon as it is recorded, with the ops before it, so the device

@@ -48,6 +48,7 @@ def run(tmp_path, cache):
     return str(path), [ln for ln in r.stderr.splitlines() if ln.startswith("stablejit:")]
 
 
+@pytest.mark.host_default
 def test_log_compiles(tmp_path):
     cache = tmp_path / "cache"
     path, lines = run(tmp_path, cache)

@@ -227,6 +227,7 @@ def test_index_out_of_bounds_is_an_index_error():
 
 # ---- Tensor conveniences --------------------------------------------------------------
 
+@pytest.mark.host_default
 def test_tensor_repr_names_type_and_backend():
     x = snp.asarray(np.arange(3, dtype=np.float32))
     assert repr(x).startswith("Tensor<f32[3] xla:host:0>")
