@@ -10,11 +10,18 @@ from __future__ import annotations
 
 import os
 
+_worker = False  # an xdist worker: its reports reach the controller, which writes them
+
+
+def pytest_configure(config):
+    global _worker
+    _worker = hasattr(config, "workerinput")
+
 
 def pytest_runtest_logreport(report):
     path = os.environ.get("FAILURE_LOG")
-    if not path or not report.failed or os.environ.get("PYTEST_XDIST_WORKER"):
-        return  # (an xdist worker's reports reach the controller, which writes them)
+    if not path or not report.failed or _worker:
+        return
     text = report.longreprtext or ""
     lines = [ln for ln in text.splitlines() if ln.startswith("E ")] or text.splitlines()
     with open(path, "a", encoding="utf-8") as f:
