@@ -253,10 +253,13 @@ def value_and_grad(f: Callable, argnums: int | Sequence[int] = 0, has_aux: bool 
         26., Tensor<f32[] xla:host:0>
         16.)
     """
+    return api_boundary(_value_and_grad(f, argnums, has_aux, holomorphic), like=f)
+
+
+def _value_and_grad(f: Callable, argnums, has_aux: bool, holomorphic: bool):
+    """value_and_grad(f) without its boundary (grad wraps it in its own)."""
     single = isinstance(argnums, int)
 
-    @api_boundary
-    @functools.wraps(f)
     def value_and_grad_f(*args, **kwargs):
         a = _Args(args, kwargs, _argnums(argnums, len(args), "grad"), "grad",
                   "c" if holomorphic else "fc")
@@ -349,17 +352,15 @@ def grad(f: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False,
         3., Tensor<f32[] xla:host:0>
         1.)
     """
-    vg = value_and_grad(f, argnums, has_aux, holomorphic)
+    vg = _value_and_grad(f, argnums, has_aux, holomorphic)
 
-    @api_boundary
-    @functools.wraps(f)
     def grad_f(*args, **kwargs):
         (value, g) = vg(*args, **kwargs)
         if has_aux:
             return g, value[1]
         return g
 
-    return grad_f
+    return api_boundary(grad_f, like=f)
 
 
 def _is_python_int(x) -> bool:

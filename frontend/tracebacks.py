@@ -73,15 +73,19 @@ def filter_exception(e: BaseException) -> None:
         x, top = x.__cause__ or x.__context__, False
 
 
-def api_boundary(fn):
-    """fn as a public entry point: an exception leaving it is filtered."""
-    @functools.wraps(fn)
+def api_boundary(fn, like=None):
+    """fn as a public entry point: an exception leaving it is filtered. `like`: the
+    function whose name, docstring and signature the entry point shows (default fn);
+    a transformation made per call (grad(loss) in a training step) passes the user's
+    function here rather than wrapping fn in functools.wraps first (one metadata copy,
+    ~1 us, instead of two)."""
     def boundary(*args, **kwargs):
         try:
             return fn(*args, **kwargs)
         except Exception as e:
             filter_exception(e)
             raise
+    functools.update_wrapper(boundary, fn if like is None else like)
     boundary.__stablejit_boundary__ = True
     return boundary
 
