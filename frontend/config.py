@@ -396,12 +396,16 @@ def executable_cache_bytes() -> int:
 _CLIENT_OPTIONS = (
     ("default_device_id", "STABLEJIT_DEVICE_ID", _nonnegative_int, "a device number"),
     ("preallocate", "STABLEJIT_PREALLOCATE", _flag, "0 or 1"),
-    ("memory_fraction", "STABLEJIT_MEMORY_FRACTION", _fraction, "a number in (0, 1]"))
+    ("memory_fraction", "STABLEJIT_MEMORY_FRACTION", _fraction, "a number in (0, 1]"),
+    # (jax's own variable too, for a process where stablejit makes the host client)
+    ("async_dispatch", "JAX_CPU_ENABLE_ASYNC_DISPATCH", _flag, "0 or 1"),
+    ("async_dispatch", "STABLEJIT_CPU_ASYNC_DISPATCH", _flag, "0 or 1"))
 
 
 def client_options() -> dict:
     """Client options for scripts: STABLEJIT_DEVICE_ID, STABLEJIT_PREALLOCATE (GPUs),
-    STABLEJIT_MEMORY_FRACTION. Only the variables that are set (and valid) appear."""
+    STABLEJIT_MEMORY_FRACTION, STABLEJIT_CPU_ASYNC_DISPATCH (the host; over jax's
+    JAX_CPU_ENABLE_ASYNC_DISPATCH). Only the variables that are set (and valid) appear."""
     out = {}
     for name, var, parse, what in _CLIENT_OPTIONS:
         value = _read(var, parse, None, what, "of the platform")

@@ -40,15 +40,23 @@ def _check(platform: str) -> str:
 
 
 def configure(platform: str, *, default_device_id: int | None = None,
-              preallocate: bool | None = None, memory_fraction: float | None = None) -> None:
+              preallocate: bool | None = None, memory_fraction: float | None = None,
+              async_dispatch: bool | None = None) -> None:
     """Set client options for a platform before its client is first used (EXLA's client
     options). default_device_id: the device a computation runs on unless told otherwise
     (default 0). On cuda and rocm: preallocate, whether the allocator reserves its whole
     pool when the client starts (default True); memory_fraction, the share of each GPU's
-    memory the allocator may use (jaxlib's default, 0.75, where EXLA's is 0.9)."""
+    memory the allocator may use (jaxlib's default, 0.75, where EXLA's is 0.9). On the
+    host: async_dispatch, whether a program runs on PJRT's worker threads while Python
+    goes on (default True, as jax's jax_cpu_enable_async_dispatch) or on the calling
+    thread, which saves the hand-over to a worker (docs/devices.md measures both)."""
     _check(platform)
-    if preallocate is not None and not isinstance(preallocate, bool):
-        raise TypeError(f"preallocate must be True or False, not {preallocate!r}")
+    for name, value in (("preallocate", preallocate), ("async_dispatch", async_dispatch)):
+        if value is not None and not isinstance(value, bool):
+            raise TypeError(f"{name} must be True or False, not {value!r}")
+    if async_dispatch is not None and platform != "host":
+        raise ValueError(f"async_dispatch is an option of the host client; {platform} "
+                         f"programs are always dispatched asynchronously")
     for name, value, kind, what in (
             ("memory_fraction", memory_fraction, (int, float), "a number in (0, 1]"),
             ("default_device_id", default_device_id, int, "a device number (an int)")):
@@ -66,7 +74,7 @@ def configure(platform: str, *, default_device_id: int | None = None,
         if default_device_id is not None and default_device_id < 0:
             raise ValueError(f"default_device_id must be >= 0, not {default_device_id}")
         given = {"default_device_id": default_device_id, "preallocate": preallocate,
-                 "memory_fraction": memory_fraction}
+                 "memory_fraction": memory_fraction, "async_dispatch": async_dispatch}
         _options[platform].update({k: v for k, v in given.items() if v is not None})
 
 
@@ -124,12 +132,17 @@ def _create(platform: str):
     os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "1")  # keep XLA's INFO lines off stderr
     if "jax" not in sys.modules:
         if platform == "host":
-            return _host_client_without_jax()
+            return _host_client_without_jax(opts.get("async_dispatch", True))
         if not _plugin_installed(platform):
             raise PlatformError(f"platform {platform!r} is not available here (no PJRT plugin "
                                 f"for it is installed). {_INSTALL_HINT.format(platform)}")
     from jax._src import xla_bridge  # PJRT client factory and plugin discovery
 
+    host = opts if platform == "host" else options("host")
+    if "async_dispatch" in host:  # jax's factory reads its flag, for every platform's
+        import jax  # noqa: PLC0415 - already imported (jax starts all its clients at once)
+
+        jax.config.update("jax_cpu_enable_async_dispatch", host["async_dispatch"])
     try:
         return xla_bridge.get_backend(_PJRT_NAME[platform])
     except RuntimeError as e:
@@ -150,9 +163,10 @@ def _plugin_installed(platform: str) -> bool:
     return importlib.util.find_spec("jax_plugins") is not None
 
 
-def _host_client_without_jax():
+def _host_client_without_jax(asynchronous: bool = True):
     """The host client from jaxlib's factory, with the options jax's make_cpu_client
-    passes by default: asynchronous dispatch, one process, no cross-process collectives,
+    passes by default: asynchronous dispatch (unless the async_dispatch option says
+    otherwise), one process, no cross-process collectives,
     the device count from XLA_FLAGS (--xla_force_host_platform_device_count) and jax's
     topology timeouts. Its buffers carry stablejit's array metadata (see buffers.py)."""
     from jaxlib import utils, xla_client  # noqa: PLC0415 - import cost: only when the host starts
@@ -161,7 +175,7 @@ def _host_client_without_jax():
     # passes it on when it loads): without this, client creation prints INFO lines
     level = os.environ.get("TF_CPP_MIN_LOG_LEVEL", "1")
     utils.absl_set_min_log_level(int(level) if level.isdigit() else 1)
-    client = xla_client.make_cpu_client(asynchronous=True, num_devices=None,
+    client = xla_client.make_cpu_client(asynchronous=asynchronous, num_devices=None,
                                         get_local_topology_timeout_minutes=2,
                                         get_global_topology_timeout_minutes=5)
     sys.meta_path.insert(0, _HandToJax(client))

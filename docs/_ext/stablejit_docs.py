@@ -23,6 +23,11 @@ MEANING = {
     "STABLEJIT_DEVICE_ID": "the device of the platform computations run on by default",
     "STABLEJIT_PREALLOCATE": "GPUs: reserve the allocator's pool when the client starts",
     "STABLEJIT_MEMORY_FRACTION": "GPUs: the share of each GPU's memory the client may use",
+    "STABLEJIT_CPU_ASYNC_DISPATCH": "the host: `0` runs each program on the calling thread "
+                                    "instead of PJRT's worker threads (faster for small "
+                                    "programs, no overlap with Python; see devices.md)",
+    "JAX_CPU_ENABLE_ASYNC_DISPATCH": "jax's name for `STABLEJIT_CPU_ASYNC_DISPATCH` (which "
+                                     "wins when both are set)",
     "STABLEJIT_LOG_COMPILES": "log every trace and compilation, with its time, outcome "
                               "(compiled, disk hit, memory hit) and why a function was "
                               "traced again",

@@ -219,3 +219,45 @@ def test_gpu_default_device_id():
         snp.ones(3)
         """)], capture_output=True, text=True, timeout=120)
     assert r.returncode != 0 and f"default_device_id {last + 1} is out of range" in r.stderr
+
+
+# ---- the host's dispatch -------------------------------------------------------------------
+# With async_dispatch=False the host client runs a program on the calling thread, so
+# its outputs are ready when the call returns; a program this large (a 600x600 matmul
+# chain) is still running then on the default, asynchronous client.
+_SYNC_PROBE = """
+    import numpy as np, stablejit, stablejit.numpy as snp
+    {configure}
+    f = stablejit.jit(lambda a: ((a @ a) @ a) @ a)
+    a = snp.asarray(np.full((600, 600), 1e-3, np.float32))
+    f(a).block_until_ready()
+    ready = []
+    for _ in range(5):
+        out = f(a)
+        ready.append(out._data.is_ready())
+        out.block_until_ready()
+    print(all(ready), stablejit.runtime.client.options("host").get("async_dispatch"))
+"""
+
+
+@pytest.mark.parametrize("how, env, configure", [
+    ("configure_client", {}, 'stablejit.configure_client("host", async_dispatch=False)'),
+    ("STABLEJIT_CPU_ASYNC_DISPATCH", {"STABLEJIT_CPU_ASYNC_DISPATCH": "0"}, ""),
+    ("jax's variable", {"JAX_CPU_ENABLE_ASYNC_DISPATCH": "0"}, ""),
+    ("ours over jax's", {"JAX_CPU_ENABLE_ASYNC_DISPATCH": "1",
+                         "STABLEJIT_CPU_ASYNC_DISPATCH": "0"}, ""),
+    ("jax imported first", {}, 'import jax; stablejit.configure_client("host", '
+                               'async_dispatch=False)')])
+def test_host_programs_run_on_the_calling_thread_when_asked(how, env, configure):
+    out = run(_SYNC_PROBE.format(configure=configure), env=env)
+    assert out.split() == ["True", "False"], how
+
+
+def test_async_dispatch_is_a_host_option_checked_before_use():
+    with pytest.raises(TypeError, match="async_dispatch must be True or False, not 0"):
+        stablejit.configure_client("host", async_dispatch=0)
+    with pytest.raises(ValueError, match="async_dispatch is an option of the host client"):
+        stablejit.configure_client("cuda", async_dispatch=False)
+    with pytest.raises(client.PlatformError, match="the host client already exists"):
+        snp.ones(2)
+        stablejit.configure_client("host", async_dispatch=False)
