@@ -39,7 +39,6 @@ from ..errors import MustCompileError, at_user_line
 from ..promotion import DEFAULT_INT
 from ..tensor import Tensor
 from ._creation import arange
-from ._elementwise import negative
 from ._manipulation import concatenate, reshape
 from ._operands import as_tensor, astype, broadcast_shapes, broadcast_to, values_in
 
@@ -531,67 +530,6 @@ def _fill(d: dt.DType, fill_value):
         return True
     info = np.iinfo(d.np)
     return info.min if d.kind == "i" else info.max
-
-
-# ---- x.at[index]: functional updates --------------------------------------------------
-
-class IndexUpdateHelper:
-    """`x.at[index]`: returns an IndexUpdateRef with set/add/multiply/min/max/get."""
-
-    __slots__ = ("x",)
-
-    def __init__(self, x: Tensor):
-        self.x = x
-
-    def __getitem__(self, index) -> IndexUpdateRef:
-        return IndexUpdateRef(self.x, index)
-
-    def __repr__(self) -> str:
-        return f"_IndexUpdateHelper({self.x!r})"
-
-
-class IndexUpdateRef:
-    """x.at[index].op(values): a new tensor equal to x with x[index] updated.
-
-    Repeated indices accumulate for add/multiply/min/max; for set, which of the repeated
-    updates wins is unspecified (as in XLA). Out-of-range indices are dropped (mode="drop",
-    "fill" or "promise_in_bounds") or clamped (mode="clip"); without a mode, tensor ones
-    are dropped and static ones raise IndexError (as NumPy's x[i] = v)."""
-
-    __slots__ = ("x", "index")
-
-    def __init__(self, x: Tensor, index):
-        self.x = x
-        self.index = index
-
-    def get(self, *, mode: str | None = None, fill_value=None, indices_are_sorted=False,
-            unique_indices=False) -> Tensor:
-        if mode not in GET_MODES:
-            raise ValueError(at_user_line(
-                f"get: unknown mode {mode!r}; use 'clip', 'fill', 'drop' or "
-                f"'promise_in_bounds'"))
-        return getitem(self.x, self.index, mode=mode, fill_value=fill_value)
-
-    def set(self, values, **kw) -> Tensor:
-        return _update(self.x, self.index, values, "set", **kw)
-
-    def add(self, values, **kw) -> Tensor:
-        return _update(self.x, self.index, values, "add", **kw)
-
-    def subtract(self, values, **kw) -> Tensor:
-        return _update(self.x, self.index, negative(values_in(self.x, values)), "add",
-                       **kw)
-
-    def multiply(self, values, **kw) -> Tensor:
-        return _update(self.x, self.index, values, "mul", **kw)
-
-    mul = multiply
-
-    def min(self, values, **kw) -> Tensor:  # noqa: A003
-        return _update(self.x, self.index, values, "min", **kw)
-
-    def max(self, values, **kw) -> Tensor:  # noqa: A003
-        return _update(self.x, self.index, values, "max", **kw)
 
 
 def _leading_advanced(idx: list) -> int:

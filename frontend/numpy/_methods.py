@@ -16,8 +16,8 @@ from ..api import backend_copy, resolve_backend
 from ..tensor import Tensor
 from ..tracebacks import filter_exception
 from . import linalg
+from ._at import IndexUpdateHelper
 from ._dtypes import astype
-from ._indexing import IndexUpdateHelper
 from ._inplace import INPLACE, inplace, setitem
 from ._manipulation import moveaxis as _moveaxis
 from ._views import (
