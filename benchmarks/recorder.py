@@ -5,7 +5,9 @@
 
 Each row: a graph of 200 copies of the op on a pending f32[1000] value, the median time
 per op over 300 graphs (the graph's flush not timed), then the 30-op chain of
-benchmarks/lazy.py split into recording, flush (its program run included) and total.
+benchmarks/lazy.py split into recording, flush (its program run included) and total,
+then benchmarks/lazy.py's two training steps split into recording, flush and the wait
+for their program.
 Ratio = native / Python (lower is better).
 """
 
@@ -56,6 +58,68 @@ def chain_split(graphs: int = 2000) -> tuple[float, float, float]:
     return float(np.median(rec)), float(np.median(flush)), float(np.median(total))
 
 
+def _steps() -> list[tuple[str, object, object]]:
+    """(name, run the step's Python in the current lazy block, read its result) for the
+    two training steps of benchmarks/lazy.py: the MLP step written eagerly and
+    examples/digits_mlp.py's step with adam."""
+    import importlib.util
+    import pathlib
+
+    from stablejit import nn
+    rng = np.random.default_rng(0)
+    p = [snp.asarray(rng.standard_normal((64, 128)).astype(np.float32) * 0.1),
+         snp.zeros(128), snp.asarray(rng.standard_normal((128, 10)).astype(np.float32)
+                                     * 0.1), snp.zeros(10)]
+    xb = snp.asarray(rng.standard_normal((128, 64)).astype(np.float32))
+    yb = snp.asarray(rng.integers(0, 10, 128).astype(np.int32))
+
+    def loss(q):
+        h = snp.maximum(xb @ q[0] + q[1], 0.0)
+        logits = h @ q[2] + q[3]
+        logp = logits - snp.log(snp.sum(snp.exp(logits), axis=1, keepdims=True))
+        return -snp.mean(snp.take_along_axis(logp, yb[:, None], axis=1))
+
+    def mlp():
+        g = stablejit.grad(loss)(p)
+        return [a - 0.1 * b for a, b in zip(p, g, strict=True)]
+
+    path = pathlib.Path(__file__).resolve().parents[1] / "examples" / "digits_mlp.py"
+    spec = importlib.util.spec_from_file_location("digits_mlp", path)
+    digits = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(digits)
+    x, y, _, _ = digits.load()
+    x, y = snp.asarray(x[:32]), snp.asarray(y[:32])
+    opt = nn.adam(2e-3)
+    params = digits.init_params(np.random.default_rng(0), (64, 128, 10))
+    state = opt.init(params)
+
+    def adam():
+        value, grads = stablejit.value_and_grad(digits.loss_fn)(params, x, y)
+        return opt.update(grads, state, params)[0], value
+
+    return [("MLP step (SGD)", mlp, lambda out: out[0]),
+            ("digits step (adam)", adam, lambda out: out[1])]
+
+
+def step_split(run, result, steps: int = 1500) -> tuple[float, ...]:
+    """Median (record, flush, run) of one training step in lazy(): its Python recorded;
+    the flush (graph key, program lookup, PJRT's dispatch); the wait for the program."""
+    rec, flush, wait = [], [], []
+    for _ in range(steps):
+        t0 = time.perf_counter()
+        with stablejit.lazy() as backend:
+            out = run()
+            t1 = time.perf_counter()
+            backend.flush()
+            t2 = time.perf_counter()
+        result(out).block_until_ready()
+        t3 = time.perf_counter()
+        rec.append(t1 - t0)
+        flush.append(t2 - t1)
+        wait.append(t3 - t2)
+    return tuple(float(np.median(v)) for v in (rec, flush, wait))
+
+
 def main() -> None:
     if not recorder_native.available():
         print(f"the native recorder is not built: {recorder_native.unavailable}")
@@ -69,10 +133,12 @@ def main() -> None:
                 recorder_native.install(native)
                 t.setdefault(native, []).append(per_op(fn))
             rows.append((name, min(t[True]), min(t[False])))
-        splits = {}
+        splits, step_rows = {}, []
         for native in (True, False):
             recorder_native.install(native)
             splits[native] = chain_split()
+            for name, run, result in _steps():
+                step_rows.append((name, native, *step_split(run, result)))
     finally:
         recorder_native.install(was)
     print("\nrecording one op in lazy() (median per op; ratio = native / Python)")
@@ -85,6 +151,12 @@ def main() -> None:
         r, f, tot = splits[native]
         print(f"{'native' if native else 'Python':<10}{r * 1e6:9.1f} us{f * 1e6:9.1f} us"
               f"{tot * 1e6:9.1f} us")
+    print("\ntraining steps written eagerly, in lazy() (median per step: the step's Python "
+          "recorded, the flush, the wait for its program)")
+    print(f"{'step':<22}{'path':<8}{'record':>12}{'flush':>12}{'run':>12}")
+    for name, native, r, f, w in step_rows:
+        print(f"{name:<22}{'native' if native else 'Python':<8}{r * 1e6:9.1f} us"
+              f"{f * 1e6:9.1f} us{w * 1e6:9.1f} us")
 
 
 if __name__ == "__main__":
