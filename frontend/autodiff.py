@@ -71,9 +71,18 @@ def _as_output(leaf, trace) -> Tensor:
     return _as_tensor(leaf)
 
 
-def _name(f) -> str:
+_NAMES: dict = {}  # a function's __name__ -> its IR name (grad of a loss asks per step)
+
+
+def ir_name(f) -> str:
+    """f's name as an IR function name (letters, digits and _)."""
     n = getattr(f, "__name__", "f")
-    return "".join(c if c.isalnum() or c == "_" else "_" for c in n) or "f"
+    name = _NAMES.get(n) if type(n) is str else None
+    if name is None:
+        name = "".join(c if c.isalnum() or c == "_" else "_" for c in str(n)) or "f"
+        if type(n) is str and len(_NAMES) < 4096:
+            _NAMES[n] = name
+    return name
 
 
 # (transformation, traced Function's structural key, ...) -> the Function it built:
@@ -97,7 +106,10 @@ def run_built(name: str, build: Callable[[Builder, list[Value]], list[Value]],
     def make() -> Function:
         b = Builder(name)
         return b.build(build(b, [b.param(t.type) for t in inputs]))
-    fn = make() if key is None or config.dump_to() else _BUILT.get_or_create(key, make)
+    if key is None or config.dump_to():
+        fn = make()
+    else:  # (a hit needs neither the cache's lock nor its LRU order: lazy_backend's too)
+        fn = _BUILT.get(key) or _BUILT.get_or_create(key, make)
     return runs_on(fn, backend).run(fn, inputs)
 
 
@@ -172,7 +184,7 @@ class _Args:
     def trace(self, f: Callable, what: str, needs_values: bool = False):
         """(Function, out_tree, captured) of f traced on the leaves."""
         flat = tree.flatten(tuple(self.leaves))[1]
-        return trace_function(self.call(f), self.leaves, flat, _name(f), what,
+        return trace_function(self.call(f), self.leaves, flat, ir_name(f), what,
                               needs_values)
 
     def unflatten(self, values: Sequence, single: bool):
@@ -277,7 +289,7 @@ def _value_and_grad(f: Callable, argnums, has_aux: bool, holomorphic: bool):
         _check_scalar_output(fn.result_types[0], "grad", holomorphic)
         n_out = len(fn.results)
         build = _vg_builder(fn, a.wrt)
-        outs = run_built(f"{_name(f)}_grad", build, a.leaves + captured,
+        outs = run_built(f"{ir_name(f)}_grad", build, a.leaves + captured,
                          key=("grad", fn.key(), tuple(a.wrt)))
         return _value_and_grads(a, outs, n_out, aux_tree, single)
 
@@ -331,7 +343,7 @@ def _on_tape(a: _Args, f: Callable, has_aux: bool, holomorphic: bool):
     def build(b, vals):  # only when the key is new: the tape replayed into IR
         return _vg_builder(tape.forward(slots), a.wrt)(b, vals)
 
-    outs = run_built(f"{_name(f)}_grad", build, tape.inputs(),
+    outs = run_built(f"{ir_name(f)}_grad", build, tape.inputs(),
                      key=("grad tape", key, n_diff, holomorphic))
     return outs, len(slots), aux_tree
 
@@ -413,7 +425,7 @@ def vjp(f: Callable, *primals, has_aux: bool = False):
             lin = Linearized(b, fn, vals[:n], a.wrt)
             return lin.backward(cts + [None] * (n_res - n_main))
 
-        grads = iter(a.unflatten(run_built(f"{_name(f)}_vjp", build, inputs + ct_t), False))
+        grads = iter(a.unflatten(run_built(f"{ir_name(f)}_vjp", build, inputs + ct_t), False))
         return tuple(snp.zeros_like(snp.asarray(p)) if _is_python_int(p) else next(grads)
                      for p in primals)
 
@@ -474,7 +486,7 @@ def jvp(f: Callable, primals: Sequence, tangents: Sequence):
     """
     a, fn, out_tree, captured = _jvp_parts(f, primals, "jvp")
     ts = _tangent_tensors(a, tangents, "jvp")
-    res = _run_jvp(f"{_name(f)}_jvp", fn, a.leaves, captured, ts, primal_out=True)
+    res = _run_jvp(f"{ir_name(f)}_jvp", fn, a.leaves, captured, ts, primal_out=True)
     k = len(fn.results)
     return tree.unflatten(out_tree, res[:k]), tree.unflatten(out_tree, res[k:])
 
@@ -496,7 +508,7 @@ def linearize(f: Callable, *primals):
     @api_boundary
     def f_jvp(*tangents):
         ts = _tangent_tensors(a, tangents, "linearize")
-        res = _run_jvp(f"{_name(f)}_linearized", fn, a.leaves, captured, ts,
+        res = _run_jvp(f"{ir_name(f)}_linearized", fn, a.leaves, captured, ts,
                        primal_out=False)
         return tree.unflatten(out_tree, res)
 
@@ -583,7 +595,7 @@ def jacrev(f: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False,
                 at += n
             return results
 
-        outs = run_built(f"{_name(f)}_jacrev", build, a.leaves + captured)
+        outs = run_built(f"{ir_name(f)}_jacrev", build, a.leaves + captured)
         n_w = len(in_types)
         per_out = [a.unflatten(outs[n_res + j * n_w: n_res + (j + 1) * n_w], single)
                    for j in range(n_main)]
@@ -645,7 +657,7 @@ def jacfwd(f: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False,
                     at += n
             return results
 
-        outs = run_built(f"{_name(f)}_jacfwd", build, a.leaves + captured)
+        outs = run_built(f"{ir_name(f)}_jacfwd", build, a.leaves + captured)
         n_w = len(in_types)
         per_out = [a.unflatten(outs[n_res + j * n_w: n_res + (j + 1) * n_w], single)
                    for j in range(n_main)]

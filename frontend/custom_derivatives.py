@@ -21,7 +21,7 @@ from collections.abc import Callable, Sequence
 
 from . import numpy as snp
 from . import tree, writes
-from .autodiff import trace_function
+from .autodiff import ir_name, trace_function
 from .compiler.autodiff import DifferentiationError
 from .compiler.ir import Attrs, Literal
 from .compiler.primitives import custom_ad, shape_ops
@@ -37,11 +37,6 @@ __all__ = ["custom_vjp", "custom_jvp", "checkpoint", "remat"]
 
 def _as_tensor(x) -> Tensor:
     return x if isinstance(x, Tensor) else snp.asarray(x)
-
-
-def _name(f) -> str:
-    n = getattr(f, "__name__", "f")
-    return "".join(c if c.isalnum() or c == "_" else "_" for c in n) or "f"
 
 
 def _live_trace(leaves):
@@ -176,12 +171,12 @@ class _Custom:
         try:
             bound = inspect.signature(self.fun).bind(*args, **kwargs)
         except TypeError as e:
-            raise TypeError(at_user_line(f"{self.kind} function {_name(self.fun)}: {e}")) \
+            raise TypeError(at_user_line(f"{self.kind} function {ir_name(self.fun)}: {e}")) \
                 from None
         bound.apply_defaults()
         if bound.kwargs:
             raise TypeError(at_user_line(
-                f"{self.kind} function {_name(self.fun)} has keyword-only parameters "
+                f"{self.kind} function {ir_name(self.fun)} has keyword-only parameters "
                 f"{sorted(bound.kwargs)}; custom rules take positional arguments"))
         return tuple(bound.args)
 
@@ -191,7 +186,7 @@ class _Custom:
         for i in self.nondiff_argnums:
             if not -n <= i < n:
                 raise ValueError(at_user_line(
-                    f"{self.kind} function {_name(self.fun)}: nondiff_argnums "
+                    f"{self.kind} function {ir_name(self.fun)}: nondiff_argnums "
                     f"{self.nondiff_argnums} is out of range for a call with {n} arguments"))
         static = {i % n: args[i] for i in self.nondiff_argnums}
         diff = tuple(a for i, a in enumerate(args) if i not in static)
@@ -200,7 +195,7 @@ class _Custom:
         backend = _live_trace(tensors)
         if backend is None:
             return self.fun(*args)
-        name = _name(self.fun)
+        name = ir_name(self.fun)
         fun, out_tree, caps = trace_function(
             lambda *d: self.fun(*_merge(static, d)), tensors, in_tree, name, self.kind)
         call = _Call(self, name, static, in_tree, tensors, out_tree, fun.result_types)
@@ -458,7 +453,7 @@ def checkpoint(fun: Callable | None = None, *, prevent_cse: bool = True, policy=
         def call(d, kw):
             return fun(*_merge(static, d), **kw)
 
-        fn, out_tree, caps = trace_function(call, tensors, in_tree, _name(fun), "checkpoint")
+        fn, out_tree, caps = trace_function(call, tensors, in_tree, ir_name(fun), "checkpoint")
         outs = bind(custom_ad.checkpoint, tensors + caps,
                     Attrs({"prevent_cse": bool(prevent_cse)}), backend=backend,
                     regions=(fn,))
