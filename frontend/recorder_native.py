@@ -1,7 +1,7 @@
 """The lazy recorder's hot path in C (the extension stablejit._recorder, built from
 frontend/_native/recorder.c by `pip install`), or recorder.Recorder's Python methods.
 
-Three parts: Recorder.apply / apply_scalar / apply_broadcast in C; dispatch's fast binds
+Three parts: Recorder.apply / apply_scalar / apply_broadcast / execute in C; dispatch's fast binds
 and bind (FastBind); and Tensor's arithmetic operators (`x * 2.0`, `x + b`:
 numpy/_elementwise's binary functions) as FastOp objects that record an op on a lazy
 backend or grad tape in C without entering Python at all, and call the Python operator
@@ -19,11 +19,11 @@ from __future__ import annotations
 
 from . import backends, config, errors, native_build, writes
 from .compiler.ir import EMPTY_ATTRS
-from .recorder import _SCALAR, Pending, Recorder
+from .recorder import _INLINE, _SCALAR, Pending, Recorder
 from .tensor import Tensor
 
 _PYTHON = {name: Recorder.__dict__[name]
-           for name in ("apply", "apply_scalar", "apply_broadcast")}
+           for name in ("apply", "apply_scalar", "apply_broadcast", "execute")}
 
 _recorder, unavailable = native_build.load("_recorder", "recorder.c")
 if _recorder is not None and not getattr(_recorder, "SUPPORTED", 0):
@@ -38,7 +38,9 @@ if _recorder is not None:
             Recorder._results, backends)
         _NATIVE = {"apply": apply, "apply_scalar": apply_scalar,
                    "apply_broadcast": _recorder.broadcast_method(
-                       _PYTHON["apply_broadcast"], Recorder._broadcast)}
+                       _PYTHON["apply_broadcast"], Recorder._broadcast),
+                   "execute": _recorder.execute_method(
+                       _PYTHON["execute"], Recorder._tensors, _INLINE)}
     except (TypeError, AttributeError) as e:
         _recorder, unavailable = None, f"stablejit._recorder cannot read {e}"
 

@@ -780,7 +780,172 @@ static PyMethodDef apply_broadcast_def = {"apply_broadcast",
                                           "Recorder.apply_broadcast in C (the Python method "
                                           "otherwise)."};
 
+/* ---- Recorder.execute: a whole Function as one tape entry ---------------------------- */
+
+static PyObject *py_execute, *py_tensors, *inline_tag, *s_tensors, *s_site, *s_ops_list,
+    *s_result_types, *s_holds, *s_start_at;
+
+/* Recorder.execute's body, under the lock: (_INLINE, fn, operand slots) appended at
+ * `site`, fn's result types, the op count, one pending tensor per result, and the graph
+ * started when fn is at least _start_at ops; the list of result tensors */
+static PyObject *
+record_function(PyObject *self, Rec *r, PyObject *fn, PyObject *tensors, PyObject *site)
+{
+    PyObject *res = NULL, *slots = NULL, *entry = NULL, *types_out = NULL, *ops = NULL,
+             *start_at = NULL;
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(tensors);
+    if ((slots = PyTuple_New(n)) == NULL)
+        goto done;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        Py_ssize_t s = slot_of(self, r, PySequence_Fast_GET_ITEM(tensors, i));
+        PyObject *v = s < 0 ? NULL : PyLong_FromSsize_t(s);
+        if (v == NULL)
+            goto done;
+        PyTuple_SET_ITEM(slots, i, v);
+    }
+    types_out = PyObject_GetAttr(fn, s_result_types);
+    ops = types_out ? PyObject_GetAttr(fn, s_ops_list) : NULL;
+    if (ops == NULL)
+        goto done;
+    if (!PyTuple_CheckExact(types_out) || !PyList_CheckExact(ops)) {
+        PyErr_SetString(PyExc_TypeError, "a Function's result_types or ops changed type");
+        goto done;
+    }
+    Py_ssize_t n_ops = PyList_GET_SIZE(ops);
+    if ((entry = PyTuple_Pack(3, inline_tag, fn, slots)) == NULL)
+        goto done;
+    Py_ssize_t first = append_entry(r, entry, site, types_out);
+    if (first < 0 || PyDict_SetItem(r->dict, s_holds, Py_True) < 0)
+        goto done;
+    /* self._ops += len(fn.ops) (no bound check here, as in Python) */
+    PyObject *count = PyDict_GetItemWithError(r->dict, s_ops);
+    long c = count != NULL && PyLong_CheckExact(count) ? PyLong_AsLong(count) : -1;
+    if (c < 0) {
+        if (!PyErr_Occurred())
+            PyErr_SetString(PyExc_TypeError, "a recorder's _ops is not an int");
+        goto done;
+    }
+    PyObject *new_count = PyLong_FromLong(c + (long)n_ops);
+    if (new_count == NULL || PyDict_SetItem(r->dict, s_ops, new_count) < 0) {
+        Py_XDECREF(new_count);
+        goto done;
+    }
+    Py_DECREF(new_count);
+    /* the results: Recorder._tensors(first, types) */
+    PyObject *pending = rec_list(r, s_pending);
+    PyObject *graph = PyDict_GetItemWithError(r->dict, s_graph);
+    if (pending == NULL || graph == NULL) {
+        if (!PyErr_Occurred())
+            PyErr_SetString(PyExc_TypeError, "a recorder's _pending is not a list");
+        goto done;
+    }
+    Py_ssize_t k = PyTuple_GET_SIZE(types_out);
+    if ((res = PyList_New(k)) == NULL)
+        goto done;
+    for (Py_ssize_t i = 0; i < k; i++) {
+        PyObject *slot = PyLong_FromSsize_t(first + i);
+        PyObject *p = slot ? pending_cls->tp_alloc(pending_cls, 0) : NULL;
+        if (p == NULL) {
+            Py_XDECREF(slot);
+            Py_CLEAR(res);
+            goto done;
+        }
+        SLOT(p, p_slot) = slot;
+        Py_INCREF(graph);
+        SLOT(p, p_graph) = graph;
+        Py_INCREF(Py_None);
+        SLOT(p, p_buffer) = Py_None;
+        PyObject *ref = PyWeakref_NewRef(p, NULL);
+        if (ref == NULL || PyList_Append(pending, ref) < 0) {
+            Py_XDECREF(ref);
+            Py_DECREF(p);
+            Py_CLEAR(res);
+            goto done;
+        }
+        Py_DECREF(ref);
+        PyObject *t = make_tensor(&T, p, self, PyTuple_GET_ITEM(types_out, i), Py_False);
+        Py_DECREF(p);
+        if (t == NULL) {
+            Py_CLEAR(res);
+            goto done;
+        }
+        PyList_SET_ITEM(res, i, t);
+    }
+    /* a long Function starts the graph at once (LazyBackend._start_at) */
+    start_at = PyObject_GetAttr(self, s_start_at);
+    PyObject *size = start_at ? PyLong_FromSsize_t(n_ops) : NULL;
+    int start = size ? PyObject_RichCompareBool(size, start_at, Py_GE) : -1;
+    Py_XDECREF(size);
+    if (start < 0) {
+        Py_CLEAR(res);
+        goto done;
+    }
+    if (start) {
+        PyObject *ok = PyObject_CallMethodNoArgs(self, s_flush);
+        if (ok == NULL) {
+            Py_CLEAR(res);
+            goto done;
+        }
+        Py_DECREF(ok);
+    }
+done:
+    Py_XDECREF(slots);
+    Py_XDECREF(entry);
+    Py_XDECREF(types_out);
+    Py_XDECREF(ops);
+    Py_XDECREF(start_at);
+    return res;
+}
+
+/* Recorder.execute(self, fn, tensors, site=None) */
+static PyObject *
+execute(PyObject *module, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
+{
+    Py_ssize_t nkw = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
+    PyObject *site = Py_None;
+    if (nargs == 4 && nkw == 0)
+        site = args[3];
+    else if (nargs == 3 && nkw == 1 && PyUnicode_Check(PyTuple_GET_ITEM(kwnames, 0)) &&
+             PyUnicode_Compare(PyTuple_GET_ITEM(kwnames, 0), s_site) == 0)
+        site = args[3];
+    else if (!(nargs == 3 && nkw == 0))
+        return PyObject_Vectorcall(py_execute, args, nargs, kwnames);
+    if (py_execute == NULL || !(PyTuple_CheckExact(args[2]) || PyList_CheckExact(args[2])) ||
+        _PyType_Lookup(Py_TYPE(args[0]), s_tensors) != py_tensors)
+        return PyObject_Vectorcall(py_execute, args, nargs, kwnames);
+    PyObject *self = args[0], *tensors = args[2];
+    Rec r;
+    int opened = rec_open(self, &r);
+    if (opened <= 0)
+        return opened < 0 ? NULL : PyObject_Vectorcall(py_execute, args, nargs, kwnames);
+    Py_INCREF(tensors);
+    PyObject *res = record_function(self, &r, args[1], tensors, site);
+    Py_DECREF(tensors);
+    rec_close(&r);
+    return res;
+}
+
+static PyMethodDef execute_def = {"execute", (PyCFunction)(void (*)(void))execute,
+                                  METH_FASTCALL | METH_KEYWORDS,
+                                  "Recorder.execute in C (the Python method otherwise)."};
+
 static PyObject *make_method(PyObject *module, PyMethodDef *def);
+
+/* execute_method(Recorder.execute, Recorder._tensors, recorder._INLINE): the C method */
+static PyObject *
+execute_method(PyObject *module, PyObject *args)
+{
+    PyObject *pe, *pt, *tag;
+    if (!PyArg_ParseTuple(args, "OOO:execute_method", &pe, &pt, &tag))
+        return NULL;
+    Py_INCREF(pe);
+    Py_XSETREF(py_execute, pe);
+    Py_INCREF(pt);
+    Py_XSETREF(py_tensors, pt);
+    Py_INCREF(tag);
+    Py_XSETREF(inline_tag, tag);
+    return make_method(module, &execute_def);
+}
 
 /* broadcast_method(Recorder.apply_broadcast, Recorder._broadcast): the C method */
 static PyObject *
@@ -1506,6 +1671,8 @@ static PyMethodDef methods[] = {
     {"set_binds", set_binds, METH_O, "set_binds(on): whether the C binds record"},
     {"broadcast_method", broadcast_method, METH_VARARGS,
      "broadcast_method(Recorder.apply_broadcast, Recorder._broadcast): the C method"},
+    {"execute_method", execute_method, METH_VARARGS,
+     "execute_method(Recorder.execute, Recorder._tensors, recorder._INLINE): the C method"},
     {"init_tape", init_tape, METH_O,
      "init_tape(GradTape): grad's tape records in C too (its own _slot rule)"},
     {"init_operators", init_operators, METH_VARARGS,
@@ -1553,6 +1720,12 @@ PyInit__recorder(void)
     INTERN(s_checks, "_checks");
     INTERN(s_kind, "kind");
     INTERN(fc_kinds, "fc");
+    INTERN(s_tensors, "_tensors");
+    INTERN(s_site, "site");
+    INTERN(s_ops_list, "ops");
+    INTERN(s_result_types, "result_types");
+    INTERN(s_holds, "_holds_functions");
+    INTERN(s_start_at, "_start_at");
 #undef INTERN
     if ((one_type[0] = PyDict_New()) == NULL || (one_type[1] = PyDict_New()) == NULL ||
         (mixed_types = PyDict_New()) == NULL)

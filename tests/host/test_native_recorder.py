@@ -179,6 +179,34 @@ def test_hot_ops_never_enter_the_python_methods(monkeypatch):
         assert (len(calls) == 0) == native
 
 
+@needs_native
+def test_whole_functions_are_recorded_in_c():
+    """A composite (mean), a jitted call and grad's derivative each join the graph as one
+    entry holding a Function: on the native path Recorder.execute is C, so neither it nor
+    the Python step that makes the result tensors runs."""
+    from stablejit.recorder import Recorder
+    python = {recorder_native._PYTHON["execute"].__code__, Recorder._tensors.__code__}
+
+    def program(x):
+        return (snp.mean(x, axis=0, keepdims=True), jit_double(x),
+                sj.grad(lambda v: snp.sum(v * v))(x))
+
+    jit_double = sj.jit(lambda v: v * 2.0)
+    for native in (True, False):
+        calls = []
+        with path(native):
+            _record(program, _x())  # (first calls trace)
+            with sj.lazy():
+                x = _x() + 0.0
+                sys.setprofile(lambda frame, event, arg, calls=calls: calls.append(
+                    frame.f_code) if event == "call" else None)
+                try:
+                    program(x)
+                finally:
+                    sys.setprofile(None)
+        assert (not python & set(calls)) == native
+
+
 _RECORDS = [r for r in RECORDS if r.jit == "ok"]
 
 
