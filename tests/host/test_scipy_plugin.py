@@ -37,8 +37,10 @@ def test_scipy_s_tests_run_on_stablejit_numpy():
     # test_device over every device (the reference backend among them), test_dtypes_a
     # over float32 ... complex128: only on our backend
     assert len(passed) >= 8 and all(i.startswith("stablejit.numpy") for i in passed)
-    # test_array_like is np_only: skipped for us as for every non-NumPy backend
-    assert re.search(r"SKIPPED .*only supported for NumPy backend", out.stdout)
+    # test_array_like is np_only: skipped for us as for every non-NumPy backend (SciPy
+    # 1.17's; 1.18, which Python 3.12 installs, has no test of that name here)
+    if "test_array_like" in out.stdout:
+        assert re.search(r"SKIPPED .*only supported for NumPy backend", out.stdout)
 
 
 def test_the_plugin_refuses_to_run_without_scipy_array_api():
