@@ -69,8 +69,9 @@ def _digamma(x: Tensor) -> Tensor:
     reduced = x + snp.abs(snp.floor(x + 0.5))
     reflection = y - math.pi * snp.cos(math.pi * reduced) / snp.sin(math.pi * reduced)
     out = snp.where(reflect, reflection, y)
-    pole = (x <= 0) & (x == snp.floor(x))
-    return snp.where(pole, math.nan, out)
+    pole = (x < 0) & (x == snp.floor(x))
+    # at zero, SciPy's one-sided limits: -inf at +0, +inf at -0
+    return snp.where(pole, math.nan, snp.where(x == 0, snp.copysign(math.inf, -x), out))
 
 
 @custom_jvp
@@ -96,7 +97,8 @@ def gammaln(x) -> Tensor:
 
 
 def digamma(x) -> Tensor:
-    """psi(x) = d/dx log Gamma(x): nan at the poles (0 and the negative integers).
+    """psi(x) = d/dx log Gamma(x): -inf at +0 and +inf at -0 (SciPy's; jax 0.10 gives
+    nan, 0.11 -inf at both), nan at the negative integers.
 
     Example:
         >>> stablejit.scipy.special.digamma(snp.asarray([1.0]))
