@@ -71,10 +71,23 @@ def test_lru_eviction_keeps_the_recently_used(tmp_path):
         os.utime(c.path(key(i)), (1000 + i, 1000 + i))  # distinct, ordered ages
         size = size or os.path.getsize(c.path(key(i)))
     assert c.get(key(0)) is not None  # touch: now the most recently used
-    c.put(key(4), b"z" * 2000)  # over the limit: evict the least recently used (key 1)
-    left = {e["key"] for e in c.entries()}
-    assert key(0) in left and key(4) in left and key(1) not in left
-    assert c.size() <= 10_000 and len(left) == 10_000 // size
+    c.put(key(4), b"z" * 2000)  # over the limit: evict the least recently used (key 1,
+    left = {e["key"] for e in c.entries()}  # then key 2: down to 80% of the limit)
+    assert key(0) in left and key(4) in left and key(1) not in left and key(2) not in left
+    assert c.size() <= 8_000 and len(left) == 8_000 // size
+
+
+def test_a_full_cache_is_not_scanned_on_every_write(tmp_path):
+    """Eviction goes down to 80% of the limit, so a cache that stays full is scanned
+    once per ~20% of the limit written (it was scanned on every write)."""
+    c = DiskCache(str(tmp_path), max_bytes=10_000)
+    scans = []
+    evict = c.evict
+    c.evict = lambda max_bytes: scans.append(max_bytes) or evict(max_bytes)
+    for i in range(300):
+        c.put(key(i), bytes([i % 256]) * 100)
+    assert c.size() <= 10_000
+    assert len(scans) < 40, len(scans)
 
 
 def test_world_writable_or_foreign_directory_is_refused(tmp_path):
