@@ -13,6 +13,7 @@ from .. import numpy as snp
 from ..compiler import dtypes as dt
 from ..compiler.primitives import elementwise as ew
 from ..compiler.primitives import shape_ops as so
+from ..control_flow import fori_loop
 from ..dispatch import bind1
 from ..errors import at_user_line
 from ..jit import jit
@@ -34,22 +35,36 @@ def sampler(impl, static_argnums):
     return f
 
 
-def _rotl(x: Tensor, d: int) -> Tensor:
+def _rotl(x: Tensor, d) -> Tensor:
+    """x rotated left by d bits (0 < d < 32; an int or a uint32 scalar tensor)."""
     return snp.bitwise_or(snp.left_shift(x, d), snp.right_shift(x, 32 - d))
 
 
 def threefry2x32(k1, k2, x1, x2) -> tuple[Tensor, Tensor]:
     """The Threefry-2x32 block cipher (20 rounds): key words k1, k2 (uint32 scalars or
-    arrays), counter words x1, x2 (uint32 arrays); returns the two output words."""
+    arrays), counter words x1, x2 (uint32 arrays); returns the two output words.
+
+    The five groups of four rounds are a loop, as jax writes them: unrolled, the
+    20 rounds are one long chain of integer ops that XLA fuses into one loop, and the
+    LLVM in jaxlib 0.11 takes exponential time vectorising it (an advi step's program
+    never finished compiling)."""
     k1, k2, x1, x2 = (snp.asarray(v, dtype=_U32) for v in (k1, k2, x1, x2))
     ks = (k1, k2, k1 ^ k2 ^ 0x1BD11BDA)
     x1, x2 = x1 + ks[0], x2 + ks[1]
-    for r in range(5):
-        for rot in _ROTATIONS[r % 2]:
+    rotations = (snp.asarray(_ROTATIONS[0], dtype=_U32), snp.asarray(_ROTATIONS[1], dtype=_U32))
+
+    def group(r, carry):
+        # rounds 4r .. 4r + 3, then the key injection; the keys and the rotations turn
+        # one place each group (ks[(r + 1) % 3], ks[(r + 2) % 3], _ROTATIONS[r % 2])
+        x1, x2, ka, kb, kc, rot, next_rot = carry
+        for j in range(4):
             x1 = x1 + x2
-            x2 = _rotl(x2, rot) ^ x1
-        x1 = x1 + ks[(r + 1) % 3]
-        x2 = x2 + ks[(r + 2) % 3] + (r + 1)
+            x2 = _rotl(x2, rot[j]) ^ x1
+        x1 = x1 + kb
+        x2 = x2 + kc + snp.astype(r + 1, _U32)
+        return x1, x2, kb, kc, ka, next_rot, rot
+
+    x1, x2, *_ = fori_loop(0, 5, group, (x1, x2, *ks, *rotations))
     return x1, x2
 
 

@@ -257,3 +257,19 @@ def test_bad_keys_and_dtypes_are_clear_errors():
         sr.normal(sr.key(0), (2,), "int32")
     with pytest.raises(TypeError, match="integer"):
         sr.randint(sr.key(0), (2,), 0, 5, "float32")
+
+
+@pytest.mark.parametrize("draw", [
+    lambda k: stablejit.random.bits(k, (8,)),
+    lambda k: stablejit.random.normal(k, (4, 3)),
+    lambda k: stablejit.random.split(k, 3),
+    lambda k: stablejit.vmap(lambda kk: stablejit.random.uniform(kk, (2,)))(
+        stablejit.random.split(k, 4))])
+def test_threefry_rounds_are_a_loop_as_in_jax(draw):
+    """Unrolled, threefry's 20 rounds are one chain of ~100 integer ops that XLA fuses
+    into one loop; the LLVM in jaxlib 0.11 took exponential time vectorising it (the
+    ported advi program never finished compiling). Each draw's program holds the rounds
+    in a while loop of four rounds per step, as jax's does."""
+    text = stablejit.jit(draw).lower(stablejit.random.key(0)).as_text()
+    assert "stablehlo.while" in text
+    assert text.count("stablehlo.xor") <= 3 * 6, text.count("stablehlo.xor")
