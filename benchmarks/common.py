@@ -66,3 +66,23 @@ def table(title: str, rows: list[tuple]) -> None:
         tgt = "" if target is None else f"<={target:.1f}x"
         print(f"{name:<44}{fmt(ours):>12}{peer_name + ' ' + fmt(peer):>26}{ratio:>7.2f}x"
               f"{tgt:>9}{mark}")
+
+
+def digits_setup(batch: int = 32):
+    """examples/digits_mlp.py as a module, with the first `batch` samples as tensors, an
+    adam optimizer, its initial parameters and state: (digits, x, y, opt, params, state)
+    (benchmarks/lazy.py and recorder.py time its training step)."""
+    import importlib.util
+    import pathlib
+
+    import stablejit.numpy as snp
+    from stablejit import nn
+    path = pathlib.Path(__file__).resolve().parents[1] / "examples" / "digits_mlp.py"
+    spec = importlib.util.spec_from_file_location("digits_mlp", path)
+    digits = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(digits)
+    x, y, _, _ = digits.load()
+    x, y = snp.asarray(x[:batch]), snp.asarray(y[:batch])
+    opt = nn.adam(2e-3)
+    params = digits.init_params(np.random.default_rng(0), (64, 128, 10))
+    return digits, x, y, opt, params, opt.init(params)

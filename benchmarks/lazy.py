@@ -28,7 +28,7 @@ import jax.numpy as jnp
 import numpy as np
 import stablejit
 import stablejit.numpy as snp
-from common import paired_per_call, table
+from common import digits_setup, paired_per_call, table
 
 X = np.linspace(-1, 1, 1000, dtype=np.float32)
 
@@ -161,19 +161,7 @@ def _after_python(*fns, spin: float = 50e-6, n: int = 400) -> list[float]:
 def _digits_row():
     """examples/digits_mlp.py's train step (forward, value_and_grad, adam), written
     eagerly and run lazily, against the example's jitted step."""
-    import importlib.util
-    import pathlib
-
-    from stablejit import nn
-    path = pathlib.Path(__file__).resolve().parents[1] / "examples" / "digits_mlp.py"
-    spec = importlib.util.spec_from_file_location("digits_mlp", path)
-    digits = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(digits)
-    x, y, _, _ = digits.load()
-    x, y = snp.asarray(x[:32]), snp.asarray(y[:32])
-    opt = nn.adam(2e-3)
-    params = digits.init_params(np.random.default_rng(0), (64, 128, 10))
-    state = opt.init(params)
+    digits, x, y, opt, params, state = digits_setup()
 
     def step(p, s, xb, yb):
         loss, grads = stablejit.value_and_grad(digits.loss_fn)(p, xb, yb)

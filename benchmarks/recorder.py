@@ -62,10 +62,7 @@ def _steps() -> list[tuple[str, object, object]]:
     """(name, run the step's Python in the current lazy block, read its result) for the
     two training steps of benchmarks/lazy.py: the MLP step written eagerly and
     examples/digits_mlp.py's step with adam."""
-    import importlib.util
-    import pathlib
-
-    from stablejit import nn
+    from common import digits_setup
     rng = np.random.default_rng(0)
     p = [snp.asarray(rng.standard_normal((64, 128)).astype(np.float32) * 0.1),
          snp.zeros(128), snp.asarray(rng.standard_normal((128, 10)).astype(np.float32)
@@ -83,15 +80,7 @@ def _steps() -> list[tuple[str, object, object]]:
         g = stablejit.grad(loss)(p)
         return [a - 0.1 * b for a, b in zip(p, g, strict=True)]
 
-    path = pathlib.Path(__file__).resolve().parents[1] / "examples" / "digits_mlp.py"
-    spec = importlib.util.spec_from_file_location("digits_mlp", path)
-    digits = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(digits)
-    x, y, _, _ = digits.load()
-    x, y = snp.asarray(x[:32]), snp.asarray(y[:32])
-    opt = nn.adam(2e-3)
-    params = digits.init_params(np.random.default_rng(0), (64, 128, 10))
-    state = opt.init(params)
+    digits, x, y, opt, params, state = digits_setup()
 
     def adam():
         value, grads = stablejit.value_and_grad(digits.loss_fn)(params, x, y)

@@ -261,6 +261,35 @@ scalar_key(PyObject *value, PyObject *dtype)
 }
 
 
+/* Recorder._pending_tensor(slot): a Tensor of a new Pending (slot, graph), its weak
+ * reference appended to the graph's `pending` list; a new reference, NULL on error */
+static PyObject *
+pending_tensor(PyObject *self, PyObject *pending, PyObject *graph, Py_ssize_t slot,
+               PyObject *type)
+{
+    PyObject *n = PyLong_FromSsize_t(slot);
+    PyObject *p = n ? pending_cls->tp_alloc(pending_cls, 0) : NULL;
+    if (p == NULL) {
+        Py_XDECREF(n);
+        return NULL;
+    }
+    SLOT(p, p_slot) = n;
+    Py_INCREF(graph);
+    SLOT(p, p_graph) = graph;
+    Py_INCREF(Py_None);
+    SLOT(p, p_buffer) = Py_None;
+    PyObject *ref = PyWeakref_NewRef(p, NULL);
+    if (ref == NULL || PyList_Append(pending, ref) < 0) {
+        Py_XDECREF(ref);
+        Py_DECREF(p);
+        return NULL;
+    }
+    Py_DECREF(ref);
+    PyObject *t = make_tensor(&T, p, self, type, Py_False);
+    Py_DECREF(p);
+    return t;
+}
+
 /* Recorder._results(first, 1): the pending result tensor, the op count, and a flush when
  * the graph is full. Returns the 1-tuple of the tensor. */
 static PyObject *
@@ -278,29 +307,7 @@ one_result(PyObject *self, Rec *r, Py_ssize_t first, PyObject *type)
         Py_XDECREF(one);
         return res;
     }
-    PyObject *slot = PyLong_FromSsize_t(first);
-    if (slot == NULL)
-        return NULL;
-    Py_INCREF(graph);
-    PyObject *p = pending_cls->tp_alloc(pending_cls, 0);
-    if (p == NULL) {
-        Py_DECREF(slot);
-        Py_DECREF(graph);
-        return NULL;
-    }
-    SLOT(p, p_slot) = slot;
-    SLOT(p, p_graph) = graph;
-    Py_INCREF(Py_None);
-    SLOT(p, p_buffer) = Py_None;
-    PyObject *ref = PyWeakref_NewRef(p, NULL);
-    if (ref == NULL || PyList_Append(pending, ref) < 0) {
-        Py_XDECREF(ref);
-        Py_DECREF(p);
-        return NULL;
-    }
-    Py_DECREF(ref);
-    PyObject *t = make_tensor(&T, p, self, type, Py_False);
-    Py_DECREF(p);
+    PyObject *t = pending_tensor(self, pending, graph, first, type);
     if (t == NULL)
         return NULL;
     PyObject *res = PyTuple_Pack(1, t);
@@ -843,28 +850,8 @@ record_function(PyObject *self, Rec *r, PyObject *fn, PyObject *tensors, PyObjec
     if ((res = PyList_New(k)) == NULL)
         goto done;
     for (Py_ssize_t i = 0; i < k; i++) {
-        PyObject *slot = PyLong_FromSsize_t(first + i);
-        PyObject *p = slot ? pending_cls->tp_alloc(pending_cls, 0) : NULL;
-        if (p == NULL) {
-            Py_XDECREF(slot);
-            Py_CLEAR(res);
-            goto done;
-        }
-        SLOT(p, p_slot) = slot;
-        Py_INCREF(graph);
-        SLOT(p, p_graph) = graph;
-        Py_INCREF(Py_None);
-        SLOT(p, p_buffer) = Py_None;
-        PyObject *ref = PyWeakref_NewRef(p, NULL);
-        if (ref == NULL || PyList_Append(pending, ref) < 0) {
-            Py_XDECREF(ref);
-            Py_DECREF(p);
-            Py_CLEAR(res);
-            goto done;
-        }
-        Py_DECREF(ref);
-        PyObject *t = make_tensor(&T, p, self, PyTuple_GET_ITEM(types_out, i), Py_False);
-        Py_DECREF(p);
+        PyObject *t = pending_tensor(self, pending, graph, first + i,
+                                     PyTuple_GET_ITEM(types_out, i));
         if (t == NULL) {
             Py_CLEAR(res);
             goto done;
