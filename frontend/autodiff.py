@@ -71,18 +71,14 @@ def _as_output(leaf, trace) -> Tensor:
     return _as_tensor(leaf)
 
 
-_NAMES: dict = {}  # a function's __name__ -> its IR name (grad of a loss asks per step)
-
-
 def ir_name(f) -> str:
     """f's name as an IR function name (letters, digits and _)."""
-    n = getattr(f, "__name__", "f")
-    name = _NAMES.get(n) if type(n) is str else None
-    if name is None:
-        name = "".join(c if c.isalnum() or c == "_" else "_" for c in str(n)) or "f"
-        if type(n) is str and len(_NAMES) < 4096:
-            _NAMES[n] = name
-    return name
+    return _ir_name(str(getattr(f, "__name__", "f")))
+
+
+@functools.lru_cache(maxsize=4096)  # (grad of a loss asks for it every step)
+def _ir_name(name: str) -> str:
+    return "".join(c if c.isalnum() or c == "_" else "_" for c in name) or "f"
 
 
 # (transformation, traced Function's structural key, ...) -> the Function it built:
@@ -106,10 +102,9 @@ def run_built(name: str, build: Callable[[Builder, list[Value]], list[Value]],
     def make() -> Function:
         b = Builder(name)
         return b.build(build(b, [b.param(t.type) for t in inputs]))
-    if key is None or config.dump_to():
-        fn = make()
-    else:  # (a hit needs neither the cache's lock nor its LRU order: lazy_backend's too)
-        fn = _BUILT.get(key) or _BUILT.get_or_create(key, make)
+    # (a hit skips the cache's lock and LRU order, as lazy_backend's does)
+    fn = make() if key is None or config.dump_to() else (
+        _BUILT.get(key) or _BUILT.get_or_create(key, make))
     return runs_on(fn, backend).run(fn, inputs)
 
 
@@ -271,7 +266,6 @@ def value_and_grad(f: Callable, argnums: int | Sequence[int] = 0, has_aux: bool 
 def _value_and_grad(f: Callable, argnums, has_aux: bool, holomorphic: bool):
     """value_and_grad(f) without its boundary (grad wraps it in its own)."""
     single = isinstance(argnums, int)
-
     def value_and_grad_f(*args, **kwargs):
         a = _Args(args, kwargs, _argnums(argnums, len(args), "grad"), "grad",
                   "c" if holomorphic else "fc")
