@@ -266,6 +266,7 @@ def value_and_grad(f: Callable, argnums: int | Sequence[int] = 0, has_aux: bool 
 def _value_and_grad(f: Callable, argnums, has_aux: bool, holomorphic: bool):
     """value_and_grad(f) without its boundary (grad wraps it in its own)."""
     single = isinstance(argnums, int)
+
     def value_and_grad_f(*args, **kwargs):
         a = _Args(args, kwargs, _argnums(argnums, len(args), "grad"), "grad",
                   "c" if holomorphic else "fc")
@@ -553,8 +554,6 @@ def jacrev(f: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False,
     """
     single = isinstance(argnums, int)
 
-    @api_boundary
-    @functools.wraps(f)
     def jacrev_f(*args, **kwargs):
         a = _Args(args, kwargs, _argnums(argnums, len(args), "jacrev"), "jacrev",
                   "c" if holomorphic else "fc")
@@ -598,7 +597,7 @@ def jacrev(f: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False,
             return jac, tree.unflatten(aux_tree, outs[n_main:n_res])
         return jac
 
-    return jacrev_f
+    return api_boundary(jacrev_f, like=f)
 
 
 def jacfwd(f: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False,
@@ -614,8 +613,6 @@ def jacfwd(f: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False,
     """
     single = isinstance(argnums, int)
 
-    @api_boundary
-    @functools.wraps(f)
     def jacfwd_f(*args, **kwargs):
         a = _Args(args, kwargs, _argnums(argnums, len(args), "jacfwd"), "jacfwd",
                   "c" if holomorphic else "fc")
@@ -660,7 +657,7 @@ def jacfwd(f: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False,
             return jac, tree.unflatten(aux_tree, outs[n_main:n_res])
         return jac
 
-    return jacfwd_f
+    return api_boundary(jacfwd_f, like=f)
 
 
 jacobian = jacrev  # JAX's alias

@@ -662,3 +662,25 @@ def test_logaddexp_derivative_at_equal_infinities(name):
     for p in (np.inf, -np.inf, 3.0):
         assert float(stablejit.grad(lambda v: f(v, v))(snp.asarray(np.float32(p)))) == 1.0
     assert float(stablejit.grad(lambda v: f(v, 0.0))(snp.asarray(np.float32(np.inf)))) == 1.0
+
+
+@pytest.mark.parametrize("transform", [stablejit.grad, stablejit.value_and_grad,
+                                       stablejit.jacrev, stablejit.jacfwd])
+def test_transformed_functions_keep_the_functions_face_and_filter_tracebacks(transform):
+    """A transformation made per call (grad(loss) in a step) copies the user's function's
+    name, docstring and signature once (api_boundary(..., like=f)), and an error leaving
+    it is filtered as at every public boundary."""
+    import inspect
+
+    def loss(x, scale=2.0):
+        """the loss"""
+        return snp.sum(x * scale)
+
+    g = transform(loss)
+    assert (g.__name__, g.__doc__, g.__wrapped__) == ("loss", "the loss", loss)
+    assert str(inspect.signature(g)) == "(x, scale=2.0)"
+    assert g.__stablejit_boundary__
+    with pytest.raises(TypeError) as e:
+        g(snp.asarray([1, 2]))  # integer input: no gradient
+    frames = [f.filename for f in __import__("traceback").extract_tb(e.value.__traceback__)]
+    assert not any("/frontend/autodiff.py" in f for f in frames), frames

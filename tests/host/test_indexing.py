@@ -3,6 +3,8 @@ rules) and x.at[index] updates, three ways against NumPy; static out-of-range in
 raise IndexError; tensor indices follow JAX (clamp reads, drop updates); boolean masks
 inside jit raise MustCompileError."""
 
+import contextlib
+
 import jax.numpy as jnp
 import numpy as np
 import pytest
@@ -147,3 +149,32 @@ def test_an_integer_index_is_a_program_input_so_a_loop_compiles_once():
     assert compiles() == lazy_before
     for r, i in zip(rows, range(4, 7), strict=True):
         np.testing.assert_array_equal(np.asarray(r), a[i])
+
+
+# indices of slices, None and Ellipsis: planned once per (shape, index) (_indexing._PLANS)
+PLAIN = [(slice(None), None), (None,), (Ellipsis, None), (slice(1, None), slice(None, None, 2)),
+         (slice(None, None, -1),), (slice(None, None, -2), slice(1, 3)), (Ellipsis,),
+         (slice(None),), (None, Ellipsis, None), (slice(5, 1, -1), None, slice(None)),
+         (slice(-3, None), slice(0, 0))]
+
+
+@pytest.mark.parametrize("index", PLAIN, ids=repr)
+@pytest.mark.parametrize("lazy", [False, True])
+def test_a_planned_basic_index_matches_numpy_every_call_and_stays_a_view(index, lazy):
+    """The first call of an index on a shape plans its ops, later ones replay the plan:
+    both give NumPy's values, and a write into the result still reaches the base."""
+    from stablejit.numpy import _indexing
+    a = np.arange(42, dtype=np.float32).reshape(7, 6)
+    _indexing._PLANS.clear()
+    for call in range(3):
+        x = snp.asarray(a)
+        with stablejit.lazy() if lazy else contextlib.nullcontext():
+            got = x[index]
+            got_np = got.numpy()
+        np.testing.assert_array_equal(got_np, a[index], err_msg=f"call {call}")
+        assert (a.shape, _indexing._plain_key(index)) in _indexing._PLANS
+        if got.size:  # NumPy's view semantics: x[index] = ... writes through
+            view, expected = x[index], a.copy()
+            view[...] = -1.0
+            expected[index] = -1.0
+            np.testing.assert_array_equal(x.numpy(), expected, err_msg=f"call {call}")
