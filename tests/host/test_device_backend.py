@@ -71,6 +71,44 @@ def test_async_execution_and_block_until_ready():
     np.testing.assert_allclose(np.asarray(out), np.tanh(m @ m) @ m, rtol=2e-4, atol=2e-4)
 
 
+def _slow_program():
+    """A jitted program that outlasts the wait's poll (200 us): two 1024x1024 matmuls
+    (milliseconds on a host CPU; programs run asynchronously there)."""
+    return stablejit.jit(lambda m: (m @ m @ m)[0, :3] / 1024.0**2)
+
+
+@pytest.mark.parametrize("wait", ["block_until_ready", "numpy", "float"])
+def test_a_wait_polls_then_sleeps_and_a_long_program_turns_the_poll_off(wait, monkeypatch):
+    from stablejit.runtime import buffers
+    monkeypatch.setattr(buffers, "_sleep_next", 0)
+    read = {"block_until_ready": lambda t: np.asarray(t.block_until_ready()),
+            "numpy": np.asarray, "float": lambda t: float(t[0])}[wait]
+    f = _slow_program()
+    x = dev(np.ones((1024, 1024)))
+    np.testing.assert_array_equal(np.atleast_1d(read(f(x)))[:1], [1.0])  # compiled: a miss
+    monkeypatch.setattr(buffers, "_sleep_next", 0)
+    out = f(x)
+    assert not out._data.is_ready()  # still running
+    np.testing.assert_array_equal(np.atleast_1d(read(out))[:1], [1.0])
+    assert buffers._sleep_next == buffers._SLEEPS_AFTER_LONG  # the poll gave up
+    for left in range(buffers._SLEEPS_AFTER_LONG - 1, -1, -1):  # these waits sleep at once
+        np.testing.assert_array_equal(np.atleast_1d(read(f(x)))[:1], [1.0])
+        assert buffers._sleep_next == left
+    ready = dev([4.0])
+    read(ready)  # a value already there costs no poll and leaves the hint alone
+    assert buffers._sleep_next == 0
+
+
+@pytest.mark.parametrize("wait", ["block_until_ready", "to_numpy"])
+def test_waiting_on_a_deleted_buffer_raises_and_does_not_crash(wait):
+    # jaxlib's is_ready crashes the process on a deleted buffer: the poll must not ask it
+    from stablejit.runtime import buffers
+    buf = dev([1.0])._data
+    buf.delete()
+    with pytest.raises(RuntimeError, match="deleted or donated"):
+        getattr(buffers, wait)(buf)
+
+
 def test_host_and_reference_data_move_automatically():
     x = dev([1.0, 2.0])
     with stablejit.default_backend("reference"):
