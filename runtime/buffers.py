@@ -206,6 +206,9 @@ _SLEEPS_AFTER_LONG = 16  # waits that sleep at once after a program outlasted th
 _sleep_next = 0  # (a hint, not an invariant: threads racing on it only move the guess)
 
 
+_yield_cpu = getattr(os, "sched_yield", lambda: None)
+
+
 def _spin_until_ready(buf: Buffer) -> None:
     # is_deleted first: jaxlib's is_ready crashes the process on a deleted buffer (the
     # wait after the poll raises stablejit's error for it)
@@ -215,9 +218,10 @@ def _spin_until_ready(buf: Buffer) -> None:
     if _sleep_next:
         _sleep_next -= 1
         return
-    clock = time.perf_counter
+    clock, yield_cpu = time.perf_counter, _yield_cpu
     end = clock() + WAIT_SPIN_SECONDS
     while not (buf.is_deleted() or buf.is_ready()):
+        yield_cpu()
         if clock() > end:
             _sleep_next = _SLEEPS_AFTER_LONG
             return
