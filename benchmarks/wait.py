@@ -4,7 +4,7 @@
     python benchmarks/wait.py
 
 Each row: a jitted tanh(a @ a) on an n x n f32 matrix, called and waited for at once
-(block_until_ready), back to back. "sleeping at once" is stablejit with the poll off
+(block_until_ready), back to back. "no poll" is stablejit with the poll off
 (runtime.buffers.WAIT_SPIN_SECONDS = 0, what PJRT does); jax.jit of the same function
 waits as PJRT does. Medians per call over alternating batches; ratio = polling first /
 peer (lower is better). The small rows show the wake-up the poll saves; the large ones
@@ -55,7 +55,7 @@ def main() -> None:
             poll, sleep, jx = _timed([(call_ours, default), (call_ours, 0.0),
                                       (call_jax, default)],
                                      batches=15, inner=max(3, 4000 // n))
-            rows.append((f"tanh(a @ a) {n}x{n}, polling first", poll, "sleeping at once",
+            rows.append((f"tanh(a @ a) {n}x{n}, polling first", poll, "no poll",
                          sleep, None))
             rows.append((f"tanh(a @ a) {n}x{n}, polling first", poll, "jax.jit", jx, None))
     finally:
