@@ -19,7 +19,8 @@ from __future__ import annotations
 
 from . import backends, config, errors, native_build, writes
 from .compiler.ir import EMPTY_ATTRS
-from .recorder import _INLINE, _SCALAR, Pending, Recorder
+from .recorder import _INLINE, _SCALAR, PARAM, Pending, Recorder
+from .runtime import buffers
 from .tensor import Tensor
 
 _PYTHON = {name: Recorder.__dict__[name]
@@ -36,6 +37,7 @@ if _recorder is not None:
             Tensor, Pending, errors._CODE_INTERNAL, errors.is_internal, _SCALAR, EMPTY_ATTRS,
             _PYTHON["apply"], _PYTHON["apply_scalar"], Recorder._slot, Recorder._add,
             Recorder._results, backends)
+        _recorder.init_params(buffers.Buffer, PARAM, Recorder._input, Recorder._param)
         _NATIVE = {"apply": apply, "apply_scalar": apply_scalar,
                    "apply_broadcast": _recorder.broadcast_method(
                        _PYTHON["apply_broadcast"], Recorder._broadcast),

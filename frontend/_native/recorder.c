@@ -47,10 +47,15 @@ static PyObject *py_slot, *py_add, *py_results;
  * values while it records (init_tape) */
 static PyTypeObject *tape_cls;
 static PyObject *tape_slot, *s_recording;
+/* init_params: the device buffer type, recorder.PARAM, Recorder._input and _param (a
+ * subclass with its own takes the Python step) */
+static PyTypeObject *buffer_cls;
+static PyObject *param_tag, *py_input, *py_param, *s_input, *s_param, *s_input_of, *s_keep,
+    *s_inputs;
 
 static PyObject *s_lock, *s_graph, *s_tape, *s_locs, *s_types, *s_pending, *s_ops, *s_max_ops,
     *s_slot, *s_add, *s_results, *s_op_bound, *s_flush, *s_inferred, *s_infer, *s_dtype,
-    *s_acquire, *s_release, *s_scalar_key;
+    *s_acquire, *s_release, *s_scalar_key, *s_target;
 
 static TensorSlots T; /* Tensor and its slots' offsets */
 static Py_ssize_t p_slot, p_graph, p_buffer;
@@ -125,6 +130,57 @@ rec_list(Rec *r, PyObject *name)
 
 /* ---- steps ------------------------------------------------------------------------- */
 
+/* The parameter slot of tensor t when t is a tensor of the recorder's target device that
+ * holds a device buffer (a step's weights and data), as Recorder._slot -> _input ->
+ * _param do (GradTape._slot binds the parameter to the tensor, `bind_tensor`, where
+ * Recorder binds it to the buffer): -2 where t is not that case (the caller takes the
+ * Python step), -1 with an exception on error. */
+static Py_ssize_t
+buffer_input(PyObject *self, Rec *r, PyObject *t, int bind_tensor)
+{
+    PyTypeObject *cls = Py_TYPE(self);
+    PyObject *d = SLOT(t, T.data);
+    if (buffer_cls == NULL || d == NULL || !Py_IS_TYPE(d, buffer_cls) ||
+        _PyType_Lookup(cls, s_input) != py_input || _PyType_Lookup(cls, s_param) != py_param)
+        return -2;
+    PyObject *target = PyDict_GetItemWithError(r->dict, s_target);
+    PyObject *input_of = target ? PyDict_GetItemWithError(r->dict, s_input_of) : NULL;
+    PyObject *keep = input_of ? rec_list(r, s_keep) : NULL;
+    PyObject *tape = keep ? rec_list(r, s_tape) : NULL, *locs = tape ? rec_list(r, s_locs) : NULL;
+    PyObject *types = locs ? rec_list(r, s_types) : NULL;
+    PyObject *inputs = types ? rec_list(r, s_inputs) : NULL;
+    if (inputs == NULL || SLOT(t, T.backend) != target || !PyDict_CheckExact(input_of))
+        return PyErr_Occurred() ? -1 : -2;
+    PyObject *key = PyLong_FromVoidPtr(d); /* id(buffer) */
+    if (key == NULL)
+        return -1;
+    PyObject *known = PyDict_GetItemWithError(input_of, key);
+    if (known != NULL) {
+        Py_DECREF(key);
+        return PyLong_AsSsize_t(known);
+    }
+    if (PyErr_Occurred()) {
+        Py_DECREF(key);
+        return -1;
+    }
+    /* _param: the entry, no user line, the type, what the graph runs with; then _input's
+     * memo and the buffer kept alive (ids stay unique until the graph ends) */
+    PyObject *type = SLOT(t, T.type);
+    Py_ssize_t slot = PyList_GET_SIZE(types);
+    PyObject *entry = type ? PyTuple_Pack(2, param_tag, type) : NULL;
+    PyObject *s = entry ? PyLong_FromSsize_t(slot) : NULL;
+    int bad = s == NULL || PyList_Append(tape, entry) < 0 || PyList_Append(locs, Py_None) < 0 ||
+              PyList_Append(types, type) < 0 ||
+              PyList_Append(inputs, bind_tensor ? t : d) < 0 ||
+              PyDict_SetItem(input_of, key, s) < 0 || PyList_Append(keep, d) < 0;
+    if (type == NULL && !PyErr_Occurred())
+        PyErr_SetString(PyExc_AttributeError, "a tensor without its type");
+    Py_XDECREF(entry);
+    Py_XDECREF(s);
+    Py_DECREF(key);
+    return bad ? -1 : slot;
+}
+
 /* The slot of tensor t in the graph (Recorder._slot's hot case in C, the rest in Python):
  * -1 with an exception on error. */
 static Py_ssize_t
@@ -157,6 +213,11 @@ slot_of(PyObject *self, Rec *r, PyObject *t)
             if (PyErr_Occurred())
                 return -1;
         }
+    }
+    if (slot_fn != NULL && (slot_fn == py_slot || slot_fn == tape_slot)) {
+        Py_ssize_t s = buffer_input(self, r, t, slot_fn == tape_slot);
+        if (s != -2)
+            return s;
     }
     PyObject *res = PyObject_CallMethodOneArg(self, s_slot, t);
     if (res == NULL)
@@ -1003,7 +1064,7 @@ typedef struct {
 static PyTypeObject *lazy_cls;    /* LazyBackend (exactly: subclasses are Python's) */
 static PyObject *context_state;   /* context._state (threading.local: .stack) */
 static PyObject *writes_dict, *config_dict;
-static PyObject *s_stack, *s_live_traces, *s_checks, *s_kind, *s_target;
+static PyObject *s_stack, *s_live_traces, *s_checks, *s_kind;
 static PyObject *fc_kinds;        /* "fc": the kinds whose tensors take a number as is */
 
 /* dispatch.fast(backend) for a lazy backend or grad tape, without calling Python: this
@@ -1031,6 +1092,40 @@ records_now(PyObject *backend)
               PyList_GET_ITEM(stack, PyList_GET_SIZE(stack) - 1) == backend);
     Py_DECREF(stack);
     return ok;
+}
+
+/* The lazy backend or grad tape that records an op on tensors of `backend`: `backend`
+ * itself, or where `backend` is a device, the recorder that ends this thread's backend
+ * stack and records for that device (dispatch.backend_for picks it, and _arrive reads
+ * the device's tensors as they are: the graph's parameters). A new reference, or NULL
+ * (with no exception: Python decides). */
+static PyObject *
+recorder_of(PyObject *backend)
+{
+    if (Py_IS_TYPE(backend, lazy_cls) || (tape_cls != NULL && Py_IS_TYPE(backend, tape_cls))) {
+        Py_INCREF(backend);
+        return backend;
+    }
+    PyObject *stack = PyObject_GetAttr(context_state, s_stack);
+    if (stack == NULL) {
+        if (PyErr_ExceptionMatches(PyExc_AttributeError))
+            PyErr_Clear();
+        return NULL;
+    }
+    PyObject *top = PyList_CheckExact(stack) && PyList_GET_SIZE(stack) > 0
+                        ? PyList_GET_ITEM(stack, PyList_GET_SIZE(stack) - 1) : NULL;
+    PyObject *res = NULL;
+    if (top != NULL &&
+        (Py_IS_TYPE(top, lazy_cls) || (tape_cls != NULL && Py_IS_TYPE(top, tape_cls)))) {
+        PyObject **dp = _PyObject_GetDictPtr(top);
+        PyObject *target = dp && *dp ? PyDict_GetItemWithError(*dp, s_target) : NULL;
+        if (target == backend) {
+            Py_INCREF(top);
+            res = top;
+        }
+    }
+    Py_DECREF(stack);
+    return res;
 }
 
 /* whether t's dtype kind is in `kinds` (a str); -1 on error */
@@ -1122,17 +1217,19 @@ fastop_record(FastOp *op, PyObject *a, PyObject *b)
     PyObject *xt = SLOT(x, T.type);
     if (backend == NULL || xt == NULL || SLOT(x, T.weak) != Py_False)
         goto none;
-    int ready = records_now(backend);
-    if (ready <= 0)
+    backend = recorder_of(backend); /* (a reference held from here) */
+    if (backend == NULL)
         goto none;
+    int ready = records_now(backend);
     int is_int = 0;
-    int ok = kind_in(xt, value ? fc_kinds : op->kinds, value ? NULL : &is_int);
+    int ok = ready > 0 ? kind_in(xt, value ? fc_kinds : op->kinds, value ? NULL : &is_int) : 0;
     if (ok > 0 && value != NULL)
         ok = kind_in(xt, op->kinds, NULL);
-    if (ok <= 0 || (value == NULL && op->inexact && is_int))
+    if (ok <= 0 || (value == NULL && op->inexact && is_int)) {
+        Py_DECREF(backend);
         goto none;
+    }
     Rec r;
-    Py_INCREF(backend);
     int opened = rec_open(backend, &r);
     if (opened <= 0) {
         Py_DECREF(backend);
@@ -1413,11 +1510,15 @@ fastbind_record(FastBind *self, PyObject *const *args, Py_ssize_t nargs)
         if (first != Py_True && first != Py_False)
             return NULL;
     }
-    int ready = records_now(backend);
-    if (ready <= 0)
+    backend = recorder_of(backend); /* (a reference held from here) */
+    if (backend == NULL)
         return NULL;
+    int ready = records_now(backend);
+    if (ready <= 0) {
+        Py_DECREF(backend);
+        return NULL;
+    }
     Rec r;
-    Py_INCREF(backend);
     int opened = rec_open(backend, &r);
     if (opened <= 0) {
         Py_DECREF(backend);
@@ -1641,6 +1742,21 @@ init_tape(PyObject *module, PyObject *cls)
     Py_RETURN_NONE;
 }
 
+static PyObject *
+init_params(PyObject *module, PyObject *args)
+{
+    PyObject *buf, *tag, *pin, *ppar;
+    if (!PyArg_ParseTuple(args, "O!OOO:init_params", &PyType_Type, &buf, &tag, &pin, &ppar))
+        return NULL;
+#define KEEP(var, obj) Py_INCREF(obj); Py_XSETREF(var, obj)
+    KEEP(param_tag, tag);
+    KEEP(py_input, pin);
+    KEEP(py_param, ppar);
+    KEEP(buffer_cls, (PyTypeObject *)buf);
+#undef KEEP
+    Py_RETURN_NONE;
+}
+
 #endif /* RECORDER_UNSUPPORTED */
 
 static PyMethodDef methods[] = {
@@ -1660,6 +1776,9 @@ static PyMethodDef methods[] = {
      "broadcast_method(Recorder.apply_broadcast, Recorder._broadcast): the C method"},
     {"execute_method", execute_method, METH_VARARGS,
      "execute_method(Recorder.execute, Recorder._tensors, recorder._INLINE): the C method"},
+    {"init_params", init_params, METH_VARARGS,
+     "init_params(device buffer type, recorder.PARAM, Recorder._input, Recorder._param): "
+     "a device tensor read by a graph becomes its parameter in C"},
     {"init_tape", init_tape, METH_O,
      "init_tape(GradTape): grad's tape records in C too (its own _slot rule)"},
     {"init_operators", init_operators, METH_VARARGS,
@@ -1700,6 +1819,11 @@ PyInit__recorder(void)
     INTERN(s_stack, "stack");
     INTERN(s_recording, "recording");
     INTERN(s_target, "target");
+    INTERN(s_input, "_input");
+    INTERN(s_param, "_param");
+    INTERN(s_input_of, "_input_of");
+    INTERN(s_keep, "_keep");
+    INTERN(s_inputs, "_inputs");
     INTERN(s_broadcast, "_broadcast");
     INTERN(s_broadcasts, "_broadcasts");
     INTERN(s_shape, "shape");
