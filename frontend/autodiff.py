@@ -152,7 +152,8 @@ class _Args:
             self.diff_trees.append((td, len(leaves)))
             diff.extend(leaves)
         others = [a for i, a in enumerate(self.args) if i not in self.nums]
-        self.rest, self.rest_tree = tree.flatten((others, dict(kwargs)))
+        self.rest, self.rest_tree = tree.flatten((others, dict(kwargs))) \
+            if others or kwargs else ([], None)  # (None: every argument differentiated)
         self.array_at = [j for j, x in enumerate(self.rest) if isinstance(x, _ARRAYS)]
         self.leaves = diff + [_as_tensor(self.rest[j]) for j in self.array_at]
         self.wrt = list(range(len(diff)))
@@ -165,7 +166,8 @@ class _Args:
             rest = list(self.rest)
             for j, x in zip(self.array_at, xs[n:], strict=True):
                 rest[j] = x
-            others, kwargs = tree.unflatten(self.rest_tree, rest)
+            others, kwargs = ((), {}) if self.rest_tree is None else \
+                tree.unflatten(self.rest_tree, rest)
             others = iter(others)
             diff, at = {}, 0
             for i, (td, k) in zip(self.nums, self.diff_trees, strict=True):
@@ -315,16 +317,17 @@ def _vg_builder(fn: Function, wrt):
 def _on_tape(a: _Args, f: Callable, has_aux: bool, holomorphic: bool):
     """value_and_grad recorded on a GradTape (grad_tape.py): (outputs, n_out, aux tree),
     or the NeedsTrace that stopped it when f needs the traced path (then f runs again
-    there). The derivative is
-    built once per tape key, in run_built's cache, and runs where the tape's inputs are
-    (the current lazy graph, or the device)."""
+    there). The derivative is built once per tape key, in run_built's cache, and runs
+    where the tape's inputs are (the current lazy graph, or the device)."""
     n_diff = len(a.wrt)
     tape = GradTape(current_backend())
     try:
         xs = [tape.leaf(t) for t in a.leaves[:n_diff]] + a.leaves[n_diff:]
         before = [getattr(x, "_data", None) for x in xs]
         with using_backend(tape):
-            out_leaves, out_tree = tree.flatten(a.call(f)(*xs))
+            out = a.call(f)(*xs)
+            out_leaves, out_tree = ([out], tree.LEAF) if type(out) is Tensor \
+                else tree.flatten(out)
             refuse_written_arguments(xs, before, "grad")
             results = [_as_tensor(x) for x in out_leaves]
         key, slots = tape.key(results)

@@ -111,9 +111,27 @@ def _path(raw: str) -> str:
 _parsed: dict[tuple[str, str], object] = {}
 
 
+_ENVIRON = os.environ
+_encoded: dict[str, object] = {}  # variable name -> os.environ's key for it
+
+
+def _getenv(var: str) -> str | None:
+    """os.environ.get(var), without its Mapping layers where os.environ is the process's
+    own: settings are read on hot paths (a grad call reads two), and a read of an unset
+    variable costs 0.6 us through os.environ.get, 0.1 us here."""
+    env = os.environ
+    if env is not _ENVIRON or type(env) is not os._Environ:  # (replaced by a test)
+        return env.get(var)
+    key = _encoded.get(var)
+    if key is None:
+        key = _encoded[var] = env.encodekey(var)
+    raw = env._data.get(key)
+    return None if raw is None else env.decodevalue(raw)
+
+
 def _read(var: str, parse: Callable[[str], object], default, what: str,
           shown_default: str | None = None):
-    raw = os.environ.get(var)
+    raw = _getenv(var)
     if raw is None or not raw.strip():
         return default
     key = (var, raw)

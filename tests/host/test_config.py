@@ -170,3 +170,31 @@ def test_reading_an_unknown_setting_names_the_known_ones():
 
 def test_settings_are_listed_by_dir():
     assert {"debug_nans", "debug_infs", "enable_x64", "update"} <= set(dir(config))
+
+
+@pytest.mark.parametrize("how", ["unset", "set", "blank", "non-ascii", "changed", "deleted",
+                                 "os.environ replaced"])
+def test_reading_a_variable_sees_what_os_environ_holds(how, monkeypatch):
+    """config's own read of os.environ (a fast path past its Mapping layers) gives what
+    os.environ.get gives, whichever way the variable was set, changed or removed."""
+    var = "STABLEJIT_LAZY_MAX_OPS"
+    monkeypatch.delenv(var, raising=False)
+    if how in ("set", "changed", "deleted", "os.environ replaced"):
+        monkeypatch.setenv(var, "17")
+        assert config.lazy_max_ops() == 17
+    if how == "blank":
+        monkeypatch.setenv(var, "  ")
+    if how == "non-ascii":
+        monkeypatch.setenv(var, "１２")
+    if how == "changed":
+        os.environ[var] = "23"
+    if how == "deleted":
+        del os.environ[var]
+    if how == "os.environ replaced":
+        monkeypatch.setattr(os, "environ", {var: "31"})
+    assert config._getenv(var) == os.environ.get(var)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", config.ConfigWarning)
+        want = {"unset": 4096, "set": 17, "blank": 4096, "non-ascii": 4096, "changed": 23,
+                "deleted": 4096, "os.environ replaced": 31}[how]
+        assert config.lazy_max_ops() == want
