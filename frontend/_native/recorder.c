@@ -50,6 +50,7 @@ static PyObject *tape_slot, *s_recording;
 /* init_params: the device buffer type, recorder.PARAM, Recorder._input and _param (a
  * subclass with its own takes the Python step) */
 static PyTypeObject *buffer_cls;
+static PyTypeObject *lazy_cls; /* LazyBackend (exactly: subclasses are Python's) */
 static PyObject *param_tag, *py_input, *py_param, *s_input, *s_param, *s_input_of, *s_keep,
     *s_inputs;
 
@@ -130,28 +131,56 @@ rec_list(Rec *r, PyObject *name)
 
 /* ---- steps ------------------------------------------------------------------------- */
 
-/* The parameter slot of tensor t when t is a tensor of the recorder's target device that
- * holds a device buffer (a step's weights and data), as Recorder._slot -> _input ->
- * _param do (GradTape._slot binds the parameter to the tensor, `bind_tensor`, where
- * Recorder binds it to the buffer): -2 where t is not that case (the caller takes the
- * Python step), -1 with an exception on error. */
+/* The parameter slot of tensor t where t's value is already computed or belongs to the
+ * graph around a grad tape, as Recorder._slot -> _input -> _param and GradTape._slot do
+ * (`tape`: self is a GradTape, which binds a parameter to the tensor, where a Recorder
+ * binds it to the buffer). The cases, keyed by what owns the data:
+ *   - a tensor of the target device holding a device buffer (a step's data, weights);
+ *   - on a Recorder: its own tensor whose value an earlier graph computed (weights that
+ *     the previous step of a lazy loop updated);
+ *   - on a grad tape: a tensor of a lazy backend of the same device (the graph around
+ *     the tape: computed or still pending).
+ * -2 where t is none of these (the caller takes the Python step), -1 with an exception
+ * on error. */
 static Py_ssize_t
-buffer_input(PyObject *self, Rec *r, PyObject *t, int bind_tensor)
+input_slot(PyObject *self, Rec *r, PyObject *t, int tape)
 {
     PyTypeObject *cls = Py_TYPE(self);
-    PyObject *d = SLOT(t, T.data);
-    if (buffer_cls == NULL || d == NULL || !Py_IS_TYPE(d, buffer_cls) ||
+    PyObject *d = SLOT(t, T.data), *tb = SLOT(t, T.backend);
+    if (buffer_cls == NULL || d == NULL || tb == NULL ||
         _PyType_Lookup(cls, s_input) != py_input || _PyType_Lookup(cls, s_param) != py_param)
         return -2;
     PyObject *target = PyDict_GetItemWithError(r->dict, s_target);
-    PyObject *input_of = target ? PyDict_GetItemWithError(r->dict, s_input_of) : NULL;
+    if (target == NULL)
+        return PyErr_Occurred() ? -1 : -2;
+    PyObject *value; /* what the graph runs with */
+    if (Py_IS_TYPE(d, buffer_cls) && tb == target) {
+        value = tape ? t : d;
+    }
+    else if (Py_IS_TYPE(d, pending_cls) && !tape && tb == self) {
+        value = SLOT(d, p_buffer);
+        if (value == NULL || value == Py_None)
+            return -2; /* (a value of this graph is the hot case; Python says the rest) */
+    }
+    else if (Py_IS_TYPE(d, pending_cls) && tape && Py_IS_TYPE(tb, lazy_cls)) {
+        PyObject **dp = _PyObject_GetDictPtr(tb);
+        PyObject *its = dp && *dp ? PyDict_GetItemWithError(*dp, s_target) : NULL;
+        if (its != target) /* (another device: Python raises) */
+            return PyErr_Occurred() ? -1 : -2;
+        value = t;
+    }
+    else {
+        return -2;
+    }
+    PyObject *input_of = PyDict_GetItemWithError(r->dict, s_input_of);
     PyObject *keep = input_of ? rec_list(r, s_keep) : NULL;
-    PyObject *tape = keep ? rec_list(r, s_tape) : NULL, *locs = tape ? rec_list(r, s_locs) : NULL;
+    PyObject *tape_list = keep ? rec_list(r, s_tape) : NULL;
+    PyObject *locs = tape_list ? rec_list(r, s_locs) : NULL;
     PyObject *types = locs ? rec_list(r, s_types) : NULL;
     PyObject *inputs = types ? rec_list(r, s_inputs) : NULL;
-    if (inputs == NULL || SLOT(t, T.backend) != target || !PyDict_CheckExact(input_of))
+    if (inputs == NULL || !PyDict_CheckExact(input_of))
         return PyErr_Occurred() ? -1 : -2;
-    PyObject *key = PyLong_FromVoidPtr(d); /* id(buffer) */
+    PyObject *key = PyLong_FromVoidPtr(d); /* id(owner) */
     if (key == NULL)
         return -1;
     PyObject *known = PyDict_GetItemWithError(input_of, key);
@@ -164,15 +193,15 @@ buffer_input(PyObject *self, Rec *r, PyObject *t, int bind_tensor)
         return -1;
     }
     /* _param: the entry, no user line, the type, what the graph runs with; then _input's
-     * memo and the buffer kept alive (ids stay unique until the graph ends) */
+     * memo and the owner kept alive (ids stay unique until the graph ends) */
     PyObject *type = SLOT(t, T.type);
     Py_ssize_t slot = PyList_GET_SIZE(types);
     PyObject *entry = type ? PyTuple_Pack(2, param_tag, type) : NULL;
     PyObject *s = entry ? PyLong_FromSsize_t(slot) : NULL;
-    int bad = s == NULL || PyList_Append(tape, entry) < 0 || PyList_Append(locs, Py_None) < 0 ||
-              PyList_Append(types, type) < 0 ||
-              PyList_Append(inputs, bind_tensor ? t : d) < 0 ||
-              PyDict_SetItem(input_of, key, s) < 0 || PyList_Append(keep, d) < 0;
+    int bad = s == NULL || PyList_Append(tape_list, entry) < 0 ||
+              PyList_Append(locs, Py_None) < 0 || PyList_Append(types, type) < 0 ||
+              PyList_Append(inputs, value) < 0 || PyDict_SetItem(input_of, key, s) < 0 ||
+              PyList_Append(keep, d) < 0;
     if (type == NULL && !PyErr_Occurred())
         PyErr_SetString(PyExc_AttributeError, "a tensor without its type");
     Py_XDECREF(entry);
@@ -215,7 +244,7 @@ slot_of(PyObject *self, Rec *r, PyObject *t)
         }
     }
     if (slot_fn != NULL && (slot_fn == py_slot || slot_fn == tape_slot)) {
-        Py_ssize_t s = buffer_input(self, r, t, slot_fn == tape_slot);
+        Py_ssize_t s = input_slot(self, r, t, slot_fn == tape_slot);
         if (s != -2)
             return s;
     }
@@ -1061,7 +1090,6 @@ typedef struct {
     vectorcallfunc vectorcall;
 } FastOp;
 
-static PyTypeObject *lazy_cls;    /* LazyBackend (exactly: subclasses are Python's) */
 static PyObject *context_state;   /* context._state (threading.local: .stack) */
 static PyObject *writes_dict, *config_dict;
 static PyObject *s_stack, *s_live_traces, *s_checks, *s_kind;
@@ -1094,18 +1122,40 @@ records_now(PyObject *backend)
     return ok;
 }
 
-/* The lazy backend or grad tape that records an op on tensors of `backend`: `backend`
- * itself, or where `backend` is a device, the recorder that ends this thread's backend
- * stack and records for that device (dispatch.backend_for picks it, and _arrive reads
- * the device's tensors as they are: the graph's parameters). A new reference, or NULL
- * (with no exception: Python decides). */
-static PyObject *
-recorder_of(PyObject *backend)
+static int
+is_recorder(PyObject *b)
 {
-    if (Py_IS_TYPE(backend, lazy_cls) || (tape_cls != NULL && Py_IS_TYPE(backend, tape_cls))) {
-        Py_INCREF(backend);
-        return backend;
-    }
+    return Py_IS_TYPE(b, lazy_cls) || (tape_cls != NULL && Py_IS_TYPE(b, tape_cls));
+}
+
+static PyObject *
+target_of(PyObject *recorder)
+{
+    PyObject **dp = _PyObject_GetDictPtr(recorder);
+    return dp && *dp ? PyDict_GetItemWithError(*dp, s_target) : NULL;
+}
+
+/* whether a tensor of backend b is an operand recorder `rec` (of device `target`)
+ * records as it is, as _arrive decides: its own, its device's (a parameter), or, rec
+ * being a grad tape, the lazy graph's around it on the same device (adopted) */
+static int
+joins(PyObject *rec, PyObject *target, PyObject *b)
+{
+    return b == rec || b == target ||
+           (Py_IS_TYPE(b, lazy_cls) && !Py_IS_TYPE(rec, lazy_cls) && target_of(b) == target);
+}
+
+/* The lazy backend or grad tape that records an op whose operands are tensors of the
+ * backends `bs`, as dispatch.backend_for and _arrive decide it:
+ *   - with no backend stack, the operands' recorder (a lazy graph before a tape), every
+ *     other operand being a tensor of its device;
+ *   - where the stack ends with a recorder R: R, if every operand is R's, or a tensor of
+ *     R's device (read as it is: a parameter), or, R being a grad tape, a tensor of the
+ *     lazy graph around it on the same device (_arrive adopts it as a parameter).
+ * A new reference, or NULL (with no exception: Python decides). */
+static PyObject *
+recorder_for(PyObject *const *bs, Py_ssize_t n)
+{
     PyObject *stack = PyObject_GetAttr(context_state, s_stack);
     if (stack == NULL) {
         if (PyErr_ExceptionMatches(PyExc_AttributeError))
@@ -1115,17 +1165,28 @@ recorder_of(PyObject *backend)
     PyObject *top = PyList_CheckExact(stack) && PyList_GET_SIZE(stack) > 0
                         ? PyList_GET_ITEM(stack, PyList_GET_SIZE(stack) - 1) : NULL;
     PyObject *res = NULL;
-    if (top != NULL &&
-        (Py_IS_TYPE(top, lazy_cls) || (tape_cls != NULL && Py_IS_TYPE(top, tape_cls)))) {
-        PyObject **dp = _PyObject_GetDictPtr(top);
-        PyObject *target = dp && *dp ? PyDict_GetItemWithError(*dp, s_target) : NULL;
-        if (target == backend) {
-            Py_INCREF(top);
-            res = top;
-        }
+    if (top == NULL && PyList_CheckExact(stack)) { /* a lazy graph's own, else a tape's */
+        for (Py_ssize_t i = 0; i < n && res == NULL; i++)
+            if (Py_IS_TYPE(bs[i], lazy_cls))
+                res = bs[i];
+        for (Py_ssize_t i = 0; i < n && res == NULL; i++)
+            if (is_recorder(bs[i]))
+                res = bs[i];
+        PyObject *target = res != NULL ? target_of(res) : NULL;
+        for (Py_ssize_t i = 0; res != NULL && i < n; i++)
+            if (bs[i] != res && (target == NULL || bs[i] != target))
+                res = NULL;
     }
+    else if (is_recorder(top)) {
+        PyObject *target = target_of(top);
+        res = target != NULL ? top : NULL;
+        for (Py_ssize_t i = 0; res != NULL && i < n; i++)
+            if (!joins(top, target, bs[i]))
+                res = NULL;
+    }
+    Py_XINCREF(res);
     Py_DECREF(stack);
-    return res;
+    return PyErr_Occurred() ? (Py_XDECREF(res), NULL) : res;
 }
 
 /* whether t's dtype kind is in `kinds` (a str); -1 on error */
@@ -1186,22 +1247,16 @@ fastop_record(FastOp *op, PyObject *a, PyObject *b)
                 return NULL;
             }
         }
-        PyObject *ba = SLOT(a, T.backend), *bb = SLOT(b, T.backend);
-        if (ba != bb) {
-            /* a tensor of the recorder and one of its device (p - g in an update step):
-             * Python's promote-and-broadcast path picks the recorder, which reads the
-             * device tensor as a parameter, as record_op does */
-            PyObject *rec = ba && Py_IS_TYPE(ba, lazy_cls) ? ba
-                            : bb && Py_IS_TYPE(bb, lazy_cls) ? bb
-                            : tape_cls && ba && Py_IS_TYPE(ba, tape_cls) ? ba
-                            : tape_cls && bb && Py_IS_TYPE(bb, tape_cls) ? bb : NULL;
-            PyObject **dp = rec ? _PyObject_GetDictPtr(rec) : NULL;
-            PyObject *target = dp && *dp ? PyDict_GetItemWithError(*dp, s_target) : NULL;
-            if (target == NULL || (rec == ba ? bb : ba) != target || SLOT(x, T.data) == NULL ||
-                SLOT(b, T.data) == NULL)
-                goto none;
-            backend = rec;
-        }
+        /* (a tensor of the recorder and one of its device, p - g in an update step:
+         * Python's promote-and-broadcast path picks the recorder, which reads the device
+         * tensor as a parameter, as record_op does) */
+        PyObject *both[2] = {SLOT(a, T.backend), SLOT(b, T.backend)};
+        if (both[0] == NULL || both[1] == NULL || SLOT(a, T.data) == NULL ||
+            SLOT(b, T.data) == NULL)
+            goto none;
+        backend = recorder_for(both, 2); /* (a reference held from here) */
+        if (backend == NULL)
+            goto none;
     }
     else if (Py_IS_TYPE(a, T.cls) && is_py_number(b)) {
         x = a, value = b;
@@ -1212,29 +1267,24 @@ fastop_record(FastOp *op, PyObject *a, PyObject *b)
     else {
         goto none;
     }
-    if (backend == NULL)
-        backend = SLOT(x, T.backend);
+    if (backend == NULL) {
+        PyObject *bx = SLOT(x, T.backend);
+        backend = bx == NULL ? NULL : recorder_for(&bx, 1); /* (a reference held) */
+    }
     PyObject *xt = SLOT(x, T.type);
     if (backend == NULL || xt == NULL || SLOT(x, T.weak) != Py_False)
-        goto none;
-    backend = recorder_of(backend); /* (a reference held from here) */
-    if (backend == NULL)
         goto none;
     int ready = records_now(backend);
     int is_int = 0;
     int ok = ready > 0 ? kind_in(xt, value ? fc_kinds : op->kinds, value ? NULL : &is_int) : 0;
     if (ok > 0 && value != NULL)
         ok = kind_in(xt, op->kinds, NULL);
-    if (ok <= 0 || (value == NULL && op->inexact && is_int)) {
-        Py_DECREF(backend);
+    if (ok <= 0 || (value == NULL && op->inexact && is_int))
         goto none;
-    }
     Rec r;
     int opened = rec_open(backend, &r);
-    if (opened <= 0) {
-        Py_DECREF(backend);
+    if (opened <= 0)
         goto none;
-    }
     Py_INCREF(xt);
     PyObject *res;
     if (value != NULL) {
@@ -1264,6 +1314,7 @@ fastop_record(FastOp *op, PyObject *a, PyObject *b)
     return t;
 none: /* Python's (or an error, which stays set) */
     Py_XDECREF(bshape);
+    Py_XDECREF(backend);
     return NULL;
 }
 
@@ -1457,8 +1508,7 @@ fastbind_general(PyObject *const *args, Py_ssize_t nargs)
     for (Py_ssize_t i = 0; i < n; i++) {
         PyObject *t = items[i];
         if (!Py_IS_TYPE(t, T.cls) || SLOT(t, T.weak) != Py_False ||
-            (SLOT(t, T.backend) != b && SLOT(t, T.backend) != target) ||
-            SLOT(t, T.data) == NULL) {
+            !joins(b, target, SLOT(t, T.backend)) || SLOT(t, T.data) == NULL) {
             Py_DECREF(tensors);
             goto done;
         }
@@ -1497,8 +1547,8 @@ fastbind_record(FastBind *self, PyObject *const *args, Py_ssize_t nargs)
         if (nargs != 3)
             return NULL;
         y = args[2];
-        if (!Py_IS_TYPE(y, T.cls) || SLOT(y, T.backend) != backend ||
-            SLOT(y, T.weak) != Py_False)
+        if (!Py_IS_TYPE(y, T.cls) || SLOT(y, T.backend) == NULL ||
+            SLOT(y, T.weak) != Py_False || SLOT(x, T.data) == NULL || SLOT(y, T.data) == NULL)
             return NULL;
     }
     else {
@@ -1510,7 +1560,8 @@ fastbind_record(FastBind *self, PyObject *const *args, Py_ssize_t nargs)
         if (first != Py_True && first != Py_False)
             return NULL;
     }
-    backend = recorder_of(backend); /* (a reference held from here) */
+    PyObject *bs[2] = {backend, y ? SLOT(y, T.backend) : NULL};
+    backend = recorder_for(bs, y ? 2 : 1); /* (a reference held from here) */
     if (backend == NULL)
         return NULL;
     int ready = records_now(backend);

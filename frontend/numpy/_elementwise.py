@@ -86,9 +86,11 @@ def _binary(name: str, prim, *, inexact: bool = False, kinds: str = "biufc",
         # (free until something is raised; a wrapper would cost every eager op a frame)
         try:
             if (type(x) is Tensor and type(y) is Tensor and x.type is y.type
-                    and x._backend is y._backend and x.type.dtype.kind in kinds
+                    and x.type.dtype.kind in kinds
                     and not (inexact and x.type.dtype.kind in "biu")):
-                return bind_binary(prim, x, y)  # same types: no promotion or broadcasting
+                # same types: no promotion or broadcasting (tensors of two backends, such
+                # as a device's and a lazy graph's, take bind's path from there)
+                return bind_binary(prim, x, y)
             # a float tensor and a Python number: the number takes the tensor's dtype and
             # weakness (JAX's rule for a weak scalar), with no promotion table to walk
             if type(y) in _PY_NUMBERS and type(x) is Tensor and x.type.dtype.kind in _FAST_KINDS:

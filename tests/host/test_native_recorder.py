@@ -216,14 +216,36 @@ _DEVICE_OPERANDS = [
 ]
 
 
+def _weights(made):
+    """A tensor as a step reads its weights: made on the device; computed by an earlier
+    lazy graph (the previous step of a lazy loop); or pending in the current one."""
+    if made == "device":
+        return _x()
+    if made == "previous graph":
+        with sj.lazy():
+            w = _x() * 1.0
+        return w
+    return _x() * 1.0  # (called inside the block: pending)
+
+
+# (under grad, an op on a lazy tensor alone records on the lazy graph, not the tape,
+# and takes Python's bind: only ops that also read the tape's value are listed there)
+_MIXED = ("device and graph value", "graph value and device", "binary function")
+_JOINS = [(name, op, where, made) for name, op in _DEVICE_OPERANDS
+          for where in ("lazy", "grad tape")
+          for made in ("device", "previous graph", "this graph")
+          if where == "lazy" or made == "device" or name in _MIXED]
+
+
 @needs_native
-@pytest.mark.parametrize("where", ["lazy", "grad tape"])
-@pytest.mark.parametrize("name, op", _DEVICE_OPERANDS, ids=[c[0] for c in _DEVICE_OPERANDS])
-def test_device_tensors_join_the_graph_in_c(name, op, where):
-    """A tensor of the graph's device (a step's weights, its data) read by an op in lazy()
-    or under grad becomes the graph's parameter in C: none of dispatch's Python binds nor
-    the recorder's Python _slot, _input or _param runs (the tape tables above show that
-    both paths record the same)."""
+@pytest.mark.parametrize("name, op, where, made", _JOINS,
+                         ids=["-".join(c[::2] + c[3:]) for c in _JOINS])
+def test_device_tensors_join_the_graph_in_c(name, op, where, made):
+    """A tensor of the graph's device (a step's weights, its data), or one an earlier
+    lazy graph computed, read by an op in lazy() or under grad becomes the graph's
+    parameter in C, as does a value of the lazy graph around a grad tape: none of
+    dispatch's Python binds nor the recorder's Python _slot, _input or _param runs (the
+    tape tables show that both paths record the same)."""
     from stablejit import dispatch
     from stablejit.grad_tape import GradTape
     from stablejit.recorder import Recorder
@@ -239,8 +261,11 @@ def test_device_tensors_join_the_graph_in_c(name, op, where):
         return sj.grad(lambda v: snp.sum(op(w, v)))(x)
 
     for native in (True, False):
-        w, calls = _x(), []
+        calls = []
+        with path(native):
+            w = None if made == "this graph" else _weights(made)
         with path(native), sj.lazy():
+            w = _weights(made) if w is None else w
             x = _x() + 0.0
             expected = np.asarray(run(_x(), _x()))  # (a first call may trace or compile)
             x = _x() + 0.0
@@ -252,6 +277,27 @@ def test_device_tensors_join_the_graph_in_c(name, op, where):
                 sys.setprofile(None)
         np.testing.assert_array_equal(np.asarray(out), expected, strict=True)
         assert (not python & set(calls)) == native, sorted(c.co_name for c in python & set(calls))
+
+
+@needs_native
+def test_a_lazy_loop_carrying_its_weights_records_the_same():
+    """A training loop in lazy(): each step reads the weights the previous graph computed
+    (and a device tensor of data); both paths record the same tapes and compute the same
+    weights, bit for bit."""
+    def step(w, data):
+        g = sj.grad(lambda v: snp.sum(snp.tanh(v * data) * v))(w)
+        return w - 0.1 * g
+
+    runs = []
+    for native in (True, False):
+        w, data, tapes = _x(), _x() * 0.5, []
+        with path(native):
+            for _ in range(3):
+                w, tape = _record(step, w, data)
+                tapes.extend(tape)
+        runs.append((np.asarray(w), tapes))
+    np.testing.assert_array_equal(runs[0][0], runs[1][0], strict=True)
+    _tapes_equal(runs[0][1], runs[1][1])
 
 
 _RECORDS = [r for r in RECORDS if r.jit == "ok"]
