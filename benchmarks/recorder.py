@@ -7,7 +7,8 @@ Each row: a graph of 200 copies of the op on a pending f32[1000] value, the medi
 per op over 300 graphs (the graph's flush not timed), then the 30-op chain of
 benchmarks/lazy.py split into recording, flush (its program run included) and total,
 then benchmarks/lazy.py's two training steps split into recording, flush and the wait
-for their program.
+for their program, and the MLP step as a training loop runs it (each step reading the
+weights the previous step's graph computed).
 Ratio = native / Python (lower is better).
 """
 
@@ -60,8 +61,8 @@ def chain_split(graphs: int = 2000) -> tuple[float, float, float]:
 
 def _steps() -> list[tuple[str, object, object]]:
     """(name, run the step's Python in the current lazy block, read its result) for the
-    two training steps of benchmarks/lazy.py: the MLP step written eagerly and
-    examples/digits_mlp.py's step with adam."""
+    two training steps of benchmarks/lazy.py: the MLP step written eagerly (also as a
+    loop carrying its weights) and examples/digits_mlp.py's step with adam."""
     from common import digits_setup
     rng = np.random.default_rng(0)
     p = [snp.asarray(rng.standard_normal((64, 128)).astype(np.float32) * 0.1),
@@ -80,6 +81,14 @@ def _steps() -> list[tuple[str, object, object]]:
         g = stablejit.grad(loss)(p)
         return [a - 0.1 * b for a, b in zip(p, g, strict=True)]
 
+    carried = [list(p)]
+
+    def mlp_loop():  # as a training loop runs it: each step reads the last step's weights
+        q = carried[0]
+        g = stablejit.grad(loss)(q)
+        carried[0] = [a - 0.1 * b for a, b in zip(q, g, strict=True)]
+        return carried[0]
+
     digits, x, y, opt, params, state = digits_setup()
 
     def adam():
@@ -87,6 +96,7 @@ def _steps() -> list[tuple[str, object, object]]:
         return opt.update(grads, state, params)[0], value
 
     return [("MLP step (SGD)", mlp, lambda out: out[0]),
+            ("MLP, weights carried", mlp_loop, lambda out: out[0]),
             ("digits step (adam)", adam, lambda out: out[1])]
 
 
