@@ -211,7 +211,7 @@ _yield_cpu = getattr(os, "sched_yield", lambda: None)
 
 def _spin_until_ready(buf: Buffer) -> None:
     # is_deleted first: jaxlib's is_ready crashes the process on a deleted buffer (the
-    # wait after the poll raises stablejit's error for it)
+    # wait after the poll raises jaxlib's error for it, as it always did)
     global _sleep_next
     if buf.is_deleted() or buf.is_ready():
         return
