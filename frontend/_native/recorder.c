@@ -1095,31 +1095,17 @@ static PyObject *writes_dict, *config_dict;
 static PyObject *s_stack, *s_live_traces, *s_checks, *s_kind;
 static PyObject *fc_kinds;        /* "fc": the kinds whose tensors take a number as is */
 
-/* dispatch.fast(backend) for a lazy backend or grad tape, without calling Python: this
- * thread's backend stack is empty or ends with it, no trace is live, no NaN/Inf checks.
- * -1 on error. */
+/* The rest of dispatch.fast's question once the recorder is found (recorder_for reads
+ * the backend stack): no trace is live and no NaN/Inf checks are on. -1 on error. */
 static int
-records_now(PyObject *backend)
+unwatched(void)
 {
-    if (!Py_IS_TYPE(backend, lazy_cls) && (tape_cls == NULL || !Py_IS_TYPE(backend, tape_cls)))
-        return 0;
     PyObject *live = PyDict_GetItemWithError(writes_dict, s_live_traces);
     PyObject *checks = PyDict_GetItemWithError(config_dict, s_checks);
     if (live == NULL || checks != Py_False || !PyLong_CheckExact(live) ||
         PyLong_AsLong(live) != 0)
         return PyErr_Occurred() ? -1 : 0;
-    PyObject *stack = PyObject_GetAttr(context_state, s_stack);
-    if (stack == NULL) { /* a thread with no stack yet: Python makes it */
-        if (!PyErr_ExceptionMatches(PyExc_AttributeError))
-            return -1;
-        PyErr_Clear();
-        return 0;
-    }
-    int ok = PyList_CheckExact(stack) &&
-             (PyList_GET_SIZE(stack) == 0 ||
-              PyList_GET_ITEM(stack, PyList_GET_SIZE(stack) - 1) == backend);
-    Py_DECREF(stack);
-    return ok;
+    return 1;
 }
 
 static int
@@ -1274,7 +1260,7 @@ fastop_record(FastOp *op, PyObject *a, PyObject *b)
     PyObject *xt = SLOT(x, T.type);
     if (backend == NULL || xt == NULL || SLOT(x, T.weak) != Py_False)
         goto none;
-    int ready = records_now(backend);
+    int ready = unwatched();
     int is_int = 0;
     int ok = ready > 0 ? kind_in(xt, value ? fc_kinds : op->kinds, value ? NULL : &is_int) : 0;
     if (ok > 0 && value != NULL)
@@ -1453,8 +1439,8 @@ static PyTypeObject FastOpType = {
 /* ---- dispatch's fast binds: the same question, for namespace functions ------------- */
 
 /* dispatch.bind_unary / bind_binary / bind_scalar wrapped: where the op records on a lazy
- * backend or grad tape now (records_now) with no weak operand, C records it; anything
- * else is the Python function's (also while the native path is switched off). */
+ * backend or grad tape now (recorder_for, unwatched) with no weak operand, C records it;
+ * anything else is the Python function's (also while the native path is switched off). */
 typedef struct {
     PyObject_HEAD
     PyObject *python;
@@ -1496,7 +1482,7 @@ fastbind_general(PyObject *const *args, Py_ssize_t nargs)
     if (b == NULL)
         return NULL;
     PyObject *res = NULL;
-    int ready = records_now(b);
+    int ready = is_recorder(b) ? unwatched() : 0;
     if (ready <= 0)
         goto done;
     PyObject **dp = _PyObject_GetDictPtr(b);
@@ -1564,7 +1550,7 @@ fastbind_record(FastBind *self, PyObject *const *args, Py_ssize_t nargs)
     backend = recorder_for(bs, y ? 2 : 1); /* (a reference held from here) */
     if (backend == NULL)
         return NULL;
-    int ready = records_now(backend);
+    int ready = unwatched();
     if (ready <= 0) {
         Py_DECREF(backend);
         return NULL;
