@@ -95,6 +95,13 @@ class _Node(NamedTuple):
 
 _registry: dict[type, _Node] = {}
 _cpp_registry = _jax.pytree.PyTreeRegistry()
+# flatten and unflatten run in C++ for structures seen before (4-9x faster than the
+# Python walk: grad, composites and optimizers flatten a model's parameters per call).
+# A structure enters these maps only after the Python walk made the same leaves, so a
+# node the two see differently (an OrderedDict: a leaf here) keeps the Python path.
+_FROM_CPP: dict = {}  # jaxlib PyTreeDef -> our TreeDef
+_TO_CPP: dict = {}    # TreeDef -> PyTreeDef, for structures of built-in nodes only
+_CPP_KEPT = 4096
 
 
 def fast_flatten(tree: Any) -> tuple[list, Any]:
@@ -106,6 +113,8 @@ def fast_flatten(tree: Any) -> tuple[list, Any]:
 
 def _register(nodetype: type, node: _Node) -> None:
     global _cpp_registry
+    _FROM_CPP.clear()  # (a registration can change what a structure means)
+    _TO_CPP.clear()
     if nodetype in _registry:  # jaxlib's registry refuses a second registration: rebuild
         _cpp_registry = _jax.pytree.PyTreeRegistry()
         for t, n in _registry.items():
@@ -282,11 +291,40 @@ def flatten(tree: Any, is_leaf: Callable[[Any], bool] | None = None) -> tuple[li
         >>> leaves
         [2, 3, 1]
     """
+    cpp = None
+    if is_leaf is None:
+        try:
+            fast, cpp = _cpp_registry.flatten(tree)
+            td = _FROM_CPP.get(cpp)
+        except Exception:  # unhashable aux data, too deep: the Python walk says so
+            cpp = td = None
+        if td is not None:
+            return fast, td
     leaves: list = []
     try:
-        return leaves, _flatten(tree, leaves, is_leaf)
+        td = _flatten(tree, leaves, is_leaf)
     except RecursionError:
         raise _too_deep() from None
+    if cpp is not None and len(fast) == len(leaves) and builtins.all(
+            a is b for a, b in zip(fast, leaves, strict=True)):
+        _remember(cpp, td)
+    return leaves, td
+
+
+def _remember(cpp, td: TreeDef) -> None:
+    if len(_FROM_CPP) >= _CPP_KEPT:
+        _FROM_CPP.clear()
+        _TO_CPP.clear()
+    _FROM_CPP[cpp] = td
+    if _builtin_nodes(td):  # (jaxlib gives a registered node's unflatten a tuple)
+        _TO_CPP[td] = cpp
+
+
+def _builtin_nodes(td: TreeDef) -> bool:
+    k = td.kind
+    return (k is None or k is tuple or k is list or k is dict or k is type(None)
+            or (k not in _registry and hasattr(k, "_fields"))) and builtins.all(
+        _builtin_nodes(c) for c in td.children)
 
 
 def _too_deep() -> ValueError:
@@ -365,6 +403,9 @@ def unflatten(treedef: TreeDef, leaves: Iterable) -> Any:
         {'b': (20, 30), 'w': 10}
     """
     leaves = list(leaves)
+    cpp = _TO_CPP.get(treedef)
+    if cpp is not None and len(leaves) == treedef.num_leaves:
+        return cpp.unflatten(leaves)
     if len(leaves) != treedef.num_leaves:  # jax raises too, where zip would cut or stop
         raise ValueError(at_user_line(
             f"unflatten: the structure {treedef!r:.80} has {treedef.num_leaves} leaves, "

@@ -242,3 +242,69 @@ def test_unflatten_with_the_wrong_number_of_leaves_raises_as_jax(tree_, extra):
         tree.unflatten(tree.structure(tree_), list(range(n)))
     td = tree.structure(tree_)
     assert tree.unflatten(td, tree.leaves(tree_)) == tree_
+
+
+# ---- the C++ flatten and unflatten (tree._FROM_CPP / _TO_CPP) ----------------------------
+
+class _Flags(collections.OrderedDict):
+    """An unregistered dict subclass: a leaf for stablejit (and jax), never a dict."""
+
+
+def _python_walk(t):
+    leaves: list = []
+    return leaves, tree._flatten(t, leaves, None)
+
+
+_CPP_TREES = {
+    **TREES,
+    "ordered dict (a leaf)": [collections.OrderedDict(a=1, b=2), 3],
+    "dict subclass (a leaf)": {"f": _Flags(x=1), "g": 2},
+    "int and str keys": {1: "a", 2: ("b", None)},
+    "deep": [[[[[[[[1]]]]]]], (2,)],
+    "tensors": {"w": snp.ones(3), "b": [snp.zeros(2), None]},
+    "namedtuple in a dict": {"p": Point(1, Point(2, 3))},
+}
+
+
+@pytest.mark.parametrize("name", list(_CPP_TREES))
+def test_flatten_in_cpp_gives_what_the_python_walk_gives(name):
+    t = _CPP_TREES[name]
+    want_leaves, want_td = _python_walk(t)
+    for _ in range(3):  # the first call fills the maps, the later ones read them
+        leaves, td = tree.flatten(t)
+        assert td is want_td
+        assert len(leaves) == len(want_leaves)
+        assert all(a is b for a, b in zip(leaves, want_leaves, strict=True))
+        back = tree.unflatten(td, leaves)
+        assert type(back) is type(t)
+        again_leaves, again_td = _python_walk(back)
+        assert again_td is want_td
+        assert all(a is b for a, b in zip(again_leaves, want_leaves, strict=True))
+
+
+def test_registered_nodes_unflatten_in_python():
+    seen = []
+
+    class Node:
+        def __init__(self, a):
+            self.a = a
+
+    tree.register_pytree_node(Node, lambda n: ((n.a,), None),
+                              lambda aux, children: seen.append(type(children)) or Node(*children))
+    leaves, td = tree.flatten([Node(1)])
+    tree.flatten([Node(1)])
+    tree.unflatten(td, leaves)
+    assert seen == [list]  # as always: jaxlib's unflatten would hand over a tuple
+
+
+def test_a_new_registration_forgets_structures_seen_before():
+    class Later:
+        def __init__(self, a, b):
+            self.a, self.b = a, b
+
+    t = [Later(1, 2)]
+    assert tree.flatten(t)[0] == t  # not registered: a leaf, and remembered
+    tree.register_pytree_node(Later, lambda n: ((n.a, n.b), None),
+                              lambda aux, children: Later(*children))
+    assert tree.flatten(t)[0] == [1, 2]
+    assert tree.flatten(t)[0] == [1, 2]
