@@ -256,6 +256,44 @@ slot_of(PyObject *self, Rec *r, PyObject *t)
     return s;
 }
 
+/* errors.is_internal's answers by the code object's address: a dict lookup hashes a code
+ * object's fields (its constants tuple too) every time, and every recorded op asks for
+ * the frames between it and the user. Direct-mapped; an entry holds its code object, so
+ * the address cannot be reused while it is here. (The GIL guards it, as the memos.) */
+#define SITE_SLOTS 256
+static struct { PyObject *code; int ours; } site_memo[SITE_SLOTS];
+
+/* 1 if code is stablejit's own, 0 if not, -1 on error */
+static int
+code_is_ours(PyCodeObject *code)
+{
+    uintptr_t a = (uintptr_t)code;
+    size_t i = ((a >> 4) ^ (a >> 12)) & (SITE_SLOTS - 1);
+    if (site_memo[i].code == (PyObject *)code)
+        return site_memo[i].ours;
+    PyObject *internal = PyDict_GetItemWithError(code_internal, (PyObject *)code);
+    if (internal != NULL) {
+        Py_INCREF(internal);
+    }
+    else {
+        if (PyErr_Occurred())
+            return -1;
+        internal = PyObject_CallOneArg(is_internal, (PyObject *)code);
+        if (internal == NULL)
+            return -1;
+    }
+    int ours = PyObject_IsTrue(internal);
+    Py_DECREF(internal);
+    if (ours < 0)
+        return -1;
+    PyObject *old = site_memo[i].code;
+    Py_INCREF(code);
+    site_memo[i].code = (PyObject *)code;
+    site_memo[i].ours = ours;
+    Py_XDECREF(old);
+    return ours;
+}
+
 /* errors.user_site: (code, offset) of the first frame outside stablejit, or None. */
 static PyObject *
 user_site(void)
@@ -264,19 +302,7 @@ user_site(void)
     Py_XINCREF(f);
     while (f != NULL) {
         PyCodeObject *code = PyFrame_GetCode(f);
-        PyObject *internal = PyDict_GetItemWithError(code_internal, (PyObject *)code);
-        if (internal != NULL) {
-            Py_INCREF(internal);
-        }
-        else {
-            if (PyErr_Occurred())
-                goto fail;
-            internal = PyObject_CallOneArg(is_internal, (PyObject *)code);
-            if (internal == NULL)
-                goto fail;
-        }
-        int ours = PyObject_IsTrue(internal);
-        Py_DECREF(internal);
+        int ours = code_is_ours(code);
         if (ours < 0)
             goto fail;
         if (!ours) {
@@ -322,8 +348,45 @@ inferred(PyObject *prim, PyObject *in_types, PyObject *attrs)
 
 /* backends.scalar_key(value, dtype) = (dtype, keys.exact_key(value)); plain floats and
  * ints here, anything else by the Python function. */
+/* scalar_key's answers for plain floats by their bits and dtype: a loop records the same
+ * constants every iteration, and one key object for them is also compared by identity
+ * when a graph's key is looked up. Direct-mapped; an entry holds its key. */
+#define SCALAR_SLOTS 256
+static struct { uint64_t bits; PyObject *dtype, *key; } scalar_memo[SCALAR_SLOTS];
+
+static PyObject *scalar_key_of(PyObject *value, PyObject *dtype);
+
 static PyObject *
 scalar_key(PyObject *value, PyObject *dtype)
+{
+    if (!PyFloat_CheckExact(value))
+        return scalar_key_of(value, dtype);
+    double v = PyFloat_AS_DOUBLE(value);
+    uint64_t bits;
+    memcpy(&bits, &v, sizeof bits);
+    uintptr_t d = (uintptr_t)dtype;
+    size_t i = (size_t)((bits ^ (bits >> 29) ^ (bits >> 47) ^ (d >> 4)) & (SCALAR_SLOTS - 1));
+    if (scalar_memo[i].key != NULL && scalar_memo[i].bits == bits &&
+        scalar_memo[i].dtype == dtype) {
+        Py_INCREF(scalar_memo[i].key);
+        return scalar_memo[i].key;
+    }
+    PyObject *key = scalar_key_of(value, dtype);
+    if (key == NULL)
+        return NULL;
+    PyObject *old_key = scalar_memo[i].key, *old_dtype = scalar_memo[i].dtype;
+    Py_INCREF(key);
+    Py_INCREF(dtype);
+    scalar_memo[i].bits = bits;
+    scalar_memo[i].dtype = dtype;
+    scalar_memo[i].key = key;
+    Py_XDECREF(old_key);
+    Py_XDECREF(old_dtype);
+    return key;
+}
+
+static PyObject *
+scalar_key_of(PyObject *value, PyObject *dtype)
 {
     PyObject *inner;
     if (PyFloat_CheckExact(value)) {

@@ -120,6 +120,10 @@ CASES = [
     ("scalar first", lambda x: 2.0 - x / 3.0),
     ("int scalar", lambda x: x * 3 - 1),
     ("negative zero and nan scalars", lambda x: (x * -0.0, x + float("nan"))),
+    # one number's constant as two dtypes, and numbers of equal value but other bits, in
+    # one graph (the C side keeps one key per (bits, dtype) for plain floats)
+    ("a number as two dtypes", lambda x: (x * 0.5, snp.astype(x, "float16") * 0.5,
+                                          x * 0.0, x * -0.0, x * 0.0)),
     ("huge int scalar on an int tensor", lambda x: snp.astype(x, "int64") + 2**62),
     ("numpy scalar (not a Python number)", lambda x: x * np.float32(1.5)),
     ("bool scalar", lambda x: (x > 0) & True),
