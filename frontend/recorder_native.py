@@ -111,7 +111,8 @@ def _install_operators(native: bool) -> None:
             continue
         prim, kinds, inexact = spec
         setattr(Tensor, name, _recorder.FastOp(
-            python, prim, kinds, inexact, getattr(python, "_reflects", False))
+            python, prim, kinds, inexact, getattr(python, "_reflects", False),
+            getattr(python, "_unary", False))
             if native else python)
 
 

@@ -1150,6 +1150,7 @@ typedef struct {
     PyObject *kinds;   /* the dtype kinds (a str) the op takes */
     int inexact;       /* integer operands become floats first: Python's */
     int reflected;     /* __radd__ ...: called (self, other), computes f(other, self) */
+    int unary;         /* __neg__: called (self) */
     vectorcallfunc vectorcall;
 } FastOp;
 
@@ -1367,10 +1368,53 @@ none: /* Python's (or an error, which stays set) */
     return NULL;
 }
 
+/* a unary operator (-x) recorded in C: the result tensor; NULL with no exception:
+ * Python's. The Python operator converts nothing for a tensor of its kinds (inexact
+ * unary operators are not made FastOps), so C records the primitive as it is. */
+static PyObject *
+fastop_record_unary(FastOp *op, PyObject *x)
+{
+    if (!Py_IS_TYPE(x, T.cls))
+        return NULL;
+    PyObject *bx = SLOT(x, T.backend), *xt = SLOT(x, T.type);
+    if (bx == NULL || xt == NULL || SLOT(x, T.data) == NULL || SLOT(x, T.weak) != Py_False)
+        return NULL;
+    PyObject *backend = recorder_for(&bx, 1); /* (a reference held) */
+    if (backend == NULL)
+        return NULL;
+    int ok = unwatched();
+    if (ok > 0)
+        ok = kind_in(xt, op->kinds, NULL);
+    Rec r;
+    if (ok > 0)
+        ok = rec_open(backend, &r);
+    if (ok <= 0) {
+        Py_DECREF(backend);
+        return NULL;
+    }
+    PyObject *res = record_op(backend, &r, op->prim, &x, 1, empty_attrs);
+    rec_close(&r);
+    Py_DECREF(backend);
+    if (res == NULL)
+        return NULL;
+    PyObject *t = PyTuple_GET_ITEM(res, 0);
+    Py_INCREF(t);
+    Py_DECREF(res);
+    return t;
+}
+
 static PyObject *
 fastop_vectorcall(FastOp *op, PyObject *const *args, size_t nargsf, PyObject *kwnames)
 {
     Py_ssize_t nargs = PyVectorcall_NARGS(nargsf);
+    if (op->unary) {
+        if (nargs == 1 && kwnames == NULL && !op->inexact) {
+            PyObject *res = fastop_record_unary(op, args[0]);
+            if (res != NULL || PyErr_Occurred())
+                return res;
+        }
+        return PyObject_Vectorcall(op->python, args, nargsf, kwnames);
+    }
     if (nargs == 2 && kwnames == NULL) {
         PyObject *res = op->reflected ? fastop_record(op, args[1], args[0])
                                       : fastop_record(op, args[0], args[1]);
@@ -1384,10 +1428,10 @@ static PyObject *
 fastop_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
 {
     PyObject *python, *prim, *kinds;
-    int inexact, reflected;
-    static char *names[] = {"python", "prim", "kinds", "inexact", "reflected", NULL};
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "OOUpp:FastOp", names, &python, &prim,
-                                     &kinds, &inexact, &reflected))
+    int inexact, reflected, unary = 0;
+    static char *names[] = {"python", "prim", "kinds", "inexact", "reflected", "unary", NULL};
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "OOUpp|p:FastOp", names, &python, &prim,
+                                     &kinds, &inexact, &reflected, &unary))
         return NULL;
     if (lazy_cls == NULL)
         return PyErr_Format(PyExc_RuntimeError, "stablejit._recorder.init_operators first");
@@ -1398,7 +1442,7 @@ fastop_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
     Py_INCREF(prim);
     Py_INCREF(kinds);
     self->python = python, self->prim = prim, self->kinds = kinds;
-    self->inexact = inexact, self->reflected = reflected;
+    self->inexact = inexact, self->reflected = reflected, self->unary = unary;
     self->vectorcall = (vectorcallfunc)fastop_vectorcall;
     return (PyObject *)self;
 }

@@ -159,6 +159,12 @@ def negative(x) -> Tensor:
         raise
 
 
+# -x records in C on a lazy backend or grad tape (recorder_native): a tensor of these
+# kinds is negated as it is, as above
+negative._native_op = (ew.neg, "iufc", False)
+negative._unary = True
+
+
 def positive(x) -> Tensor:
     try:  # an operator: a public boundary, inline (free until a raise)
         return copy_of(as_tensor(x))

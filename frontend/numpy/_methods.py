@@ -161,7 +161,11 @@ def install(ns) -> None:
     for op, name in _COMPARE.items():
         setattr(Tensor, f"__{op}__", forward(getattr(ns, name)))
     for op, name in _UNARY.items():
-        setattr(Tensor, f"__{op}__", method(getattr(ns, name)))
+        f = getattr(ns, name)
+        m = method(f)
+        if getattr(f, "_unary", False):  # (recorder_native makes it a C operator)
+            m._native_op, m._unary = f._native_op, True
+        setattr(Tensor, f"__{op}__", m)
     for name in _METHODS:
         setattr(Tensor, name, method(getattr(ns, name)))
     for name in _REDUCTIONS:

@@ -128,6 +128,9 @@ CASES = [
     ("numpy scalar (not a Python number)", lambda x: x * np.float32(1.5)),
     ("bool scalar", lambda x: (x > 0) & True),
     ("unary", lambda x: snp.tanh(snp.exp(x))),
+    ("negation (the unary operator)", lambda x: (-x, -(x * 2.0), -snp.astype(x, "int32"),
+                                                 -snp.astype(x, "uint8"), -(x + 1j * x),
+                                                 -snp.asarray(2.0), -snp.negative(x))),
     ("binary same type", lambda x: (x + x) * x),
     ("chain", lambda x: [snp.tanh(x * 1.001 + 0.01 * i) - 0.5 for i in range(5)][-1]),
     ("reduction with attributes", lambda x: snp.sum(x, axis=1) + snp.max(x)),
@@ -320,6 +323,7 @@ def test_every_op_record_records_the_same_under_lazy(rec):
     ("matmul of mismatched shapes", lambda x: x @ x),
     ("a string operand", lambda x: x * "s"),  # (refused before it reaches a recorder)
     ("bitwise op of floats", lambda x: snp.bitwise_and(x, x)),
+    ("negating booleans", lambda x: -(x > 0)),
     ("a tensor of an ended graph", None),
 ])
 def test_errors_are_the_same_with_the_users_line(bad):
@@ -447,6 +451,21 @@ def test_operators_keep_the_python_operators_face(op):
 
 
 @needs_native
+def test_the_unary_operator_keeps_its_face():
+    import inspect
+
+    from stablejit.tensor import Tensor
+    with path(True):
+        native = Tensor.__dict__["__neg__"]
+        python = native.python
+        assert (native.__name__, native.__doc__) == (python.__name__, python.__doc__)
+        assert inspect.signature(native) == inspect.signature(python)
+        assert (-_x()).tolist() == python(_x()).tolist() == (-X).tolist()
+        with pytest.raises(TypeError, match="negative"):
+            -(_x() > 0)  # noqa: B018 (the eager error, from the Python operator)
+
+
+@needs_native
 def test_lazy_operators_never_enter_python(monkeypatch):
     """x * 2.0, 1.0 - x, x + x on tensors of a lazy graph, or on tensors of its device
     (they join the graph as parameters), are recorded in C, never reaching the Python
@@ -454,7 +473,7 @@ def test_lazy_operators_never_enter_python(monkeypatch):
     (and the same answers: the tables above)."""
     from stablejit.numpy import _elementwise
     entered = []
-    for name in ("bind_scalar", "bind_binary", "bind_broadcast"):
+    for name in ("bind_scalar", "bind_binary", "bind_broadcast", "bind1"):
         real = getattr(_elementwise, name)
 
         def spy(*args, _real=real, _name=name, **kwargs):
@@ -467,11 +486,11 @@ def test_lazy_operators_never_enter_python(monkeypatch):
         with path(native), sj.lazy():
             y = x * 2.0  # the device tensor joins the graph as a parameter
             assert entered == ([] if native else ["bind_scalar"])
-            z = (1.0 - y * 2.0) + y
+            z = -((1.0 - y * 2.0) + y) - -x
             w = snp.asarray(2.0) * 3.0  # weak: Python's
             v = y + snp.ones((3, 4), "float64")  # two types: Python's
         assert (len(entered) == 2) == native, entered
-        np.testing.assert_array_equal(np.asarray(z), (1.0 - X * 4.0) + X * 2.0)
+        np.testing.assert_array_equal(np.asarray(z), -((1.0 - X * 4.0) + X * 2.0) + X)
         assert w.weak and v.dtype == snp.float64
 
 
@@ -479,6 +498,7 @@ GRAD_CASES = [
     ("operators", lambda v: snp.sum(v * 2.0 - 1.0 / (v * v + 1.0))),
     ("mlp-like", lambda v: snp.mean(snp.maximum(v @ v.T + 0.5, 0.0) ** 2)),
     ("unary chain", lambda v: snp.sum(snp.tanh(snp.exp(v) * 0.1))),
+    ("negation", lambda v: -snp.mean(-(v * v))),
     ("closed-over tensor", lambda v: snp.sum(v * _x() + _x())),
 ]
 
