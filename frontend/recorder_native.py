@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from . import backends, config, errors, native_build, writes
 from .compiler.ir import EMPTY_ATTRS
+from .compiler.primitives import shape_ops
 from .recorder import _INLINE, _SCALAR, PARAM, Pending, Recorder
 from .runtime import buffers
 from .tensor import Tensor
@@ -40,7 +41,8 @@ if _recorder is not None:
         _recorder.init_params(buffers.Buffer, PARAM, Recorder._input, Recorder._param)
         _NATIVE = {"apply": apply, "apply_scalar": apply_scalar,
                    "apply_broadcast": _recorder.broadcast_method(
-                       _PYTHON["apply_broadcast"], Recorder._broadcast),
+                       _PYTHON["apply_broadcast"], Recorder._broadcast,
+                       shape_ops.trailing_broadcast, shape_ops.broadcast_in_dim),
                    "execute": _recorder.execute_method(
                        _PYTHON["execute"], Recorder._tensors, _INLINE)}
     except (TypeError, AttributeError) as e:

@@ -830,6 +830,64 @@ apply_scalar(PyObject *module, PyObject *const *args, Py_ssize_t nargs, PyObject
  * dtype) broadcast to `shape`, each operand's slot then its broadcast (Recorder._broadcast,
  * cached per (slot, shape) in _broadcasts), in order; the 1-tuple of the result */
 static PyObject *py_apply_broadcast, *py_broadcast, *s_broadcast, *s_broadcasts, *s_shape;
+static PyObject *trailing_broadcast, *broadcast_prim; /* shape_ops' */
+
+/* Recorder._broadcast(slot, shape, site) in C, its cache (key: (slot, shape)) missed: a
+ * broadcast_in_dim of slot `so` to `shape` appended to the tape and cached; its slot (a
+ * new reference). A shape rule not seen before takes the Python method. */
+static PyObject *
+broadcast_slot(PyObject *self, Rec *r, PyObject *cache, PyObject *key, PyObject *so,
+               PyObject *shape, PyObject *site)
+{
+    PyObject *types = rec_list(r, s_types), *res = NULL, *attrs = NULL, *in_types = NULL,
+             *out = NULL, *args = NULL, *entry = NULL;
+    Py_ssize_t s = PyLong_AsSsize_t(so);
+    if (types == NULL || s < 0 || s >= PyList_GET_SIZE(types) || trailing_broadcast == NULL)
+        goto python;
+    PyObject *ty = PyList_GET_ITEM(types, s);
+    PyObject *tshape = PyObject_GetAttr(ty, s_shape);
+    if (tshape == NULL || !PyTuple_Check(tshape)) {
+        Py_XDECREF(tshape);
+        goto done;
+    }
+    PyObject *ndim = PyLong_FromSsize_t(PyTuple_GET_SIZE(tshape));
+    Py_DECREF(tshape);
+    if (ndim == NULL)
+        goto done;
+    PyObject *targs[2] = {ndim, shape};
+    attrs = PyObject_Vectorcall(trailing_broadcast, targs, 2, NULL); /* (lru_cached) */
+    Py_DECREF(ndim);
+    in_types = attrs ? PyTuple_Pack(1, ty) : NULL;
+    if (in_types == NULL)
+        goto done;
+    out = known_types(broadcast_prim, in_types, attrs);
+    if (out == NULL) {
+        if (PyErr_Occurred())
+            goto done;
+        goto python;
+    }
+    args = PyTuple_Pack(1, so);
+    entry = args ? PyTuple_Pack(3, broadcast_prim, attrs, args) : NULL;
+    if (entry == NULL)
+        goto done;
+    Py_ssize_t first = append_entry(r, entry, site, out);
+    if (first < 0)
+        goto done;
+    res = PyLong_FromSsize_t(first);
+    if (res != NULL && PyDict_SetItem(cache, key, res) < 0)
+        Py_CLEAR(res);
+    goto done;
+python:
+    if (!PyErr_Occurred())
+        res = PyObject_CallMethodObjArgs(self, s_broadcast, so, shape, site, NULL);
+done:
+    Py_XDECREF(attrs);
+    Py_XDECREF(in_types);
+    Py_XDECREF(out);
+    Py_XDECREF(args);
+    Py_XDECREF(entry);
+    return res;
+}
 
 static PyObject *
 record_broadcast(PyObject *self, Rec *r, PyObject *prim, PyObject *const *tensors,
@@ -868,13 +926,13 @@ record_broadcast(PyObject *self, Rec *r, PyObject *prim, PyObject *const *tensor
         if (!same) {
             PyObject *key = PyTuple_Pack(2, so, shape);
             PyObject *b = key ? PyDict_GetItemWithError(cache, key) : NULL;
-            Py_XDECREF(key);
             if (b != NULL) {
                 Py_INCREF(b);
             }
-            else if (!PyErr_Occurred()) {
-                b = PyObject_CallMethodObjArgs(self, s_broadcast, so, shape, site, NULL);
+            else if (key != NULL && !PyErr_Occurred()) {
+                b = broadcast_slot(self, r, cache, key, so, shape, site);
             }
+            Py_XDECREF(key);
             Py_DECREF(so);
             if (b == NULL)
                 goto done;
@@ -1091,13 +1149,15 @@ execute_method(PyObject *module, PyObject *args)
 static PyObject *
 broadcast_method(PyObject *module, PyObject *args)
 {
-    PyObject *pab, *pb;
-    if (!PyArg_ParseTuple(args, "OO:broadcast_method", &pab, &pb))
+    PyObject *pab, *pb, *tb, *bprim;
+    if (!PyArg_ParseTuple(args, "OOOO:broadcast_method", &pab, &pb, &tb, &bprim))
         return NULL;
-    Py_INCREF(pab);
-    Py_XSETREF(py_apply_broadcast, pab);
-    Py_INCREF(pb);
-    Py_XSETREF(py_broadcast, pb);
+#define KEEP(var, obj) Py_INCREF(obj); Py_XSETREF(var, obj)
+    KEEP(py_apply_broadcast, pab);
+    KEEP(py_broadcast, pb);
+    KEEP(trailing_broadcast, tb);
+    KEEP(broadcast_prim, bprim);
+#undef KEEP
     return make_method(module, &apply_broadcast_def);
 }
 

@@ -187,6 +187,35 @@ def test_hot_ops_never_enter_the_python_methods(monkeypatch):
 
 
 @needs_native
+@pytest.mark.parametrize("tape", [False, True], ids=["lazy", "grad tape"])
+def test_broadcasts_are_recorded_in_c(tape):
+    """A bias add's broadcast_in_dim, its shape rule seen before, is appended in C: neither
+    Recorder._broadcast nor _add runs on the native path (both do on the fallback)."""
+    from stablejit.recorder import Recorder
+    python = {Recorder._broadcast.__code__, Recorder._add.__code__}
+
+    def bias(x):
+        out = snp.tanh(x) + snp.sum(x, axis=0), snp.exp(x)[:1, :] * x[:, :1]
+        return out[0] - out[1]
+
+    def program(x):
+        return sj.grad(lambda v: snp.sum(bias(v)))(x) if tape else bias(x)
+    for native in (True, False):
+        calls = []
+        with path(native):
+            _record(program, _x())  # (shape rules seen once)
+            with sj.lazy():
+                x = _x() + 0.0
+                sys.setprofile(lambda frame, event, arg, calls=calls: calls.append(
+                    frame.f_code) if event == "call" else None)
+                try:
+                    program(x)
+                finally:
+                    sys.setprofile(None)
+        assert (not python & set(calls)) == native, [c.co_name for c in calls]
+
+
+@needs_native
 def test_whole_functions_are_recorded_in_c():
     """A composite (mean), a jitted call and grad's derivative each join the graph as one
     entry holding a Function: on the native path Recorder.execute is C, so neither it nor
@@ -211,7 +240,7 @@ def test_whole_functions_are_recorded_in_c():
                     program(x)
                 finally:
                     sys.setprofile(None)
-        assert (not python & set(calls)) == native
+        assert (not python & set(calls)) == native, [c.co_name for c in calls]
 
 
 _DEVICE_OPERANDS = [
