@@ -543,11 +543,51 @@ static Py_ssize_t one_type_count;
 
 /* the result types of prim on in_types with attrs where a memo has them (a new
  * reference); NULL without an exception where none has (the caller asks Python) */
+/* ops with attributes (dot_general, reductions, broadcasts) of one or two operands: the
+ * answer by the addresses of (prim, attrs, types), so that the Attrs' hash - a Python
+ * method - is not called per op. Direct-mapped; an entry holds what it names (types are
+ * interned, so equal types are one object; an equal Attrs elsewhere only misses). */
+#define ATTRS_SLOTS 512
+static struct { PyObject *prim, *attrs, *t0, *t1, *out; } attrs_memo[ATTRS_SLOTS];
+
+static PyObject *
+known_types_with_attrs(PyObject *prim, PyObject *in_types, PyObject *attrs)
+{
+    Py_ssize_t n = PyTuple_GET_SIZE(in_types);
+    if (n < 1 || n > 2)
+        return inferred(prim, in_types, attrs);
+    PyObject *t0 = PyTuple_GET_ITEM(in_types, 0), *t1 = n == 2 ? PyTuple_GET_ITEM(in_types, 1)
+                                                                : Py_None;
+    uintptr_t h = (uintptr_t)prim ^ ((uintptr_t)attrs >> 3) ^ ((uintptr_t)t0 >> 5) ^
+                  ((uintptr_t)t1 >> 7);
+    size_t i = (size_t)((h ^ (h >> 11) ^ (h >> 19)) & (ATTRS_SLOTS - 1));
+    if (attrs_memo[i].out != NULL && attrs_memo[i].prim == prim &&
+        attrs_memo[i].attrs == attrs && attrs_memo[i].t0 == t0 && attrs_memo[i].t1 == t1) {
+        Py_INCREF(attrs_memo[i].out);
+        return attrs_memo[i].out;
+    }
+    PyObject *out = inferred(prim, in_types, attrs);
+    if (out == NULL)
+        return NULL;
+    PyObject *old[5] = {attrs_memo[i].prim, attrs_memo[i].attrs, attrs_memo[i].t0,
+                        attrs_memo[i].t1, attrs_memo[i].out};
+    Py_INCREF(prim);
+    Py_INCREF(attrs);
+    Py_INCREF(t0);
+    Py_INCREF(t1);
+    Py_INCREF(out);
+    attrs_memo[i].prim = prim, attrs_memo[i].attrs = attrs, attrs_memo[i].t0 = t0;
+    attrs_memo[i].t1 = t1, attrs_memo[i].out = out;
+    for (int k = 0; k < 5; k++)
+        Py_XDECREF(old[k]);
+    return out;
+}
+
 static PyObject *
 known_types(PyObject *prim, PyObject *in_types, PyObject *attrs)
 {
     if (attrs != empty_attrs)
-        return inferred(prim, in_types, attrs);
+        return known_types_with_attrs(prim, in_types, attrs);
     Py_ssize_t n = PyTuple_GET_SIZE(in_types);
     PyObject *t0 = n ? PyTuple_GET_ITEM(in_types, 0) : NULL;
     int same = n == 1 || (n == 2 && PyTuple_GET_ITEM(in_types, 1) == t0);
