@@ -4,8 +4,8 @@ when a value is needed (the user's side, `stablejit.lazy()`, is in lazy.py).
 A lazy tensor's data is either a `Pending` value of the backend's current graph or a
 device buffer. The graph runs (`flush`) when a value is read back (numpy(), print,
 bool(), int(), item()), when a tensor goes to another backend or device, when the
-graph passes STABLEJIT_LAZY_MAX_OPS ops, on an accelerator right after a large Function
-joins it (grad's derivative, a jitted step: see _start_at), and when a `lazy()` block
+graph passes STABLEJIT_LAZY_MAX_OPS ops, right after a large Function joins it (grad's
+derivative, a jitted step: see _START_AT), and when a `lazy()` block
 ends. Its results are the pending values that live tensors still hold. Results stay on
 the device.
 
@@ -42,20 +42,18 @@ class LazyBackend(Recorder):
     """Records ops for the device of `target` (an XlaBackend) and runs them in batches."""
 
     batches_ops = True
-    # On an accelerator, a recorded Function of this many ops or more (grad's derivative,
-    # a jitted step) starts the graph at once, so the device computes it while Python
-    # records what follows (measured on the host when its runs were asynchronous: the
-    # digits step 489 -> 401 us). On the host CPU it never does: PJRT's CPU client runs a
-    # program on the calling thread once its thread pool has idled for ~10 us, as it has
-    # after the recording, so an early start overlaps nothing and costs a second program
-    # run per step (measured: MLP step in lazy() 337 -> 284 us, digits step 294 -> 215 us,
-    # which was slower than plain eager's 250 us: benchmarks/lazy.py's last rows).
-    _START_ON_ACCELERATORS = 64
+    # A recorded Function of this many ops or more (grad's derivative, a jitted step)
+    # starts the graph at once, so the device computes it while Python records what
+    # follows, as eager execution overlaps them. On the host too, since its waits poll
+    # (runtime/buffers.py): paired batches of benchmarks/lazy.py's steps (2026-11-26),
+    # digits step (adam) 141 -> 120 us against plain eager's 102 us; MLP step 156 -> 153
+    # us against eager's 158 us. (Before the poll, the host measured the other way, and
+    # never started early.)
+    _START_AT = 64
 
     def __init__(self, target: XlaBackend):
         super().__init__(target)
-        self._start_at = (self._START_ON_ACCELERATORS if target.platform not in ("cpu", "host")
-                          else 1 << 62)
+        self._start_at = self._START_AT
         self.name = f"lazy:{target.name}"
         self.flushes = 0  # how many graphs ran (for tests and the benchmark)
         # graph key -> Program: the counterpart of jit's signature cache in front of the
