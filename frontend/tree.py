@@ -299,24 +299,29 @@ def flatten(tree: Any, is_leaf: Callable[[Any], bool] | None = None) -> tuple[li
         except Exception:  # unhashable aux data, too deep: the Python walk says so
             cpp = td = None
         if td is not None:
-            return fast, td
+            if td is not _DISAGREE:
+                return fast, td
+            cpp = None
     leaves: list = []
     try:
         td = _flatten(tree, leaves, is_leaf)
     except RecursionError:
         raise _too_deep() from None
-    if cpp is not None and len(fast) == len(leaves) and builtins.all(
-            a is b for a, b in zip(fast, leaves, strict=True)):
-        _remember(cpp, td)
+    if cpp is not None:
+        _remember(cpp, td, len(fast) == len(leaves) and builtins.all(
+            a is b for a, b in zip(fast, leaves, strict=True)))
     return leaves, td
 
 
-def _remember(cpp, td: TreeDef) -> None:
+_DISAGREE = object()  # a structure C++ flattens otherwise: the Python walk, at once
+
+
+def _remember(cpp, td: TreeDef, agree: bool) -> None:
     if len(_FROM_CPP) >= _CPP_KEPT:
         _FROM_CPP.clear()
         _TO_CPP.clear()
-    _FROM_CPP[cpp] = td
-    if _builtin_nodes(td):  # (jaxlib gives a registered node's unflatten a tuple)
+    _FROM_CPP[cpp] = td if agree else _DISAGREE
+    if agree and _builtin_nodes(td):  # (jaxlib gives a registered node's unflatten a tuple)
         _TO_CPP[td] = cpp
 
 

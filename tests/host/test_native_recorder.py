@@ -186,6 +186,24 @@ def test_hot_ops_never_enter_the_python_methods(monkeypatch):
         assert (len(calls) == 0) == native
 
 
+def _codes_run(program, native: bool) -> set:
+    """The code objects of the Python functions that run while program(x) records on a
+    lazy graph (x a value of it), on the native path or the fallback; a first call
+    before it traces, compiles and meets the shape rules."""
+    calls = []
+    with path(native):
+        _record(program, _x())
+        with sj.lazy():
+            x = _x() + 0.0
+            sys.setprofile(lambda frame, event, arg: calls.append(
+                frame.f_code) if event == "call" else None)
+            try:
+                program(x)
+            finally:
+                sys.setprofile(None)
+    return set(calls)
+
+
 @needs_native
 @pytest.mark.parametrize("tape", [False, True], ids=["lazy", "grad tape"])
 def test_broadcasts_are_recorded_in_c(tape):
@@ -201,18 +219,8 @@ def test_broadcasts_are_recorded_in_c(tape):
     def program(x):
         return sj.grad(lambda v: snp.sum(bias(v)))(x) if tape else bias(x)
     for native in (True, False):
-        calls = []
-        with path(native):
-            _record(program, _x())  # (shape rules seen once)
-            with sj.lazy():
-                x = _x() + 0.0
-                sys.setprofile(lambda frame, event, arg, calls=calls: calls.append(
-                    frame.f_code) if event == "call" else None)
-                try:
-                    program(x)
-                finally:
-                    sys.setprofile(None)
-        assert (not python & set(calls)) == native, [c.co_name for c in calls]
+        calls = _codes_run(program, native)
+        assert (not python & calls) == native, sorted(c.co_name for c in calls)
 
 
 @needs_native
@@ -229,18 +237,8 @@ def test_whole_functions_are_recorded_in_c():
 
     jit_double = sj.jit(lambda v: v * 2.0)
     for native in (True, False):
-        calls = []
-        with path(native):
-            _record(program, _x())  # (first calls trace)
-            with sj.lazy():
-                x = _x() + 0.0
-                sys.setprofile(lambda frame, event, arg, calls=calls: calls.append(
-                    frame.f_code) if event == "call" else None)
-                try:
-                    program(x)
-                finally:
-                    sys.setprofile(None)
-        assert (not python & set(calls)) == native, [c.co_name for c in calls]
+        calls = _codes_run(program, native)
+        assert (not python & calls) == native, sorted(c.co_name for c in calls)
 
 
 _DEVICE_OPERANDS = [

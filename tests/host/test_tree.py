@@ -308,3 +308,22 @@ def test_a_new_registration_forgets_structures_seen_before():
                               lambda aux, children: Later(*children))
     assert tree.flatten(t)[0] == [1, 2]
     assert tree.flatten(t)[0] == [1, 2]
+
+
+def test_a_structure_the_two_flatteners_see_otherwise_keeps_the_python_walk(monkeypatch):
+    """A node known to the Python registry only (as if the two registries had drifted
+    apart) is a leaf to C++: the Python walk's answer is returned every time, and C++'s
+    structure is remembered as one to skip."""
+    class Half:
+        def __init__(self, a):
+            self.a = a
+
+    monkeypatch.setitem(tree._registry, Half, tree._Node(
+        lambda h: ((h.a,), None), lambda aux, children: Half(*children), None))
+    t = [Half(1), 2]
+    for _ in range(3):
+        leaves, td = tree.flatten(t)
+        assert leaves == [1, 2] and td.children[0].kind is Half
+        assert type(tree.unflatten(td, leaves)[0]) is Half
+    fast, cpp = tree.fast_flatten(t)
+    assert fast == t and tree._FROM_CPP[cpp] is tree._DISAGREE
