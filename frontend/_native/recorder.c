@@ -886,9 +886,9 @@ broadcast_slot(PyObject *self, Rec *r, PyObject *cache, PyObject *key, PyObject 
         goto python;
     PyObject *ty = PyList_GET_ITEM(types, s);
     PyObject *tshape = PyObject_GetAttr(ty, s_shape);
-    if (tshape == NULL || !PyTuple_Check(tshape)) {
+    if (tshape == NULL || !PyTuple_Check(tshape)) { /* (an error stays set) */
         Py_XDECREF(tshape);
-        goto done;
+        goto python;
     }
     PyObject *ndim = PyLong_FromSsize_t(PyTuple_GET_SIZE(tshape));
     Py_DECREF(tshape);
@@ -1367,6 +1367,18 @@ is_py_number(PyObject *v)
     return PyFloat_CheckExact(v) || PyLong_CheckExact(v);
 }
 
+/* the result tensor of a recording step's 1-tuple of results (stolen; NULL passes) */
+static PyObject *
+only_result(PyObject *res)
+{
+    if (res == NULL)
+        return NULL;
+    PyObject *t = PyTuple_GET_ITEM(res, 0);
+    Py_INCREF(t);
+    Py_DECREF(res);
+    return t;
+}
+
 /* the operator recorded in C: the result tensor; NULL with no exception: Python's */
 static PyObject *
 fastop_record(FastOp *op, PyObject *a, PyObject *b)
@@ -1456,12 +1468,7 @@ fastop_record(FastOp *op, PyObject *a, PyObject *b)
     Py_DECREF(xt);
     rec_close(&r);
     Py_DECREF(backend);
-    if (res == NULL)
-        return NULL;
-    PyObject *t = PyTuple_GET_ITEM(res, 0);
-    Py_INCREF(t);
-    Py_DECREF(res);
-    return t;
+    return only_result(res);
 none: /* Python's (or an error, which stays set) */
     Py_XDECREF(bshape);
     Py_XDECREF(backend);
@@ -1495,12 +1502,7 @@ fastop_record_unary(FastOp *op, PyObject *x)
     PyObject *res = record_op(backend, &r, op->prim, &x, 1, empty_attrs);
     rec_close(&r);
     Py_DECREF(backend);
-    if (res == NULL)
-        return NULL;
-    PyObject *t = PyTuple_GET_ITEM(res, 0);
-    Py_INCREF(t);
-    Py_DECREF(res);
-    return t;
+    return only_result(res);
 }
 
 static PyObject *
@@ -1787,10 +1789,7 @@ fastbind_record(FastBind *self, PyObject *const *args, Py_ssize_t nargs)
         Py_DECREF(res);
         return NULL;
     }
-    PyObject *t = PyTuple_GET_ITEM(res, 0);
-    Py_INCREF(t);
-    Py_DECREF(res);
-    return t;
+    return only_result(res);
 }
 
 static PyObject *
