@@ -17,7 +17,7 @@ free-threaded) keeps the Python methods (docs/native.md).
 
 from __future__ import annotations
 
-from . import backends, config, errors, native_build, writes
+from . import backends, config, errors, native_build, precision, promotion, writes
 from .compiler.ir import EMPTY_ATTRS
 from .compiler.primitives import shape_ops
 from .recorder import _INLINE, _SCALAR, PARAM, Pending, Recorder
@@ -91,6 +91,17 @@ def binds(bind_unary, bind_binary, bind_scalar, bind) -> tuple:
         return bind_unary, bind_binary, bind_scalar, bind
     return tuple(_recorder.fast_bind(f, arity) for arity, f in
                  enumerate((bind_unary, bind_binary, bind_scalar, bind), 1))
+
+
+def composite_call(miss, traced_cls, run):
+    """composite.one_program's cached call in C (recorder.c's composite_call, called
+    (done, args, kwargs)), or None where the extension is not built. It answers `miss`
+    for every call it does not take, and for all of them while the Python path is on."""
+    if _recorder is None:
+        return None
+    _recorder.init_composite(miss, traced_cls, run, backends.XlaBackend, promotion,
+                             precision)
+    return _recorder.composite_call
 
 
 def connect_tape(tape_cls) -> None:

@@ -1879,6 +1879,234 @@ set_binds(PyObject *module, PyObject *on)
     Py_RETURN_NONE;
 }
 
+/* ---- composite.one_program's cached call ----------------------------------------------- */
+
+static PyObject *comp_miss;     /* composite._MISS: "Python decides" */
+static PyTypeObject *traced_cls; /* composite._Traced */
+static PyTypeObject *xla_cls;    /* backends.XlaBackend (exactly) */
+static PyObject *comp_run;      /* composite._run(entry, backend, tensors): one program */
+static PyObject *promotion_dict, *precision_dict, *s_x64, *s_default;
+static Py_ssize_t tr_fn, tr_weak, tr_single;
+
+#define COMP_ARGS 16 /* arguments keyed in C; a call with more is Python's */
+
+/* g's signature key (composite.py) for the arguments items[0..n) (the positional ones,
+ * then the keyword values named by `names`, a tuple or NULL): each tensor's type and
+ * weakness, each None / bool / int / str setting's type and value, the keyword names,
+ * x64 mode and the default matrix precision. Every tensor must be of one backend
+ * (*backend, borrowed; tens[] gets them in order). A new reference; NULL without an
+ * exception for an argument only Python keys. */
+static PyObject *
+composite_key(PyObject **items, Py_ssize_t n, PyObject *names, PyObject **backend,
+              PyObject **tens, Py_ssize_t *nt)
+{
+    PyObject *x64 = PyDict_GetItemWithError(promotion_dict, s_x64);
+    PyObject *prec = x64 ? PyDict_GetItemWithError(precision_dict, s_default) : NULL;
+    if (prec == NULL)
+        return NULL;
+    PyObject *key = PyTuple_New(2 * n + (names ? 1 : 0) + 2);
+    if (key == NULL)
+        return NULL;
+    *backend = NULL;
+    *nt = 0;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *v = items[i], *a, *b;
+        PyTypeObject *t = Py_TYPE(v);
+        if (t == T.cls) {
+            PyObject *be = SLOT(v, T.backend);
+            a = SLOT(v, T.type);
+            b = SLOT(v, T.weak);
+            if (be == NULL || a == NULL || b == NULL || (*backend && be != *backend))
+                goto python;
+            *backend = be;
+            tens[(*nt)++] = v;
+        }
+        else if (v == Py_None || t == &PyBool_Type || t == &PyLong_Type ||
+                 t == &PyUnicode_Type) {
+            a = (PyObject *)t;
+            b = v;
+        }
+        else
+            goto python;
+        Py_INCREF(a);
+        PyTuple_SET_ITEM(key, 2 * i, a);
+        Py_INCREF(b);
+        PyTuple_SET_ITEM(key, 2 * i + 1, b);
+    }
+    Py_ssize_t j = 2 * n;
+    if (names) {
+        Py_INCREF(names);
+        PyTuple_SET_ITEM(key, j++, names);
+    }
+    Py_INCREF(x64);
+    PyTuple_SET_ITEM(key, j++, x64);
+    Py_INCREF(prec);
+    PyTuple_SET_ITEM(key, j, prec);
+    if (*backend != NULL)
+        return key;
+python:
+    Py_DECREF(key);
+    return NULL;
+}
+
+/* the Function of `entry` recorded on `rec` at the user's line, its results given the
+ * weakness g gives them (Recorder.execute, as g calls it); a list */
+static PyObject *
+composite_record(PyObject *rec, PyObject *entry, PyObject *tensors)
+{
+    PyObject *fn = SLOT(entry, tr_fn), *weak = SLOT(entry, tr_weak);
+    if (fn == NULL || weak == NULL || !PyTuple_CheckExact(weak))
+        return Py_NewRef(comp_miss);
+    Rec r;
+    int opened = rec_open(rec, &r);
+    if (opened <= 0)
+        return opened < 0 ? NULL : Py_NewRef(comp_miss);
+    PyObject *site = user_site();
+    PyObject *outs = site ? record_function(rec, &r, fn, tensors, site) : NULL;
+    Py_XDECREF(site);
+    rec_close(&r);
+    if (outs == NULL)
+        return NULL;
+    if (PyList_GET_SIZE(outs) != PyTuple_GET_SIZE(weak)) {
+        Py_DECREF(outs);
+        return PyErr_Format(PyExc_ValueError, "a composite's results and weak flags differ");
+    }
+    for (Py_ssize_t i = 0; i < PyList_GET_SIZE(outs); i++) {
+        PyObject *o = PyList_GET_ITEM(outs, i), *w = PyTuple_GET_ITEM(weak, i);
+        Py_INCREF(w);
+        Py_XSETREF(SLOT(o, T.weak), w);
+    }
+    return outs;
+}
+
+/* composite_call(done, args, kwargs): composite.one_program's g, for a call it can key
+ * in C (composite_key) whose signature `done` (its cache's entries) holds, where its
+ * tensors' backend is the lazy backend or grad tape that ends the backend stack and
+ * records now (the traced Function becomes one tape entry), or a device with no backend
+ * stack (composite._run: one cached program). Anything else - a new signature, another
+ * argument or backend, NaN checks, a live trace - gives comp_miss, and g's Python
+ * decides and raises as it always did. */
+static PyObject *
+composite_call(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 3 || !binds_on || comp_miss == NULL || !PyDict_Check(args[0]) ||
+        !PyTuple_CheckExact(args[1]) || !PyDict_CheckExact(args[2]))
+        return Py_NewRef(comp_miss ? comp_miss : Py_None);
+    PyObject *done = args[0], *pos = args[1], *kw = args[2];
+    Py_ssize_t np = PyTuple_GET_SIZE(pos), n = np + PyDict_GET_SIZE(kw);
+    if (n > COMP_ARGS)
+        return Py_NewRef(comp_miss);
+    PyObject *items[COMP_ARGS], *tens[COMP_ARGS], *backend, *names = NULL;
+    for (Py_ssize_t i = 0; i < np; i++)
+        items[i] = PyTuple_GET_ITEM(pos, i);
+    if (n > np) {
+        if ((names = PyTuple_New(n - np)) == NULL)
+            return NULL;
+        Py_ssize_t at = 0, i = 0;
+        PyObject *k, *v;
+        while (PyDict_Next(kw, &at, &k, &v)) {
+            Py_INCREF(k);
+            PyTuple_SET_ITEM(names, i, k);
+            items[np + i++] = v;
+        }
+    }
+    Py_ssize_t nt;
+    PyObject *key = composite_key(items, n, names, &backend, tens, &nt);
+    Py_XDECREF(names);
+    if (key == NULL)
+        return PyErr_Occurred() ? NULL : Py_NewRef(comp_miss);
+    PyObject *entry = PyDict_GetItemWithError(done, key);
+    Py_DECREF(key);
+    if (entry == NULL || !Py_IS_TYPE(entry, traced_cls))
+        return PyErr_Occurred() ? NULL : Py_NewRef(comp_miss);
+    Py_INCREF(entry);
+    Py_INCREF(backend);
+    PyObject *res = NULL, *tensors = NULL, *outs = NULL;
+    PyObject *stack = PyObject_GetAttr(context_state, s_stack);
+    if (stack == NULL) {
+        if (!PyErr_ExceptionMatches(PyExc_AttributeError))
+            goto done;
+        PyErr_Clear();
+        res = Py_NewRef(comp_miss);
+        goto done;
+    }
+    PyObject *top = PyList_CheckExact(stack) && PyList_GET_SIZE(stack) > 0
+                        ? PyList_GET_ITEM(stack, PyList_GET_SIZE(stack) - 1) : NULL;
+    int recording = top == backend && is_recorder(backend);
+    int eager = top == NULL && PyList_CheckExact(stack) && Py_IS_TYPE(backend, xla_cls);
+    Py_DECREF(stack);
+    int ready = recording || eager ? unwatched() : 0;
+    if (ready <= 0) {
+        res = ready < 0 ? NULL : Py_NewRef(comp_miss);
+        goto done;
+    }
+    if ((tensors = PyList_New(nt)) == NULL)
+        goto done;
+    for (Py_ssize_t i = 0; i < nt; i++)
+        PyList_SET_ITEM(tensors, i, Py_NewRef(tens[i]));
+    if (recording && _PyType_Lookup(Py_TYPE(backend), s_tensors) != py_tensors) {
+        res = Py_NewRef(comp_miss);
+        goto done;
+    }
+    outs = recording ? composite_record(backend, entry, tensors)
+                     : PyObject_CallFunctionObjArgs(comp_run, entry, backend, tensors, NULL);
+    if (outs == NULL || outs == comp_miss) {
+        res = outs;
+        outs = NULL;
+        goto done;
+    }
+    PyObject *single = SLOT(entry, tr_single);
+    if (!(PyList_CheckExact(outs) || PyTuple_CheckExact(outs)) || single == NULL ||
+        PySequence_Fast_GET_SIZE(outs) < 1) {
+        PyErr_SetString(PyExc_TypeError, "a composite's program gave no results");
+        goto done;
+    }
+    res = single == Py_True ? Py_NewRef(PySequence_Fast_GET_ITEM(outs, 0))
+                            : PySequence_Tuple(outs);
+done:
+    Py_XDECREF(outs);
+    Py_XDECREF(tensors);
+    Py_DECREF(backend);
+    Py_DECREF(entry);
+    return res;
+}
+
+/* init_composite(composite._MISS, composite._Traced, composite._run, XlaBackend,
+ * promotion, precision) */
+static PyObject *
+init_composite(PyObject *module, PyObject *args)
+{
+    PyObject *miss, *traced, *run, *xla, *promotion, *precision;
+    if (!PyArg_ParseTuple(args, "OO!OO!OO:init_composite", &miss, &PyType_Type, &traced, &run,
+                          &PyType_Type, &xla, &promotion, &precision))
+        return NULL;
+    if (slot_offset(traced, "fn", &tr_fn) || slot_offset(traced, "weak", &tr_weak) ||
+        slot_offset(traced, "single", &tr_single))
+        return NULL;
+    PyObject *pd = PyObject_GetAttrString(promotion, "__dict__");
+    PyObject *cd = pd ? PyObject_GetAttrString(precision, "__dict__") : NULL;
+    if (cd == NULL || !PyDict_Check(pd) || !PyDict_Check(cd)) {
+        Py_XDECREF(pd);
+        Py_XDECREF(cd);
+        return PyErr_Occurred() ? NULL : PyErr_Format(PyExc_TypeError, "a module dict");
+    }
+    if ((s_x64 == NULL && (s_x64 = PyUnicode_InternFromString("x64")) == NULL) ||
+        (s_default == NULL && (s_default = PyUnicode_InternFromString("default")) == NULL)) {
+        Py_DECREF(pd);
+        Py_DECREF(cd);
+        return NULL;
+    }
+    Py_XSETREF(promotion_dict, pd);
+    Py_XSETREF(precision_dict, cd);
+#define KEEP(var, obj) Py_INCREF(obj); Py_XSETREF(var, obj)
+    KEEP(comp_run, run);
+    KEEP(traced_cls, (PyTypeObject *)traced);
+    KEEP(xla_cls, (PyTypeObject *)xla);
+    KEEP(comp_miss, miss);
+#undef KEEP
+    Py_RETURN_NONE;
+}
+
 static PyObject *
 init_operators(PyObject *module, PyObject *args)
 {
@@ -2024,6 +2252,10 @@ static PyMethodDef methods[] = {
      "a device tensor read by a graph becomes its parameter in C"},
     {"init_tape", init_tape, METH_O,
      "init_tape(GradTape): grad's tape records in C too (its own _slot rule)"},
+    {"composite_call", (PyCFunction)(void (*)(void))composite_call, METH_FASTCALL,
+     "composite_call(done, args, kwargs): one_program's cached call in C, or _MISS"},
+    {"init_composite", init_composite, METH_VARARGS,
+     "init_composite(_MISS, _Traced, _run, XlaBackend, promotion, precision)"},
     {"init_operators", init_operators, METH_VARARGS,
      "init_operators(LazyBackend, context._state, writes, config): what FastOp reads"},
 #endif
