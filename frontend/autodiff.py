@@ -40,7 +40,7 @@ from .compiler.builder import Builder
 from .compiler.ir import Function, Value
 from .compiler.ops import Ops
 from .compiler.primitives import custom_ad, shape_ops
-from .context import current_backend, using_backend
+from .context import current_backend, stack
 from .dispatch import backend_for, bind1
 from .errors import at_user_line
 from .grad_tape import GradTape, NeedsTrace, ValueRead, records_on_tape
@@ -321,15 +321,19 @@ def _on_tape(a: _Args, f: Callable, has_aux: bool, holomorphic: bool):
     where the tape's inputs are (the current lazy graph, or the device)."""
     n_diff = len(a.wrt)
     tape = GradTape(current_backend())
+    s = stack()
     try:
-        xs = [tape.leaf(t) for t in a.leaves[:n_diff]] + a.leaves[n_diff:]
+        xs = tape.leaves(a.leaves[:n_diff]) + a.leaves[n_diff:]
         before = [getattr(x, "_data", None) for x in xs]
-        with using_backend(tape):
+        s.append(tape)  # (using_backend written out: grad makes a tape per call)
+        try:
             out = a.call(f)(*xs)
             out_leaves, out_tree = ([out], tree.LEAF) if type(out) is Tensor \
                 else tree.flatten(out)
             refuse_written_arguments(xs, before, "grad")
             results = [_as_tensor(x) for x in out_leaves]
+        finally:
+            s.pop()
         key, slots = tape.key(results)
     except NeedsTrace as e:
         return e

@@ -55,7 +55,8 @@ class Recorder(ProgramBackend):
     _start_at = 1 << 62
 
     def __init__(self, target: XlaBackend):
-        super().__init__()
+        # (not ProgramBackend.__init__: its one-op program table is for a backend that
+        # runs ops one by one; a recorder never does, and grad makes one per call)
         self.target = target
         self.device = target.device
         self.name = f"recorder:{target.name}"
