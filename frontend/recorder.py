@@ -313,7 +313,15 @@ class Recorder(ProgramBackend):
 def structural_key(tape: list, results: tuple, structural: bool) -> tuple:
     """A graph's key: its tape and results. `structural`: an entry holds Functions (grad
     and control flow make new ones each call), keyed by their structure."""
-    return tuple(map(_structural, tape)) if structural else tuple(tape), results
+    return structural_entries(tape) if structural else tuple(tape), results
+
+
+def _python_structural_entries(tape: list) -> tuple:
+    return tuple(map(_structural, tape))
+
+
+# _structural over a tape: recorder_native puts the C one here while the native path is on
+structural_entries = _python_structural_entries
 
 
 def _structural(entry: tuple) -> tuple:

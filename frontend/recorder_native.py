@@ -17,7 +17,7 @@ free-threaded) keeps the Python methods (docs/native.md).
 
 from __future__ import annotations
 
-from . import backends, config, errors, native_build, precision, promotion, writes
+from . import backends, config, errors, native_build, precision, promotion, recorder, writes
 from .compiler.ir import EMPTY_ATTRS
 from .compiler.primitives import shape_ops
 from .recorder import _INLINE, _SCALAR, PARAM, Pending, Recorder
@@ -76,6 +76,8 @@ def install(native: bool | None = None) -> bool:
     native = native and _recorder is not None
     for name, python in _PYTHON.items():
         setattr(Recorder, name, _NATIVE[name] if native else python)
+    recorder.structural_entries = _recorder.structural_entries if native \
+        else recorder._python_structural_entries
     _on = native
     _install_operators(native)
     if _recorder is not None:

@@ -1879,6 +1879,72 @@ set_binds(PyObject *module, PyObject *on)
     Py_RETURN_NONE;
 }
 
+/* ---- recorder.structural_key's entries ------------------------------------------------ */
+
+static PyObject *s_key;
+
+/* recorder._structural over a tape (a list): each entry as it is, but an entry holding
+ * Functions (an inlined one; an op's regions) with each Function's structural key in
+ * its place; a tuple */
+static PyObject *
+structural_entries(PyObject *module, PyObject *tape)
+{
+    if (!PyList_CheckExact(tape) || inline_tag == NULL || param_tag == NULL ||
+        scalar_tag == NULL)
+        return PyErr_Format(PyExc_TypeError, "structural_entries takes a recorder's tape");
+    Py_ssize_t n = PyList_GET_SIZE(tape);
+    PyObject *out = PyTuple_New(n);
+    if (out == NULL)
+        return NULL;
+    for (Py_ssize_t i = 0; i < n && i < PyList_GET_SIZE(tape); i++) {
+        PyObject *e = PyList_GET_ITEM(tape, i), *new = NULL;
+        Py_ssize_t size = PyTuple_CheckExact(e) ? PyTuple_GET_SIZE(e) : 0;
+        if (size < 1) {
+            PyErr_SetString(PyExc_TypeError, "a tape entry is not a tuple");
+            goto fail;
+        }
+        Py_INCREF(e);
+        PyObject *head = PyTuple_GET_ITEM(e, 0);
+        if (head == inline_tag && size == 3) {
+            PyObject *k = PyObject_CallMethodNoArgs(PyTuple_GET_ITEM(e, 1), s_key);
+            new = k ? PyTuple_Pack(3, inline_tag, k, PyTuple_GET_ITEM(e, 2)) : NULL;
+            Py_XDECREF(k);
+        }
+        else if (head == param_tag || head == scalar_tag || size == 3) {
+            new = Py_NewRef(e);
+        }
+        else if (size == 4 && PyTuple_CheckExact(PyTuple_GET_ITEM(e, 3))) {
+            PyObject *regions = PyTuple_GET_ITEM(e, 3);
+            PyObject *keys = PyTuple_New(PyTuple_GET_SIZE(regions));
+            for (Py_ssize_t j = 0; keys != NULL && j < PyTuple_GET_SIZE(regions); j++) {
+                PyObject *k = PyObject_CallMethodNoArgs(PyTuple_GET_ITEM(regions, j), s_key);
+                if (k == NULL)
+                    Py_CLEAR(keys);
+                else
+                    PyTuple_SET_ITEM(keys, j, k);
+            }
+            new = keys ? PyTuple_Pack(4, head, PyTuple_GET_ITEM(e, 1), PyTuple_GET_ITEM(e, 2),
+                                      keys)
+                       : NULL;
+            Py_XDECREF(keys);
+        }
+        else
+            PyErr_SetString(PyExc_TypeError, "a tape entry of an unknown form");
+        Py_DECREF(e);
+        if (new == NULL)
+            goto fail;
+        PyTuple_SET_ITEM(out, i, new);
+    }
+    if (PyList_GET_SIZE(tape) != n) {
+        PyErr_SetString(PyExc_RuntimeError, "a tape changed while it was keyed");
+        goto fail;
+    }
+    return out;
+fail:
+    Py_DECREF(out);
+    return NULL;
+}
+
 /* ---- composite.one_program's cached call ----------------------------------------------- */
 
 static PyObject *comp_miss;     /* composite._MISS: "Python decides" */
@@ -2252,6 +2318,8 @@ static PyMethodDef methods[] = {
      "a device tensor read by a graph becomes its parameter in C"},
     {"init_tape", init_tape, METH_O,
      "init_tape(GradTape): grad's tape records in C too (its own _slot rule)"},
+    {"structural_entries", structural_entries, METH_O,
+     "structural_entries(tape): recorder._structural over a tape, as a tuple"},
     {"composite_call", (PyCFunction)(void (*)(void))composite_call, METH_FASTCALL,
      "composite_call(done, args, kwargs): one_program's cached call in C, or _MISS"},
     {"init_composite", init_composite, METH_VARARGS,
@@ -2273,6 +2341,7 @@ PyInit__recorder(void)
 #ifndef RECORDER_UNSUPPORTED
 #define INTERN(var, text) if ((var = PyUnicode_InternFromString(text)) == NULL) return NULL
     INTERN(s_lock, "_lock");
+    INTERN(s_key, "key");
     INTERN(s_graph, "_graph");
     INTERN(s_tape, "_tape");
     INTERN(s_locs, "_locs");

@@ -241,6 +241,44 @@ def test_whole_functions_are_recorded_in_c():
         assert (not python & calls) == native, sorted(c.co_name for c in calls)
 
 
+@needs_native
+def test_graph_keys_are_the_same_on_both_paths():
+    """The graph key of a tape holding Functions (a composite, a jitted call, grad's
+    derivative, a loop's and a branch's regions) in C (structural_entries) is the Python
+    one, and a graph seen before is a hit on either path."""
+    from stablejit import recorder
+
+    jit_double = sj.jit(lambda v: v * 2.0)
+
+    def program(x):
+        y = sj.lax.fori_loop(0, 3, lambda i, c: c * 1.5, x)
+        z = sj.lax.cond(True, lambda v: v + 1.0, lambda v: v - 1.0, x)
+        return (snp.mean(x, axis=0, keepdims=True), jit_double(x), y, z,
+                sj.grad(lambda v: snp.sum(v * v))(x), x + 1.0)
+
+    with sj.lazy() as b:
+        b._start_at = 1 << 62  # (one graph: the derivative does not start it)
+        program(_x() + 0.0)
+        tape = list(b._tape)
+        b._start_at = b._START_AT
+    assert any(len(e) == 4 for e in tape) and any(e[0] == "inline" for e in tape)
+    native = recorder_native._recorder.structural_entries(tape)
+    assert native == recorder._python_structural_entries(tape)
+    assert hash(native) == hash(recorder._python_structural_entries(tape))
+    with pytest.raises(TypeError):
+        recorder_native._recorder.structural_entries([("op",)])
+    misses = []
+    for native in (True, False):
+        with path(native):
+            for _ in range(2):
+                with sj.lazy() as b:
+                    program(_x() + 0.0)
+                misses.append(b._programs.misses)
+    assert misses[1:] == misses[:1] * 3  # (the first graph compiled; the rest are hits)
+    assert recorder.structural_entries is recorder_native._recorder.structural_entries \
+        or not recorder_native.installed()
+
+
 _DEVICE_OPERANDS = [
     ("scalar", lambda w, x: w * 2.0), ("number first", lambda w, x: 1.0 - w),
     ("two device tensors", lambda w, x: w + w), ("device and graph value", lambda w, x: w - x),
