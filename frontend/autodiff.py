@@ -144,9 +144,9 @@ class _Args:
         diff: list[Tensor] = []
         for i in self.nums:
             leaves, td = tree.flatten(self.args[i])
-            leaves = [_as_tensor(x) for x in leaves]
+            leaves = [x if type(x) is Tensor else _as_tensor(x) for x in leaves]
             for j, t in enumerate(leaves):
-                if dtype_kinds is not None and t.dtype.kind not in dtype_kinds:
+                if dtype_kinds is not None and t.type.dtype.kind not in dtype_kinds:
                     raise TypeError(at_user_line(_dtype_message(what, i, j, td, t,
                                                                 dtype_kinds)))
             self.diff_trees.append((td, len(leaves)))
@@ -161,6 +161,9 @@ class _Args:
     def call(self, f: Callable) -> Callable:
         """f as a function of the traced leaves, with every other argument in place."""
         n = len(self.wrt)
+        if self.rest_tree is None and len(self.nums) == 1:  # f(params): grad's common call
+            td = self.diff_trees[0][0]
+            return lambda *xs: f(tree.unflatten(td, xs))
 
         def call_f(*xs):
             rest = list(self.rest)

@@ -164,6 +164,8 @@ def refuse_written_arguments(abstract, before, what: str) -> None:
     (grad, vjp, jvp, vmap) refuses them: eagerly the caller's tensor would change, so
     dropping the write would make the two differ. `before` holds each abstract
     argument's data before the function ran."""
+    if all(getattr(a, "_data", d) is d for a, d in zip(abstract, before, strict=True)):
+        return  # (the common case, asked once per grad call: no loop with indices)
     for i, (a, d) in enumerate(zip(abstract, before, strict=True)):
         if getattr(a, "_data", d) is not d:
             raise TypeError(at_user_line(
