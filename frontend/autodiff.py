@@ -40,7 +40,7 @@ from .compiler.builder import Builder
 from .compiler.ir import Function, Value
 from .compiler.ops import Ops
 from .compiler.primitives import custom_ad, shape_ops
-from .context import current_backend, stack
+from .context import current_backend, using_backend
 from .dispatch import backend_for, bind1
 from .errors import at_user_line
 from .grad_tape import GradTape, NeedsTrace, ValueRead, records_on_tape
@@ -63,12 +63,9 @@ def trace_function(f: Callable, leaves: Sequence[Tensor], in_tree, name: str = "
     """Stage f(*args), args = unflatten(in_tree, leaves), for the transformation `what`
     (named in errors): (Function, out_tree, captured tensors); see
     staging.stage_with_values."""
-    s = stage_with_values(f, in_tree, leaves, name, what, needs_values, output=_as_output)
+    s = stage_with_values(f, in_tree, leaves, name, what, needs_values,
+                          output=lambda leaf, trace: _as_tensor(leaf))
     return s.fn, s.out_tree, s.captured
-
-
-def _as_output(leaf, trace) -> Tensor:
-    return _as_tensor(leaf)
 
 
 def ir_name(f) -> str:
@@ -324,19 +321,15 @@ def _on_tape(a: _Args, f: Callable, has_aux: bool, holomorphic: bool):
     where the tape's inputs are (the current lazy graph, or the device)."""
     n_diff = len(a.wrt)
     tape = GradTape(current_backend())
-    s = stack()
     try:
         xs = tape.leaves(a.leaves[:n_diff]) + a.leaves[n_diff:]
         before = [getattr(x, "_data", None) for x in xs]
-        s.append(tape)  # (using_backend written out: grad makes a tape per call)
-        try:
+        with using_backend(tape):
             out = a.call(f)(*xs)
             out_leaves, out_tree = ([out], tree.LEAF) if type(out) is Tensor \
                 else tree.flatten(out)
             refuse_written_arguments(xs, before, "grad")
             results = [_as_tensor(x) for x in out_leaves]
-        finally:
-            s.pop()
         key, slots = tape.key(results)
     except NeedsTrace as e:
         return e
@@ -380,10 +373,6 @@ def grad(f: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False,
     return api_boundary(grad_f, like=f)
 
 
-def _is_python_int(x) -> bool:
-    return type(x) in (bool, int)
-
-
 def vjp(f: Callable, *primals, has_aux: bool = False):
     """(f(*primals), vjp_fn) where vjp_fn(cotangent) gives one cotangent per primal.
     A primal that is a Python int or bool reaches f as that value (so range(n) works)
@@ -396,7 +385,7 @@ def vjp(f: Callable, *primals, has_aux: bool = False):
         (Tensor<f32[2] xla:host:0>
         [1.       , 0.5403023],)
     """
-    nums = [i for i, p in enumerate(primals) if not _is_python_int(p)]
+    nums = [i for i, p in enumerate(primals) if type(p) not in (bool, int)]
     a = _Args(primals, {}, nums, "vjp", dtype_kinds=None)
     fn, out_tree, captured = a.trace(f, "vjp")
     if has_aux:
@@ -431,7 +420,7 @@ def vjp(f: Callable, *primals, has_aux: bool = False):
             return lin.backward(cts + [None] * (n_res - n_main))
 
         grads = iter(a.unflatten(run_built(f"{ir_name(f)}_vjp", build, inputs + ct_t), False))
-        return tuple(snp.zeros_like(snp.asarray(p)) if _is_python_int(p) else next(grads)
+        return tuple(snp.zeros_like(snp.asarray(p)) if type(p) in (bool, int) else next(grads)
                      for p in primals)
 
     if has_aux:
