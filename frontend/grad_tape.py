@@ -26,7 +26,7 @@ from __future__ import annotations
 from . import config, recorder_native, writes
 from .context import current_backend
 from .errors import DeviceMismatchError, at_user_line
-from .recorder import PARAM, Pending, Recorder, function_of, structural_key
+from .recorder import Pending, Recorder, function_of, structural_key
 from .tensor import Tensor
 from .tracing import escaped_error
 
@@ -57,14 +57,7 @@ class GradTape(Recorder):
     def leaves(self, ts) -> list[Tensor]:
         """The differentiated inputs: a parameter each (not shared with other uses of the
         same tensor, whose values carry no gradient)."""
-        tape, locs, types, inputs = self._tape, self._locs, self._types, self._inputs
-        first = len(types)
-        for t in ts:  # (_param written out: grad makes a tape per call)
-            tape.append((PARAM, t.type))
-            locs.append(None)
-            types.append(t.type)
-            inputs.append(t)
-        return [self._pending_tensor(i, t.weak) for i, t in enumerate(ts, first)]
+        return [self._pending_tensor(self._param(t.type, t), t.weak) for t in ts]
 
     def _slot(self, t: Tensor) -> int:
         b = t._backend

@@ -1,11 +1,12 @@
 """The lazy recorder's hot path in C (the extension stablejit._recorder, built from
 frontend/_native/recorder.c by `pip install`), or recorder.Recorder's Python methods.
 
-Three parts: Recorder.apply / apply_scalar / apply_broadcast / execute in C; dispatch's fast binds
-and bind (FastBind); and Tensor's arithmetic operators (`x * 2.0`, `x + b`:
+Five parts: Recorder.apply / apply_scalar / apply_broadcast / execute in C; dispatch's
+fast binds and bind (FastBind); Tensor's arithmetic operators (`x * 2.0`, `x + b`:
 numpy/_elementwise's binary functions) as FastOp objects that record an op on a lazy
 backend or grad tape in C without entering Python at all, and call the Python operator
-for anything else.
+for anything else; a composite's cached call (composite_call); and a graph's structural
+key (recorder.structural_entries).
 
 The C methods take the common case - an elementwise op or a reduction on values of the
 current graph whose shape rule has run before, or an op of a tensor and a Python number -
