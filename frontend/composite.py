@@ -71,7 +71,7 @@ def one_program(f):
     cache = SingleFlightCache(max_entries=_KEPT)
     floats = [0]  # how many cached signatures hold a Python float
 
-    done = cache._done  # (what recorder.c's composite_call looks the key up in)
+    done = cache.entries  # (what recorder.c's composite_call looks the key up in)
 
     @functools.wraps(f)
     def g(*args, **kwargs):

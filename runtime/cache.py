@@ -47,6 +47,12 @@ class SingleFlightCache:
     def get(self, key: Hashable):
         return self._done.get(key)
 
+    @property
+    def entries(self) -> dict:
+        """The finished entries, as `get` reads them (lock-free; read, never write): for a
+        lookup made outside Python (the native composite call)."""
+        return self._done
+
     def __contains__(self, key: Hashable) -> bool:
         return key in self._done
 

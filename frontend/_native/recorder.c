@@ -2055,9 +2055,11 @@ composite_record(PyObject *rec, PyObject *entry, PyObject *tensors)
 static PyObject *
 composite_call(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
 {
-    if (nargs != 3 || !binds_on || comp_miss == NULL || !PyDict_Check(args[0]) ||
-        !PyTuple_CheckExact(args[1]) || !PyDict_CheckExact(args[2]))
-        return Py_NewRef(comp_miss ? comp_miss : Py_None);
+    if (comp_miss == NULL) /* (never None: g would return it as the result) */
+        return PyErr_Format(PyExc_RuntimeError, "composite_call before init_composite");
+    if (nargs != 3 || !binds_on || !PyDict_Check(args[0]) || !PyTuple_CheckExact(args[1]) ||
+        !PyDict_CheckExact(args[2]))
+        return Py_NewRef(comp_miss);
     PyObject *done = args[0], *pos = args[1], *kw = args[2];
     Py_ssize_t np = PyTuple_GET_SIZE(pos), n = np + PyDict_GET_SIZE(kw);
     if (n > COMP_ARGS)
