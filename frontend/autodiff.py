@@ -113,6 +113,8 @@ def call_function(fn: Function, inputs: Sequence[Tensor]) -> list[Tensor]:
 # ---- arguments ---------------------------------------------------------------------------
 
 def _argnums(argnums, nargs: int, what: str) -> tuple[int, ...]:
+    if type(argnums) is int and 0 <= argnums < nargs:  # grad(f)(x): the common call
+        return (argnums,)
     nums = (argnums,) if isinstance(argnums, int) else tuple(argnums)
     for i in nums:
         if not -nargs <= i < nargs:
@@ -137,23 +139,25 @@ class _Args:
     def __init__(self, args, kwargs, nums: Sequence[int], what: str,
                  dtype_kinds: str | None = "fc"):
         self.args, self.nums = tuple(args), tuple(nums)
-        self.diff_trees = []
-        diff: list[Tensor] = []
+        self.diff_trees, diff = [], []
         for i in self.nums:
             leaves, td = tree.flatten(self.args[i])
             leaves = [x if type(x) is Tensor else _as_tensor(x) for x in leaves]
-            for j, t in enumerate(leaves):
-                if dtype_kinds is not None and t.type.dtype.kind not in dtype_kinds:
-                    raise TypeError(at_user_line(_dtype_message(what, i, j, td, t,
-                                                                dtype_kinds)))
+            if dtype_kinds is not None:
+                for j, t in enumerate(leaves):
+                    if t.type.dtype.kind not in dtype_kinds:
+                        raise TypeError(at_user_line(_dtype_message(what, i, j, td, t,
+                                                                    dtype_kinds)))
             self.diff_trees.append((td, len(leaves)))
             diff.extend(leaves)
+        self.wrt = list(range(len(diff)))
+        if not kwargs and len(set(self.nums)) == len(self.args):  # all differentiated
+            self.rest, self.rest_tree, self.array_at, self.leaves = [], None, [], diff
+            return
         others = [a for i, a in enumerate(self.args) if i not in self.nums]
-        self.rest, self.rest_tree = tree.flatten((others, dict(kwargs))) \
-            if others or kwargs else ([], None)  # (None: every argument differentiated)
+        self.rest, self.rest_tree = tree.flatten((others, dict(kwargs)))
         self.array_at = [j for j, x in enumerate(self.rest) if isinstance(x, _ARRAYS)]
         self.leaves = diff + [_as_tensor(self.rest[j]) for j in self.array_at]
-        self.wrt = list(range(len(diff)))
 
     def call(self, f: Callable) -> Callable:
         """f as a function of the traced leaves, with every other argument in place."""
