@@ -131,6 +131,13 @@ def main() -> None:
          lambda: step(p_s, xb, yb)[0].block_until_ready(),
          lambda: jax_step()[0].block_until_ready()], inner=10)
     rows.append(("MLP step written eagerly, lazy", t_lazy, "stablejit.jit", t_jit, 1.5))
+    # its floor, as the chain's above: the lazy step's program runs after its recording
+    # (~60 us of Python), and the same jitted step called after that much Python is slower
+    # than back to back (docs/native.md, "The floor under a lazy step")
+    after_step, = _after_python(lambda: jitted(p_s, xb, yb)[0].block_until_ready(),
+                                spin=60e-6)
+    rows.append(("  MLP jitted step after 60 us of Python", after_step, "stablejit.jit",
+                 t_jit, None))
     rows.append(("MLP step written eagerly, not lazy", t_eager, "jax eager", t_jax, None))
     # eager grad of a small function: recorded on a grad tape (grad_tape.py), the
     # derivative built once; jax traces it every call

@@ -75,7 +75,7 @@ def main() -> None:
     call, j_call, pjrt, pjrt_out = paired_per_call(
         [lambda: s_add(sx, sy), lambda: j_add(jx, jy), lambda: execute(bufs),
          lambda: execute(bufs).consume_with_handlers(handlers)], inner=2000)
-    rows = [("cached jit call x+y f32[4]", call, "jax", j_call, 1.3),
+    rows = [("cached jit call x+y f32[4]", call, "jax", j_call, 1.0),
             ("  of which PJRT execute_sharded alone", pjrt, "jax", j_call, None),
             ("  of which execute + C++ result handlers", pjrt_out, "jax", j_call, None),
             ("  our Python on top (target <= 1 us)", call - pjrt_out, "jax", j_call, None),
