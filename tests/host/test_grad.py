@@ -487,6 +487,54 @@ def test_pytrees_argnums_and_aux():
     np.testing.assert_allclose(g["w2"], want_p["w2"], rtol=1e-4, atol=1e-6)
 
 
+# How grad splits a call's arguments (autodiff._Args): every argument differentiated (the
+# common call, which skips the split), some of them, a negative or reordered argnums, and
+# keyword arguments beside all positional ones. (argument values, kwargs, argnums)
+_A, _B, _C = (np.linspace(0.5, 1.5, 3, dtype=np.float32) * k for k in (1, 2, 3))
+SPLITS = [
+    ("one-argument", (_A,), {}, 0),
+    ("pytree-argument", ({"w": _A, "v": [_B]},), {}, 0),
+    ("all-of-two", (_A, _B), {}, (0, 1)),
+    ("first-of-two", (_A, _B), {}, 0),
+    ("second-of-two", (_A, _B), {}, 1),
+    ("negative", (_A, _B), {}, -1),
+    ("reordered", (_A, _B, _C), {}, (2, 0)),
+    ("all-positional-and-a-keyword", (_A, _B), {"c": _C}, (0, 1)),
+]
+
+
+def _split_loss(m):
+    def loss(a, b=None, c=None):
+        if isinstance(a, dict):
+            return m.sum(m.sin(a["w"]) * a["v"][0])
+        out = m.sum(m.sin(a) * 2.0)
+        if b is not None:
+            out = out + m.sum(a * b * b)
+        if c is not None:
+            out = out + m.sum(m.exp(c) * a)
+        return out
+    return loss
+
+
+@pytest.mark.parametrize("label,args,kwargs,argnums", SPLITS, ids=[s[0] for s in SPLITS])
+@pytest.mark.parametrize("mode", ["eager", "lazy", "jit"])
+def test_argument_splits_match_jax(label, args, kwargs, argnums, mode):
+    want = jax.grad(_split_loss(jnp), argnums=argnums)(*args, **kwargs)
+    grad = stablejit.grad(_split_loss(snp), argnums=argnums)
+    if mode == "jit":
+        got = stablejit.jit(grad)(*args, **kwargs)
+    elif mode == "lazy":
+        with stablejit.lazy():
+            got = grad(*args, **kwargs)
+    else:
+        got = grad(*args, **kwargs)
+    got_leaves, got_tree = flatten(got)
+    want_leaves, want_tree = jax.tree_util.tree_flatten(want)
+    assert got_tree.num_leaves == len(want_leaves), (got_tree, want_tree)
+    for g, w in zip(got_leaves, want_leaves, strict=True):
+        np.testing.assert_allclose(np.asarray(g), np.asarray(w), rtol=1e-5, atol=1e-6)
+
+
 def test_errors_name_the_problem():
     with pytest.raises(TypeError, match=r"argument 1 .*int32"):
         stablejit.grad(lambda x, n: snp.sum(x) * n, argnums=1)(X, np.int32(3))
