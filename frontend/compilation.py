@@ -82,9 +82,8 @@ class Program:
 
     @property
     def executable(self) -> Executable:
-        if self.exe is None:
-            self._revive()
-        return self.exe
+        exe = self.exe
+        return exe if exe is not None else self._revive()[0]
 
     @property
     def stablehlo(self) -> str:
@@ -92,29 +91,38 @@ class Program:
 
     def run(self, buffers) -> list:
         """Execute on device buffers; the output buffers come back at once (async)."""
-        execute = self.execute
-        if execute is None:
-            self._revive()
-            execute = self.execute
-        return execute(buffers).consume_with_handlers(self.handlers)
+        execute, handlers = self.execute, self.handlers
+        if execute is None or handlers is None:
+            _, execute, handlers = self._revive()
+        return execute(buffers).consume_with_handlers(handlers)
 
     def _load(self) -> Program:
-        self.exe = _compile_program(self)
-        self.execute = self.exe.launcher(host_callbacks(self.fn))
-        self._new_handlers()
+        self.exe, self.execute, self.handlers = self._loaded()
         return self
 
+    def _loaded(self) -> tuple:
+        """(executable, launcher, result handlers), compiled or loaded from disk."""
+        exe = _compile_program(self)
+        return exe, exe.launcher(host_callbacks(self.fn)), self._handlers_of(exe)
+
+    def _handlers_of(self, exe: Executable):
+        return exe.result_handlers([(t.shape, t.dtype.np) for t in self.result_types])
+
     def _new_handlers(self) -> None:
-        self.handlers = self.exe.result_handlers(
-            [(t.shape, t.dtype.np) for t in self.result_types])
+        self.handlers = self._handlers_of(self.exe)
 
     def _drop(self) -> None:
         self.exe = self.execute = self.handlers = None
 
-    def _revive(self) -> None:
+    def _revive(self) -> tuple:
+        """The program loaded again after an eviction: (executable, launcher, handlers),
+        which the caller runs with (another thread may evict it again at any time)."""
         live = _EXECUTABLES.get_or_create(self.key, self._load)
-        if live is not self:  # another holder brought the program back first: share it
-            self.exe, self.execute, self.handlers = live.exe, live.execute, live.handlers
+        loaded = live.exe, live.execute, live.handlers
+        if None in loaded:  # evicted again meanwhile: loaded outside the cache
+            loaded = self._loaded()
+        self.exe, self.execute, self.handlers = loaded
+        return loaded
 
     @property
     def nbytes(self) -> int:

@@ -18,8 +18,18 @@ free-threaded) keeps the Python methods (docs/native.md).
 
 from __future__ import annotations
 
-from . import backends, config, errors, native_build, precision, promotion, recorder, writes
-from .compiler.ir import EMPTY_ATTRS
+from . import (
+    backends,
+    compilation,
+    config,
+    errors,
+    native_build,
+    precision,
+    promotion,
+    recorder,
+    writes,
+)
+from .compiler.ir import EMPTY_ATTRS, TensorType
 from .compiler.primitives import shape_ops
 from .recorder import _INLINE, _SCALAR, PARAM, Pending, Recorder
 from .runtime import buffers
@@ -40,6 +50,8 @@ if _recorder is not None:
             _PYTHON["apply"], _PYTHON["apply_scalar"], Recorder._slot, Recorder._add,
             Recorder._results, backends)
         _recorder.init_params(buffers.Buffer, PARAM, Recorder._input, Recorder._param)
+        _recorder.init_eager(backends.XlaBackend, compilation.Program, TensorType,
+                             backends._BROADCAST)
         _NATIVE = {"apply": apply, "apply_scalar": apply_scalar,
                    "apply_broadcast": _recorder.broadcast_method(
                        _PYTHON["apply_broadcast"], Recorder._broadcast,

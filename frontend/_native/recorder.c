@@ -1379,6 +1379,210 @@ only_result(PyObject *res)
     return t;
 }
 
+/* ---- an eager op on a device: its cached one-op program run from C -------------------
+ * dispatch.bind_unary / bind_binary and the operators, where the op runs on a device now
+ * (dispatch.fast: the backend stack empty or ending with that device, no live trace, no
+ * NaN checks): XlaBackend.apply's key looked up in the device's op table, and the
+ * program run as Program.run runs it, the result made as XlaBackend._run_op makes it.
+ * A miss, an evicted program, a deleted operand or a weak one is Python's. */
+
+static PyTypeObject *eager_cls, *program_cls; /* XlaBackend, compilation.Program (exactly) */
+static Py_ssize_t pr_execute, pr_handlers, pr_types;
+static PyObject *s_done, *s_consume;
+
+/* the device that runs an op on tensors of backends bs now: borrowed; NULL with no
+ * exception where Python decides */
+static PyObject *
+eager_backend(PyObject *const *bs, Py_ssize_t n)
+{
+    if (eager_cls == NULL || bs[0] == NULL || !Py_IS_TYPE(bs[0], eager_cls))
+        return NULL;
+    for (Py_ssize_t i = 1; i < n; i++)
+        if (bs[i] != bs[0])
+            return NULL;
+    PyObject *stack = PyObject_GetAttr(context_state, s_stack);
+    if (stack == NULL) {
+        if (PyErr_ExceptionMatches(PyExc_AttributeError))
+            PyErr_Clear();
+        return NULL;
+    }
+    Py_ssize_t depth = PyList_CheckExact(stack) ? PyList_GET_SIZE(stack) : -1;
+    int ok = depth == 0 || (depth > 0 && PyList_GET_ITEM(stack, depth - 1) == bs[0]);
+    Py_DECREF(stack);
+    if (!ok)
+        return NULL;
+    ok = unwatched();
+    return ok > 0 ? bs[0] : NULL;
+}
+
+/* the entry of a SingleFlightCache's finished table (borrowed; NULL: none, or an error) */
+static PyObject *
+table_entry(PyObject *owner, PyObject *name, PyObject *key)
+{
+    PyObject **dp = _PyObject_GetDictPtr(owner);
+    PyObject *cache = dp && *dp ? PyDict_GetItemWithError(*dp, name) : NULL;
+    dp = cache != NULL ? _PyObject_GetDictPtr(cache) : NULL;
+    PyObject *done = dp && *dp ? PyDict_GetItemWithError(*dp, s_done) : NULL;
+    return done != NULL && PyDict_Check(done) ? PyDict_GetItemWithError(done, key) : NULL;
+}
+
+/* the program under `key` in the op table of `backend`, run on the buffers `datas`: the
+ * result tensor; NULL with no exception: Python's */
+static PyObject *
+eager_program_run(PyObject *backend, PyObject *key, PyObject *const *datas, Py_ssize_t n)
+{
+    PyObject *prog = table_entry(backend, s_ops, key);
+    if (prog == NULL || !Py_IS_TYPE(prog, program_cls))
+        return NULL;
+    PyObject *execute = SLOT(prog, pr_execute), *handlers = SLOT(prog, pr_handlers);
+    PyObject *types = SLOT(prog, pr_types);
+    if (execute == NULL || execute == Py_None || handlers == NULL || types == NULL ||
+        !PyTuple_CheckExact(types) || PyTuple_GET_SIZE(types) != 1)
+        return NULL; /* (not loaded: Program.run loads it again) */
+    PyObject *bufs = PyList_New(n);
+    if (bufs == NULL)
+        return NULL;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        if (datas[i] == NULL || datas[i] == Py_None) { /* deleted: Python's clear error */
+            Py_DECREF(bufs);
+            return NULL;
+        }
+        PyList_SET_ITEM(bufs, i, Py_NewRef(datas[i]));
+    }
+    /* held across the run: PJRT releases the GIL, and another thread may evict it */
+    PyObject *type = Py_NewRef(PyTuple_GET_ITEM(types, 0));
+    Py_INCREF(execute);
+    Py_INCREF(handlers);
+    PyObject *results = PyObject_CallOneArg(execute, bufs);
+    Py_DECREF(execute);
+    Py_DECREF(bufs);
+    PyObject *outs = results == NULL ? NULL
+                                     : PyObject_CallMethodOneArg(results, s_consume, handlers);
+    Py_XDECREF(results);
+    Py_DECREF(handlers);
+    PyObject *out = NULL;
+    if (outs != NULL && PyList_CheckExact(outs) && PyList_GET_SIZE(outs) == 1)
+        out = make_tensor(&T, PyList_GET_ITEM(outs, 0), backend, type, Py_False);
+    else if (outs != NULL)
+        PyErr_SetString(PyExc_TypeError, "a one-op program gave other than one result");
+    Py_XDECREF(outs);
+    Py_DECREF(type);
+    return out;
+}
+
+/* prim on the n (1 or 2) non-weak tensors ts of `backend` with `attrs` (XlaBackend.apply):
+ * the result tensor; NULL with no exception: Python's */
+static PyObject *
+eager_run(PyObject *backend, PyObject *prim, PyObject *attrs, PyObject *const *ts,
+          Py_ssize_t n)
+{
+    PyObject *key = n == 1 ? PyTuple_Pack(3, prim, attrs, SLOT(ts[0], T.type))
+                           : PyTuple_Pack(4, prim, attrs, SLOT(ts[0], T.type),
+                                          SLOT(ts[1], T.type));
+    if (key == NULL)
+        return NULL;
+    PyObject *datas[2] = {SLOT(ts[0], T.data), n == 2 ? SLOT(ts[1], T.data) : NULL};
+    PyObject *out = eager_program_run(backend, key, datas, n);
+    Py_DECREF(key);
+    return out;
+}
+
+static PyObject *broadcast_tag, *tensor_type_cls, *scalar_types, *s_scalars;
+
+/* elementwise prim on the non-weak tensor x of `backend` and the Python number `value`
+ * in x's dtype (XlaBackend.apply_scalar: the number's cached device buffer, and one
+ * program broadcasting it); NULL with no exception: Python's (a number not seen yet) */
+static PyObject *
+eager_scalar(PyObject *backend, PyObject *prim, PyObject *x, PyObject *value,
+             int scalar_first)
+{
+    PyObject *xt = SLOT(x, T.type);
+    PyObject *dtype = PyObject_GetAttr(xt, s_dtype);
+    PyObject *shape = dtype ? PyObject_GetAttr(xt, s_shape) : NULL;
+    PyObject *skey = shape ? scalar_key(value, dtype) : NULL;
+    PyObject **dp = skey ? _PyObject_GetDictPtr(backend) : NULL;
+    PyObject *cache = dp && *dp ? PyDict_GetItemWithError(*dp, s_scalars) : NULL;
+    PyObject *buf = cache && PyDict_CheckExact(cache) ? PyDict_GetItemWithError(cache, skey)
+                                                      : NULL;
+    PyObject *st = buf ? PyDict_GetItemWithError(scalar_types, dtype) : NULL;
+    if (buf != NULL && st == NULL && !PyErr_Occurred()) { /* TensorType((), dtype), once */
+        st = PyObject_CallFunction(tensor_type_cls, "(()O)", dtype);
+        if (st != NULL && PyDict_SetItem(scalar_types, dtype, st) < 0)
+            Py_CLEAR(st);
+        Py_XDECREF(st); /* (the dict holds it) */
+    }
+    PyObject *out = NULL;
+    if (st != NULL) {
+        PyObject *key = scalar_first ? PyTuple_Pack(5, prim, broadcast_tag, shape, st, xt)
+                                     : PyTuple_Pack(5, prim, broadcast_tag, shape, xt, st);
+        PyObject *datas[2] = {scalar_first ? buf : SLOT(x, T.data),
+                              scalar_first ? SLOT(x, T.data) : buf};
+        Py_XINCREF(buf); /* (held across the run) */
+        out = key ? eager_program_run(backend, key, datas, 2) : NULL;
+        Py_XDECREF(key);
+        Py_XDECREF(buf);
+    }
+    Py_XDECREF(dtype);
+    Py_XDECREF(shape);
+    Py_XDECREF(skey);
+    return out;
+}
+
+/* init_eager(XlaBackend, compilation.Program, TensorType, backends._BROADCAST) */
+static PyObject *
+init_eager(PyObject *module, PyObject *args)
+{
+    PyObject *xla, *prog, *ttype, *tag;
+    if (!PyArg_ParseTuple(args, "O!O!O!O:init_eager", &PyType_Type, &xla, &PyType_Type, &prog,
+                          &PyType_Type, &ttype, &tag))
+        return NULL;
+    if (slot_offset(prog, "execute", &pr_execute) || slot_offset(prog, "handlers", &pr_handlers)
+        || slot_offset(prog, "result_types", &pr_types))
+        return NULL;
+    if (scalar_types == NULL && (scalar_types = PyDict_New()) == NULL)
+        return NULL;
+#define KEEP(var, obj) Py_INCREF(obj); Py_XSETREF(var, obj)
+    KEEP(eager_cls, (PyTypeObject *)xla);
+    KEEP(program_cls, (PyTypeObject *)prog);
+    KEEP(tensor_type_cls, ttype);
+    KEEP(broadcast_tag, tag);
+#undef KEEP
+    Py_RETURN_NONE;
+}
+
+/* the operator on two tensors of one type on a device, run in C (the same checks as
+ * recording it: neither weak, a dtype of the operator's kinds); NULL with no exception:
+ * Python's */
+static PyObject *
+fastop_eager(FastOp *op, PyObject *a, PyObject *b, PyObject *const *bs)
+{
+    PyObject *dev = eager_backend(bs, 2);
+    if (dev == NULL || SLOT(a, T.weak) != Py_False)
+        return NULL;
+    int is_int = 0;
+    int ok = kind_in(SLOT(a, T.type), op->kinds, &is_int);
+    if (ok <= 0 || (op->inexact && is_int))
+        return NULL;
+    PyObject *items[2] = {a, b};
+    return eager_run(dev, op->prim, empty_attrs, items, 2);
+}
+
+/* the operator on a tensor and a Python number on a device, run in C (the same checks
+ * as recording it: x not weak, of a float or complex dtype of the operator's kinds);
+ * NULL with no exception: Python's */
+static PyObject *
+fastop_eager_scalar(FastOp *op, PyObject *x, PyObject *value, int scalar_first, PyObject *bx)
+{
+    PyObject *xt = SLOT(x, T.type);
+    PyObject *dev = eager_backend(&bx, 1);
+    if (dev == NULL || xt == NULL || SLOT(x, T.weak) != Py_False)
+        return NULL;
+    int ok = kind_in(xt, fc_kinds, NULL);
+    if (ok > 0)
+        ok = kind_in(xt, op->kinds, NULL);
+    return ok > 0 ? eager_scalar(dev, op->prim, x, value, scalar_first) : NULL;
+}
+
 /* the operator recorded in C: the result tensor; NULL with no exception: Python's */
 static PyObject *
 fastop_record(FastOp *op, PyObject *a, PyObject *b)
@@ -1417,8 +1621,11 @@ fastop_record(FastOp *op, PyObject *a, PyObject *b)
             SLOT(b, T.data) == NULL)
             goto none;
         backend = recorder_for(both, 2); /* (a reference held from here) */
-        if (backend == NULL)
-            goto none;
+        if (backend == NULL) {
+            if (bshape != NULL || PyErr_Occurred())
+                goto none;
+            return fastop_eager(op, a, b, both);
+        }
     }
     else if (Py_IS_TYPE(a, T.cls) && is_py_number(b)) {
         x = a, value = b;
@@ -1432,6 +1639,8 @@ fastop_record(FastOp *op, PyObject *a, PyObject *b)
     if (backend == NULL) {
         PyObject *bx = SLOT(x, T.backend);
         backend = bx == NULL ? NULL : recorder_for(&bx, 1); /* (a reference held) */
+        if (backend == NULL && bx != NULL && !PyErr_Occurred())
+            return fastop_eager_scalar(op, x, value, scalar_first, bx);
     }
     PyObject *xt = SLOT(x, T.type);
     if (backend == NULL || xt == NULL || SLOT(x, T.weak) != Py_False)
@@ -1487,8 +1696,11 @@ fastop_record_unary(FastOp *op, PyObject *x)
     if (bx == NULL || xt == NULL || SLOT(x, T.data) == NULL || SLOT(x, T.weak) != Py_False)
         return NULL;
     PyObject *backend = recorder_for(&bx, 1); /* (a reference held) */
-    if (backend == NULL)
-        return NULL;
+    if (backend == NULL) {
+        PyObject *dev = PyErr_Occurred() ? NULL : eager_backend(&bx, 1);
+        int ok = dev == NULL ? 0 : kind_in(xt, op->kinds, NULL);
+        return ok > 0 ? eager_run(dev, op->prim, empty_attrs, &x, 1) : NULL;
+    }
     int ok = unwatched();
     if (ok > 0)
         ok = kind_in(xt, op->kinds, NULL);
@@ -1757,8 +1969,22 @@ fastbind_record(FastBind *self, PyObject *const *args, Py_ssize_t nargs)
     }
     PyObject *bs[2] = {backend, y ? SLOT(y, T.backend) : NULL};
     backend = recorder_for(bs, y ? 2 : 1); /* (a reference held from here) */
-    if (backend == NULL)
-        return NULL;
+    if (backend == NULL) { /* on a device now: its cached program run in C */
+        PyObject *dev = PyErr_Occurred() ? NULL : eager_backend(bs, y ? 2 : 1);
+        if (dev == NULL || !Py_IS_TYPE(attrs, Py_TYPE(empty_attrs)))
+            return NULL;
+        if (value == NULL) {
+            PyObject *items[2] = {x, y};
+            return eager_run(dev, prim, attrs, items, y ? 2 : 1);
+        }
+        PyObject *out = is_py_number(value) ? eager_scalar(dev, prim, x, value,
+                                                            first == Py_True) : NULL;
+        if (out == NULL)
+            return NULL;
+        PyObject *res = PyTuple_Pack(1, out); /* (bind_scalar's tuple) */
+        Py_DECREF(out);
+        return res;
+    }
     int ready = unwatched();
     if (ready <= 0) {
         Py_DECREF(backend);
@@ -2326,6 +2552,9 @@ static PyMethodDef methods[] = {
      "composite_call(done, args, kwargs): one_program's cached call in C, or _MISS"},
     {"init_composite", init_composite, METH_VARARGS,
      "init_composite(_MISS, _Traced, _run, XlaBackend, promotion, precision)"},
+    {"init_eager", init_eager, METH_VARARGS,
+     "init_eager(XlaBackend, compilation.Program, TensorType, backends._BROADCAST): what an "
+     "eager op run in C reads"},
     {"init_operators", init_operators, METH_VARARGS,
      "init_operators(LazyBackend, context._state, writes, config): what FastOp reads"},
 #endif
@@ -2350,6 +2579,9 @@ PyInit__recorder(void)
     INTERN(s_types, "_types");
     INTERN(s_pending, "_pending");
     INTERN(s_ops, "_ops");
+    INTERN(s_done, "_done");
+    INTERN(s_scalars, "_scalars");
+    INTERN(s_consume, "consume_with_handlers");
     INTERN(s_max_ops, "_max_ops");
     INTERN(s_slot, "_slot");
     INTERN(s_add, "_add");
