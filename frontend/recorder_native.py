@@ -29,6 +29,7 @@ from . import (
     recorder,
     writes,
 )
+from .compiler.dtypes import DType
 from .compiler.ir import EMPTY_ATTRS, TensorType
 from .compiler.primitives import shape_ops
 from .recorder import _INLINE, _SCALAR, PARAM, Pending, Recorder
@@ -115,7 +116,7 @@ def composite_call(miss, traced_cls, run):
     if _recorder is None:
         return None
     _recorder.init_composite(miss, traced_cls, run, backends.XlaBackend, promotion,
-                             precision)
+                             precision, DType)
     return _recorder.composite_call
 
 

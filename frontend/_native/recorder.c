@@ -2179,12 +2179,14 @@ static PyTypeObject *xla_cls;    /* backends.XlaBackend (exactly) */
 static PyObject *comp_run;      /* composite._run(entry, backend, tensors): one program */
 static PyObject *promotion_dict, *precision_dict, *s_x64, *s_default;
 static Py_ssize_t tr_fn, tr_weak, tr_single;
+static PyTypeObject *dtype_cls; /* compiler.dtypes.DType: a setting keyed as exact_key does */
 
 #define COMP_ARGS 16 /* arguments keyed in C; a call with more is Python's */
 
 /* g's signature key (composite.py) for the arguments items[0..n) (the positional ones,
  * then the keyword values named by `names`, a tuple or NULL): each tensor's type and
- * weakness, each None / bool / int / str setting's type and value, the keyword names,
+ * weakness, each None / bool / int / str setting's type and value (a DType's: None and
+ * exact_key's (DType, dtype)), the keyword names,
  * x64 mode and the default matrix precision. Every tensor must be of one backend
  * (*backend, borrowed; tens[] gets them in order). A new reference; NULL without an
  * exception for an argument only Python keys. */
@@ -2217,6 +2219,15 @@ composite_key(PyObject **items, Py_ssize_t n, PyObject *names, PyObject **backen
                  t == &PyUnicode_Type) {
             a = (PyObject *)t;
             b = v;
+        }
+        else if (t == dtype_cls) { /* (a dtype setting: None, then exact_key's (DType, v)) */
+            PyObject *k = PyTuple_Pack(2, (PyObject *)t, v);
+            if (k == NULL)
+                goto python;
+            Py_INCREF(Py_None);
+            PyTuple_SET_ITEM(key, 2 * i, Py_None);
+            PyTuple_SET_ITEM(key, 2 * i + 1, k);
+            continue;
         }
         else
             goto python;
@@ -2366,13 +2377,14 @@ done:
 }
 
 /* init_composite(composite._MISS, composite._Traced, composite._run, XlaBackend,
- * promotion, precision) */
+ * promotion, precision, DType) */
 static PyObject *
 init_composite(PyObject *module, PyObject *args)
 {
-    PyObject *miss, *traced, *run, *xla, *promotion, *precision;
-    if (!PyArg_ParseTuple(args, "OO!OO!OO:init_composite", &miss, &PyType_Type, &traced, &run,
-                          &PyType_Type, &xla, &promotion, &precision))
+    PyObject *miss, *traced, *run, *xla, *promotion, *precision, *dtype;
+    if (!PyArg_ParseTuple(args, "OO!OO!OOO!:init_composite", &miss, &PyType_Type, &traced,
+                          &run, &PyType_Type, &xla, &promotion, &precision, &PyType_Type,
+                          &dtype))
         return NULL;
     if (slot_offset(traced, "fn", &tr_fn) || slot_offset(traced, "weak", &tr_weak) ||
         slot_offset(traced, "single", &tr_single))
@@ -2397,6 +2409,7 @@ init_composite(PyObject *module, PyObject *args)
     KEEP(traced_cls, (PyTypeObject *)traced);
     KEEP(xla_cls, (PyTypeObject *)xla);
     KEEP(comp_miss, miss);
+    KEEP(dtype_cls, (PyTypeObject *)dtype);
 #undef KEEP
     Py_RETURN_NONE;
 }
@@ -2551,7 +2564,7 @@ static PyMethodDef methods[] = {
     {"composite_call", (PyCFunction)(void (*)(void))composite_call, METH_FASTCALL,
      "composite_call(done, args, kwargs): one_program's cached call in C, or _MISS"},
     {"init_composite", init_composite, METH_VARARGS,
-     "init_composite(_MISS, _Traced, _run, XlaBackend, promotion, precision)"},
+     "init_composite(_MISS, _Traced, _run, XlaBackend, promotion, precision, DType)"},
     {"init_eager", init_eager, METH_VARARGS,
      "init_eager(XlaBackend, compilation.Program, TensorType, backends._BROADCAST): what an "
      "eager op run in C reads"},

@@ -52,6 +52,9 @@ CASES = [
     ("argmax", lambda x, i: snp.argmax(x, axis=1), False),
     ("log_softmax", lambda x, i: sj.nn.log_softmax(x), True),
     ("cross_entropy", lambda x, i: sj.nn.cross_entropy(x, i[:, 0]), True),
+    ("dtype setting", lambda x, i: x * sj.nn.one_hot(i[:, 0], 4, snp.float32), True),
+    ("dtype setting by keyword",
+     lambda x, i: x * sj.nn.one_hot(i[:, 0], 4, dtype=snp.float32, axis=-1), True),
     ("float setting (Python keys it)", lambda x, i: snp.max(x, axis=1, initial=0.5), True),
     ("tuple setting (Python keys it)", lambda x, i: snp.sum(x, axis=(0, 1)), True),
     ("weak tensor", lambda x, i: snp.mean(x) + snp.mean(snp.asarray(2.0)), True),
@@ -157,21 +160,25 @@ def _python_steps_run(program, native: bool) -> bool:
             program()
         finally:
             sys.setprofile(None)
-    return bool(set(seen) - {composite._run.__code__})
+    # (a key member's __hash__, such as a DType setting's, is the lookup, not g's steps)
+    return any(c is not composite._run.__code__ and c.co_name != "__hash__" for c in seen)
 
 
 @needs_native
 @pytest.mark.parametrize("where", ["eager", "lazy", "grad tape"])
-def test_a_cached_call_skips_gs_python_on_the_native_path(where):
+@pytest.mark.parametrize("call", ["mean", "one_hot with a dtype"])
+def test_a_cached_call_skips_gs_python_on_the_native_path(where, call):
     x = _x()
+    f = (lambda v: snp.mean(v, axis=1, keepdims=True)) if call == "mean" else \
+        (lambda v: v * sj.nn.one_hot(_i()[:, 0], 4, snp.float32))
 
     def program():
         if where == "eager":
-            return snp.mean(x, axis=1, keepdims=True)
+            return f(x)
         if where == "lazy":
             with sj.lazy():
-                return snp.mean(x * 1.0, axis=1, keepdims=True)
-        return sj.grad(lambda v: snp.mean(v, axis=1, keepdims=True)[0, 0])(x)
+                return f(x * 1.0)
+        return sj.grad(lambda v: f(v)[0, 0])(x)
     assert not _python_steps_run(program, True)
     assert _python_steps_run(program, False)
 
