@@ -43,6 +43,7 @@ from .compiler.primitives import custom_ad, shape_ops
 from .context import current_backend, using_backend
 from .dispatch import backend_for, bind1
 from .errors import at_user_line
+from .grad_checks import check_scalar_output, dtype_message, split_aux
 from .grad_tape import GradTape, NeedsTrace, ValueRead, records_on_tape
 from .runtime.cache import SingleFlightCache
 from .spmd import runs_on
@@ -146,15 +147,18 @@ class _Args:
             if dtype_kinds is not None:
                 for j, t in enumerate(leaves):
                     if t.type.dtype.kind not in dtype_kinds:
-                        raise TypeError(at_user_line(_dtype_message(what, i, j, td, t,
+                        raise TypeError(at_user_line(dtype_message(what, i, j, td, t,
                                                                     dtype_kinds)))
             self.diff_trees.append((td, len(leaves)))
             diff.extend(leaves)
         self.wrt = list(range(len(diff)))
-        if not kwargs and len(set(self.nums)) == len(self.args):  # all differentiated
-            self.rest, self.rest_tree, self.array_at, self.leaves = [], None, [], diff
-            return
         others = [a for i, a in enumerate(self.args) if i not in self.nums]
+        if not kwargs and all(type(a) is Tensor for a in others):
+            # grad(loss)(params, x, y): each other argument is one traced leaf as it is
+            # (rest_tree None), with no pytree to flatten or rebuild
+            self.rest, self.rest_tree, self.array_at = others, None, range(len(others))
+            self.leaves = diff + others
+            return
         self.rest, self.rest_tree = tree.flatten((others, dict(kwargs)))
         self.array_at = [j for j, x in enumerate(self.rest) if isinstance(x, _ARRAYS)]
         self.leaves = diff + [_as_tensor(self.rest[j]) for j in self.array_at]
@@ -162,15 +166,20 @@ class _Args:
     def call(self, f: Callable) -> Callable:
         """f as a function of the traced leaves, with every other argument in place."""
         n = len(self.wrt)
-        if self.rest_tree is None and len(self.nums) == 1:  # f(params): grad's common call
-            td = self.diff_trees[0][0]
-            return lambda *xs: f(tree.unflatten(td, xs))
+        if self.rest_tree is None and len(self.nums) == 1:  # grad's common call
+            i, td = self.nums[0], self.diff_trees[0][0]
+
+            def call_one(*xs):
+                args = list(xs[n:])
+                args.insert(i, tree.unflatten(td, xs[:n]))
+                return f(*args)
+            return call_one
 
         def call_f(*xs):
             rest = list(self.rest)
             for j, x in zip(self.array_at, xs[n:], strict=True):
                 rest[j] = x
-            others, kwargs = ((), {}) if self.rest_tree is None else \
+            others, kwargs = (rest, {}) if self.rest_tree is None else \
                 tree.unflatten(self.rest_tree, rest)
             others = iter(others)
             diff, at = {}, 0
@@ -195,54 +204,6 @@ class _Args:
             out.append(tree.unflatten(td, values[at:at + k]))
             at += k
         return out[0] if single else tuple(out)
-
-
-def _dtype_message(what, i, j, td, t, kinds) -> str:
-    where = "" if td.kind is None else f" (leaf {j} of its pytree)"
-    if kinds == "c":
-        return (f"{what} with holomorphic=True requires inputs with a complex dtype, but "
-                f"argument {i}{where} has dtype {t.dtype.name}; convert it with "
-                f".astype(stablejit.numpy.complex64)")
-    return (f"{what} requires floating-point inputs, but argument {i}{where} has dtype "
-            f"{t.dtype.name}. Integer and boolean inputs carry no gradient: convert it "
-            f"with .astype(stablejit.numpy.float32), or leave it out of argnums (it then "
-            f"reaches the function as the value it is).")
-
-
-def _check_scalar_output(t, what: str, holomorphic: bool = False) -> None:
-    """`t`: the type of the function's (first) output."""
-    if t.shape != ():
-        raise TypeError(at_user_line(
-            f"{what} requires a function with a scalar output, but it returned shape "
-            f"{t.shape}. Reduce it (e.g. .sum()), or use stablejit.vjp / jacrev for "
-            f"non-scalar outputs."))
-    if holomorphic and t.dtype.kind != "c":
-        raise TypeError(at_user_line(
-            f"{what} with holomorphic=True requires a complex output, but the function "
-            f"returned dtype {t.dtype.name}"))
-    if not holomorphic and t.dtype.kind != "f":
-        hint = (" For holomorphic differentiation pass holomorphic=True; for a "
-                "non-holomorphic function with complex outputs use stablejit.vjp."
-                if t.dtype.kind == "c" else "")
-        raise TypeError(at_user_line(
-            f"{what} requires a real floating-point output, but the function returned "
-            f"dtype {t.dtype.name}.{hint}"))
-
-
-def _split_aux(out_tree, has_aux: bool, what: str, scalar: bool = True):
-    if not has_aux:
-        if out_tree.num_leaves != 1 or out_tree.kind is not None:
-            raise TypeError(at_user_line(
-                f"{what} requires a function returning one scalar tensor, got a pytree "
-                f"{out_tree}; if the extra outputs are auxiliary data, pass has_aux=True"))
-        return None
-    if out_tree.kind not in (tuple, list) or len(out_tree.children) != 2 or \
-            (scalar and out_tree.children[0].kind is not None):
-        main = "scalar output" if scalar else "output"
-        raise TypeError(at_user_line(
-            f"{what}(has_aux=True) requires a function returning a pair ({main}, "
-            f"auxiliary data), got a pytree {out_tree}"))
-    return out_tree.children[1]
 
 
 # ---- grad and friends --------------------------------------------------------------------
@@ -286,8 +247,8 @@ def _value_and_grad(f: Callable, argnums, has_aux: bool, holomorphic: bool):
         # a tape that stopped at a value read goes straight to the valued staging: the
         # Python runs twice in all (tape, then values), never three times
         fn, out_tree, captured = a.trace(f, "grad", needs_values=read_value)
-        aux_tree = _split_aux(out_tree, has_aux, "grad")
-        _check_scalar_output(fn.result_types[0], "grad", holomorphic)
+        aux_tree = split_aux(out_tree, has_aux, "grad")
+        check_scalar_output(fn.result_types[0], "grad", holomorphic)
         n_out = len(fn.results)
         build = _vg_builder(fn, a.wrt)
         outs = run_built(f"{ir_name(f)}_grad", build, a.leaves + captured,
@@ -339,8 +300,8 @@ def _on_tape(a: _Args, f: Callable, has_aux: bool, holomorphic: bool):
         return e
     finally:
         tape.recording = False  # its tensors are escaped tracers from now on
-    aux_tree = _split_aux(out_tree, has_aux, "grad")
-    _check_scalar_output(tape.result_type(slots[0]), "grad", holomorphic)
+    aux_tree = split_aux(out_tree, has_aux, "grad")
+    check_scalar_output(tape.result_type(slots[0]), "grad", holomorphic)
 
     def build(b, vals):  # only when the key is new: the tape replayed into IR
         return _vg_builder(tape.forward(slots), a.wrt)(b, vals)
@@ -393,7 +354,7 @@ def vjp(f: Callable, *primals, has_aux: bool = False):
     a = _Args(primals, {}, nums, "vjp", dtype_kinds=None)
     fn, out_tree, captured = a.trace(f, "vjp")
     if has_aux:
-        aux_tree = _split_aux(out_tree, True, "vjp")
+        aux_tree = split_aux(out_tree, True, "vjp")
         main_tree = out_tree.children[0]
         n_main = 1
     else:
@@ -561,7 +522,7 @@ def jacrev(f: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False,
         a = _Args(args, kwargs, _argnums(argnums, len(args), "jacrev"), "jacrev",
                   "c" if holomorphic else "fc")
         fn, out_tree, captured = a.trace(f, "jacrev")
-        aux_tree = _split_aux(out_tree, True, "jacrev", scalar=False) if has_aux else None
+        aux_tree = split_aux(out_tree, True, "jacrev", scalar=False) if has_aux else None
         main_tree = out_tree.children[0] if has_aux else out_tree
         n_main, n_res = main_tree.num_leaves, len(fn.results)
         in_types = [fn.params[i].type for i in a.wrt]
@@ -620,7 +581,7 @@ def jacfwd(f: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False,
         a = _Args(args, kwargs, _argnums(argnums, len(args), "jacfwd"), "jacfwd",
                   "c" if holomorphic else "fc")
         fn, out_tree, captured = a.trace(f, "jacfwd")
-        aux_tree = _split_aux(out_tree, True, "jacfwd", scalar=False) if has_aux else None
+        aux_tree = split_aux(out_tree, True, "jacfwd", scalar=False) if has_aux else None
         main_tree = out_tree.children[0] if has_aux else out_tree
         n_main, n_res = main_tree.num_leaves, len(fn.results)
         in_types = [fn.params[i].type for i in a.wrt]
