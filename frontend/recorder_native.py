@@ -6,7 +6,8 @@ fast binds and bind (FastBind); Tensor's arithmetic operators (`x * 2.0`, `x + b
 numpy/_elementwise's binary functions) as FastOp objects that record an op on a lazy
 backend or grad tape in C without entering Python at all, and call the Python operator
 for anything else; a composite's cached call (composite_call); and a graph's structural
-key (recorder.structural_entries).
+key (recorder.structural_entries). The operators and fast binds also run an eager op on a
+device from C: its cached one-op program out of the device's op table (init_eager).
 
 The C methods take the common case - an elementwise op or a reduction on values of the
 current graph whose shape rule has run before, or an op of a tensor and a Python number -
