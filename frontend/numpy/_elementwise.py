@@ -58,20 +58,26 @@ def _unary(name: str, prim, *, inexact: bool = True, kinds: str = "biufc",
     fast = "f" in kinds
 
     def f(x) -> Tensor:
-        if type(x) is Tensor and fast and x.type.dtype.kind == "f":
-            return bind_unary(prim, x)  # a real float tensor: nothing to convert
-        x = as_tensor(x)
-        _check_kinds(name, x.dtype, kinds, what)
-        if inexact:
-            x = to_inexact(x)
-        if on_complex is not None and x.dtype.is_complex:
-            out = on_complex(x)
-            out.weak = x.weak  # a composition: weak in, weak out, as the primitive
-            return out
-        return bind1(prim, x)
+        # a public boundary, inline as _binary's (a wrapper would cost every call a frame)
+        try:
+            if type(x) is Tensor and fast and x.type.dtype.kind == "f":
+                return bind_unary(prim, x)  # a real float tensor: nothing to convert
+            x = as_tensor(x)
+            _check_kinds(name, x.dtype, kinds, what)
+            if inexact:
+                x = to_inexact(x)
+            if on_complex is not None and x.dtype.is_complex:
+                out = on_complex(x)
+                out.weak = x.weak  # a composition: weak in, weak out, as the primitive
+                return out
+            return bind1(prim, x)
+        except Exception as e:
+            filter_exception(e)
+            raise
 
     f.__name__ = name
     f.__doc__ = f"Elementwise {name} (primitive {prim.name})."
+    f.__stablejit_boundary__ = True  # (wrap_namespace leaves it as it is)
     return f
 
 
@@ -110,6 +116,7 @@ def _binary(name: str, prim, *, inexact: bool = False, kinds: str = "biufc",
 
     f.__name__ = name
     f.__doc__ = f"Elementwise {name} with broadcasting (primitive {prim.name})."
+    f.__stablejit_boundary__ = True  # (wrap_namespace leaves it as it is)
     # what the native operators need of f's fast branches (recorder_native.operators)
     f._native_op = (prim, kinds, inexact)
     return f

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 import stablejit
 import stablejit.numpy as snp
-from stablejit import compilation, config
+from stablejit import compilation, config, recorder_native
 from stablejit.runtime.cache import SingleFlightCache
 
 
@@ -166,8 +166,15 @@ def test_common_eager_ops_dispatch_once(op, runs, monkeypatch):
     want = op(np.asarray(x))
     ran = []
     run = compilation.Program.run
+    # (counted on the Python path: the native one runs the same op-table programs from C,
+    # without Program.run; tests/host/test_native_eager.py compares the two)
+    was = recorder_native.installed()
+    recorder_native.install(False)
     monkeypatch.setattr(compilation.Program, "run",
                         lambda self, bufs: ran.append(self.name) or run(self, bufs))
-    out = op(x)
+    try:
+        out = op(x)
+    finally:
+        recorder_native.install(was)
     assert len(ran) == runs, ran
     np.testing.assert_array_equal(np.asarray(out), want)
