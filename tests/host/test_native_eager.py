@@ -12,32 +12,18 @@ dispatch on a hit.
 
 from __future__ import annotations
 
-import contextlib
 import threading
 
 import numpy as np
 import pytest
 import stablejit as sj
 import stablejit.numpy as snp
-from stablejit import backends, compilation, recorder_native
+from stablejit import backends, compilation
 from stablejit.errors import DeletedTensorError
 from stablejit.tensor import Tensor
 
 from tests.host.test_native import config_setting
-
-needs_native = pytest.mark.skipif(
-    not recorder_native.available(),
-    reason=f"stablejit._recorder is not usable: {recorder_native.unavailable}")
-
-
-@contextlib.contextmanager
-def path(native: bool):
-    was = recorder_native.installed()
-    recorder_native.install(native)
-    try:
-        yield
-    finally:
-        recorder_native.install(was)
+from tests.host.test_native_recorder import needs_native, path
 
 
 def _tensors(dtype, shape):
