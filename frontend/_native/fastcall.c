@@ -232,22 +232,13 @@ run(PyObject *entry, PyObject *leaves)
         Py_INCREF(b);
         PyList_SET_ITEM(bufs, i, b);
     }
-    Py_INCREF(execute);
-    Py_INCREF(handlers);
-    PyObject *results = PyObject_CallOneArg(execute, bufs);
-    Py_DECREF(execute);
-    Py_DECREF(bufs);
-    if (results == NULL) {
-        Py_DECREF(handlers);
-        if (PyErr_ExceptionMatches(PyExc_TypeError))
+    int ran;
+    PyObject *outs = run_program(execute, handlers, bufs, s_consume, &ran);
+    if (outs == NULL) {
+        if (!ran && PyErr_ExceptionMatches(PyExc_TypeError))
             PyErr_Clear(); /* not run: as the Python path, ask the general path */
         return NULL;
     }
-    PyObject *outs = PyObject_CallMethodOneArg(results, s_consume, handlers);
-    Py_DECREF(results);
-    Py_DECREF(handlers);
-    if (outs == NULL)
-        return NULL;
     PyObject *res = outputs(entry, outs);
     Py_DECREF(outs);
     return res;

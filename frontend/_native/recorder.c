@@ -1449,17 +1449,9 @@ eager_program_run(PyObject *backend, PyObject *key, PyObject *const *datas, Py_s
         }
         PyList_SET_ITEM(bufs, i, Py_NewRef(datas[i]));
     }
-    /* held across the run: PJRT releases the GIL, and another thread may evict it */
-    PyObject *type = Py_NewRef(PyTuple_GET_ITEM(types, 0));
-    Py_INCREF(execute);
-    Py_INCREF(handlers);
-    PyObject *results = PyObject_CallOneArg(execute, bufs);
-    Py_DECREF(execute);
-    Py_DECREF(bufs);
-    PyObject *outs = results == NULL ? NULL
-                                     : PyObject_CallMethodOneArg(results, s_consume, handlers);
-    Py_XDECREF(results);
-    Py_DECREF(handlers);
+    PyObject *type = Py_NewRef(PyTuple_GET_ITEM(types, 0)); /* (held across the run) */
+    int ran;
+    PyObject *outs = run_program(execute, handlers, bufs, s_consume, &ran);
     PyObject *out = NULL;
     if (outs != NULL && PyList_CheckExact(outs) && PyList_GET_SIZE(outs) == 1)
         out = make_tensor(&T, PyList_GET_ITEM(outs, 0), backend, type, Py_False);

@@ -75,4 +75,26 @@ make_tensor(const TensorSlots *t, PyObject *data, PyObject *backend, PyObject *t
     return x;
 }
 
+/* Program.run's step, which both extensions take: the launcher `execute` called on the
+ * list `bufs` (stolen), then consume_with_handlers(handlers) of its results. References
+ * to execute and handlers are held across the run (PJRT releases the GIL, and another
+ * thread may evict the program). *ran says whether execute returned. A new list of output
+ * buffers; NULL with an exception on error. */
+static PyObject *
+run_program(PyObject *execute, PyObject *handlers, PyObject *bufs, PyObject *consume_name,
+            int *ran)
+{
+    Py_INCREF(execute);
+    Py_INCREF(handlers);
+    PyObject *results = PyObject_CallOneArg(execute, bufs);
+    Py_DECREF(execute);
+    Py_DECREF(bufs);
+    *ran = results != NULL;
+    PyObject *outs = results == NULL ? NULL
+                                     : PyObject_CallMethodOneArg(results, consume_name, handlers);
+    Py_XDECREF(results);
+    Py_DECREF(handlers);
+    return outs;
+}
+
 #endif
