@@ -155,7 +155,10 @@ def program(fn: Function, device, *, name: str | None = None, optimize: bool = T
     `donated[i]` is the output index that may reuse param i's buffer (or None); `disk`
     is jit's cache= option (see disk_cache.resolve)."""
     t0 = time.perf_counter()
-    key = (fn.key(), device, optimize, tuple(donated))
+    # no donation is one key however it is spelled (jit passes a None per argument,
+    # lazy() runs the same Function with ()), so they share one executable
+    donated = tuple(donated) if any(d is not None for d in donated) else ()
+    key = (fn.key(), device, optimize, donated)
     prog = _EXECUTABLES.get(key)
     if prog is not None:
         stats["memory"] += 1
@@ -164,7 +167,7 @@ def program(fn: Function, device, *, name: str | None = None, optimize: bool = T
                         name or fn.name, where(device), 1e3 * (time.perf_counter() - t0))
         return prog
     return _EXECUTABLES.get_or_create(key, lambda: Program(
-        fn, device, name=name or fn.name, optimize=optimize, donated=tuple(donated),
+        fn, device, name=name or fn.name, optimize=optimize, donated=donated,
         disk=disk)._load())
 
 

@@ -10,8 +10,6 @@ How the pending graph is kept and run: frontend/lazy_backend.py.
 
 from __future__ import annotations
 
-import contextlib
-
 from .backends import XlaBackend
 from .context import concrete_default, using_backend
 from .lazy_backend import LazyBackend
@@ -29,8 +27,7 @@ def lazy_backend(target: XlaBackend | None = None) -> LazyBackend:
     return LazyBackend.for_target(target)
 
 
-@contextlib.contextmanager
-def lazy(target: XlaBackend | None = None):
+class lazy:  # noqa: N801 - a function to its users (`with stablejit.lazy():`)
     """Run the eager ops of a `with` block lazily: recorded into one pending graph that
     runs as one compiled XLA program when a value is needed or the block ends.
 
@@ -48,7 +45,7 @@ def lazy(target: XlaBackend | None = None):
         target: the device backend to record for (an XlaBackend); None uses the current
             default device.
 
-    Yields:
+    Returns (from `with ... as`):
         The block's LazyBackend (its `flush()` runs the pending graph early).
 
     Raises:
@@ -66,9 +63,21 @@ def lazy(target: XlaBackend | None = None):
     How the pending graph is kept and run is the module's (stablejit.lazy, reachable
     as `importlib.import_module("stablejit.lazy")`) and frontend/lazy_backend.py's.
     """
-    backend = lazy_backend(target)
-    with using_backend(backend):
+
+    # A class, not a generator: a training loop enters one per step, and a generator
+    # context manager cost ~3 us where this costs well under one.
+    __slots__ = ("backend", "_using")
+
+    def __init__(self, target: XlaBackend | None = None):
+        self.backend = lazy_backend(target)
+        self._using = using_backend(self.backend)
+
+    def __enter__(self) -> LazyBackend:
+        self._using.__enter__()
+        return self.backend
+
+    def __exit__(self, *exc) -> None:
         try:
-            yield backend
+            self.backend.flush()
         finally:
-            backend.flush()
+            self._using.__exit__(*exc)

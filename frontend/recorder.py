@@ -206,6 +206,10 @@ class Recorder(ProgramBackend):
         """Record a whole Function (a jitted call on lazy tensors) into the graph; with
         `site` (errors.user_site), its ops are at that line rather than fn's own."""
         with self._lock:
+            if self._ops == 0 and len(fn.ops) >= self._start_at:
+                outs = self._run_now(fn, tensors)
+                if outs is not None:
+                    return outs
             slot = self._slot
             args = tuple([slot(t) for t in tensors])
             self._tape.append((_INLINE, fn, args))
@@ -219,6 +223,12 @@ class Recorder(ProgramBackend):
             if len(fn.ops) >= self._start_at:
                 self.flush()
             return outs
+
+    def _run_now(self, fn: Function, tensors) -> list[Tensor] | None:
+        """A Function that starts the graph at once (_start_at), met with no op recorded:
+        its results run now (LazyBackend), or None to record it (a plain recorder never
+        starts a graph, so never gets here)."""
+        return None
 
     def _constant(self, value, dtype: dt.DType, site) -> int:
         # one per distinct value per graph, keyed on the exact bits (0.0 is not -0.0)

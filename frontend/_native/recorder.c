@@ -1135,6 +1135,28 @@ done:
     return res;
 }
 
+/* 1 when fn would start a graph that has no op yet (Recorder.execute's _run_now case,
+ * left to Python: it runs fn's own program, which costs far more than the call), 0 when
+ * it is recorded here, -1 on error */
+static int
+runs_now(PyObject *self, Rec *r, PyObject *fn)
+{
+    PyObject *count = PyDict_GetItemWithError(r->dict, s_ops);
+    if (count == NULL || !PyLong_CheckExact(count) || PyLong_AsLong(count) != 0)
+        return PyErr_Occurred() ? -1 : 0;
+    PyObject *ops = PyObject_GetAttr(fn, s_ops_list);
+    PyObject *start_at = ops ? PyObject_GetAttr(self, s_start_at) : NULL;
+    PyObject *size = start_at && PyList_CheckExact(ops)
+                         ? PyLong_FromSsize_t(PyList_GET_SIZE(ops)) : NULL;
+    int start = size ? PyObject_RichCompareBool(size, start_at, Py_GE) : -1;
+    if (start < 0 && start_at != NULL && !PyErr_Occurred())
+        PyErr_SetString(PyExc_TypeError, "a Function's ops changed type");
+    Py_XDECREF(ops);
+    Py_XDECREF(start_at);
+    Py_XDECREF(size);
+    return start;
+}
+
 /* Recorder.execute(self, fn, tensors, site=None) */
 static PyObject *
 execute(PyObject *module, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
@@ -1156,6 +1178,11 @@ execute(PyObject *module, PyObject *const *args, Py_ssize_t nargs, PyObject *kwn
     int opened = rec_open(self, &r);
     if (opened <= 0)
         return opened < 0 ? NULL : PyObject_Vectorcall(py_execute, args, nargs, kwnames);
+    int now = runs_now(self, &r, args[1]);
+    if (now != 0) {
+        rec_close(&r);
+        return now < 0 ? NULL : PyObject_Vectorcall(py_execute, args, nargs, kwnames);
+    }
     Py_INCREF(tensors);
     PyObject *res = record_function(self, &r, args[1], tensors, site);
     Py_DECREF(tensors);

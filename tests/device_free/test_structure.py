@@ -76,11 +76,12 @@ def test_modules_stay_short():
 
 def test_one_staging_function():
     """User Python runs under a trace in one place: staging.stage (6 trace loops at
-    a58a090). Elsewhere `with using_backend(...)` opens a lazy() block (lazy.py) or a
-    default_backend block (context.using_default, which api.default_backend calls),
-    records grad's tape (autodiff._on_tape) or runs a library function where its inputs
-    live (tracebacks.py): none stages IR."""
-    allowed = {"frontend/staging.py": 1, "frontend/lazy.py": 1, "frontend/autodiff.py": 1,
+    a58a090). Elsewhere `with using_backend(...)` opens a default_backend block
+    (context.using_default, which api.default_backend calls), records grad's tape
+    (autodiff._on_tape) or runs a library function where its inputs live
+    (tracebacks.py): none stages IR. (A lazy() block is a class that enters a
+    using_backend by hand: lazy.py.)"""
+    allowed = {"frontend/staging.py": 1, "frontend/autodiff.py": 1,
                "frontend/context.py": 1, "frontend/tracebacks.py": 1}
     found = {}
     for path in sorted((ROOT / "frontend").rglob("*.py")):

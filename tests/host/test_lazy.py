@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 import stablejit as sj
 import stablejit.numpy as snp
-from stablejit import compilation
+from stablejit import compilation, recorder_native
 from stablejit.lazy_backend import LazyBackend, Pending
 
 X = np.linspace(-2, 2, 12, dtype=np.float32).reshape(3, 4)
@@ -259,9 +259,9 @@ def test_the_digits_mlp_written_eagerly_trains_lazily_as_the_jitted_example():
         flushes = backend.flushes
     lazy_params, lazy_accuracy, new_compiles = train(eager_step, lazy=True)
     assert new_compiles == 0
-    # two graphs a step: the forward and derivative start as soon as grad has recorded
-    # them, then adam's update (a jitted Function of _START_AT ops or more starts at once
-    # too, with nothing after it); then predict's
+    # two runs a step, each of a Function of _START_AT ops or more met on an empty graph
+    # (so run at once with its own program): grad's forward and derivative, then adam's
+    # update; then predict's
     assert backend.flushes - flushes == 2 * 90 + 1
     assert lazy_accuracy == jit_accuracy and lazy_accuracy > 0.75  # (90 small steps)
     for a, b in zip(sj.tree.leaves(lazy_params), sj.tree.leaves(jit_params), strict=True):
@@ -321,3 +321,97 @@ def test_a_copy_of_a_lazy_tensor_runs_nothing_and_owns_its_buffer():
     c = sj.backend_copy(x)  # materialised: copied on the device
     sj.backend_transfer(x, "reference")  # frees x's buffer; the copy keeps its own
     assert c.tolist() == (X * 2).tolist()
+
+
+def _mlp_loss(w, x):
+    h = snp.tanh(x @ w)
+    for _ in range(8):
+        h = snp.sin(h * 1.5) + snp.cos(h)
+    return snp.mean(h * h)
+
+
+def _adam_like(w, g, m):
+    m = 0.9 * m + 0.1 * g
+    for _ in range(12):
+        m = m - 1e-3 * snp.tanh(m) * snp.exp(-m * m)
+    return w - 0.01 * m / (snp.sqrt(m * m) + 1e-8), m
+
+
+_LARGE_CALLS = {
+    "grad": lambda w, x: sj.grad(_mlp_loss)(w, x),
+    "value_and_grad": lambda w, x: sj.value_and_grad(_mlp_loss)(w, x),
+    "jitted step": None,  # (_jitted_call: one jitted function for the whole test)
+    "grad of argnums 1": lambda w, x: sj.grad(_mlp_loss, argnums=1)(w, x),
+}
+
+
+@pytest.mark.parametrize("native", [True, False], ids=["native", "python"])
+@pytest.mark.parametrize("name", list(_LARGE_CALLS))
+@pytest.mark.host_default
+def test_a_large_function_on_an_empty_graph_runs_as_eager_runs_it(name, native):
+    """A Function of _START_AT ops or more (grad's derivative, a jitted step) met with
+    nothing recorded runs at once, with its own (eager) program: no tape entry, no graph
+    key, the eager values bit for bit, results that are lazy tensors holding buffers;
+    on both recorder paths."""
+    from tests.host.test_native_recorder import path
+    if native and not recorder_native.available():
+        pytest.skip(f"stablejit._recorder is not usable: {recorder_native.unavailable}")
+    call = _LARGE_CALLS[name] or _STEP
+    rng = np.random.default_rng(3)
+    w = snp.asarray(rng.standard_normal((4, 6)).astype(np.float32))
+    x = snp.asarray(rng.standard_normal((5, 4)).astype(np.float32))
+    want = sj.tree.leaves(call(w, x))
+    with path(native):
+        call(w, x)  # (both paths warm)
+        with sj.lazy():  # lazy tensors that hold buffers, as a previous step leaves them
+            wl, xl = w * 1.0, x * 1.0
+        compiled = compilation.stats["compiled"] + compilation.stats["disk"]
+        with sj.lazy() as backend:
+            n = backend.flushes
+            got = sj.tree.leaves(call(wl, xl))
+            assert backend.flushes == n + 1 and not backend._tape
+            assert all(t._backend is backend and not _pending(t) for t in got)
+            # (eager's program, compiled by the warm-up call)
+            assert compilation.stats["compiled"] + compilation.stats["disk"] == compiled
+            after = got[0] * 2.0  # later ops record on an empty graph as before
+            assert _pending(after)
+    for a, b in zip(got, want, strict=True):
+        assert np.asarray(a).tobytes() == np.asarray(b).tobytes()
+    assert np.asarray(after).tobytes() == (np.asarray(want[0]) * np.float32(2)).tobytes()
+
+
+_JITTED = sj.jit(_adam_like)
+
+
+def _STEP(w, x):  # noqa: N802 - a table entry (operands computed: no op before it)
+    return _JITTED(w, w, w)
+
+
+@pytest.mark.parametrize("native", [True, False], ids=["native", "python"])
+@pytest.mark.host_default
+def test_a_large_function_with_a_pending_or_deleted_operand_is_recorded(native):
+    """An operand still pending (or a deleted tensor) keeps the Function on the tape: it
+    joins the graph with the ops before it, and a deleted operand raises at the user's
+    line, as recording always did."""
+    from stablejit.errors import DeletedTensorError
+
+    from tests.host.test_native_recorder import path
+    if native and not recorder_native.available():
+        pytest.skip(f"stablejit._recorder is not usable: {recorder_native.unavailable}")
+    rng = np.random.default_rng(4)
+    w0 = snp.asarray(rng.standard_normal((4, 6)).astype(np.float32))
+    x = snp.asarray(rng.standard_normal((5, 4)).astype(np.float32))
+    want = sj.grad(_mlp_loss)(w0 + 1.0, x)
+    with path(native):
+        with sj.lazy() as backend, pytest.MonkeyPatch.context() as mp:
+            mp.setattr(backend, "_start_at", 1 << 62)  # (so the graph waits for the read)
+            w = w0 + 1.0
+            g = sj.grad(_mlp_loss)(w, x)
+            assert _pending(g) and backend._tape
+        np.testing.assert_allclose(np.asarray(g), np.asarray(want), rtol=1e-6, atol=1e-7)
+        gone = snp.asarray(np.ones((4, 6), np.float32))
+        gone._data = None  # (as backend_transfer leaves the tensor it moved)
+        with sj.lazy():
+            with pytest.raises(DeletedTensorError, match="deleted") as e:
+                _JITTED(gone, gone, gone)
+        assert "test_lazy.py" in str(e.value)
