@@ -126,11 +126,18 @@ def main() -> None:
         g = jax.grad(mlp_step(jnp, p_j, xj_b, yj_b))(p_j)
         return [a - 0.1 * b for a, b in zip(p_j, g, strict=True)]
 
-    t_lazy, t_jit, t_eager, t_jax = paired_per_call(
-        [lazy_step, lambda: jitted(p_s, xb, yb)[0].block_until_ready(),
-         lambda: step(p_s, xb, yb)[0].block_until_ready(),
-         lambda: jax_step()[0].block_until_ready()], inner=10)
+    def eager_step():
+        step(p_s, xb, yb)[0].block_until_ready()
+
+    t_lazy, t_jit, t_eager = paired_per_call(
+        [lazy_step, lambda: jitted(p_s, xb, yb)[0].block_until_ready(), eager_step],
+        inner=10)
+    # (jax's eager step, ~4 ms of dispatch that leaves its thread pool busy, is timed in
+    # its own pairing: next to the rows above it slowed whichever call came after it)
+    t_eager_j, t_jax = paired_per_call([eager_step,
+                                        lambda: jax_step()[0].block_until_ready()], inner=5)
     rows.append(("MLP step written eagerly, lazy", t_lazy, "stablejit.jit", t_jit, 1.5))
+    rows.append(("  the same, lazy vs not lazy", t_lazy, "not lazy", t_eager, 1.0))
     # its floor, as the chain's above: the lazy step's program runs after its recording
     # (~60 us of Python), and the same jitted step called after that much Python is slower
     # than back to back (docs/native.md, "The floor under a lazy step")
@@ -138,7 +145,7 @@ def main() -> None:
                                 spin=60e-6)
     rows.append(("  MLP jitted step after 60 us of Python", after_step, "stablejit.jit",
                  t_jit, None))
-    rows.append(("MLP step written eagerly, not lazy", t_eager, "jax eager", t_jax, None))
+    rows.append(("MLP step written eagerly, not lazy", t_eager_j, "jax eager", t_jax, None))
     # eager grad of a small function: recorded on a grad tape (grad_tape.py), the
     # derivative built once; jax traces it every call
     w, wj = snp.asarray(params[3]), jnp.asarray(params[3])
@@ -146,7 +153,7 @@ def main() -> None:
     t_small, t_small_j = paired_per_call([lambda: small(w).block_until_ready(),
                                           lambda: small_j(wj).block_until_ready()])
     rows.append(("eager grad(sum(v * v)), not lazy", t_small, "jax eager", t_small_j, None))
-    rows.append(_digits_row())
+    rows.extend(_digits_rows())
     table("eager and lazy (median per call; ratio = stablejit / peer)", rows)
 
 
@@ -165,9 +172,10 @@ def _after_python(*fns, spin: float = 50e-6, n: int = 400) -> list[float]:
     return [float(np.median(ts)) for ts in times]
 
 
-def _digits_row():
+def _digits_rows():
     """examples/digits_mlp.py's train step (forward, value_and_grad, adam), written
-    eagerly and run lazily, against the example's jitted step."""
+    eagerly and run lazily, against the example's jitted step and against itself not
+    lazy."""
     digits, x, y, opt, params, state = digits_setup()
 
     def step(p, s, xb, yb):
@@ -182,10 +190,12 @@ def _digits_row():
             out = step(params, state, x, y)
         out[2].block_until_ready()
 
-    t_lazy, t_jit = paired_per_call(
-        [lazy_step, lambda: jitted(params, state, x, y)[2].block_until_ready()], inner=10)
-    return ("digits MLP step (adam) written eagerly, lazy", t_lazy, "stablejit.jit", t_jit,
-            1.5)
+    t_lazy, t_jit, t_eager = paired_per_call(
+        [lazy_step, lambda: jitted(params, state, x, y)[2].block_until_ready(),
+         lambda: step(params, state, x, y)[2].block_until_ready()], inner=10)
+    return [("digits MLP step (adam) written eagerly, lazy", t_lazy, "stablejit.jit", t_jit,
+             1.5),
+            ("  the same, lazy vs not lazy", t_lazy, "not lazy", t_eager, 1.0)]
 
 
 if __name__ == "__main__":

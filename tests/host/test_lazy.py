@@ -415,3 +415,36 @@ def test_a_large_function_with_a_pending_or_deleted_operand_is_recorded(native):
             with pytest.raises(DeletedTensorError, match="deleted") as e:
                 _JITTED(gone, gone, gone)
         assert "test_lazy.py" in str(e.value)
+
+
+@pytest.mark.host_default
+def test_the_lazy_block_restores_the_backend_stack_and_runs_its_graph_on_any_exit():
+    """lazy() (a class context manager): `as` gives the block's backend; the block's
+    graph runs when it ends, also when it ends by an exception, and the backend stack is
+    as before; blocks nest (the inner one is the same backend: one graph)."""
+    from stablejit.context import current_backend
+    before = current_backend()
+    x0 = snp.asarray(X)
+    with pytest.raises(ZeroDivisionError):
+        with sj.lazy() as backend:
+            assert current_backend() is backend
+            y = x0 * 3.0
+            assert _pending(y)
+            raise ZeroDivisionError("the block fails")
+    assert current_backend() is before and not _pending(y)
+    assert y.tolist() == (X * 3).tolist()
+    with sj.lazy() as outer:
+        a = x0 + 1.0
+        with sj.lazy() as inner:
+            assert inner is outer
+            b = a * 2.0
+        assert not _pending(b) and not _pending(a)  # (the inner block's end ran the graph)
+        c = b - 1.0
+        assert _pending(c)
+    assert current_backend() is before
+    assert c.tolist() == ((X + 1) * 2 - 1).tolist()
+    block = sj.lazy()  # a block object can be entered again, as a generator's could not
+    for i in range(2):
+        with block as backend:
+            d = x0 + float(i)
+        assert not _pending(d) and d.tolist() == (X + i).tolist()
