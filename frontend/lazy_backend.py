@@ -59,6 +59,9 @@ class LazyBackend(Recorder):
         # graph key -> Program: the counterpart of jit's signature cache in front of the
         # executable cache (a miss replays the tape into IR and asks compilation.program)
         self._programs = SingleFlightCache(max_entries=_PROGRAMS_KEPT)
+        # Function -> its own Program, for _run_now (and fastcall.c's cached call, which
+        # runs a jitted call on an empty graph as _run_now does)
+        self._now: dict = {}
 
     _instances: dict = {}
     _instances_lock = threading.Lock()
@@ -89,7 +92,12 @@ class LazyBackend(Recorder):
             if d is None or (t._backend is not self and t._backend is not target):
                 return None  # (a deleted tensor: recording raises the clear error)
             bufs.append(d)
-        prog = compilation.program(fn, self.device)
+        prog = self._now.get(fn)
+        if prog is None:
+            prog = compilation.program(fn, self.device)
+            if len(self._now) >= _PROGRAMS_KEPT:
+                self._now.clear()
+            self._now[fn] = prog
         outs = prog.run(bufs)
         self.flushes += 1
         return [Tensor(b, self, t) for b, t in zip(outs, prog.result_types, strict=True)]

@@ -30,6 +30,10 @@ static PyObject *s_fast, *s_epoch, *s_jepoch, *s_checks, *s_disabled, *s_registr
 static TensorSlots T; /* Tensor and its slots' offsets */
 static Py_ssize_t e_prog, e_lazy, e_single, e_backend, e_out_types, e_out_weak, e_fast_out;
 static Py_ssize_t p_execute, p_handlers;
+/* lazy_backend.Pending and the offset of its buffer slot; names of a LazyBackend's dict */
+static PyTypeObject *pending_cls, *program_cls;
+static Py_ssize_t pd_buffer;
+static PyObject *s_ops, *s_now, *s_target, *s_flushes, *s_start_at, *s_ops_list;
 
 
 
@@ -203,6 +207,89 @@ done:
     return res;
 }
 
+/* A jitted call on a lazy() backend whose graph has no op yet, of a Function the backend
+ * has run at once before (LazyBackend._now holds its Program): run now, as
+ * LazyBackend._run_now does, with the operands' buffers. NULL with no exception set: the
+ * Python step (Entry.record) decides (an op recorded, an operand pending or deleted or
+ * elsewhere, a Function not run at once before, an evicted program). */
+static PyObject *
+lazy_now(PyObject *entry, PyObject *leaves, PyObject *fn)
+{
+    PyObject *backend = SLOT(entry, e_backend);
+    PyObject **dp = backend ? _PyObject_GetDictPtr(backend) : NULL;
+    if (dp == NULL || *dp == NULL || !PyDict_CheckExact(*dp))
+        return NULL;
+    PyObject *d = *dp;
+    PyObject *ops = PyDict_GetItemWithError(d, s_ops);
+    if (ops == NULL || !PyLong_CheckExact(ops) || PyLong_AsLong(ops) != 0) {
+        PyErr_Clear(); /* (the Python step meets any error again) */
+        return NULL;
+    }
+    PyObject *now = PyDict_GetItemWithError(d, s_now);
+    PyObject *target = now ? PyDict_GetItemWithError(d, s_target) : NULL;
+    PyObject *prog = target && PyDict_CheckExact(now) ? PyDict_GetItemWithError(now, fn)
+                                                       : NULL;
+    if (prog == NULL || Py_TYPE(prog) != program_cls) {
+        PyErr_Clear();
+        return NULL;
+    }
+    /* still large enough to start a graph (a test or script may raise _start_at) */
+    PyObject *start_at = PyDict_GetItemWithError(d, s_start_at);
+    PyObject *fn_ops = start_at ? PyObject_GetAttr(fn, s_ops_list) : NULL;
+    long bound = start_at && PyLong_CheckExact(start_at) ? PyLong_AsLong(start_at) : -1;
+    int large = fn_ops != NULL && PyList_CheckExact(fn_ops) && bound >= 0 &&
+                PyList_GET_SIZE(fn_ops) >= bound;
+    Py_XDECREF(fn_ops);
+    if (!large) {
+        PyErr_Clear(); /* (the Python step meets any error again) */
+        return NULL;
+    }
+    PyObject *execute = SLOT(prog, p_execute), *handlers = SLOT(prog, p_handlers);
+    if (execute == NULL || execute == Py_None || handlers == NULL)
+        return NULL; /* evicted: the Python step loads it again */
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(leaves);
+    PyObject **items = PySequence_Fast_ITEMS(leaves);
+    PyObject *bufs = PyList_New(n);
+    if (bufs == NULL)
+        return NULL;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *x = items[i], *owner = SLOT(x, T.backend), *b = SLOT(x, T.data);
+        if (b != NULL && Py_TYPE(b) == pending_cls)
+            b = SLOT(b, pd_buffer); /* a lazy value computed by an earlier graph */
+        if (b == NULL || b == Py_None || (owner != backend && owner != target)) {
+            Py_DECREF(bufs);
+            return NULL;
+        }
+        Py_INCREF(b);
+        PyList_SET_ITEM(bufs, i, b);
+    }
+    Py_INCREF(d); /* (held across the run: PJRT releases the GIL) */
+    int ran;
+    PyObject *outs = run_program(execute, handlers, bufs, s_consume, &ran);
+    if (outs == NULL) {
+        Py_DECREF(d);
+        if (!ran && PyErr_ExceptionMatches(PyExc_TypeError))
+            PyErr_Clear(); /* not run: the Python step decides */
+        return NULL;
+    }
+    /* self.flushes += 1, as _run_now counts */
+    PyObject *count = PyDict_GetItemWithError(d, s_flushes);
+    long c = count != NULL && PyLong_CheckExact(count) ? PyLong_AsLong(count) : -1;
+    PyObject *more = c >= 0 ? PyLong_FromLong(c + 1) : NULL;
+    int failed = more == NULL || PyDict_SetItem(d, s_flushes, more) < 0;
+    Py_XDECREF(more);
+    Py_DECREF(d);
+    if (failed) {
+        Py_DECREF(outs);
+        if (!PyErr_Occurred())
+            PyErr_SetString(PyExc_TypeError, "a lazy backend has no flush count");
+        return NULL;
+    }
+    PyObject *res = outputs(entry, outs);
+    Py_DECREF(outs);
+    return res;
+}
+
 /* Run a found entry; NULL with no exception set means: ask the Python path. */
 static PyObject *
 run(PyObject *entry, PyObject *leaves)
@@ -213,8 +300,14 @@ run(PyObject *entry, PyObject *leaves)
     int is_lazy = PyObject_IsTrue(lazy);
     if (is_lazy < 0)
         return NULL;
-    if (is_lazy) /* one tape entry of a lazy graph: Python records it */
+    if (is_lazy) { /* run at once on an empty graph, or one tape entry Python records */
+        Py_INCREF(prog);
+        PyObject *res = lazy_now(entry, leaves, prog);
+        Py_DECREF(prog);
+        if (res != NULL || PyErr_Occurred())
+            return res;
         return PyObject_CallMethodOneArg(entry, s_record, leaves);
+    }
     PyObject *execute = SLOT(prog, p_execute), *handlers = SLOT(prog, p_handlers);
     if (execute == NULL || execute == Py_None || handlers == NULL)
         return NULL; /* evicted: the Python path loads it again */
@@ -387,10 +480,20 @@ module_dict(PyObject *module, PyObject **out)
 static PyObject *
 init(PyObject *module, PyObject *args)
 {
-    PyObject *tensor, *entry, *program, *writes, *config, *debugging, *tree;
-    if (!PyArg_ParseTuple(args, "O!OOOOOO:init", &PyType_Type, &tensor, &entry, &program,
-                          &writes, &config, &debugging, &tree))
+    PyObject *tensor, *entry, *program, *writes, *config, *debugging, *tree, *pending;
+    if (!PyArg_ParseTuple(args, "O!OOOOOOO!:init", &PyType_Type, &tensor, &entry, &program,
+                          &writes, &config, &debugging, &tree, &PyType_Type, &pending))
         return NULL;
+    if (slot_offset(pending, "buffer", &pd_buffer))
+        return NULL;
+    Py_INCREF(pending);
+    Py_XSETREF(pending_cls, (PyTypeObject *)pending);
+    if (!PyType_Check(program)) {
+        PyErr_SetString(PyExc_TypeError, "init: Program is not a class");
+        return NULL;
+    }
+    Py_INCREF(program);
+    Py_XSETREF(program_cls, (PyTypeObject *)program);
     if (slot_offset(entry, "prog", &e_prog) || slot_offset(entry, "lazy", &e_lazy) ||
         slot_offset(entry, "_single", &e_single) || slot_offset(entry, "backend", &e_backend) ||
         slot_offset(entry, "out_types", &e_out_types) ||
@@ -409,7 +512,8 @@ init(PyObject *module, PyObject *args)
 
 static PyMethodDef methods[] = {
     {"init", init, METH_VARARGS,
-     "init(Tensor, Entry, Program, writes, config, debugging, tree): what the C path reads"},
+     "init(Tensor, Entry, Program, writes, config, debugging, tree, Pending): what the C "
+     "path reads"},
     {NULL},
 };
 
@@ -435,6 +539,12 @@ PyInit__fastcall(void)
     INTERN(s_record, "record");
     INTERN(s_outputs, "outputs");
     INTERN(s_unflatten, "unflatten");
+    INTERN(s_ops, "_ops");
+    INTERN(s_now, "_now");
+    INTERN(s_target, "target");
+    INTERN(s_flushes, "flushes");
+    INTERN(s_start_at, "_start_at");
+    INTERN(s_ops_list, "ops");
 #undef INTERN
     PyObject *m = PyModule_Create(&moduledef);
     if (m == NULL)

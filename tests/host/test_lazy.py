@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 import stablejit as sj
 import stablejit.numpy as snp
-from stablejit import compilation, recorder_native
+from stablejit import compilation, fastcall, recorder_native
 from stablejit.lazy_backend import LazyBackend, Pending
 
 X = np.linspace(-2, 2, 12, dtype=np.float32).reshape(3, 4)
@@ -448,3 +448,69 @@ def test_the_lazy_block_restores_the_backend_stack_and_runs_its_graph_on_any_exi
         with block as backend:
             d = x0 + float(i)
         assert not _pending(d) and d.tolist() == (X + i).tolist()
+
+
+@pytest.mark.parametrize("native", [True, False], ids=["native", "python"])
+@pytest.mark.host_default
+def test_a_jitted_call_on_an_empty_graph_runs_from_the_cached_call(native, monkeypatch):
+    """fastcall.c runs a jitted Function that the lazy backend has run at once before
+    (LazyBackend._now) with no Python step: the same values bit for bit, run count and
+    result slots as the Python path (Entry.record, then _run_now). What stays Python's:
+    an op recorded first, an operand pending, _start_at raised, an evicted program."""
+    from stablejit.signature import Entry
+
+    from tests.host.test_native import path as call_path
+    from tests.host.test_native_recorder import path as record_path
+    if native and not (fastcall.available() and recorder_native.available()):
+        pytest.skip("the native extensions are not built")
+    records = []
+    python_record = Entry.record
+
+    def record(self, leaves):
+        records.append(1)
+        return python_record(self, leaves)
+
+    monkeypatch.setattr(Entry, "record", record)
+    rng = np.random.default_rng(5)
+    w0 = snp.asarray(rng.standard_normal((4, 6)).astype(np.float32))
+    want = [np.asarray(t) for t in sj.tree.leaves(_JITTED(w0, w0, w0))]
+
+    def check(got):
+        for a, b in zip(sj.tree.leaves(got), want, strict=True):
+            assert np.asarray(a).tobytes() == b.tobytes()
+
+    with call_path(native), record_path(native):
+        with sj.lazy() as backend:
+            w = w0 * 1.0
+        with sj.lazy():
+            _JITTED(w, w, w)  # (the first run at once: Python's, which keeps the program)
+        del records[:]
+        with sj.lazy():
+            n = backend.flushes
+            got = _JITTED(w, w, w)
+            assert backend.flushes == n + 1 and not backend._tape
+            assert len(records) == (0 if native else 1)
+            assert all(t._backend is backend and not _pending(t) and not t.weak
+                       for t in sj.tree.leaves(got))
+        check(got)
+        # what Python decides: each call below takes Entry.record
+        for case in ("an op first", "pending operand", "start_at raised", "evicted"):
+            del records[:]
+            with sj.lazy():
+                if case == "an op first":
+                    _ = w0 + 1.0
+                    got = _JITTED(w, w, w)
+                elif case == "pending operand":
+                    p = w * 1.0
+                    got = _JITTED(p, p, p)
+                elif case == "start_at raised":
+                    monkeypatch.setattr(backend, "_start_at", 1 << 62)
+                    got = _JITTED(w, w, w)
+                    assert _pending(sj.tree.leaves(got)[0])
+                    monkeypatch.undo()
+                    monkeypatch.setattr(Entry, "record", record)
+                else:
+                    compilation._EXECUTABLES.clear()  # evicted: Program.run loads it again
+                    got = _JITTED(w, w, w)
+            assert len(records) == 1, case
+            check(got)
