@@ -207,6 +207,50 @@ done:
     return res;
 }
 
+/* prog run on the leaves' buffers, its outputs made as `entry` says. `backend` NULL: an
+ * eager entry (each leaf's data is its buffer); else a lazy() backend and its `target`:
+ * each leaf must be one of theirs and computed (a Pending holding its buffer). NULL with
+ * no exception set: ask the Python path (a deleted or pending leaf, an evicted program,
+ * a launcher that did not run). */
+static PyObject *
+run_on(PyObject *entry, PyObject *prog, PyObject *leaves, PyObject *backend, PyObject *target)
+{
+    PyObject *execute = SLOT(prog, p_execute), *handlers = SLOT(prog, p_handlers);
+    if (execute == NULL || execute == Py_None || handlers == NULL)
+        return NULL; /* evicted: the Python path loads it again */
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(leaves);
+    PyObject **items = PySequence_Fast_ITEMS(leaves);
+    PyObject *bufs = PyList_New(n);
+    if (bufs == NULL)
+        return NULL;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *x = items[i], *b = SLOT(x, T.data);
+        if (backend != NULL) {
+            PyObject *owner = SLOT(x, T.backend);
+            if (b != NULL && Py_TYPE(b) == pending_cls)
+                b = SLOT(b, pd_buffer); /* a lazy value an earlier graph computed */
+            if (owner != backend && owner != target)
+                b = NULL;
+        }
+        if (b == NULL || b == Py_None) { /* deleted: the Python path raises clearly */
+            Py_DECREF(bufs);
+            return NULL;
+        }
+        Py_INCREF(b);
+        PyList_SET_ITEM(bufs, i, b);
+    }
+    int ran;
+    PyObject *outs = run_program(execute, handlers, bufs, s_consume, &ran);
+    if (outs == NULL) {
+        if (!ran && PyErr_ExceptionMatches(PyExc_TypeError))
+            PyErr_Clear(); /* not run: as the Python path, ask the general path */
+        return NULL;
+    }
+    PyObject *res = outputs(entry, outs);
+    Py_DECREF(outs);
+    return res;
+}
+
 /* A jitted call on a lazy() backend whose graph has no op yet, of a Function the backend
  * has run at once before (LazyBackend._now holds its Program): run now, as
  * LazyBackend._run_now does, with the operands' buffers. NULL with no exception set: the
@@ -244,49 +288,20 @@ lazy_now(PyObject *entry, PyObject *leaves, PyObject *fn)
         PyErr_Clear(); /* (the Python step meets any error again) */
         return NULL;
     }
-    PyObject *execute = SLOT(prog, p_execute), *handlers = SLOT(prog, p_handlers);
-    if (execute == NULL || execute == Py_None || handlers == NULL)
-        return NULL; /* evicted: the Python step loads it again */
-    Py_ssize_t n = PySequence_Fast_GET_SIZE(leaves);
-    PyObject **items = PySequence_Fast_ITEMS(leaves);
-    PyObject *bufs = PyList_New(n);
-    if (bufs == NULL)
-        return NULL;
-    for (Py_ssize_t i = 0; i < n; i++) {
-        PyObject *x = items[i], *owner = SLOT(x, T.backend), *b = SLOT(x, T.data);
-        if (b != NULL && Py_TYPE(b) == pending_cls)
-            b = SLOT(b, pd_buffer); /* a lazy value computed by an earlier graph */
-        if (b == NULL || b == Py_None || (owner != backend && owner != target)) {
-            Py_DECREF(bufs);
-            return NULL;
-        }
-        Py_INCREF(b);
-        PyList_SET_ITEM(bufs, i, b);
-    }
     Py_INCREF(d); /* (held across the run: PJRT releases the GIL) */
-    int ran;
-    PyObject *outs = run_program(execute, handlers, bufs, s_consume, &ran);
-    if (outs == NULL) {
-        Py_DECREF(d);
-        if (!ran && PyErr_ExceptionMatches(PyExc_TypeError))
-            PyErr_Clear(); /* not run: the Python step decides */
-        return NULL;
+    PyObject *res = run_on(entry, prog, leaves, backend, target);
+    if (res != NULL) { /* self.flushes += 1, as _run_now counts */
+        PyObject *count = PyDict_GetItemWithError(d, s_flushes);
+        long c = count != NULL && PyLong_CheckExact(count) ? PyLong_AsLong(count) : -1;
+        PyObject *more = c >= 0 ? PyLong_FromLong(c + 1) : NULL;
+        if (more == NULL || PyDict_SetItem(d, s_flushes, more) < 0) {
+            if (!PyErr_Occurred())
+                PyErr_SetString(PyExc_TypeError, "a lazy backend has no flush count");
+            Py_CLEAR(res);
+        }
+        Py_XDECREF(more);
     }
-    /* self.flushes += 1, as _run_now counts */
-    PyObject *count = PyDict_GetItemWithError(d, s_flushes);
-    long c = count != NULL && PyLong_CheckExact(count) ? PyLong_AsLong(count) : -1;
-    PyObject *more = c >= 0 ? PyLong_FromLong(c + 1) : NULL;
-    int failed = more == NULL || PyDict_SetItem(d, s_flushes, more) < 0;
-    Py_XDECREF(more);
     Py_DECREF(d);
-    if (failed) {
-        Py_DECREF(outs);
-        if (!PyErr_Occurred())
-            PyErr_SetString(PyExc_TypeError, "a lazy backend has no flush count");
-        return NULL;
-    }
-    PyObject *res = outputs(entry, outs);
-    Py_DECREF(outs);
     return res;
 }
 
@@ -308,33 +323,7 @@ run(PyObject *entry, PyObject *leaves)
             return res;
         return PyObject_CallMethodOneArg(entry, s_record, leaves);
     }
-    PyObject *execute = SLOT(prog, p_execute), *handlers = SLOT(prog, p_handlers);
-    if (execute == NULL || execute == Py_None || handlers == NULL)
-        return NULL; /* evicted: the Python path loads it again */
-    Py_ssize_t n = PySequence_Fast_GET_SIZE(leaves);
-    PyObject **items = PySequence_Fast_ITEMS(leaves);
-    PyObject *bufs = PyList_New(n);
-    if (bufs == NULL)
-        return NULL;
-    for (Py_ssize_t i = 0; i < n; i++) {
-        PyObject *b = SLOT(items[i], T.data);
-        if (b == NULL || b == Py_None) { /* deleted: the Python path raises clearly */
-            Py_DECREF(bufs);
-            return NULL;
-        }
-        Py_INCREF(b);
-        PyList_SET_ITEM(bufs, i, b);
-    }
-    int ran;
-    PyObject *outs = run_program(execute, handlers, bufs, s_consume, &ran);
-    if (outs == NULL) {
-        if (!ran && PyErr_ExceptionMatches(PyExc_TypeError))
-            PyErr_Clear(); /* not run: as the Python path, ask the general path */
-        return NULL;
-    }
-    PyObject *res = outputs(entry, outs);
-    Py_DECREF(outs);
-    return res;
+    return run_on(entry, prog, leaves, NULL, NULL);
 }
 
 /* ---- FastCall: Jitted.__call__ ------------------------------------------------------ */
