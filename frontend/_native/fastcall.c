@@ -290,17 +290,9 @@ lazy_now(PyObject *entry, PyObject *leaves, PyObject *fn)
     }
     Py_INCREF(d); /* (held across the run: PJRT releases the GIL) */
     PyObject *res = run_on(entry, prog, leaves, backend, target);
-    if (res != NULL) { /* self.flushes += 1, as _run_now counts */
-        PyObject *count = PyDict_GetItemWithError(d, s_flushes);
-        long c = count != NULL && PyLong_CheckExact(count) ? PyLong_AsLong(count) : -1;
-        PyObject *more = c >= 0 ? PyLong_FromLong(c + 1) : NULL;
-        if (more == NULL || PyDict_SetItem(d, s_flushes, more) < 0) {
-            if (!PyErr_Occurred())
-                PyErr_SetString(PyExc_TypeError, "a lazy backend has no flush count");
-            Py_CLEAR(res);
-        }
-        Py_XDECREF(more);
-    }
+    /* self.flushes += 1, as _run_now counts */
+    if (res != NULL && dict_count_add(d, s_flushes, 1, "a lazy backend's flushes") < 0)
+        Py_CLEAR(res);
     Py_DECREF(d);
     return res;
 }

@@ -468,30 +468,21 @@ one_result(PyObject *self, Rec *r, Py_ssize_t first, PyObject *type)
     if (res == NULL)
         return NULL;
     /* self._ops += 1; the bound read at the graph's first op; flush when it is reached */
-    PyObject *ops = PyDict_GetItemWithError(r->dict, s_ops);
-    long n = ops != NULL && PyLong_CheckExact(ops) ? PyLong_AsLong(ops) + 1 : -1;
-    if (n < 0) {
-        if (!PyErr_Occurred())
-            PyErr_SetString(PyExc_TypeError, "a recorder's _ops is not an int");
+    long n = dict_count_add(r->dict, s_ops, 1, "a recorder's _ops");
+    if (n < 0)
         goto fail;
-    }
-    PyObject *count = PyLong_FromLong(n);
-    if (count == NULL || PyDict_SetItem(r->dict, s_ops, count) < 0) {
-        Py_XDECREF(count);
-        goto fail;
-    }
     if (n == 1) {
         PyObject *bound = PyObject_CallMethodNoArgs(self, s_op_bound);
         if (bound == NULL || PyDict_SetItem(r->dict, s_max_ops, bound) < 0) {
             Py_XDECREF(bound);
-            Py_DECREF(count);
             goto fail;
         }
         Py_DECREF(bound);
     }
-    PyObject *max_ops = PyDict_GetItemWithError(r->dict, s_max_ops);
+    PyObject *count = PyLong_FromLong(n);
+    PyObject *max_ops = count ? PyDict_GetItemWithError(r->dict, s_max_ops) : NULL;
     int full = max_ops == NULL ? -1 : PyObject_RichCompareBool(count, max_ops, Py_GE);
-    Py_DECREF(count);
+    Py_XDECREF(count);
     if (full < 0) {
         if (!PyErr_Occurred())
             PyErr_SetString(PyExc_AttributeError, "_max_ops");
@@ -1076,19 +1067,8 @@ record_function(PyObject *self, Rec *r, PyObject *fn, PyObject *tensors, PyObjec
     if (first < 0 || PyDict_SetItem(r->dict, s_holds, Py_True) < 0)
         goto done;
     /* self._ops += len(fn.ops) (no bound check here, as in Python) */
-    PyObject *count = PyDict_GetItemWithError(r->dict, s_ops);
-    long c = count != NULL && PyLong_CheckExact(count) ? PyLong_AsLong(count) : -1;
-    if (c < 0) {
-        if (!PyErr_Occurred())
-            PyErr_SetString(PyExc_TypeError, "a recorder's _ops is not an int");
+    if (dict_count_add(r->dict, s_ops, (long)n_ops, "a recorder's _ops") < 0)
         goto done;
-    }
-    PyObject *new_count = PyLong_FromLong(c + (long)n_ops);
-    if (new_count == NULL || PyDict_SetItem(r->dict, s_ops, new_count) < 0) {
-        Py_XDECREF(new_count);
-        goto done;
-    }
-    Py_DECREF(new_count);
     /* the results: Recorder._tensors(first, types) */
     PyObject *pending = rec_list(r, s_pending);
     PyObject *graph = PyDict_GetItemWithError(r->dict, s_graph);

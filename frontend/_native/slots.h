@@ -97,4 +97,26 @@ run_program(PyObject *execute, PyObject *handlers, PyObject *bufs, PyObject *con
     return outs;
 }
 
+/* self.<name> += n on an instance dict `d` (a counter such as a recorder's _ops or a lazy
+ * backend's flushes); the new value, or -1 with an exception (TypeError naming `what`
+ * where the value is no int) */
+static long
+dict_count_add(PyObject *d, PyObject *name, long n, const char *what)
+{
+    PyObject *old = PyDict_GetItemWithError(d, name);
+    long c = old != NULL && PyLong_CheckExact(old) ? PyLong_AsLong(old) : -1;
+    if (c < 0) {
+        if (!PyErr_Occurred())
+            PyErr_Format(PyExc_TypeError, "%s is not an int", what);
+        return -1;
+    }
+    PyObject *v = PyLong_FromLong(c + n);
+    if (v == NULL || PyDict_SetItem(d, name, v) < 0) {
+        Py_XDECREF(v);
+        return -1;
+    }
+    Py_DECREF(v);
+    return c + n;
+}
+
 #endif
