@@ -80,15 +80,16 @@ def unary(name: str, mlir: str, ref, kinds: str = INEXACT, *, out=None,
 
 
 def binary(name: str, mlir, ref, kinds: str = NUMERIC, *,
-           differentiable: bool = True, vjp=None, jvp=None) -> Primitive:
+           differentiable: bool = True, vjp=None, jvp=None, emit=None) -> Primitive:
     """An elementwise two-operand primitive on equal types. `mlir` may be a function of
-    the dtype when the StableHLO op depends on it (shift_right)."""
+    the dtype when the StableHLO op depends on it (shift_right); `emit`, a rule of its
+    own (ctx, x, y) where the platform matters (divide)."""
     def shape_rule(x, y):
         same_types(name, x, y)
         check_kind(name, x, kinds)
         return x
 
-    def emit(ctx, x, y):
+    def one_op(ctx, x, y):
         op = mlir(ctx.in_types[0].dtype) if callable(mlir) else mlir
         return ctx.op(op, [x, y], ctx.out_types)
 
@@ -96,7 +97,7 @@ def binary(name: str, mlir, ref, kinds: str = NUMERIC, *,
         d = dt.dtype(x.dtype)
         return np.asarray(ref(x, y), dtype=d.np)
 
-    return Primitive(name, shape_rule, emit, _errstate(reference),
+    return Primitive(name, shape_rule, emit or one_op, _errstate(reference),
                      vjp=vjp if differentiable else NOT_DIFFERENTIABLE, jvp=jvp,
                      family="elementwise")
 
@@ -452,7 +453,24 @@ subtract = binary("subtract", "stablehlo.subtract", np.subtract,
 multiply = binary("multiply", "stablehlo.multiply",
                   lambda x, y: x * y if x.dtype != np.bool_ else x & y, ANY,
                   **_bin_deriv(lambda ops, x, y, z: y, lambda ops, x, y, z: x))
-divide = binary("divide", "stablehlo.divide", _c_div, vjp=_div_vjp)
+def _emit_divide(ctx, x, y):
+    """On cuda, real floats of 32 bits or fewer divide in float64, then round: XLA's
+    NVPTX backend divides float32 with div.full.f32, up to 1 ulp from the IEEE quotient
+    (so x / x can be 0.99999994, and floor_divide was off by one ulp against NumPy),
+    and half floats go through that float32 quotient. A float64 quotient rounded to a
+    format of 24 bits or fewer is the correctly rounded one (53 >= 2 * 24 + 2), as
+    NumPy and the host give. The cost is float64 division on the GPU, which an
+    elementwise kernel bounded by memory hides."""
+    d = ctx.in_types[0].dtype
+    if ctx.emitter.platform != "cuda" or d.kind != "f" or d.bits > 32:
+        return ctx.op("stablehlo.divide", [x, y], ctx.out_types)
+    wide = ctx.in_types[0].with_dtype(dt.float64)
+    xw, yw = (ctx.op("stablehlo.convert", [v], [wide])[0] for v in (x, y))
+    q = ctx.op("stablehlo.divide", [xw, yw], [wide])[0]
+    return ctx.op("stablehlo.convert", [q], ctx.out_types)
+
+
+divide = binary("divide", "stablehlo.divide", _c_div, vjp=_div_vjp, emit=_emit_divide)
 remainder = binary("remainder", "stablehlo.remainder", _c_rem, REAL_NUMERIC,
                    **_bin_deriv(lambda ops, x, y, z: ops.ones_like(x), _rem_dy))
 power = binary("power", "stablehlo.power", _power, **_bin_deriv(_pow_dx, _pow_dy))
