@@ -31,6 +31,7 @@ from . import compilation, config
 from .backends import XlaBackend
 from .recorder import Pending, Recorder, function_of, structural_key
 from .runtime.cache import SingleFlightCache
+from .runtime.client import platform_of
 from .tensor import Tensor
 
 log = logging.getLogger("stablejit")
@@ -48,12 +49,15 @@ class LazyBackend(Recorder):
     # (runtime/buffers.py): paired batches of benchmarks/lazy.py's steps (2026-11-26),
     # digits step (adam) 141 -> 120 us against plain eager's 102 us; MLP step 156 -> 153
     # us against eager's 158 us. (Before the poll, the host measured the other way, and
-    # never started early.)
+    # never started early.) On the host only: a GPU's launch is asynchronous already,
+    # so starting early overlaps nothing there, and it splits a step into two programs,
+    # each with a launch that costs the CPU 30-130 us on the H200 measured
+    # (docs/devices.md, "Measured on a GPU"); there a step stays one graph, one program.
     _START_AT = 64
 
     def __init__(self, target: XlaBackend):
         super().__init__(target)
-        self._start_at = self._START_AT
+        self._start_at = self._START_AT if platform_of(target.device) == "host" else 1 << 62
         self.name = f"lazy:{target.name}"
         self.flushes = 0  # how many graphs ran (for tests and the benchmark)
         # graph key -> Program: the counterpart of jit's signature cache in front of the
