@@ -3,6 +3,18 @@ import os
 os.environ.setdefault("STABLEJIT_VERIFY", "1")  # verify IR after every pass in tests
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "1")
 
+# A run with a GPU first (STABLEJIT_PLATFORM=cuda: benchmarks/device_check.sh) asks for
+# full float32 precision in products, ours and jax's: a GPU's default is TF32 (~1e-3
+# relative), which tests written against NumPy at float32 tolerances cannot tell from a
+# wrong answer (tests/host/test_precision.py tests the default on its own). jax stays on
+# the GPU, so that bit-for-bit comparisons with it (random distributions) meet the same
+# device's functions; where jax's GPU answer is no oracle, a test asks the host's.
+GPU_RUN = os.environ.get("STABLEJIT_PLATFORM", "").split(",")[0].strip() not in (
+    "", "host", "cpu")
+if GPU_RUN:
+    os.environ.setdefault("STABLEJIT_DEFAULT_MATMUL_PRECISION", "highest")
+    os.environ.setdefault("JAX_DEFAULT_MATMUL_PRECISION", "highest")
+
 # Tests compile for real, with a private persistent cache per test process, never the
 # user's ~/.cache/stablejit.
 if "STABLEJIT_CACHE_DIR" not in os.environ:

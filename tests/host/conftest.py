@@ -27,8 +27,10 @@ def forced_devices() -> int:
 def device_env(n: int) -> dict:
     """The environment of a subprocess with `n` host devices."""
     flags = re.sub(FLAG + r"=\d+", "", os.environ.get("XLA_FLAGS", "")).strip()
+    # (host devices: in a GPU session's run too, the host is these tests' platform, and
+    # jax's, whose meshes they compare with)
     return {**os.environ, "XLA_FLAGS": f"{flags} {FLAG}={n}".strip(),
-            "TF_CPP_MIN_LOG_LEVEL": "1"}
+            "TF_CPP_MIN_LOG_LEVEL": "1", "STABLEJIT_PLATFORM": "host", "JAX_PLATFORMS": "cpu"}
 
 
 def pytest_configure(config):

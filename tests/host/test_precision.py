@@ -146,9 +146,11 @@ def test_numpy_products_take_precision_as_jax_numpy(name, precision):
 
 @pytest.fixture
 def restore_default_precision():
+    ours, theirs = (stablejit.config.default_matmul_precision,
+                    jax.config.jax_default_matmul_precision)
     yield
-    stablejit.config.update("default_matmul_precision", None)
-    jax.config.update("jax_default_matmul_precision", None)
+    stablejit.config.update("default_matmul_precision", ours)
+    jax.config.update("jax_default_matmul_precision", theirs)
 
 
 @pytest.mark.parametrize("name", ["highest", "float32", "high", "tensorfloat32", "default",
