@@ -515,3 +515,16 @@ def test_a_jitted_call_on_an_empty_graph_runs_from_the_cached_call(native, monke
                     got = _JITTED(w, w, w)
             assert len(records) == 1, case
             check(got)
+
+
+@pytest.mark.parametrize(("platform", "early"), [("host", True), ("cuda", False),
+                                                 ("rocm", False), ("tpu", False)])
+def test_the_early_start_is_the_hosts_alone(platform, early, monkeypatch):
+    """On an accelerator a launch is asynchronous already: starting a graph early
+    overlaps nothing and splits a step into two programs, each with its launch
+    (docs/native.md), so only a host target starts early."""
+    from stablejit import lazy_backend as lb
+    monkeypatch.setattr(lb, "platform_of", lambda device: platform)
+    backend = lb.LazyBackend(sj.lazy().backend.target)
+    assert (backend._start_at == LazyBackend._START_AT) == early
+    assert early or backend._start_at >= 1 << 62
