@@ -26,7 +26,7 @@ from stablejit.compiler.primitives import _gpu_convolution
 from stablejit.compiler.primitives.convolution import _reference, convolution
 from stablejit.compiler.primitives.linalg import UnsupportedPlatformError
 from stablejit.dispatch import bind1
-from stablejit.runtime import client
+from stablejit.runtime import buffers, client
 from stablejit.runtime.buffers import to_device
 from stablejit.runtime.executable import Executable
 
@@ -95,13 +95,14 @@ def _values(shape, dtype, rng):
     return rng.standard_normal(shape).astype(d)
 
 
-def _run_text(text, args, like):
-    """Compile StableHLO text for the host CPU and run it on NumPy arguments."""
+def run_text(text, args, like):
+    """Compile StableHLO text for the host CPU and run it on NumPy arguments (a program
+    lowered for another platform, here and in test_gpu_division.py)."""
     device = client.default_device("host")
     exe = Executable.compile(text, device)
     out = exe.run([to_device(np.asarray(a), device) for a in args],
                   exe.result_handlers([(like.shape, like.dtype)]))
-    return np.asarray(out[0])
+    return buffers.to_numpy(out[0])  # (np.asarray does not know a bfloat16 result)
 
 
 _ELEMENT = re.compile(r"tensor<(?:\d+x)*(complex<\w+>|\w+)>")
@@ -132,7 +133,7 @@ def _gpu_and_host(f, args, dtype, platform="cuda"):
     text = jf.lower(*args, platform=platform).as_text()
     _check_gpu_text(text, dtype)
     host = np.asarray(jf(*args))
-    return _run_text(text, args, host), host
+    return run_text(text, args, host), host
 
 
 def _compare(got, host, dtype):
@@ -267,7 +268,7 @@ def test_long_integer_kernels_loop_over_their_taps():
     a = np.arange(300, dtype=np.int32)
     text = stablejit.jit(lambda x, y: snp.convolve(x, y)).lower(a, a, platform="cuda").as_text()
     assert text.count('"stablehlo.while"') == 1 and text.count('"stablehlo.slice"') < 10
-    got = _run_text(text, (a, a), np.asarray(snp.convolve(a, a)))
+    got = run_text(text, (a, a), np.asarray(snp.convolve(a, a)))
     np.testing.assert_array_equal(got, np.convolve(a, a).astype(np.int32))
 
 

@@ -14,9 +14,8 @@ import numpy as np
 import pytest
 import stablejit
 import stablejit.numpy as snp
-from stablejit.runtime import buffers, client
-from stablejit.runtime.buffers import to_device
-from stablejit.runtime.executable import Executable
+
+from tests.host.test_convolution_gpu_lowering import run_text
 
 NARROW = (np.float32, np.float16, ml_dtypes.bfloat16)
 # (no subnormals: XLA flushes them to zero on the host, as on the GPU)
@@ -40,14 +39,6 @@ def _operands(dtype, n=4000, seed=0):
                 np.concatenate([b, y, same]).astype(dtype))
 
 
-def _run_on_host(text, args, like):
-    device = client.default_device("host")
-    exe = Executable.compile(text, device)
-    out = exe.run([to_device(np.asarray(a), device) for a in args],
-                  exe.result_handlers([(like.shape, like.dtype)]))
-    return buffers.to_numpy(out[0])
-
-
 def _bits(a):
     a = np.asarray(a)
     return a.view({2: np.uint16, 4: np.uint32, 8: np.uint64}[a.dtype.itemsize])
@@ -66,7 +57,7 @@ def test_cuda_divides_narrow_floats_as_ieee(dtype, spelling):
     wide = want.astype(np.float32)
     tiny = float(np.finfo(np.float32).tiny)  # (float16 subnormals are float32 normals)
     want = np.where((wide != 0) & (np.abs(wide) < tiny), wide * 0, want).astype(dtype)  # (FTZ)
-    got = _run_on_host(text, (x, y), want)
+    got = run_text(text, (x, y), want)
     nan = np.isnan(want.astype(np.float32))
     assert np.array_equal(np.isnan(got.astype(np.float32)), nan)
     np.testing.assert_array_equal(_bits(got)[~nan], _bits(want)[~nan])
