@@ -41,6 +41,7 @@ bench: install
 	$(PY) benchmarks/train_step.py
 	$(PY) benchmarks/vmap.py
 	$(PY) benchmarks/lazy.py
+	$(PY) benchmarks/lazy_early_start.py
 	$(PY) benchmarks/wait.py
 	$(PY) -m benchmarks.indexing_sort
 	$(PY) benchmarks/linalg_fft_conv.py

@@ -9,9 +9,16 @@ os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "1")
 # wrong answer (tests/host/test_precision.py tests the default on its own). jax stays on
 # the GPU, so that bit-for-bit comparisons with it (random distributions) meet the same
 # device's functions; where jax's GPU answer is no oracle, a test asks the host's.
-GPU_RUN = os.environ.get("STABLEJIT_PLATFORM", "").split(",")[0].strip() not in (
-    "", "host", "cpu")
-if GPU_RUN:
+
+
+def another_default() -> str | None:
+    """The first platform of STABLEJIT_PLATFORM when it is not the host (a GPU session's
+    run of the suite)."""
+    first = os.environ.get("STABLEJIT_PLATFORM", "").split(",")[0].strip()
+    return first if first and first not in ("host", "cpu") else None
+
+
+if another_default() is not None:
     os.environ.setdefault("STABLEJIT_DEFAULT_MATMUL_PRECISION", "highest")
     os.environ.setdefault("JAX_DEFAULT_MATMUL_PRECISION", "highest")
 

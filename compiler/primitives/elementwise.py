@@ -456,11 +456,11 @@ multiply = binary("multiply", "stablehlo.multiply",
 def _emit_divide(ctx, x, y):
     """On cuda, real floats of 32 bits or fewer divide in float64, then round: XLA's
     NVPTX backend divides float32 with div.full.f32, up to 1 ulp from the IEEE quotient
-    (so x / x can be 0.99999994, and floor_divide was off by one ulp against NumPy),
-    and half floats go through that float32 quotient. A float64 quotient rounded to a
-    format of 24 bits or fewer is the correctly rounded one (53 >= 2 * 24 + 2), as
-    NumPy and the host give. The cost is float64 division on the GPU, which an
-    elementwise kernel bounded by memory hides."""
+    (x / x can be 0.99999994: openxla/xla#37181), and half floats go through that
+    float32 quotient. A float64 quotient rounded to a format of 24 bits or fewer is the
+    correctly rounded one (53 >= 2 * 24 + 2), as NumPy and the host give. The price is
+    a float64 division on the GPU (not measured yet; an elementwise kernel is usually
+    bound by memory, not by its arithmetic)."""
     d = ctx.in_types[0].dtype
     if ctx.emitter.platform != "cuda" or d.kind != "f" or d.bits > 32:
         return ctx.op("stablehlo.divide", [x, y], ctx.out_types)

@@ -16,6 +16,8 @@ import sys
 
 import pytest
 
+from tests.conftest import another_default
+
 FLAG = "--xla_force_host_platform_device_count"
 
 
@@ -40,13 +42,6 @@ def pytest_configure(config):
                                        "STABLEJIT_PLATFORM puts another first)")
 
 
-def _another_default() -> str | None:
-    """The first platform of STABLEJIT_PLATFORM when it is not the host (a GPU session's
-    run of the suite: benchmarks/device_check.sh)."""
-    first = os.environ.get("STABLEJIT_PLATFORM", "").split(",")[0].strip()
-    return first if first and first not in ("host", "cpu") else None
-
-
 class _InSubprocess(pytest.Item):
     def __init__(self, *, devices: int, node_ids: list[str], **kw):
         super().__init__(**kw)
@@ -66,7 +61,7 @@ class _InSubprocess(pytest.Item):
 
 
 def pytest_collection_modifyitems(session, config, items):
-    other = _another_default()
+    other = another_default()
     if other is not None:
         skip = pytest.mark.skip(reason=f"about the host as the default platform; this run's "
                                        f"default is {other}")
