@@ -15,8 +15,9 @@ import operator
 import numpy as np
 
 from ..compiler import symbolic as sym
+from ..compiler.ir import Attrs
 from ..compiler.primitives import shape_ops as so
-from ..dispatch import bind1
+from ..dispatch import bind, bind1
 from ..errors import MustCompileError, at_user_line
 from ..tensor import Tensor
 from ._elementwise import not_equal, subtract
@@ -71,10 +72,19 @@ def ravel(x) -> Tensor:
 flatten = ravel
 
 
+# ndim -> the reversed permutation's Attrs (x.T on every step of a training loop)
+_REVERSED: dict = {}
+
+
 def transpose(x, axes=None) -> Tensor:
     x = as_tensor(x)
     if axes is None:
-        perm = tuple(reversed(range(x.ndim)))
+        attrs = _REVERSED.get(x.ndim)
+        if attrs is None:
+            attrs = _REVERSED[x.ndim] = Attrs({"permutation": tuple(reversed(range(x.ndim)))})
+        if x.ndim < 2:
+            return x
+        return bind(so.transpose, (x,), attrs)[0]
     else:
         perm = tuple(normalize_axis(a, x.ndim) for a in axes)
         if sorted(perm) != list(range(x.ndim)):

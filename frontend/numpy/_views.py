@@ -72,8 +72,21 @@ def _layout_index(i):
 
 # ---- axes ----------------------------------------------------------------------------
 
+_INVERSE: dict = {}  # permutation -> its inverse (a few distinct ones per program)
+
+
+def _inverse(perm: tuple[int, ...]) -> tuple[int, ...]:
+    inv = _INVERSE.get(perm)
+    if inv is None:
+        out = [0] * len(perm)
+        for i, p in enumerate(perm):
+            out[p] = i
+        inv = _INVERSE[perm] = tuple(out)
+    return inv
+
+
 def _permutation_view(x: Tensor, out: Tensor, perm: tuple[int, ...]) -> Tensor:
-    inverse = tuple(int(i) for i in np.argsort(perm))
+    inverse = _inverse(perm)
     return views.make_view(
         x, out, lambda p: _manipulation.transpose(p, perm),
         lambda p, new: _manipulation.transpose(new, inverse),
