@@ -3,12 +3,12 @@
 
     python benchmarks/recorder.py
 
-Each row: a graph of 200 copies of the op on a pending f32[1000] value, the median time
-per op over 300 graphs (the graph's flush not timed), then the 30-op chain of
-benchmarks/lazy.py split into recording, flush (its program run included) and total,
-then benchmarks/lazy.py's two training steps split into recording, flush and the wait
-for their program, and the MLP step as a training loop runs it (each step reading the
-weights the previous step's graph computed).
+Each row: a graph of 200 copies of the op on a pending f32[1000] value (or
+f32[100, 10]), the median time per op over 300 graphs (the graph's flush not timed);
+then the 30-op chain of benchmarks/lazy.py split into recording, flush (its program
+run included) and total; then benchmarks/lazy.py's two training steps split into
+recording, flush and the wait for their program, and the MLP step as a training loop
+runs it (each step reading the weights the previous step's graph computed).
 Ratio = native / Python (lower is better).
 """
 
@@ -25,14 +25,23 @@ X = snp.asarray(np.linspace(-1, 1, 1000, dtype=np.float32))
 OPS = [("x * 1.001", lambda x: x * 1.001), ("1.0 - x", lambda x: 1.0 - x),
        ("x + x", lambda x: x + x), ("tanh(x)", snp.tanh), ("sum(x)", snp.sum),
        ("maximum(x, 0.0)", lambda x: snp.maximum(x, 0.0)),
-       ("reshape(x, (10, 100))", lambda x: snp.reshape(x, (10, 100)))]
+       ("reshape(x, (10, 100))", lambda x: snp.reshape(x, (10, 100))),
+       # what a training step's Python also calls (views, indexing, products), on a
+       # pending f32[100, 10]
+       ("m.T", lambda x: x.T, (100, 10)), ("m[3]", lambda x: x[3], (100, 10)),
+       ("m[:, None]", lambda x: x[:, None], (100, 10)),
+       ("m @ m.T", lambda x: x @ x.T, (100, 10)),
+       ("mean(m, axis=1)", lambda x: snp.mean(x, axis=1), (100, 10)),
+       ("sum(m, 1, keepdims=True)", lambda x: snp.sum(x, axis=1, keepdims=True),
+        (100, 10))]
 
 
-def per_op(fn, n: int = 200, graphs: int = 300) -> float:
+def per_op(fn, shape=None, n: int = 200, graphs: int = 300) -> float:
     times = []
+    x0 = X if shape is None else snp.reshape(X, shape)
     for _ in range(graphs):
         with stablejit.lazy():
-            x = X + 0.0
+            x = x0 + 0.0
             t0 = time.perf_counter()
             for _ in range(n):
                 fn(x)
@@ -138,11 +147,11 @@ def main() -> None:
     was = recorder_native.installed()
     rows = []
     try:
-        for name, fn in OPS:
+        for name, fn, *shape in OPS:
             t = {}
             for native in (True, False, True, False):  # alternating, twice
                 recorder_native.install(native)
-                t.setdefault(native, []).append(per_op(fn))
+                t.setdefault(native, []).append(per_op(fn, *shape))
             rows.append((name, min(t[True]), min(t[False])))
         splits, step_rows = {}, []
         for native in (True, False):

@@ -98,9 +98,13 @@ _PLANS: dict = {}
 _PLANS_KEPT = 4096
 
 
+_INT = "int"  # a Python int's place in a plan key: its value is the program's input
+
+
 def _plain_key(index) -> tuple | None:
-    """A hashable key for an index made only of None, Ellipsis and slices with int or
-    None bounds (Python slices are unhashable before 3.12), else None."""
+    """A hashable key for an index made only of None, Ellipsis, Python ints and slices
+    with int or None bounds (Python slices are unhashable before 3.12), else None. An
+    int is keyed by its place alone (its value is checked and passed each call)."""
     items = index if type(index) is tuple else (index,)
     key = []
     for i in items:
@@ -112,9 +116,37 @@ def _plain_key(index) -> tuple | None:
                     and (st is None or type(st) is int)):
                 return None
             key.append((s, e, st))
+        elif type(i) is int:
+            key.append(_INT)
         else:
             return None
     return tuple(key)
+
+
+def _out_of_bounds(i: int, axis: int, n: int) -> IndexError:
+    return IndexError(at_user_line(
+        f"index {i} is out of bounds for axis {axis} with size {n} (jax.numpy would clamp "
+        f"it to the nearest element; stablejit raises, as NumPy does. To clamp, write "
+        f"x.at[i].get(mode='clip'); for a fill value, x.at[i].get(mode='fill', "
+        f"fill_value=v))"))
+
+
+def _run_plan(x: Tensor, plan: tuple, index) -> Tensor:
+    """x[index] by a cached plan: its ops, and where the index has ints, the dynamic
+    slice at their values (each checked against its axis, as the first call did)."""
+    out = x
+    for step in plan:
+        if len(step) == 2:
+            out = bind(step[0], (out,), step[1])[0]
+            continue
+        values = [i for i in (index if type(index) is tuple else (index,)) if type(i) is int]
+        runtime, dynamic = x._backend.runtime_scalar, []
+        for i, (axis, n) in zip(values, step[2], strict=True):
+            if not -n <= i < n:
+                raise _out_of_bounds(i, axis, n)
+            dynamic.append((axis, runtime(i % n, DEFAULT_INT), True))
+        out = _dynamic(out, dynamic)
+    return out
 
 
 def getitem(x: Tensor, index, mode: str | None = None, fill_value=None) -> Tensor:
@@ -123,12 +155,11 @@ def getitem(x: Tensor, index, mode: str | None = None, fill_value=None) -> Tenso
     `fill_value` (JAX's default fill when None) at out-of-range indices of either kind."""
     plan_key = (x.shape, _plain_key(index)) if mode is None else None
     if plan_key is not None and plan_key[1] is not None:
+        if _INT in plan_key[1]:  # (ints are a program input where the backend says so)
+            plan_key = (*plan_key, type(x._backend))
         plan = _PLANS.get(plan_key)
         if plan is not None:
-            out = x
-            for prim, attrs in plan:
-                out = bind(prim, (out,), attrs)[0]
-            return out
+            return _run_plan(x, plan, index)
     else:
         plan_key = None
     index, empty_axes = _scalar_masks(index, x.ndim)
@@ -145,6 +176,7 @@ def getitem(x: Tensor, index, mode: str | None = None, fill_value=None) -> Tenso
     # basic indexing: one static slice (+ reverse), dynamic slices, one reshape
     start, limit, strides, rev = [], [], [], []
     out_shape, drop, dynamic = [], [], []
+    int_axes, static_ints = [], False  # (axis, size) of each int that is an input
     # on a device an integer index is a program input: x[i] in a loop compiles once
     runtime = getattr(x._backend, "runtime_scalar", None)
     axis = 0
@@ -169,20 +201,18 @@ def getitem(x: Tensor, index, mode: str | None = None, fill_value=None) -> Tenso
         elif _is_int(i):
             i = int(i)
             if not -n <= i < n:
-                raise IndexError(at_user_line(
-                    f"index {i} is out of bounds for axis {axis} with size {n} (jax.numpy "
-                    f"would clamp it to the nearest element; stablejit raises, as NumPy "
-                    f"does. To clamp, write x.at[i].get(mode='clip'); for a fill value, "
-                    f"x.at[i].get(mode='fill', fill_value=v))"))
+                raise _out_of_bounds(i, axis, n)
             i %= n
             at = runtime(i, DEFAULT_INT) if runtime is not None else None
             if at is not None:  # an input of the program, not part of its key
                 start.append(0)
                 limit.append(n)
                 dynamic.append((axis, at, True))
+                int_axes.append((axis, n))
             else:
                 start.append(i)
                 limit.append(i + 1)
+                static_ints = True
             strides.append(1)
             drop.append(axis)
         elif isinstance(i, Tensor) and i.ndim == 0 and i.dtype.is_integer:
@@ -206,6 +236,7 @@ def getitem(x: Tensor, index, mode: str | None = None, fill_value=None) -> Tenso
         out = bind(plan[-1][0], (out,), plan[-1][1])[0]
     if dynamic:
         out = _dynamic(out, dynamic)
+        plan.append((so.dynamic_slice, None, tuple(int_axes)))
     shape = []
     for item in out_shape:
         shape.append(1 if item[0] == "new" else out.shape[item[1]])
@@ -213,7 +244,8 @@ def getitem(x: Tensor, index, mode: str | None = None, fill_value=None) -> Tenso
     if tuple(shape) != out.shape:
         out = reshape(out, tuple(shape))
         plan.append((so.reshape, Attrs({"shape": out.shape})))
-    if plan_key is not None and not dynamic and all(type(n) is int for n in x.shape):
+    # (a plan with ints: each one an input here; a tensor index is never in a plan key)
+    if plan_key is not None and not static_ints and all(type(n) is int for n in x.shape):
         if len(_PLANS) >= _PLANS_KEPT:
             _PLANS.clear()
         _PLANS[plan_key] = tuple(plan)
@@ -250,11 +282,14 @@ def _scalar_masks(index, ndim: int):
     return tuple(out), empty_axes
 
 
+_SIZES: dict = {}  # dynamic_slice's sizes -> its Attrs (x[i] in a loop: the same few)
+
+
 def _dynamic(x: Tensor, dynamic) -> Tensor:
     """x sliced at the 0-d integer tensors of `dynamic`: (axis, index, whether the index
     is known to lie in [0, n) already) triples."""
     sizes = list(x.shape)
-    zero = x._backend.scalar(0, DEFAULT_INT)
+    zero = x._backend.scalar(0, DEFAULT_INT) if len(dynamic) < x.ndim else None
     starts = []
     by_axis = {axis: (i, in_range) for axis, i, in_range in dynamic}
     for axis in range(x.ndim):
@@ -268,7 +303,13 @@ def _dynamic(x: Tensor, dynamic) -> Tensor:
             sizes[axis] = 1
         else:
             starts.append(zero)
-    return bind(so.dynamic_slice, (x, *starts), Attrs({"sizes": tuple(sizes)}))[0]
+    sizes = tuple(sizes)
+    attrs = _SIZES.get(sizes)
+    if attrs is None:
+        attrs = Attrs({"sizes": sizes})
+        if len(_SIZES) < _PLANS_KEPT and all(type(n) is int for n in sizes):
+            _SIZES[sizes] = attrs
+    return bind(so.dynamic_slice, (x, *starts), attrs)[0]
 
 
 def _is_mask(i) -> bool:

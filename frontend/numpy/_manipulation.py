@@ -57,12 +57,33 @@ def _resolve_shape(shape, size: int, old) -> tuple[int, ...]:
     return tuple(shape)
 
 
+# shape -> reshape's Attrs: a training step reshapes to the same few shapes every call
+_RESHAPES: dict = {}
+_RESHAPES_KEPT = 4096
+
+
 def reshape(x, shape, *, copy=None) -> Tensor:
     x = as_tensor(x)
-    shape = _resolve_shape(shape, x.size, x.shape)
-    if shape == x.shape:
+    attrs = _RESHAPES.get(shape) if type(shape) is tuple else None
+    if attrs is not None:  # (a hit is only good for the same ints: 10.0 == 10)
+        for d in shape:
+            if type(d) is not int:
+                attrs = None
+                break
+    if attrs is None or math.prod(shape) != x.size:  # (the size check: x may differ)
+        shape = _resolve_shape(shape, x.size, x.shape)
+        if shape == x.shape:
+            return x
+        attrs = _RESHAPES.get(shape)
+        if attrs is None:
+            if len(_RESHAPES) >= _RESHAPES_KEPT:
+                _RESHAPES.clear()
+            attrs = Attrs({"shape": shape})
+            if all(type(d) is int for d in shape):  # (symbolic dims are not kept)
+                _RESHAPES[shape] = attrs
+    elif shape == x.shape:
         return x
-    return bind1(so.reshape, x, shape=shape)
+    return bind(so.reshape, (x,), attrs)[0]
 
 
 def ravel(x) -> Tensor:

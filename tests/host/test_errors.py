@@ -106,6 +106,23 @@ def test_reshape_to_wrong_size():
     assert "(2, 3)" in str(e.value) and "(4, 2)" in str(e.value)
 
 
+@pytest.mark.parametrize("shape", [(4, 2), (4, 2.0), (2.0, 4), (8.0,), (-2, 4)])
+def test_a_reshape_seen_before_checks_its_shape_as_the_first_time(shape):
+    """reshape keeps the Attrs of int shapes it has made: a later call with a float
+    dimension equal to a kept one (4.0 == 4), or with another tensor of the wrong size,
+    still raises as NumPy does, at the user's line."""
+    snp.reshape(snp.ones(8), (4, 2))  # the shapes are kept now
+    snp.reshape(snp.ones(8), (8,))
+
+    def f():
+        return snp.reshape(snp.ones((2, 3)), shape)  # MARK
+    with pytest.raises((TypeError, ValueError)) as e:
+        f()
+    assert_names_line(e, f, "# MARK")
+    if any(type(d) is float for d in shape):
+        assert e.type is TypeError and "integer" in str(e.value)
+
+
 def test_bad_axis():
     def f():
         return snp.sum(snp.ones((2, 3)), axis=2)  # MARK

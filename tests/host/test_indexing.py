@@ -178,3 +178,48 @@ def test_a_planned_basic_index_matches_numpy_every_call_and_stays_a_view(index, 
             view[...] = -1.0
             expected[index] = -1.0
             np.testing.assert_array_equal(x.numpy(), expected, err_msg=f"call {call}")
+
+
+# indices with Python ints: planned per (shape, index form, backend) with each int a
+# program input, so a plan replayed with other ints must read other elements. Each form
+# puts the int it is given on `axis` (of sizes 7, 6); a second int is derived from it
+WITH_INTS = [(lambda i: i, 0), (lambda i: (i, slice(None)), 0),
+             (lambda i: (slice(None), i), 1), (lambda i: (i, None), 0),
+             (lambda i: (Ellipsis, i), 1), (lambda i: (i, i % 6), 0),
+             (lambda i: (slice(1, None), i), 1), (lambda i: (None, i, slice(None, None, -2)), 0),
+             (lambda i: (slice(None, None, -1), i), 1), (lambda i: (i % 7, None, i), 1)]
+
+
+@pytest.mark.parametrize("form", range(len(WITH_INTS)))
+@pytest.mark.parametrize("mode", ["eager", "lazy", "jit"])
+def test_a_planned_index_with_ints_reads_each_calls_ints(form, mode):
+    """The first call plans the index's ops; later calls with other ints (negative too)
+    replay them with their own values, check each against its axis as the first call
+    did (the same IndexError), and a write into the result still reaches the base."""
+    from stablejit.numpy import _indexing
+    make, axis = WITH_INTS[form]
+    a = np.arange(42, dtype=np.float32).reshape(7, 6)
+    n = a.shape[axis]
+    _indexing._PLANS.clear()
+
+    def read(x, index):
+        return stablejit.jit(lambda x: x[index])(x) if mode == "jit" else x[index]
+    for i in (2, -1, n - 1, -n, 0):
+        index = make(i)
+        x = snp.asarray(a)
+        with stablejit.lazy() if mode == "lazy" else contextlib.nullcontext():
+            got_np = read(x, index).numpy()
+        np.testing.assert_array_equal(got_np, a[index], err_msg=f"index {index}")
+        if mode != "jit" and np.shares_memory(a[index], a):  # (NumPy's x[2, 2] is a copy)
+            view, expected = x[index], a.copy()
+            view[...] = -1.0
+            expected[index] = -1.0
+            np.testing.assert_array_equal(x.numpy(), expected, err_msg=f"index {index}")
+    if mode != "jit":
+        assert any(_indexing._INT in k[1] for k in _indexing._PLANS), "no plan was kept"
+    for bad in (n, -n - 1):
+        x = snp.asarray(a)
+        with pytest.raises(IndexError, match=f"index {bad} is out of bounds for axis "
+                                             f"{axis} with size {n}"):
+            with stablejit.lazy() if mode == "lazy" else contextlib.nullcontext():
+                read(x, make(bad))
