@@ -27,6 +27,16 @@ def pair(precision, what: str) -> tuple[str, str] | None:
     return _canonical(precision, what)
 
 
+def converted(p: tuple[str, str] | None, operands, target) -> tuple[str, str] | None:
+    """The precision for products of `operands` converted to `target` first (einsum's and
+    convolve's preferred_element_type): integers made floats multiply at HIGHEST, since
+    they are exact numbers (a GPU's default TF32 would round 127 * 127); else `p`."""
+    if target is not None and target.kind in "fc" and any(
+            x.dtype.kind in "biu" for x in operands):
+        return ("HIGHEST", "HIGHEST")
+    return p
+
+
 def _canonical(precision, what: str) -> tuple[str, str] | None:
     both = tuple(precision) if isinstance(precision, (tuple, list)) else (precision,) * 2
     if len(both) != 2:

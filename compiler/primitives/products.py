@@ -55,10 +55,30 @@ def _dot_emit(ctx, x, y):
               f"rhs_contracting_dimensions = {i64_list(yc)}"]
     attrs = f"dot_dimension_numbers = #stablehlo.dot<{', '.join(parts)}>"
     precision = ctx.attrs.get("precision")
+    x, y, exact = _gpu_integer_operands(ctx, x, y)
+    if exact:
+        precision = ("HIGHEST", "HIGHEST")
     if precision is not None:
         attrs += (", precision_config = [" +
                   ", ".join(f"#stablehlo<precision {p}>" for p in precision) + "]")
     return ctx.op("stablehlo.dot_general", [x, y], ctx.out_types, attrs)
+
+
+def _gpu_integer_operands(ctx, x, y):
+    """(x, y, whether their products must be exact floats): on cuda and rocm, integer
+    operands with a wider preferred_element_type are converted to it first. XLA's GPU
+    backends give other values than the host for int8 x int8 -> int32 (jax's too), and
+    int8 x int8 -> float32 stopped the test worker (2026-11-26, H200): the converted
+    operands take the plain int32 or float32 GEMM path, whose products are exact as the
+    host's (a float one at HIGHEST precision: TF32 would round 127 * 127)."""
+    xt, yt = ctx.in_types
+    out = ctx.out_types[0].dtype
+    if ctx.emitter.platform not in ("cuda", "rocm") or xt.dtype.kind not in "iu" \
+            or out is xt.dtype:
+        return x, y, False
+    x, y = (ctx.op("stablehlo.convert", [v], [t.with_dtype(out)])[0]
+            for v, t in ((x, xt), (y, yt)))
+    return x, y, out.kind == "f"
 
 
 def _dot_ref(x, y, *, contracting, batch, preferred_element_type=None, precision=None):

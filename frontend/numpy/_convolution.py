@@ -13,6 +13,7 @@ from ..compiler import dtypes as dt
 from ..compiler.primitives import convolution as cv
 from ..dispatch import bind1
 from ..errors import at_user_line
+from ..precision import converted
 from ..precision import pair as precision_pair
 from ..promotion import DEFAULT_INT
 from ..tensor import Tensor
@@ -57,10 +58,13 @@ def _cut(full: Tensor, n: int, m: int, mode: str) -> Tensor:
     return full[start: start + (hi if mode == "same" else hi - lo + 1)]
 
 
-def _in(operands, preferred_element_type):
+def _in(operands, preferred_element_type, p):
+    """(the operands in preferred_element_type, the products' precision: HIGHEST for
+    integers made floats)."""
     if preferred_element_type is None:
-        return operands
-    return tuple(x.astype(dt.dtype(preferred_element_type)) for x in operands)
+        return operands, p
+    target = dt.dtype(preferred_element_type)
+    return tuple(x.astype(target) for x in operands), converted(p, operands, target)
 
 
 def convolve(a, v, mode: str = "full", *, precision=None,
@@ -68,7 +72,7 @@ def convolve(a, v, mode: str = "full", *, precision=None,
     """The discrete linear convolution of two 1-D tensors (precision= and
     preferred_element_type= as jax's: the operands are computed in that dtype)."""
     p = precision_pair(precision, "convolve")
-    a, v = _in(_operands("convolve", a, v, mode), preferred_element_type)
+    (a, v), p = _in(_operands("convolve", a, v, mode), preferred_element_type, p)
     if v.shape[0] > a.shape[0]:
         a, v = v, a
     return _cut(_full_correlation(a, flip(v), p), a.shape[0], v.shape[0], mode)
@@ -79,7 +83,7 @@ def correlate(a, v, mode: str = "valid", *, precision=None,
     """The cross-correlation sum_n a[n + k] * conj(v[n]) of two 1-D tensors (precision=
     and preferred_element_type= as convolve's)."""
     p = precision_pair(precision, "correlate")
-    a, v = _in(_operands("correlate", a, v, mode), preferred_element_type)
+    (a, v), p = _in(_operands("correlate", a, v, mode), preferred_element_type, p)
     n, m = a.shape[0], v.shape[0]
     if m > n:  # NumPy's order: the reversed correlation of the swapped operands
         return flip(conj(_cut(_full_correlation(v, conj(a), p), m, n, mode)))

@@ -12,6 +12,7 @@ from ..compiler.ir import Attrs
 from ..compiler.primitives import products
 from ..dispatch import bind
 from ..errors import at_user_line
+from ..precision import converted
 from ..precision import pair as precision_pair
 from ..tensor import Tensor
 from ..tracebacks import filter_exception
@@ -278,6 +279,7 @@ def einsum(subscripts: str, *operands, out=None, dtype=None, casting: str = "saf
                     f"einsum: operand {i} ({x.dtype}) cannot be cast to dtype={target} "
                     f"under casting={casting!r}; pass casting='same_kind' or 'unsafe', "
                     f"or cast it first"))
+        prec = converted(prec, ops, target)
         ops = [x.astype(target) for x in ops]
     subscripts = subscripts.replace(" ", "")
     lhs, out = subscripts.split("->") if "->" in subscripts else (subscripts, None)
