@@ -26,16 +26,14 @@ from ..errors import MustCompileError, at_user_line
 from ..promotion import DEFAULT_INT
 from ..tensor import Tensor
 from ._elementwise import select
-from ._indexing import (
-    UPDATE_MODES,
-    _fill,
+from ._index_values import (
     _host_index,
     _tensor_index,
-    getitem,
     index_as,
     index_dtype,
     static_index_in_mode,
 )
+from ._indexing import UPDATE_MODES, _fill, getitem
 from ._inplace import numpy_form
 from ._manipulation import concatenate, reshape, stack
 from ._operands import (

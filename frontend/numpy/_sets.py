@@ -31,7 +31,7 @@ from ..errors import MustCompileError, at_user_line
 from ..promotion import DEFAULT_INT
 from ..tensor import Tensor
 from ._creation import arange, zeros
-from ._indexing import index_dtype
+from ._index_values import index_dtype
 from ._manipulation import concatenate, moveaxis, reshape
 from ._operands import (
     as_tensor,

@@ -23,7 +23,7 @@ from ..errors import at_user_line
 from ..promotion import DEFAULT_INT, default_complex
 from ..tensor import Tensor
 from ._elementwise import isnan, select
-from ._indexing import index_dtype
+from ._index_values import index_dtype
 from ._manipulation import concatenate, reshape
 from ._operands import as_tensor, astype, full_like_tensor, normalize_axis
 
