@@ -6,6 +6,7 @@ float32 under HIGHEST, so an ignored precision= is a silently less accurate answ
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import subprocess
@@ -229,6 +230,11 @@ def test_preferred_element_type_as_jax_numpy(name, operands, preferred, way):
                   "correlate": lambda x, y: np.correlate(x[0], y[:, 0], "full")}[name]
     if way == "jit":
         ours = stablejit.jit(ours)
-    got, want = np.asarray(ours(a, b)), np.asarray(theirs(a, b))
+    # jax on the host for integer operands: its GPU's int8 products are no oracle (other
+    # values than the host's for int32, a dead process for float32: docs/devices.md)
+    with jax.default_device(jax.devices("cpu")[0]) if operands == "int8" else \
+            contextlib.nullcontext():
+        want = np.asarray(theirs(a, b))
+    got = np.asarray(ours(a, b))
     assert got.dtype == want.dtype
     np.testing.assert_allclose(got, want, rtol=1e-3 if operands == "float16" else 0)
