@@ -212,6 +212,21 @@ bind_unary, bind_binary, bind_scalar, bind = recorder_native.binds(
     bind_unary, bind_binary, bind_scalar, bind)
 
 
+_KEPT_ATTRS = 4096  # per memo of kept_attrs
+
+
+def kept_attrs(memo: dict, name: str, shape: tuple) -> Attrs:
+    """Attrs({name: shape}), made once per shape of ints and kept in `memo` (bounded):
+    a training step reshapes and slices to the same few shapes on every call, and an
+    Attrs costs ~1 us to build. Symbolic shapes (export) are made each time."""
+    attrs = memo.get(shape)
+    if attrs is None:
+        attrs = Attrs({name: shape})
+        if len(memo) < _KEPT_ATTRS and all(type(d) is int for d in shape):
+            memo[shape] = attrs
+    return attrs
+
+
 def bind1(prim, *tensors, **attrs):
     """bind for single-result primitives with keyword attributes."""
     return bind(prim, tensors, Attrs(attrs) if attrs else EMPTY_ATTRS)[0]

@@ -34,7 +34,7 @@ from ..compiler.primitives import elementwise as ew
 from ..compiler.primitives import indexing as ix
 from ..compiler.primitives import shape_ops as so
 from ..compiler.symbolic import DimExpr, slice_indices
-from ..dispatch import bind, bind1
+from ..dispatch import bind, bind1, kept_attrs
 from ..errors import MustCompileError, at_user_line
 from ..promotion import DEFAULT_INT
 from ..tensor import Tensor
@@ -309,12 +309,7 @@ def _dynamic(x: Tensor, dynamic) -> Tensor:
             sizes[axis] = 1
         else:
             starts.append(zero)
-    sizes = tuple(sizes)
-    attrs = _SIZES.get(sizes)
-    if attrs is None:
-        attrs = Attrs({"sizes": sizes})
-        if len(_SIZES) < _PLANS_KEPT and all(type(n) is int for n in sizes):
-            _SIZES[sizes] = attrs
+    attrs = kept_attrs(_SIZES, "sizes", tuple(sizes))
     return bind(so.dynamic_slice, (x, *starts), attrs)[0]
 
 

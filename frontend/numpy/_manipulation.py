@@ -17,7 +17,7 @@ import numpy as np
 from ..compiler import symbolic as sym
 from ..compiler.ir import Attrs
 from ..compiler.primitives import shape_ops as so
-from ..dispatch import bind, bind1
+from ..dispatch import bind, bind1, kept_attrs
 from ..errors import MustCompileError, at_user_line
 from ..tensor import Tensor
 from ._elementwise import not_equal, subtract
@@ -57,31 +57,19 @@ def _resolve_shape(shape, size: int, old) -> tuple[int, ...]:
     return tuple(shape)
 
 
-# shape -> reshape's Attrs: a training step reshapes to the same few shapes every call
-_RESHAPES: dict = {}
-_RESHAPES_KEPT = 4096
+_RESHAPES: dict = {}  # shape -> reshape's Attrs (kept_attrs)
 
 
 def reshape(x, shape, *, copy=None) -> Tensor:
     x = as_tensor(x)
-    attrs = _RESHAPES.get(shape) if type(shape) is tuple else None
-    if attrs is not None:  # (a hit is only good for the same ints: 10.0 == 10)
-        for d in shape:
-            if type(d) is not int:
-                attrs = None
-                break
-    if attrs is None or math.prod(shape) != x.size:  # (the size check: x may differ)
+    attrs = _RESHAPES.get(shape) if type(shape) is tuple and not x.type.symbolic else None
+    if attrs is not None:  # a kept shape, if the same ints (10.0 == 10) and size
+        if not all(type(d) is int for d in shape) or math.prod(shape) != x.size:
+            attrs = None
+    if attrs is None:
         shape = _resolve_shape(shape, x.size, x.shape)
-        if shape == x.shape:
-            return x
-        attrs = _RESHAPES.get(shape)
-        if attrs is None:
-            if len(_RESHAPES) >= _RESHAPES_KEPT:
-                _RESHAPES.clear()
-            attrs = Attrs({"shape": shape})
-            if all(type(d) is int for d in shape):  # (symbolic dims are not kept)
-                _RESHAPES[shape] = attrs
-    elif shape == x.shape:
+        attrs = kept_attrs(_RESHAPES, "shape", shape)
+    if shape == x.shape:
         return x
     return bind(so.reshape, (x,), attrs)[0]
 

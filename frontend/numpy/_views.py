@@ -81,7 +81,9 @@ def _inverse(perm: tuple[int, ...]) -> tuple[int, ...]:
         out = [0] * len(perm)
         for i, p in enumerate(perm):
             out[p] = i
-        inv = _INVERSE[perm] = tuple(out)
+        inv = tuple(out)
+        if len(_INVERSE) < 4096:
+            _INVERSE[perm] = inv
     return inv
 
 

@@ -81,10 +81,11 @@ def test_gpu_integer_products_multiply_in_the_preferred_type(name, pair, platfor
 
 @pytest.mark.parametrize("platform", ["host", "cuda", "rocm"])
 @pytest.mark.parametrize("pair", [("int8", None), ("int32", "int32"), ("float16", "float32"),
-                                  ("float32", None)], ids=str)
+                                  ("float32", None), ("int32", "int8"),
+                                  ("int16", "float16")], ids=str)
 def test_other_products_keep_one_dot_general(pair, platform):
-    """Where the operands are the result's type, or floats, or the platform is the
-    host, the product stays one dot_general of the operands, with no convert."""
+    """Where the operands are the result's type or wider, or floats, or the platform is
+    the host, the product stays one dot_general of the operands, with no convert."""
     operand, preferred = pair
     x = np.ones((4, 3), operand)
     text = stablejit.jit(lambda a: snp.matmul(
