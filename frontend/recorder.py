@@ -334,6 +334,17 @@ def _python_structural_entries(tape: list) -> tuple:
 structural_entries = _python_structural_entries
 
 
+def _python_live_pending(pending: list, graph: int) -> list[Pending]:
+    """The Pendings that `pending` (a graph's weak references) still reaches, not yet
+    computed and of `graph`: what a flush computes."""
+    return [p for p in (r() for r in pending)
+            if p is not None and p.buffer is None and p.graph == graph]
+
+
+# (the C one while the native path is on, as structural_entries)
+live_pending = _python_live_pending
+
+
 def _structural(entry: tuple) -> tuple:
     """A tape entry with its Functions replaced by their structural keys."""
     head = entry[0]

@@ -6,8 +6,9 @@ fast binds and bind (FastBind); Tensor's arithmetic operators (`x * 2.0`, `x + b
 numpy/_elementwise's binary functions) as FastOp objects that record an op on a lazy
 backend or grad tape in C without entering Python at all, and call the Python operator
 for anything else; a composite's cached call (composite_call); and a graph's structural
-key (recorder.structural_entries). The operators and fast binds also run an eager op on a
-device from C: its cached one-op program out of the device's op table (init_eager).
+key (recorder.structural_entries) and live values (recorder.live_pending). The operators
+and fast binds also run an eager op on a device from C: its cached one-op program out of
+the device's op table (init_eager).
 
 The C methods take the common case - an elementwise op or a reduction on values of the
 current graph whose shape rule has run before, or an op of a tensor and a Python number -
@@ -93,6 +94,8 @@ def install(native: bool | None = None) -> bool:
         setattr(Recorder, name, _NATIVE[name] if native else python)
     recorder.structural_entries = _recorder.structural_entries if native \
         else recorder._python_structural_entries
+    recorder.live_pending = _recorder.live_pending if native \
+        else recorder._python_live_pending
     _on = native
     _install_operators(native)
     if _recorder is not None:

@@ -2170,6 +2170,48 @@ fail:
     return NULL;
 }
 
+/* ---- LazyBackend.flush's live values ------------------------------------------------- */
+
+/* recorder.live_pending(pending, graph): the Pendings that `pending` (a graph's list of
+ * weak references) still reaches, not yet computed and of `graph` - what a flush
+ * computes; a new list */
+static PyObject *
+live_pending(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 2 || !PyList_CheckExact(args[0]) || pending_cls == NULL)
+        return PyErr_Format(PyExc_TypeError, "live_pending takes a graph's pending list "
+                                             "and its number");
+    PyObject *pending = args[0], *graph = args[1];
+    PyObject *out = PyList_New(0);
+    for (Py_ssize_t i = 0; out != NULL && i < PyList_GET_SIZE(pending); i++) {
+        PyObject *ref = PyList_GET_ITEM(pending, i);
+        if (!PyWeakref_CheckRef(ref)) {
+            PyErr_SetString(PyExc_TypeError, "a pending list holds a non-weak reference");
+            Py_CLEAR(out);
+            break;
+        }
+#if PY_VERSION_HEX >= 0x030D0000
+        PyObject *p = NULL; /* a strong reference, NULL once dead */
+        if (PyWeakref_GetRef(ref, &p) < 0) {
+            Py_CLEAR(out);
+            break;
+        }
+        if (p == NULL)
+            continue;
+#else
+        PyObject *p = Py_NewRef(PyWeakref_GetObject(ref)); /* Py_None once dead */
+#endif
+        if (Py_IS_TYPE(p, pending_cls) && SLOT(p, p_buffer) == Py_None) {
+            PyObject *g = SLOT(p, p_graph);
+            int same = g == graph ? 1 : PyObject_RichCompareBool(g, graph, Py_EQ);
+            if (same < 0 || (same && PyList_Append(out, p) < 0))
+                Py_CLEAR(out);
+        }
+        Py_DECREF(p);
+    }
+    return out;
+}
+
 /* ---- composite.one_program's cached call ----------------------------------------------- */
 
 static PyObject *comp_miss;     /* composite._MISS: "Python decides" */
@@ -2560,6 +2602,8 @@ static PyMethodDef methods[] = {
      "init_tape(GradTape): grad's tape records in C too (its own _slot rule)"},
     {"structural_entries", structural_entries, METH_O,
      "structural_entries(tape): recorder._structural over a tape, as a tuple"},
+    {"live_pending", (PyCFunction)(void (*)(void))live_pending, METH_FASTCALL,
+     "live_pending(pending, graph): the live, uncomputed Pendings of a graph, as a list"},
     {"composite_call", (PyCFunction)(void (*)(void))composite_call, METH_FASTCALL,
      "composite_call(done, args, kwargs): one_program's cached call in C, or _MISS"},
     {"init_composite", init_composite, METH_VARARGS,

@@ -279,6 +279,32 @@ def test_graph_keys_are_the_same_on_both_paths():
         or not recorder_native.installed()
 
 
+
+@needs_native
+def test_a_flush_finds_the_same_live_values_on_both_paths():
+    """recorder.live_pending in C is the Python one: the Pendings still reachable, not
+    computed and of the graph asked for, in recording order; the graph's number compares
+    by value (an equal int that is another object counts)."""
+    import weakref
+
+    from stablejit import recorder
+    graph = int("1000")  # (not a cached small int)
+    kept = [recorder.Pending(0, graph), recorder.Pending(1, graph),
+            recorder.Pending(2, graph + 1), recorder.Pending(3, 1000)]
+    kept[1].buffer = object()  # computed by an earlier run
+    dead = recorder.Pending(4, graph)
+    refs = [weakref.ref(p) for p in kept]
+    refs.insert(1, weakref.ref(dead))
+    del dead
+    native = recorder_native._recorder.live_pending(refs, graph)
+    assert native == recorder._python_live_pending(refs, graph) == [kept[0], kept[3]]
+    assert recorder_native._recorder.live_pending([], graph) == []
+    for bad in ([kept[0]], tuple(refs)):  # not a list of weak references
+        with pytest.raises(TypeError):
+            recorder_native._recorder.live_pending(bad, graph)
+    assert recorder.live_pending is recorder_native._recorder.live_pending \
+        or not recorder_native.installed()
+
 _DEVICE_OPERANDS = [
     ("scalar", lambda w, x: w * 2.0), ("number first", lambda w, x: 1.0 - w),
     ("two device tensors", lambda w, x: w + w), ("device and graph value", lambda w, x: w - x),
