@@ -235,6 +235,21 @@ def test_graphs_alike_but_in_one_thing_run_their_own_programs(name):
         finally:
             recorder_native.install(was)
 
+
+def test_a_graph_seen_before_is_logged_as_a_hit_either_way(monkeypatch, caplog):
+    """STABLEJIT_LOG_COMPILES=1 logs a lazy graph's reuse alike whether it was the last
+    graph run (found by comparison) or an earlier one (found by its key)."""
+    monkeypatch.setenv("STABLEJIT_LOG_COMPILES", "1")
+    x = snp.asarray(np.linspace(-1, 1, 7, dtype=np.float32))  # (a shape no other test runs)
+    graphs = {"a": lambda: x * 1.2345 + 6.789, "b": lambda: x * 1.2345 - 6.789}
+    with caplog.at_level("WARNING", logger="stablejit"):
+        for name in "aaaba":
+            with sj.lazy():
+                y = graphs[name]()
+            np.testing.assert_array_equal(np.asarray(y), np.asarray(graphs[name]()))
+    hits = [r for r in caplog.records if "seen before: no IR built" in r.getMessage()]
+    assert len(hits) == 3  # the second and third "a" by comparison, the last by key
+
 def test_signed_zeros_and_number_types_stay_distinct_constants():
     x = snp.asarray(np.array([1.0, -2.0], np.float32))
     with sj.lazy():
