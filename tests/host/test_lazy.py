@@ -238,7 +238,11 @@ def test_graphs_alike_but_in_one_thing_run_their_own_programs(name):
 
 def test_a_graph_seen_before_is_logged_as_a_hit_either_way(monkeypatch, caplog):
     """STABLEJIT_LOG_COMPILES=1 logs a lazy graph's reuse alike whether it was the last
-    graph run (found by comparison) or an earlier one (found by its key)."""
+    graph run (found by comparison, with no key made) or an earlier one (by its key)."""
+    from stablejit import lazy_backend
+    keyed = []
+    real = lazy_backend.structural_key
+    monkeypatch.setattr(lazy_backend, "structural_key", lambda *a: keyed.append(1) or real(*a))
     monkeypatch.setenv("STABLEJIT_LOG_COMPILES", "1")
     x = snp.asarray(np.linspace(-1, 1, 7, dtype=np.float32))  # (a shape no other test runs)
     graphs = {"a": lambda: x * 1.2345 + 6.789, "b": lambda: x * 1.2345 - 6.789}
@@ -249,6 +253,7 @@ def test_a_graph_seen_before_is_logged_as_a_hit_either_way(monkeypatch, caplog):
             np.testing.assert_array_equal(np.asarray(y), np.asarray(graphs[name]()))
     hits = [r for r in caplog.records if "seen before: no IR built" in r.getMessage()]
     assert len(hits) == 3  # the second and third "a" by comparison, the last by key
+    assert len(keyed) == 3  # the first "a", "b" and the last "a": the others compared
 
 def test_signed_zeros_and_number_types_stay_distinct_constants():
     x = snp.asarray(np.array([1.0, -2.0], np.float32))
