@@ -46,6 +46,11 @@ class Pending:
         self.buffer = None
 
 
+# A recorder's lock: threading.RLock, or, while the native recorder is on, its RLock of the
+# same behaviour, which C takes without a method call (recorder_native.install sets it)
+new_lock = threading.RLock
+
+
 class Recorder(ProgramBackend):
     """Records ops for the device of `target` (an XlaBackend) onto a tape."""
 
@@ -61,8 +66,8 @@ class Recorder(ProgramBackend):
         self.device = target.device
         self.name = f"recorder:{target.name}"
         self.also_reads = (target,)  # _slot reads a device tensor's buffer as it is
-        self._lock = threading.RLock()
-        # (the native recorder takes the lock through these: recorder_native.py)
+        self._lock = new_lock()
+        # (the native recorder takes a threading.RLock through these: recorder_native.py)
         self._lock_acquire, self._lock_release = self._lock.acquire, self._lock.release
         self._graph = 0
         self._new_graph()

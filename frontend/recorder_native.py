@@ -20,6 +20,8 @@ free-threaded) keeps the Python methods (docs/native.md).
 
 from __future__ import annotations
 
+import threading
+
 from . import (
     backends,
     compilation,
@@ -96,6 +98,7 @@ def install(native: bool | None = None) -> bool:
         else recorder._python_structural_entries
     recorder.live_pending = _recorder.live_pending if native \
         else recorder._python_live_pending
+    recorder.new_lock = _recorder.RLock if native else threading.RLock
     _on = native
     _install_operators(native)
     if _recorder is not None:

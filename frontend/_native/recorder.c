@@ -21,6 +21,8 @@
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 #include <structmember.h>
+#include <limits.h>
+#include <time.h>
 
 #include "slots.h"
 
@@ -64,10 +66,203 @@ static PyObject *backends_dict; /* backends module dict: scalar_key for other nu
 
 
 
+/* ---- the recorder's lock ---------------------------------------------------------------
+ * A reentrant lock with threading.RLock's Python methods, whose state C reads directly: the
+ * recorder's hot path takes and gives it without a method call (threading.RLock's acquire
+ * parses its arguments and reads the clock on every call: ~100 ns of a ~650 ns op).
+ * owner and count change only with the GIL held; the OS lock is waited for with the GIL
+ * released, so a thread that holds it (a flush running its program) is never blocked. */
+
+typedef struct {
+    PyObject_HEAD
+    PyThread_type_lock lock;
+    unsigned long owner; /* PyThread_get_thread_ident() of the holder, while count > 0 */
+    unsigned long count;
+} RLockObject;
+
+static PyTypeObject RLockType;
+
+static double
+monotonic_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* take the lock, waiting at most `timeout` seconds (< 0: for ever; 0: not at all): 1 when
+ * taken, 0 when not, -1 with an exception (a signal handler raised while waiting) */
+static int
+rl_take(RLockObject *l, double timeout)
+{
+    unsigned long me = PyThread_get_thread_ident();
+    if (l->count > 0 && l->owner == me) {
+        if (l->count == ULONG_MAX) {
+            PyErr_SetString(PyExc_OverflowError, "Internal lock count overflowed");
+            return -1;
+        }
+        l->count++;
+        return 1;
+    }
+    PyLockStatus st = PyThread_acquire_lock_timed(l->lock, 0, 0);
+    if (st != PY_LOCK_ACQUIRED && timeout != 0) {
+        double deadline = timeout > 0 ? monotonic_s() + timeout : 0;
+        for (;;) {
+            PY_TIMEOUT_T us = -1;
+            if (timeout > 0) {
+                double left = deadline - monotonic_s();
+                us = left > 0 ? (PY_TIMEOUT_T)(left * 1e6) : 0;
+            }
+            Py_BEGIN_ALLOW_THREADS
+            st = PyThread_acquire_lock_timed(l->lock, us, 1);
+            Py_END_ALLOW_THREADS
+            if (st != PY_LOCK_INTR)
+                break;
+            if (Py_MakePendingCalls() < 0) /* (a signal handler raised: as RLock does) */
+                return -1;
+        }
+    }
+    if (st != PY_LOCK_ACQUIRED)
+        return 0;
+    l->owner = me;
+    l->count = 1;
+    return 1;
+}
+
+/* give the lock back once; -1 with RuntimeError where this thread does not hold it */
+static int
+rl_give(RLockObject *l)
+{
+    if (l->count == 0 || l->owner != PyThread_get_thread_ident()) {
+        PyErr_SetString(PyExc_RuntimeError, "cannot release un-acquired lock");
+        return -1;
+    }
+    if (--l->count == 0) {
+        l->owner = 0;
+        PyThread_release_lock(l->lock);
+    }
+    return 0;
+}
+
+static PyObject *
+rlock_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
+{
+    if (PyTuple_GET_SIZE(args) || (kwds != NULL && PyDict_GET_SIZE(kwds))) {
+        PyErr_SetString(PyExc_TypeError, "RLock() takes no arguments");
+        return NULL;
+    }
+    RLockObject *l = (RLockObject *)type->tp_alloc(type, 0);
+    if (l == NULL)
+        return NULL;
+    l->lock = PyThread_allocate_lock();
+    if (l->lock == NULL) {
+        Py_DECREF(l);
+        PyErr_SetString(PyExc_MemoryError, "cannot allocate lock");
+        return NULL;
+    }
+    return (PyObject *)l;
+}
+
+static void
+rlock_dealloc(RLockObject *l)
+{
+    if (l->lock != NULL) {
+        if (l->count > 0)
+            PyThread_release_lock(l->lock);
+        PyThread_free_lock(l->lock);
+    }
+    Py_TYPE(l)->tp_free((PyObject *)l);
+}
+
+static PyObject *
+rlock_acquire(RLockObject *l, PyObject *args, PyObject *kwds)
+{
+    int blocking = 1;
+    double timeout = -1;
+    static char *names[] = {"blocking", "timeout", NULL};
+    if ((PyTuple_GET_SIZE(args) || kwds) &&
+        !PyArg_ParseTupleAndKeywords(args, kwds, "|pd:acquire", names, &blocking, &timeout))
+        return NULL;
+    if (!blocking && timeout != -1) {
+        PyErr_SetString(PyExc_ValueError, "can't specify a timeout for a non-blocking call");
+        return NULL;
+    }
+    if (timeout < 0 && timeout != -1) {
+        PyErr_SetString(PyExc_ValueError, "timeout value must be a non-negative number");
+        return NULL;
+    }
+    int got = rl_take(l, blocking ? timeout : 0);
+    return got < 0 ? NULL : PyBool_FromLong(got);
+}
+
+static PyObject *
+rlock_enter(RLockObject *l, PyObject *unused)
+{
+    int got = rl_take(l, -1);
+    return got < 0 ? NULL : PyBool_FromLong(got);
+}
+
+static PyObject *
+rlock_release(RLockObject *l, PyObject *unused)
+{
+    if (rl_give(l) < 0)
+        return NULL;
+    Py_RETURN_NONE;
+}
+
+static PyObject *
+rlock_exit(RLockObject *l, PyObject *args)
+{
+    return rlock_release(l, NULL);
+}
+
+static PyObject *
+rlock_is_owned(RLockObject *l, PyObject *unused)
+{
+    return PyBool_FromLong(l->count > 0 && l->owner == PyThread_get_thread_ident());
+}
+
+static PyObject *
+rlock_repr(RLockObject *l)
+{
+    return PyUnicode_FromFormat("<%s %s object owner=%lu count=%lu at %p>",
+                                l->count ? "locked" : "unlocked", Py_TYPE(l)->tp_name,
+                                l->count ? l->owner : 0UL, l->count, l);
+}
+
+static PyMethodDef rlock_methods[] = {
+    {"acquire", (PyCFunction)(void (*)(void))rlock_acquire, METH_VARARGS | METH_KEYWORDS,
+     "acquire(blocking=True, timeout=-1): take the lock (again, if this thread holds it); "
+     "whether it was taken"},
+    {"release", (PyCFunction)rlock_release, METH_NOARGS,
+     "release(): give the lock back once; RuntimeError if this thread does not hold it"},
+    {"__enter__", (PyCFunction)rlock_enter, METH_NOARGS, "acquire()"},
+    {"__exit__", (PyCFunction)rlock_exit, METH_VARARGS, "release()"},
+    {"_is_owned", (PyCFunction)rlock_is_owned, METH_NOARGS,
+     "whether this thread holds the lock (threading.Condition asks)"},
+    {NULL},
+};
+
+static PyTypeObject RLockType = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "stablejit._recorder.RLock",
+    .tp_basicsize = sizeof(RLockObject),
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_doc = "A reentrant lock, as threading.RLock, that the native recorder takes "
+              "without a method call (a recorder's _lock).",
+    .tp_new = rlock_new,
+    .tp_dealloc = (destructor)rlock_dealloc,
+    .tp_repr = (reprfunc)rlock_repr,
+    .tp_methods = rlock_methods,
+};
+
+static int type_info(PyObject *type, PyObject **dtype, PyObject **kind);
+
 /* ---- the recorder's state: its instance dict ---------------------------------------- */
 
 typedef struct {
-    PyObject *dict; /* the recorder's __dict__ (a reference held) */
+    PyObject *dict;    /* the recorder's __dict__ (a reference held) */
+    RLockObject *rl;   /* its lock, where it is ours (a reference held), else NULL and: */
     PyObject *lock;    /* the lock's bound acquire (a reference held) */
     PyObject *release; /* and release */
 } Rec;
@@ -83,9 +278,22 @@ rec_open(PyObject *self, Rec *r)
         return 0; /* not a plain instance: the Python path */
     r->dict = *dp;
     Py_INCREF(r->dict);
-    /* the lock's bound acquire and release (Recorder.__init__ keeps them: calling a bound
-     * builtin method is one C call, where looking the method up costs as much again) */
-    r->lock = PyDict_GetItemWithError(r->dict, s_acquire);
+    PyObject *own = PyDict_GetItemWithError(r->dict, s_lock);
+    if (own != NULL && Py_IS_TYPE(own, &RLockType)) {
+        r->rl = (RLockObject *)own;
+        Py_INCREF(own);
+        r->lock = r->release = NULL;
+        if (rl_take(r->rl, -1) > 0)
+            return 1;
+        Py_DECREF(own);
+        Py_DECREF(r->dict);
+        return -1;
+    }
+    r->rl = NULL;
+    /* another lock (threading.RLock): its bound acquire and release, which
+     * Recorder.__init__ keeps (calling a bound builtin method is one C call, where
+     * looking the method up costs as much again) */
+    r->lock = PyErr_Occurred() ? NULL : PyDict_GetItemWithError(r->dict, s_acquire);
     r->release = r->lock ? PyDict_GetItemWithError(r->dict, s_release) : NULL;
     if (r->release == NULL) {
         Py_DECREF(r->dict);
@@ -107,6 +315,13 @@ rec_open(PyObject *self, Rec *r)
 static void
 rec_close(Rec *r)
 {
+    if (r->rl != NULL) {
+        /* (this thread holds it: rl_give cannot fail, and sets no exception) */
+        rl_give(r->rl);
+        Py_DECREF(r->rl);
+        Py_DECREF(r->dict);
+        return;
+    }
     /* release even while an exception is set (the Python `with` does) */
     PyObject *type, *value, *tb;
     PyErr_Fetch(&type, &value, &tb);
@@ -294,6 +509,32 @@ code_is_ours(PyCodeObject *code)
     return ours;
 }
 
+/* The site (code, offset) of an instruction: one tuple per instruction, memoised by its
+ * address and offset (a loop body records the same sites every step; the memo holds the
+ * tuple, so the code object's address is not reused while it is a key). New reference. */
+#define SITE_TUPLES 512
+static struct { PyObject *code; int lasti; PyObject *site; } site_tuples[SITE_TUPLES];
+
+static PyObject *
+site_tuple(PyCodeObject *code, int lasti)
+{
+    uintptr_t a = (uintptr_t)code;
+    size_t i = ((a >> 4) ^ (a >> 12) ^ ((size_t)lasti * 40503u)) & (SITE_TUPLES - 1);
+    if (site_tuples[i].code == (PyObject *)code && site_tuples[i].lasti == lasti)
+        return Py_NewRef(site_tuples[i].site);
+    PyObject *off = PyLong_FromLong(lasti);
+    PyObject *site = off ? PyTuple_Pack(2, (PyObject *)code, off) : NULL;
+    Py_XDECREF(off);
+    if (site == NULL)
+        return NULL;
+    PyObject *old = site_tuples[i].site;
+    site_tuples[i].code = (PyObject *)code;
+    site_tuples[i].lasti = lasti;
+    site_tuples[i].site = Py_NewRef(site);
+    Py_XDECREF(old);
+    return site;
+}
+
 /* errors.user_site: (code, offset) of the first frame outside stablejit, or None. */
 static PyObject *
 user_site(void)
@@ -307,7 +548,8 @@ user_site(void)
             goto fail;
         if (!ours) {
             /* (the line is computed from the offset when a location is made) */
-            PyObject *site = Py_BuildValue("(Ni)", (PyObject *)code, PyFrame_GetLasti(f));
+            PyObject *site = site_tuple(code, PyFrame_GetLasti(f));
+            Py_DECREF(code);
             Py_DECREF(f);
             return site;
         }
@@ -770,9 +1012,9 @@ record_scalar(PyObject *self, Rec *r, PyObject *prim, PyObject *x, PyObject *xt,
             goto done;
         }
     }
-    dtype = PyObject_GetAttr(xt, s_dtype);
-    if (dtype == NULL)
+    if (type_info(xt, &dtype, NULL) < 0)
         goto done;
+    Py_INCREF(dtype);
     key = scalar_key(value, dtype);
     if (key == NULL)
         goto done;
@@ -1266,6 +1508,30 @@ static PyObject *writes_dict, *config_dict;
 static PyObject *s_stack, *s_live_traces, *s_checks, *s_kind;
 static PyObject *fc_kinds;        /* "fc": the kinds whose tensors take a number as is */
 
+/* This thread's backend stack (context.stack(): the list in context._state.stack, made
+ * once per thread and never replaced), as a new reference; NULL with AttributeError where
+ * this thread has none yet. Every op reads it, and a threading.local attribute costs three
+ * lookups, so C keeps the same list under its own key in the thread-state dict. */
+static PyObject *s_stack_key;
+
+static PyObject *
+thread_stack(void)
+{
+    PyObject *td = PyThreadState_GetDict();
+    if (td != NULL) {
+        PyObject *s = PyDict_GetItemWithError(td, s_stack_key);
+        if (s != NULL)
+            return Py_NewRef(s);
+        if (PyErr_Occurred())
+            return NULL;
+    }
+    PyObject *s = PyObject_GetAttr(context_state, s_stack);
+    if (s != NULL && td != NULL && PyList_CheckExact(s) &&
+        PyDict_SetItem(td, s_stack_key, s) < 0)
+        Py_CLEAR(s);
+    return s;
+}
+
 /* The rest of dispatch.fast's question once the recorder is found (recorder_for reads
  * the backend stack): no trace is live and no NaN/Inf checks are on. -1 on error. */
 static int
@@ -1313,7 +1579,7 @@ joins(PyObject *rec, PyObject *target, PyObject *b)
 static PyObject *
 recorder_for(PyObject *const *bs, Py_ssize_t n)
 {
-    PyObject *stack = PyObject_GetAttr(context_state, s_stack);
+    PyObject *stack = thread_stack();
     if (stack == NULL) {
         if (PyErr_ExceptionMatches(PyExc_AttributeError))
             PyErr_Clear();
@@ -1347,16 +1613,47 @@ recorder_for(PyObject *const *bs, Py_ssize_t n)
 }
 
 /* whether t's dtype kind is in `kinds` (a str); -1 on error */
+/* A TensorType's dtype and its kind, memoised by the type's address (types are interned
+ * and never change; the memo holds a reference, so an address is not reused while it is
+ * a key): every recorded op asks, and two attribute reads through Python descriptors cost
+ * ~80 ns. Borrowed results; -1 with an exception on error. */
+#define TYPE_SLOTS 256
+static struct { PyObject *type, *dtype, *kind; } type_memo[TYPE_SLOTS];
+
+static int
+type_info(PyObject *type, PyObject **dtype, PyObject **kind)
+{
+    uintptr_t a = (uintptr_t)type;
+    size_t i = ((a >> 4) ^ (a >> 12)) & (TYPE_SLOTS - 1);
+    if (type_memo[i].type != type) {
+        PyObject *d = PyObject_GetAttr(type, s_dtype);
+        PyObject *k = d ? PyObject_GetAttr(d, s_kind) : NULL;
+        if (k == NULL) {
+            Py_XDECREF(d);
+            return -1;
+        }
+        PyObject *old_t = type_memo[i].type, *old_d = type_memo[i].dtype,
+                 *old_k = type_memo[i].kind;
+        Py_INCREF(type);
+        type_memo[i].type = type, type_memo[i].dtype = d, type_memo[i].kind = k;
+        Py_XDECREF(old_t);
+        Py_XDECREF(old_d);
+        Py_XDECREF(old_k);
+    }
+    if (dtype != NULL)
+        *dtype = type_memo[i].dtype;
+    if (kind != NULL)
+        *kind = type_memo[i].kind;
+    return 0;
+}
+
 static int
 kind_in(PyObject *type, PyObject *kinds, int *is_int)
 {
-    PyObject *dtype = PyObject_GetAttr(type, s_dtype);
-    if (dtype == NULL)
+    PyObject *kind;
+    if (type_info(type, NULL, &kind) < 0)
         return -1;
-    PyObject *kind = PyObject_GetAttr(dtype, s_kind);
-    Py_DECREF(dtype);
-    if (kind == NULL)
-        return -1;
+    Py_INCREF(kind); /* (the memo's slot may be refilled by the calls below) */
     int in = PySequence_Contains(kinds, kind);
     if (is_int != NULL && in > 0) {
         int fc = PySequence_Contains(fc_kinds, kind);
@@ -1407,7 +1704,7 @@ eager_backend(PyObject *const *bs, Py_ssize_t n)
     for (Py_ssize_t i = 1; i < n; i++)
         if (bs[i] != bs[0])
             return NULL;
-    PyObject *stack = PyObject_GetAttr(context_state, s_stack);
+    PyObject *stack = thread_stack();
     if (stack == NULL) {
         if (PyErr_ExceptionMatches(PyExc_AttributeError))
             PyErr_Clear();
@@ -1889,7 +2186,7 @@ fastbind_general(PyObject *const *args, Py_ssize_t nargs)
     Py_ssize_t n = PySequence_Fast_GET_SIZE(tensors);
     if (n < 1)
         return NULL;
-    PyObject *stack = PyObject_GetAttr(context_state, s_stack);
+    PyObject *stack = thread_stack();
     if (stack == NULL) {
         if (PyErr_ExceptionMatches(PyExc_AttributeError))
             PyErr_Clear();
@@ -2368,7 +2665,7 @@ composite_call(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     Py_INCREF(entry);
     Py_INCREF(backend);
     PyObject *res = NULL, *tensors = NULL, *outs = NULL;
-    PyObject *stack = PyObject_GetAttr(context_state, s_stack);
+    PyObject *stack = thread_stack();
     if (stack == NULL) {
         if (!PyErr_ExceptionMatches(PyExc_AttributeError))
             goto done;
@@ -2651,6 +2948,7 @@ PyInit__recorder(void)
     INTERN(s_release, "_lock_release");
     INTERN(s_scalar_key, "scalar_key");
     INTERN(s_stack, "stack");
+    INTERN(s_stack_key, "stablejit._recorder.stack");
     INTERN(s_recording, "recording");
     INTERN(s_target, "target");
     INTERN(s_input, "_input");
@@ -2675,7 +2973,8 @@ PyInit__recorder(void)
     if ((one_type[0] = PyDict_New()) == NULL || (one_type[1] = PyDict_New()) == NULL ||
         (mixed_types = PyDict_New()) == NULL)
         return NULL;
-    if (PyType_Ready(&FastOpType) < 0 || PyType_Ready(&FastBindType) < 0)
+    if (PyType_Ready(&FastOpType) < 0 || PyType_Ready(&FastBindType) < 0 ||
+        PyType_Ready(&RLockType) < 0)
         return NULL;
 #endif
     PyObject *m = PyModule_Create(&moduledef);
@@ -2683,7 +2982,9 @@ PyInit__recorder(void)
         return NULL;
 #ifndef RECORDER_UNSUPPORTED
     Py_INCREF(&FastOpType);
-    if (PyModule_AddObject(m, "FastOp", (PyObject *)&FastOpType) < 0) {
+    Py_INCREF(&RLockType);
+    if (PyModule_AddObject(m, "FastOp", (PyObject *)&FastOpType) < 0 ||
+        PyModule_AddObject(m, "RLock", (PyObject *)&RLockType) < 0) {
         Py_DECREF(m);
         return NULL;
     }
