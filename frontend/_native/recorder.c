@@ -1504,6 +1504,7 @@ typedef struct {
 } FastOp;
 
 static PyObject *context_state;   /* context._state (threading.local: .stack) */
+static int stack_cached;
 static PyObject *writes_dict, *config_dict;
 static PyObject *s_stack, *s_live_traces, *s_checks, *s_kind;
 static PyObject *fc_kinds;        /* "fc": the kinds whose tensors take a number as is */
@@ -1512,12 +1513,13 @@ static PyObject *fc_kinds;        /* "fc": the kinds whose tensors take a number
  * once per thread and never replaced), as a new reference; NULL with AttributeError where
  * this thread has none yet. Every op reads it, and a threading.local attribute costs three
  * lookups, so C keeps the same list under its own key in the thread-state dict. */
-static PyObject *s_stack_key;
+static PyObject *s_stack_key; /* (stack_cached: whether context._state is CPython's
+                               * threading.local, whose stack is per thread) */
 
 static PyObject *
 thread_stack(void)
 {
-    PyObject *td = PyThreadState_GetDict();
+    PyObject *td = stack_cached ? PyThreadState_GetDict() : NULL;
     if (td != NULL) {
         PyObject *s = PyDict_GetItemWithError(td, s_stack_key);
         if (s != NULL)
@@ -2772,6 +2774,9 @@ init_operators(PyObject *module, PyObject *args)
     Py_XSETREF(lazy_cls, (PyTypeObject *)lazy);
     Py_INCREF(state);
     Py_XSETREF(context_state, state);
+    /* (a threading.local that is not CPython's, gevent's per-greenlet one, keeps a stack
+     * per greenlet, not per thread: no cache then) */
+    stack_cached = strcmp(Py_TYPE(state)->tp_name, "_thread._local") == 0;
     Py_RETURN_NONE;
 }
 

@@ -215,3 +215,37 @@ def test_an_op_waits_while_another_thread_holds_the_recorder(native):
         assert not any(t.is_alive() for t in ts), "a thread hung on the recorder's lock"
         assert out["recorded while held"] is False
         np.testing.assert_array_equal(out["y"], np.arange(4, dtype=np.float32) * 2 + 1)
+
+
+@pytest.mark.parametrize("native", [True, False])
+def test_each_thread_reads_its_own_backend_stack(native):
+    # C reads a thread's backend stack from its thread-state dict: a lazy() block open in
+    # one thread must not make another thread's ops lazy, before or after that thread
+    # first records
+    if native and not recorder_native.available():
+        pytest.skip(str(recorder_native.unavailable))
+    x = snp.asarray(np.arange(4, dtype=np.float32))
+    with path(native):
+        inside, go, out = threading.Event(), threading.Event(), {}
+
+        def lazy_thread():
+            with sj.lazy():
+                out["lazy before"] = type((x * 2.0)._backend).__name__
+                inside.set()
+                go.wait(5)
+                out["lazy after"] = type((x + x)._backend).__name__
+
+        def eager_thread():
+            inside.wait(5)
+            out["eager"] = type((x * 2.0)._backend).__name__
+            out["eager value"] = np.asarray(x * 3.0 - x)
+            go.set()
+        ts = [threading.Thread(target=lazy_thread), threading.Thread(target=eager_thread)]
+        for t in ts:
+            t.start()
+        for t in ts:
+            t.join(10)
+        assert not any(t.is_alive() for t in ts)
+        assert out["lazy before"] == out["lazy after"] == "LazyBackend"
+        assert out["eager"] == "XlaBackend"
+        np.testing.assert_array_equal(out["eager value"], np.arange(4) * 2.0)
