@@ -1379,6 +1379,79 @@ runs_now(PyObject *self, Rec *r, PyObject *fn)
     return start;
 }
 
+static PyTypeObject *eager_cls, *program_cls; /* XlaBackend, compilation.Program (exactly) */
+static Py_ssize_t pr_execute, pr_handlers, pr_types;
+static PyObject *s_done, *s_consume;
+static PyObject *s_now, *s_flushes;
+
+/* LazyBackend._run_now in C, for a Function whose program that backend has run at once
+ * before (its `_now` table): the program run on the operands' buffers, and the result
+ * tensors (a list) holding theirs, with the backend's flushes counted, as _run_now does.
+ * Called with the lock held, runs_now having said yes. NULL with no exception where
+ * Python's _run_now decides (another recorder, a program not made or evicted, an operand
+ * pending, deleted or of another device); NULL with an exception where the run failed. */
+static PyObject *
+run_now(PyObject *self, Rec *r, PyObject *fn, PyObject *tensors)
+{
+    if (!Py_IS_TYPE(self, lazy_cls) || program_cls == NULL)
+        return NULL;
+    PyObject *now = PyDict_GetItemWithError(r->dict, s_now);
+    PyObject *target = now ? PyDict_GetItemWithError(r->dict, s_target) : NULL;
+    PyObject *prog = target && PyDict_CheckExact(now) ? PyDict_GetItemWithError(now, fn)
+                                                       : NULL;
+    if (prog == NULL || !Py_IS_TYPE(prog, program_cls))
+        return NULL;
+    PyObject *execute = SLOT(prog, pr_execute), *handlers = SLOT(prog, pr_handlers),
+             *types = SLOT(prog, pr_types);
+    if (execute == NULL || execute == Py_None || handlers == NULL || handlers == Py_None ||
+        types == NULL || !PyTuple_CheckExact(types))
+        return NULL; /* (not loaded: Program.run loads it again) */
+    PyObject *seq = PySequence_Fast(tensors, "a Function's operands");
+    if (seq == NULL)
+        return NULL;
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
+    PyObject *bufs = PyList_New(n);
+    for (Py_ssize_t i = 0; bufs != NULL && i < n; i++) {
+        PyObject *t = PySequence_Fast_GET_ITEM(seq, i);
+        PyObject *d = Py_IS_TYPE(t, T.cls) ? SLOT(t, T.data) : NULL;
+        PyObject *b = Py_IS_TYPE(t, T.cls) ? SLOT(t, T.backend) : NULL;
+        if (d != NULL && Py_IS_TYPE(d, pending_cls))
+            d = SLOT(d, p_buffer);
+        if (d == NULL || d == Py_None || (b != self && b != target)) {
+            Py_CLEAR(bufs); /* (no exception: Python's) */
+            break;
+        }
+        PyList_SET_ITEM(bufs, i, Py_NewRef(d));
+    }
+    Py_DECREF(seq);
+    if (bufs == NULL)
+        return NULL;
+    Py_INCREF(types); /* (held across the run: PJRT releases the GIL) */
+    int ran;
+    PyObject *outs = run_program(execute, handlers, bufs, s_consume, &ran);
+    PyObject *res = NULL;
+    if (outs != NULL && PyList_CheckExact(outs) &&
+        PyList_GET_SIZE(outs) == PyTuple_GET_SIZE(types) &&
+        dict_count_add(r->dict, s_flushes, 1, "a lazy backend's flushes") >= 0) {
+        Py_ssize_t m = PyList_GET_SIZE(outs);
+        res = PyList_New(m);
+        for (Py_ssize_t i = 0; res != NULL && i < m; i++) {
+            PyObject *t = make_tensor(&T, PyList_GET_ITEM(outs, i), self,
+                                      PyTuple_GET_ITEM(types, i), Py_False);
+            if (t == NULL)
+                Py_CLEAR(res);
+            else
+                PyList_SET_ITEM(res, i, t);
+        }
+    }
+    else if (outs != NULL && !PyErr_Occurred()) {
+        PyErr_SetString(PyExc_TypeError, "a program gave other than its results");
+    }
+    Py_XDECREF(outs);
+    Py_DECREF(types);
+    return res;
+}
+
 /* Recorder.execute(self, fn, tensors, site=None) */
 static PyObject *
 execute(PyObject *module, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
@@ -1401,9 +1474,16 @@ execute(PyObject *module, PyObject *const *args, Py_ssize_t nargs, PyObject *kwn
     if (opened <= 0)
         return opened < 0 ? NULL : PyObject_Vectorcall(py_execute, args, nargs, kwnames);
     int now = runs_now(self, &r, args[1]);
-    if (now != 0) {
+    if (now > 0) {
+        PyObject *res = run_now(self, &r, args[1], tensors);
         rec_close(&r);
-        return now < 0 ? NULL : PyObject_Vectorcall(py_execute, args, nargs, kwnames);
+        if (res != NULL || PyErr_Occurred())
+            return res;
+        return PyObject_Vectorcall(py_execute, args, nargs, kwnames);
+    }
+    if (now < 0) {
+        rec_close(&r);
+        return NULL;
     }
     Py_INCREF(tensors);
     PyObject *res = record_function(self, &r, args[1], tensors, site);
@@ -1691,10 +1771,6 @@ only_result(PyObject *res)
  * NaN checks): XlaBackend.apply's key looked up in the device's op table, and the
  * program run as Program.run runs it, the result made as XlaBackend._run_op makes it.
  * A miss, an evicted program, a deleted operand or a weak one is Python's. */
-
-static PyTypeObject *eager_cls, *program_cls; /* XlaBackend, compilation.Program (exactly) */
-static Py_ssize_t pr_execute, pr_handlers, pr_types;
-static PyObject *s_done, *s_consume;
 
 /* the device that runs an op on tensors of backends bs now: borrowed; NULL with no
  * exception where Python decides */
@@ -2974,6 +3050,8 @@ PyInit__recorder(void)
     INTERN(s_result_types, "result_types");
     INTERN(s_holds, "_holds_functions");
     INTERN(s_start_at, "_start_at");
+    INTERN(s_now, "_now");
+    INTERN(s_flushes, "flushes");
 #undef INTERN
     if ((one_type[0] = PyDict_New()) == NULL || (one_type[1] = PyDict_New()) == NULL ||
         (mixed_types = PyDict_New()) == NULL)

@@ -445,18 +445,39 @@ def test_a_large_function_on_an_empty_graph_runs_as_eager_runs_it(name, native):
         with sj.lazy():  # lazy tensors that hold buffers, as a previous step leaves them
             wl, xl = w * 1.0, x * 1.0
         compiled = compilation.stats["compiled"] + compilation.stats["disk"]
+        python_runs = []
+        python_run_now = LazyBackend._run_now
+
+        def run_now(self, fn, tensors):
+            python_runs.append(fn)
+            return python_run_now(self, fn, tensors)
         with sj.lazy() as backend, pytest.MonkeyPatch.context() as mp:
             mp.setattr(backend, "_program", None)  # (no graph program is looked up)
+            mp.setattr(LazyBackend, "_run_now", run_now)
             n = backend.flushes
             got = sj.tree.leaves(call(wl, xl))
             assert backend.flushes == n + 1 and not backend._tape
             assert all(t._backend is backend and not _pending(t) for t in got)
             # (eager's program, compiled by the warm-up call)
             assert compilation.stats["compiled"] + compilation.stats["disk"] == compiled
+            # again: the program it ran is kept (LazyBackend._now), and the native
+            # recorder runs it from C with no Python step; evicted, Python loads it again
+            del python_runs[:]
+            again = sj.tree.leaves(call(wl, xl))
+            assert backend.flushes == n + 2 and not backend._tape
+            if name != "jitted step":  # (a jitted call's is fastcall.c's: tested below)
+                assert len(python_runs) == (0 if native else 1)
+            compilation._EXECUTABLES.clear()
+            evicted = sj.tree.leaves(call(wl, xl))
+            assert backend.flushes == n + 3 and not backend._tape
+            assert all(t._backend is backend and not _pending(t) and not t.weak
+                       for t in again + evicted)
             after = got[0] * 2.0  # later ops record on an empty graph as before
             assert _pending(after)
-    for a, b in zip(got, want, strict=True):
-        assert np.asarray(a).tobytes() == np.asarray(b).tobytes()
+    for a, b, c, d in zip(got, again, evicted, want, strict=True):
+        assert np.asarray(a).tobytes() == np.asarray(d).tobytes()
+        assert np.asarray(b).tobytes() == np.asarray(d).tobytes()
+        assert np.asarray(c).tobytes() == np.asarray(d).tobytes()
     assert np.asarray(after).tobytes() == (np.asarray(want[0]) * np.float32(2)).tobytes()
 
 
