@@ -42,6 +42,25 @@ def _in_thread(fn):
     return out
 
 
+@pytest.fixture(params=[True, False], ids=["native", "python"])
+def either_path(request):
+    """The test runs on the native recorder path, then on the Python one."""
+    if request.param and not recorder_native.available():
+        pytest.skip(str(recorder_native.unavailable))
+    with path(request.param):
+        yield request.param
+
+
+def _together(*fns):
+    """Run each fn in its own thread, all at once; fail if one has not ended in 10 s."""
+    ts = [threading.Thread(target=fn) for fn in fns]
+    for t in ts:
+        t.start()
+    for t in ts:
+        t.join(10)
+    assert not any(t.is_alive() for t in ts), "a thread hung (on the recorder's lock?)"
+
+
 def _reentrant(lock):
     return [lock.acquire(), lock.acquire(), lock._is_owned(), lock.release(),
             lock._is_owned(), lock.release(), lock._is_owned()]
@@ -167,85 +186,65 @@ def test_the_expected_outcomes_of_threading_rlock():
     assert _outcome(_timeout_waits, threading.RLock) == ("value", ({"value": False}, True))
 
 
-@pytest.mark.parametrize("native", [True, False])
-def test_a_recorder_takes_the_lock_of_its_path(native):
-    if native and not recorder_native.available():
-        pytest.skip(str(recorder_native.unavailable))
-    with path(native):
-        b = recorder.Recorder(sj.lazy().backend.target)
-        want = recorder_native._recorder.RLock if native else threading.RLock
-        assert type(b._lock) is type(want())
-        # grad's tape (a Recorder made per call) records with it, eagerly and in lazy()
-        x = snp.asarray(np.arange(3, dtype=np.float32))
-        g = sj.grad(lambda v: snp.sum(v * v * 3.0))
-        np.testing.assert_array_equal(np.asarray(g(x)), 6.0 * np.arange(3))
-        with sj.lazy():
-            gl = g(x)
-        np.testing.assert_array_equal(np.asarray(gl), 6.0 * np.arange(3))
+def test_a_recorder_takes_the_lock_of_its_path(either_path):
+    native = either_path
+    b = recorder.Recorder(sj.lazy().backend.target)
+    want = recorder_native._recorder.RLock if native else threading.RLock
+    assert type(b._lock) is type(want())
+    # grad's tape (a Recorder made per call) records with it, eagerly and in lazy()
+    x = snp.asarray(np.arange(3, dtype=np.float32))
+    g = sj.grad(lambda v: snp.sum(v * v * 3.0))
+    np.testing.assert_array_equal(np.asarray(g(x)), 6.0 * np.arange(3))
+    with sj.lazy():
+        gl = g(x)
+    np.testing.assert_array_equal(np.asarray(gl), 6.0 * np.arange(3))
 
 
-@needs_native
-@pytest.mark.parametrize("native", [True, False])
-def test_an_op_waits_while_another_thread_holds_the_recorder(native):
+def test_an_op_waits_while_another_thread_holds_the_recorder(either_path):
     # the C path waits for the lock with the GIL released: the holder can go on and
     # give it back (holding the GIL while waiting would hang here)
     x = snp.asarray(np.arange(4, dtype=np.float32))
-    with path(native):
-        b = sj.lazy().backend
-        held, done = threading.Event(), threading.Event()
-        out = {}
+    b = sj.lazy().backend
+    held, done = threading.Event(), threading.Event()
+    out = {}
 
-        def holder():
-            with b._lock:
-                held.set()
-                time.sleep(0.1)  # Python work while holding it (the GIL is given away)
-                out["recorded while held"] = done.is_set()
+    def holder():
+        with b._lock:
+            held.set()
+            time.sleep(0.1)  # Python work while holding it (the GIL is given away)
+            out["recorded while held"] = done.is_set()
 
-        def recorder_thread():
-            held.wait(5)
-            with sj.lazy():
-                y = x * 2.0 + 1.0
-            out["y"] = np.asarray(y)
-            done.set()
-        ts = [threading.Thread(target=holder), threading.Thread(target=recorder_thread)]
-        for t in ts:
-            t.start()
-        for t in ts:
-            t.join(10)
-        assert not any(t.is_alive() for t in ts), "a thread hung on the recorder's lock"
-        assert out["recorded while held"] is False
-        np.testing.assert_array_equal(out["y"], np.arange(4, dtype=np.float32) * 2 + 1)
+    def recorder_thread():
+        held.wait(5)
+        with sj.lazy():
+            y = x * 2.0 + 1.0
+        out["y"] = np.asarray(y)
+        done.set()
+    _together(holder, recorder_thread)
+    assert out["recorded while held"] is False
+    np.testing.assert_array_equal(out["y"], np.arange(4, dtype=np.float32) * 2 + 1)
 
 
-@pytest.mark.parametrize("native", [True, False])
-def test_each_thread_reads_its_own_backend_stack(native):
+def test_each_thread_reads_its_own_backend_stack(either_path):
     # C reads a thread's backend stack from its thread-state dict: a lazy() block open in
     # one thread must not make another thread's ops lazy, before or after that thread
     # first records
-    if native and not recorder_native.available():
-        pytest.skip(str(recorder_native.unavailable))
     x = snp.asarray(np.arange(4, dtype=np.float32))
-    with path(native):
-        inside, go, out = threading.Event(), threading.Event(), {}
+    inside, go, out = threading.Event(), threading.Event(), {}
 
-        def lazy_thread():
-            with sj.lazy():
-                out["lazy before"] = type((x * 2.0)._backend).__name__
-                inside.set()
-                go.wait(5)
-                out["lazy after"] = type((x + x)._backend).__name__
+    def lazy_thread():
+        with sj.lazy():
+            out["lazy before"] = type((x * 2.0)._backend).__name__
+            inside.set()
+            go.wait(5)
+            out["lazy after"] = type((x + x)._backend).__name__
 
-        def eager_thread():
-            inside.wait(5)
-            out["eager"] = type((x * 2.0)._backend).__name__
-            out["eager value"] = np.asarray(x * 3.0 - x)
-            go.set()
-        ts = [threading.Thread(target=lazy_thread), threading.Thread(target=eager_thread)]
-        for t in ts:
-            t.start()
-        for t in ts:
-            t.join(10)
-        assert not any(t.is_alive() for t in ts)
-        assert out["lazy before"] == out["lazy after"] == "LazyBackend"
-        assert out["eager"] == "XlaBackend"
-        np.testing.assert_array_equal(out["eager value"], np.arange(4) * 2.0)
+    def eager_thread():
+        inside.wait(5)
+        out["eager"] = type((x * 2.0)._backend).__name__
+        out["eager value"] = np.asarray(x * 3.0 - x)
+        go.set()
+    _together(lazy_thread, eager_thread)
+    assert out["lazy before"] == out["lazy after"] == "LazyBackend"
+    assert out["eager"] == "XlaBackend"
+    np.testing.assert_array_equal(out["eager value"], np.arange(4) * 2.0)
