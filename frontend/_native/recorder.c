@@ -191,6 +191,10 @@ rlock_acquire(RLockObject *l, PyObject *args, PyObject *kwds)
         PyErr_SetString(PyExc_ValueError, "timeout value must be a non-negative number");
         return NULL;
     }
+    if (timeout > (double)PY_TIMEOUT_MAX * 1e-6) {
+        PyErr_SetString(PyExc_OverflowError, "timeout value is too large");
+        return NULL;
+    }
     int got = rl_take(l, blocking ? timeout : 0);
     return got < 0 ? NULL : PyBool_FromLong(got);
 }

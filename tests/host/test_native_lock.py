@@ -94,12 +94,13 @@ def _other_thread_cannot_release(lock):
 def _bad_arguments(lock):
     out = []
     for args, kwargs in [((False, 1.0), {}), ((), {"timeout": -2}),
-                         ((), {"blocking": True, "timeout": "x"}), ((1, 2, 3), {})]:
+                         ((), {"blocking": True, "timeout": "x"}), ((1, 2, 3), {}),
+                         ((), {"timeout": 1e300})]:
         try:
             lock.acquire(*args, **kwargs)
             out.append("taken")
             lock.release()
-        except (ValueError, TypeError) as e:
+        except (ValueError, TypeError, OverflowError) as e:
             out.append(type(e).__name__)
     return out
 
