@@ -40,7 +40,7 @@ from .compiler.builder import Builder
 from .compiler.ir import Function, Value
 from .compiler.ops import Ops
 from .compiler.primitives import custom_ad, shape_ops
-from .context import current_backend, using_backend
+from .context import current_backend, stack
 from .dispatch import backend_for, bind1
 from .errors import at_user_line
 from .grad_checks import check_scalar_output, dtype_message, split_aux
@@ -235,18 +235,22 @@ def _value_and_grad(f: Callable, argnums, has_aux: bool, holomorphic: bool):
     single = isinstance(argnums, int)
 
     def value_and_grad_f(*args, **kwargs):
+        done = None  # (a tape's NeedsTrace: f ran there, and runs next on the traced path)
+        if type(argnums) is int and not kwargs and 0 <= argnums < len(args):
+            done = _tape_one(f, args, argnums, has_aux, holomorphic)
+            if done is not None and not isinstance(done, NeedsTrace):
+                return done
         a = _Args(args, kwargs, _argnums(argnums, len(args), "grad"), "grad",
                   "c" if holomorphic else "fc")
-        read_value = False
-        if records_on_tape(a.leaves):
-            done = _on_tape(a, f, has_aux, holomorphic)
+        if done is None and records_on_tape(a.leaves):
+            n = len(a.wrt)
+            done = _on_tape(a.leaves[:n], a.leaves[n:], a.call(f), f, has_aux, holomorphic)
             if not isinstance(done, NeedsTrace):
                 outs, n_out, aux_tree = done
                 return _value_and_grads(a, outs, n_out, aux_tree, single)
-            read_value = isinstance(done, ValueRead)
         # a tape that stopped at a value read goes straight to the valued staging: the
         # Python runs twice in all (tape, then values), never three times
-        fn, out_tree, captured = a.trace(f, "grad", needs_values=read_value)
+        fn, out_tree, captured = a.trace(f, "grad", needs_values=isinstance(done, ValueRead))
         aux_tree = split_aux(out_tree, has_aux, "grad")
         check_scalar_output(fn.result_types[0], "grad", holomorphic)
         n_out = len(fn.results)
@@ -279,22 +283,57 @@ def _vg_builder(fn: Function, wrt):
     return build
 
 
-def _on_tape(a: _Args, f: Callable, has_aux: bool, holomorphic: bool):
-    """value_and_grad recorded on a GradTape (grad_tape.py): (outputs, n_out, aux tree),
-    or the NeedsTrace that stopped it when f needs the traced path (then f runs again
-    there). The derivative is built once per tape key, in run_built's cache, and runs
-    where the tape's inputs are (the current lazy graph, or the device)."""
-    n_diff = len(a.wrt)
+def _tape_one(f: Callable, args: tuple, i: int, has_aux: bool, holomorphic: bool):
+    """value_and_grad(f)(*args) w.r.t. args[i] on a tape, without _Args, when every
+    argument's leaf is a Tensor (grad(loss)(params, x, y): a training step's call): its
+    result, or the tape's NeedsTrace; None for any other call (f has not run)."""
+    leaves, td = tree.flatten(args[i])
+    kinds = "c" if holomorphic else "fc"
+    for t in leaves:
+        if type(t) is not Tensor or t.type.dtype.kind not in kinds:
+            return None
+    rest = list(args[:i] + args[i + 1:])
+    if not all(type(t) is Tensor for t in rest) or not records_on_tape(leaves + rest):
+        return None
+    n = len(leaves)
+
+    def call(*xs):
+        return f(*xs[n:n + i], tree.unflatten(td, xs[:n]), *xs[n + i:])
+    done = _on_tape(leaves, rest, call, f, has_aux, holomorphic)
+    if isinstance(done, NeedsTrace):
+        return done
+    outs, n_out, aux_tree = done  # (as _value_and_grads, for one argument's tree)
+    grads = tree.unflatten(td, outs[n_out:])
+    if aux_tree is not None:
+        return (outs[0], tree.unflatten(aux_tree, outs[1:n_out])), grads
+    return outs[0], grads
+
+
+def _on_tape(diff: list, rest: list, call: Callable, f: Callable, has_aux: bool,
+             holomorphic: bool):
+    """value_and_grad recorded on a GradTape (grad_tape.py), `call(*diff, *rest)` being f
+    on the differentiated and the other traced leaves: (outputs, n_out, aux tree), or
+    the NeedsTrace that stopped it (f then runs on the traced path). The derivative is
+    built once per tape key (run_built's cache) and runs where the tape's inputs are."""
+    n_diff = len(diff)
     tape = GradTape(current_backend())
+    s = stack()
     try:
-        xs = tape.leaves(a.leaves[:n_diff]) + a.leaves[n_diff:]
-        before = [getattr(x, "_data", None) for x in xs]
-        with using_backend(tape):
-            out = a.call(f)(*xs)
+        xs = tape.leaves(diff)
+        if rest:
+            xs += rest
+        before = [x._data for x in xs]  # (the leaves are Tensors)
+        s.append(tape)  # (using_backend(tape), written out: grad pushes one per call)
+        try:
+            out = call(*xs)
             out_leaves, out_tree = ([out], tree.LEAF) if type(out) is Tensor \
                 else tree.flatten(out)
-            refuse_written_arguments(xs, before, "grad")
-            results = [_as_tensor(x) for x in out_leaves]
+            for x, d in zip(xs, before, strict=True):
+                if x._data is not d:
+                    refuse_written_arguments(xs, before, "grad")
+            results = [x if type(x) is Tensor else _as_tensor(x) for x in out_leaves]
+        finally:
+            s.pop()
         key, slots = tape.key(results)
     except NeedsTrace as e:
         return e
@@ -304,7 +343,7 @@ def _on_tape(a: _Args, f: Callable, has_aux: bool, holomorphic: bool):
     check_scalar_output(tape.result_type(slots[0]), "grad", holomorphic)
 
     def build(b, vals):  # only when the key is new: the tape replayed into IR
-        return _vg_builder(tape.forward(slots), a.wrt)(b, vals)
+        return _vg_builder(tape.forward(slots), list(range(n_diff)))(b, vals)
 
     outs = run_built(f"{ir_name(f)}_grad", build, tape.inputs(),
                      key=("grad tape", key, n_diff, holomorphic))

@@ -6,6 +6,7 @@ traced fallback for what a tape cannot do)."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 
 import numpy as np
@@ -211,6 +212,34 @@ def test_a_tensor_escaping_the_function_is_an_escaped_tracer():
     sj.grad(f)(w)
     with pytest.raises(EscapedTracerError):
         np.asarray(kept[-1] + 1.0)
+
+
+@pytest.mark.parametrize("lazy", [False, True], ids=["eager", "lazy"])
+@pytest.mark.parametrize("route", ["tensors", "numpy argument", "argnums tuple",
+                                   "keyword", "second argument"])
+def test_a_tape_that_stops_runs_the_python_twice_in_all(route, lazy):
+    """A value read stops the tape, and grad runs f once more on the traced path: f's
+    Python runs twice in all, whichever way grad split the arguments (all tensors take
+    _tape_one, the rest _Args), with the traced path's values."""
+    ran = []
+
+    def f(w, x, scale=1.0):
+        ran.append(1)
+        s = snp.sum(x @ w)
+        return s * scale if float(s) > 0 else -s * scale
+
+    w, x = snp.asarray(W), snp.asarray(X)
+    call = {"tensors": lambda: sj.grad(f)(w, x),
+            "numpy argument": lambda: sj.grad(f)(w, X),
+            "argnums tuple": lambda: sj.grad(f, argnums=(0,))(w, x),
+            "keyword": lambda: sj.grad(f)(w, x, scale=2.0),
+            "second argument": lambda: sj.grad(f, argnums=1)(w, x)}[route]
+    with sj.lazy() if lazy else contextlib.nullcontext():
+        got = call()
+        assert len(ran) == 2, f"{route}: f ran {len(ran)} times"
+    want = _traced(call)
+    for a, b in zip(sj.tree.leaves(want), sj.tree.leaves(got), strict=True):
+        np.testing.assert_allclose(np.asarray(b), np.asarray(a), rtol=1e-6)
 
 
 def test_the_tape_is_used_only_for_one_eager_device():
