@@ -77,12 +77,12 @@ def test_modules_stay_short():
 def test_one_staging_function():
     """User Python runs under a trace in one place: staging.stage (6 trace loops at
     a58a090). Elsewhere `with using_backend(...)` opens a default_backend block
-    (context.using_default, which api.default_backend calls), records grad's tape
-    (autodiff._on_tape) or runs a library function where its inputs live
-    (tracebacks.py): none stages IR. (A lazy() block is a class that enters a
-    using_backend by hand: lazy.py.)"""
-    allowed = {"frontend/staging.py": 1, "frontend/autodiff.py": 1,
-               "frontend/context.py": 1, "frontend/tracebacks.py": 1}
+    (context.using_default, which api.default_backend calls) or runs a library function
+    where its inputs live (tracebacks.py): none stages IR. (A lazy() block and grad's
+    tape push the backend stack by hand: lazy.py, autodiff._on_tape; a tape records,
+    it stages no IR.)"""
+    allowed = {"frontend/staging.py": 1, "frontend/context.py": 1,
+               "frontend/tracebacks.py": 1}
     found = {}
     for path in sorted((ROOT / "frontend").rglob("*.py")):
         rel = str(path.relative_to(ROOT))
