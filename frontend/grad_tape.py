@@ -23,12 +23,10 @@ Semantics are those of the traced path, which stays the reference:
 
 from __future__ import annotations
 
-import weakref
-
 from . import config, recorder_native, writes
 from .context import current_backend
 from .errors import DeviceMismatchError, at_user_line
-from .recorder import PARAM, Pending, Recorder, function_of, structural_key
+from .recorder import Pending, Recorder, function_of, structural_key
 from .tensor import Tensor
 from .tracing import escaped_error
 
@@ -58,20 +56,8 @@ class GradTape(Recorder):
 
     def leaves(self, ts) -> list[Tensor]:
         """The differentiated inputs: a parameter each (not shared with other uses of the
-        same tensor, whose values carry no gradient). (_param then _pending_tensor per
-        leaf, written out: grad makes these on every call.)"""
-        tape, locs, types, inputs = self._tape, self._locs, self._types, self._inputs
-        graph, pending, out = self._graph, self._pending, []
-        for t in ts:
-            slot, ty = len(types), t.type
-            tape.append((PARAM, ty))
-            locs.append(None)
-            types.append(ty)
-            inputs.append(t)
-            p = Pending(slot, graph)
-            pending.append(weakref.ref(p))
-            out.append(Tensor(p, self, ty, t.weak))
-        return out
+        same tensor, whose values carry no gradient)."""
+        return [self._pending_tensor(self._param(t.type, t), t.weak) for t in ts]
 
     def _slot(self, t: Tensor) -> int:
         b = t._backend

@@ -242,6 +242,57 @@ def test_a_tape_that_stops_runs_the_python_twice_in_all(route, lazy):
         np.testing.assert_allclose(np.asarray(b), np.asarray(a), rtol=1e-6)
 
 
+@pytest.mark.parametrize("lazy", [False, True], ids=["eager", "lazy"])
+@pytest.mark.parametrize("route, splits", [
+    ("tensors", 0), ("pytree of tensors", 0), ("second argument", 0),
+    ("numpy argument", 1), ("argnums tuple", 1), ("keyword", 1), ("python leaf", 1)])
+def test_a_call_on_tensors_takes_no_argument_split(route, splits, lazy, monkeypatch):
+    """grad(loss)(params, x, y) on Tensors alone is recorded without _Args (_tape_one);
+    any other call splits its arguments with _Args first. Both give the traced path's
+    values, and the weak flag of a weak leaf reaches its gradient."""
+    def f(p, x, scale=1.0):
+        w = p["w"] if isinstance(p, dict) else p
+        return snp.sum(snp.tanh(x @ w)) * scale
+
+    w, x = snp.asarray(W), snp.asarray(X)
+    call = {"tensors": lambda: sj.grad(f)(w, x),
+            "pytree of tensors": lambda: sj.grad(f)({"w": w}, x),
+            "second argument": lambda: sj.grad(f, argnums=1)(w, x),
+            "numpy argument": lambda: sj.grad(f)(w, X),
+            "argnums tuple": lambda: sj.grad(f, argnums=(0,))(w, x),
+            "keyword": lambda: sj.grad(f)(w, x, scale=2.0),
+            "python leaf": lambda: sj.grad(f)({"w": w, "k": 2.0}, x)}[route]
+    want = _traced(call)
+    made = []
+    real = autodiff._Args
+    monkeypatch.setattr(autodiff, "_Args", lambda *a, **k: made.append(1) or real(*a, **k))
+    with sj.lazy() if lazy else contextlib.nullcontext():
+        got = call()
+    assert len(made) == splits, route
+    for a, b in zip(sj.tree.leaves(want), sj.tree.leaves(got), strict=True):
+        assert a.type == b.type and a.weak == b.weak, route
+        np.testing.assert_allclose(np.asarray(b), np.asarray(a), rtol=1e-6)
+
+
+def test_a_weak_leaf_stays_weak_on_a_tape():
+    """A weak-typed leaf (a Python number made a tensor) is a weak parameter of the tape,
+    so inside f it defers to a float16 operand as on the traced path: f's value is
+    float16 (a strong float32 parameter would make it float32)."""
+    v = snp.asarray(2.0)
+    assert v.weak
+
+    def f(a):
+        return snp.sum(a * snp.ones(2, dtype=snp.float16))
+
+    want = _traced(lambda: sj.value_and_grad(f)(v))
+    assert want[0].type.dtype == snp.float16
+    for lazy in (False, True):
+        with sj.lazy() if lazy else contextlib.nullcontext():
+            value, g = sj.value_and_grad(f)(v)
+        assert value.type == want[0].type and g.type == want[1].type
+        assert float(value) == float(want[0]) == 4.0 and float(g) == float(want[1])
+
+
 def test_the_tape_is_used_only_for_one_eager_device():
     """The reference backend and tensors of another backend take the traced path."""
     calls = []
