@@ -8,6 +8,8 @@
 #      from a jax-version one (the GPU image's jax is newer than CI's).
 # Logs go to $OUT. Pure-Python test needs missing there travel as wheels in .whl/.
 #   Usage: bash benchmarks/device_check.sh [pytest selection, default: tests]
+#   STEPS="tests bench" (the default "bench tests host") picks the steps and their order;
+#   FALLBACK=0 skips the fallback's lazy benchmark; BENCHES="lazy" picks the benchmarks.
 set -u
 OUT=${OUT:-/tmp/device-out}
 mkdir -p "$OUT"
@@ -34,13 +36,16 @@ x = snp.arange(10.0, device=stablejit.devices("cuda")[0])
 print(x.device, stablejit.jit(lambda a: (a * a).sum())(x), float(snp.tanh(x)[3]))
 EOF
 
+bench() {
 echo "== benchmarks on cuda"
-for b in run lazy; do
+for b in ${BENCHES:-run lazy}; do
   STABLEJIT_PLATFORM=cuda timeout 90 $PY benchmarks/$b.py 2>&1 | tee "$OUT/bench_$b.txt" | tail -25
 done
-STABLEJIT_PLATFORM=cuda STABLEJIT_NATIVE=0 timeout 60 $PY benchmarks/lazy.py \
+[ "${FALLBACK:-1}" = 0 ] || STABLEJIT_PLATFORM=cuda STABLEJIT_NATIVE=0 timeout 60 $PY benchmarks/lazy.py \
   > "$OUT/bench_lazy_fallback.txt" 2>&1
+}
 
+tests() {
 echo "== tests on cuda ($SELECTION, time box $TEST_BOX s)"
 # failures.txt gets each failure's id and error as it happens (benchmarks/failure_log.py):
 # the time box may end the run before pytest's own summary
@@ -51,7 +56,9 @@ FAILURE_LOG="$OUT/failures.txt" STABLEJIT_PLATFORM=cuda timeout -k 5 "$TEST_BOX"
 echo "rc=$? $(grep -c ' PASSED ' "$OUT/tests_cuda.log") passed," \
   "$(grep -c ' FAILED ' "$OUT/tests_cuda.log") failed, $(grep -c ' ERROR ' "$OUT/tests_cuda.log") errors"
 tail -3 "$OUT/tests_cuda.log"
+}
 
+host() {
 echo "== files that failed on cuda, on the host"
 FILES=$(grep -oE '(FAILED|ERROR) tests/[^:]+\.py' "$OUT/tests_cuda.log" | awk '{print $2}' | sort -u)
 if [ -n "$FILES" ] && [ "${HOST_BOX:-60}" != 0 ]; then
@@ -59,3 +66,6 @@ if [ -n "$FILES" ] && [ "${HOST_BOX:-60}" != 0 ]; then
     -q --timeout 120 --tb=line -rf > "$OUT/tests_host.log" 2>&1
   echo "rc=$?"; tail -3 "$OUT/tests_host.log"
 fi
+}
+
+for step in ${STEPS:-bench tests host}; do $step; done

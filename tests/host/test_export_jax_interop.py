@@ -127,7 +127,10 @@ def test_stablejit_artifacts_for_jax_run_in_jax_bit_exact(model, batch):
     exp = E.export(f)(S(E.symbolic_shape(f"{batch}, " + ", ".join(map(str, features))),
                         "float32"))
     jexp = jex.deserialize(E.to_jax(exp))
-    assert str(jexp.in_avals[0].shape[0]) == batch and jexp.platforms == ("cpu",)
+    # exported for the default platform, as jax's export is: jax names the host "cpu"
+    assert exp.platforms == (stablejit.default_platform(),)
+    assert str(jexp.in_avals[0].shape[0]) == batch and jexp.platforms == tuple(
+        {"host": "cpu"}.get(p, p) for p in exp.platforms)
     for n in ((1, 7, 64) if batch == "b" else (7,)):
         x = np.random.default_rng(n).normal(size=(n, *features)).astype(np.float32)
         want = np.asarray(exp.call(x))

@@ -104,8 +104,18 @@ def test_host_int8_products_keep_one_dot_general():
         assert text.count('"stablehlo.dot_general"') == 1, text
 
 
+@pytest.fixture
+def default_precision():
+    """The default matmul precision unset (a GPU run of the suite sets it to highest:
+    tests/conftest.py), restored after."""
+    before = stablejit.config.default_matmul_precision
+    stablejit.config.update("default_matmul_precision", None)
+    yield
+    stablejit.config.update("default_matmul_precision", before)
+
+
 @pytest.mark.parametrize("name", ["einsum", "convolve", "correlate"])
-def test_integers_made_floats_multiply_at_highest_precision(name):
+def test_integers_made_floats_multiply_at_highest_precision(name, default_precision):
     """einsum, convolve and correlate convert their operands to a preferred_element_type
     themselves: integers made floats then multiply at HIGHEST precision, on every
     platform (a GPU's default TF32 would round 127 * 127); floats keep the default."""

@@ -28,6 +28,8 @@ from stablejit import nn
 from stablejit.errors import MustCompileError
 from stablejit.scipy import special
 
+from tests.support.jax_equivalents import jax_on_the_host
+
 F32, F64, F16, BF16 = "float32", "float64", "float16", "bfloat16"
 C64, C128 = "complex64", "complex128"
 I8, I32, I64, U8, U32, BOOL = "int8", "int32", "int64", "uint8", "uint32", "bool"
@@ -485,10 +487,10 @@ RECORDS: list[Rec] = [
 
 
 def _jax64(fn):
-    """jax's answer, computed in float64 for float64 inputs (jax rounds to float32 unless
-    x64 is on); the oracle for functions NumPy lacks."""
+    """jax's answer on the host, computed in float64 for float64 inputs (jax rounds to
+    float32 unless x64 is on); the oracle for functions NumPy lacks."""
     def ref(*arrays):
-        with jax.enable_x64(True):
+        with jax.enable_x64(True), jax_on_the_host():
             return np.asarray(fn(*arrays))
     return ref
 
@@ -525,7 +527,7 @@ def _q(x):
 def _jax64_tree(fn):
     """_jax64 for functions returning a tuple of arrays."""
     def ref(*arrays):
-        with jax.enable_x64(True):
+        with jax.enable_x64(True), jax_on_the_host():
             return [np.asarray(o) for o in fn(*arrays)]
     return ref
 

@@ -229,7 +229,7 @@ _SYNC_PROBE = """
     import numpy as np, stablejit, stablejit.numpy as snp
     {configure}
     f = stablejit.jit(lambda a: ((a @ a) @ a) @ a)
-    a = snp.asarray(np.full((600, 600), 1e-3, np.float32))
+    a = snp.asarray(np.full((600, 600), 1e-3, np.float32), device=stablejit.devices("host")[0])
     f(a).block_until_ready()
     ready = []
     for _ in range(5):

@@ -12,7 +12,10 @@ import pytest
 
 
 def run_python(code: str, env=None) -> str:
-    full_env = {**os.environ, "TF_CPP_MIN_LOG_LEVEL": "1", **(env or {})}
+    """Run `code` in a fresh process whose default platform is the host (also in a GPU
+    session's run of the suite: these tests are about the host's start)."""
+    full_env = {**os.environ, "TF_CPP_MIN_LOG_LEVEL": "1", "STABLEJIT_PLATFORM": "host",
+                "JAX_PLATFORMS": "cpu", **(env or {})}
     r = subprocess.run([sys.executable, "-c", textwrap.dedent(code)], capture_output=True,
                        text=True, env=full_env, timeout=120)
     assert r.returncode == 0, f"failed ({r.returncode}):\n{r.stdout}\n{r.stderr}"

@@ -43,7 +43,7 @@ def test_lower_for_a_platform_creates_no_client(platform):
     text = lowered.as_text()
     parse_and_verify(text)
     assert "lapack_" not in text  # the host's LAPACK calls are not emitted for accelerators
-    host = stablejit.jit(lambda a: snp.linalg.cholesky(a) + 1).lower(x)
+    host = stablejit.jit(lambda a: snp.linalg.cholesky(a) + 1).lower(x, platform="host")
     assert host.platform == "host" and "lapack_spotrf_ffi" in host.as_text()
 
 
