@@ -8,15 +8,16 @@ from pathlib import Path
 
 from setuptools import Extension, setup
 
-HEADER = "frontend/_native/slots.h"  # shared by both sources
+# the headers the sources include (frontend/native_build.py's HEADERS)
+HEADERS = ["frontend/_native/slots.h", "frontend/_native/memo.h"]
 
 
 def native(module: str, source: str) -> Extension:
-    # the digest of the source and the header, compiled in: stablejit refuses a build of
+    # the digest of the source and the headers, compiled in: stablejit refuses a build of
     # other sources (a stale extension in an editable checkout) and takes the Python path
-    text = Path(source).read_bytes() + Path(HEADER).read_bytes()
+    text = b"".join(Path(f).read_bytes() for f in [source, *HEADERS])
     digest = hashlib.sha256(text.replace(b"\r\n", b"\n")).hexdigest()[:16]
-    return Extension(module, [source], optional=True, depends=[HEADER],
+    return Extension(module, [source], optional=True, depends=HEADERS,
                      define_macros=[("SOURCE_DIGEST", f'"{digest}"')])
 
 

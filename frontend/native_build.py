@@ -8,14 +8,16 @@ import hashlib
 import importlib
 from pathlib import Path
 
+HEADERS = ("slots.h", "memo.h")  # what the sources include, in setup.py's digest too
+
 
 def source_digest(name: str) -> str | None:
     """The digest setup.py compiles into an extension, of its source `name` in _native/
-    beside this module and the header both sources include (a checkout; an install may
+    beside this module and the headers the sources include (a checkout; an install may
     not carry them)."""
     folder = Path(__file__).parent / "_native"
     try:
-        text = (folder / name).read_bytes() + (folder / "slots.h").read_bytes()
+        text = b"".join((folder / f).read_bytes() for f in (name, *HEADERS))
     except OSError:
         return None
     return hashlib.sha256(text.replace(b"\r\n", b"\n")).hexdigest()[:16]

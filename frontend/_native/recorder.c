@@ -24,6 +24,7 @@
 #include <limits.h>
 #include <time.h>
 
+#include "memo.h"
 #include "slots.h"
 
 #ifndef SOURCE_DIGEST /* setup.py defines it: recorder_native.py refuses a stale build */
@@ -477,19 +478,23 @@ slot_of(PyObject *self, Rec *r, PyObject *t)
 
 /* errors.is_internal's answers by the code object's address: a dict lookup hashes a code
  * object's fields (its constants tuple too) every time, and every recorded op asks for
- * the frames between it and the user. Direct-mapped; an entry holds its code object, so
- * the address cannot be reused while it is here. (The GIL guards it, as the memos.) */
-#define SITE_SLOTS 256
-static struct { PyObject *code; int ours; } site_memo[SITE_SLOTS];
+ * the frames between it and the user. An entry holds its code object, so the address
+ * cannot be reused while it is here (memo.h). */
+#define SITE_SETS 64
+static struct { PyObject *code; int ours; } site_memo[SITE_SETS * MEMO_WAYS];
 
 /* 1 if code is stablejit's own, 0 if not, -1 on error */
 static int
 code_is_ours(PyCodeObject *code)
 {
-    uintptr_t a = (uintptr_t)code;
-    size_t i = ((a >> 4) ^ (a >> 12)) & (SITE_SLOTS - 1);
-    if (site_memo[i].code == (PyObject *)code)
-        return site_memo[i].ours;
+    size_t set = memo_set((uintptr_t)code, SITE_SETS);
+    int empty = -1;
+    for (int w = 0; w < MEMO_WAYS; w++) {
+        if (site_memo[set + w].code == (PyObject *)code)
+            return site_memo[set + w].ours;
+        if (site_memo[set + w].code == NULL && empty < 0)
+            empty = w;
+    }
     PyObject *internal = PyDict_GetItemWithError(code_internal, (PyObject *)code);
     if (internal != NULL) {
         Py_INCREF(internal);
@@ -505,6 +510,7 @@ code_is_ours(PyCodeObject *code)
     Py_DECREF(internal);
     if (ours < 0)
         return -1;
+    size_t i = memo_victim(set, empty);
     PyObject *old = site_memo[i].code;
     Py_INCREF(code);
     site_memo[i].code = (PyObject *)code;
@@ -516,21 +522,27 @@ code_is_ours(PyCodeObject *code)
 /* The site (code, offset) of an instruction: one tuple per instruction, memoised by its
  * address and offset (a loop body records the same sites every step; the memo holds the
  * tuple, so the code object's address is not reused while it is a key). New reference. */
-#define SITE_TUPLES 512
-static struct { PyObject *code; int lasti; PyObject *site; } site_tuples[SITE_TUPLES];
+#define SITE_TUPLE_SETS 128
+static struct { PyObject *code; int lasti; PyObject *site; } site_tuples[SITE_TUPLE_SETS *
+                                                                         MEMO_WAYS];
 
 static PyObject *
 site_tuple(PyCodeObject *code, int lasti)
 {
-    uintptr_t a = (uintptr_t)code;
-    size_t i = ((a >> 4) ^ (a >> 12) ^ ((size_t)lasti * 40503u)) & (SITE_TUPLES - 1);
-    if (site_tuples[i].code == (PyObject *)code && site_tuples[i].lasti == lasti)
-        return Py_NewRef(site_tuples[i].site);
+    size_t set = memo_set((uintptr_t)code ^ ((uint64_t)lasti << 48), SITE_TUPLE_SETS);
+    int empty = -1;
+    for (int w = 0; w < MEMO_WAYS; w++) {
+        if (site_tuples[set + w].code == (PyObject *)code && site_tuples[set + w].lasti == lasti)
+            return Py_NewRef(site_tuples[set + w].site);
+        if (site_tuples[set + w].site == NULL && empty < 0)
+            empty = w;
+    }
     PyObject *off = PyLong_FromLong(lasti);
     PyObject *site = off ? PyTuple_Pack(2, (PyObject *)code, off) : NULL;
     Py_XDECREF(off);
     if (site == NULL)
         return NULL;
+    size_t i = memo_victim(set, empty);
     PyObject *old = site_tuples[i].site;
     site_tuples[i].code = (PyObject *)code;
     site_tuples[i].lasti = lasti;
@@ -596,9 +608,9 @@ inferred(PyObject *prim, PyObject *in_types, PyObject *attrs)
  * ints here, anything else by the Python function. */
 /* scalar_key's answers for plain floats by their bits and dtype: a loop records the same
  * constants every iteration, and one key object for them is also compared by identity
- * when a graph's key is looked up. Direct-mapped; an entry holds its key. */
-#define SCALAR_SLOTS 256
-static struct { uint64_t bits; PyObject *dtype, *key; } scalar_memo[SCALAR_SLOTS];
+ * when a graph's key is looked up. An entry holds its key (memo.h). */
+#define SCALAR_SETS 64
+static struct { uint64_t bits; PyObject *dtype, *key; } scalar_memo[SCALAR_SETS * MEMO_WAYS];
 
 static PyObject *scalar_key_of(PyObject *value, PyObject *dtype);
 
@@ -610,16 +622,19 @@ scalar_key(PyObject *value, PyObject *dtype)
     double v = PyFloat_AS_DOUBLE(value);
     uint64_t bits;
     memcpy(&bits, &v, sizeof bits);
-    uintptr_t d = (uintptr_t)dtype;
-    size_t i = (size_t)((bits ^ (bits >> 29) ^ (bits >> 47) ^ (d >> 4)) & (SCALAR_SLOTS - 1));
-    if (scalar_memo[i].key != NULL && scalar_memo[i].bits == bits &&
-        scalar_memo[i].dtype == dtype) {
-        Py_INCREF(scalar_memo[i].key);
-        return scalar_memo[i].key;
+    size_t set = memo_set(bits ^ (bits >> 32) ^ ((uintptr_t)dtype << 16), SCALAR_SETS);
+    int empty = -1;
+    for (int w = 0; w < MEMO_WAYS; w++) {
+        if (scalar_memo[set + w].key != NULL && scalar_memo[set + w].bits == bits &&
+            scalar_memo[set + w].dtype == dtype)
+            return Py_NewRef(scalar_memo[set + w].key);
+        if (scalar_memo[set + w].key == NULL && empty < 0)
+            empty = w;
     }
     PyObject *key = scalar_key_of(value, dtype);
     if (key == NULL)
         return NULL;
+    size_t i = memo_victim(set, empty);
     PyObject *old_key = scalar_memo[i].key, *old_dtype = scalar_memo[i].dtype;
     Py_INCREF(key);
     Py_INCREF(dtype);
@@ -782,10 +797,10 @@ static Py_ssize_t one_type_count;
  * reference); NULL without an exception where none has (the caller asks Python) */
 /* ops with attributes (dot_general, reductions, broadcasts) of one or two operands: the
  * answer by the addresses of (prim, attrs, types), so that the Attrs' hash - a Python
- * method - is not called per op. Direct-mapped; an entry holds what it names (types are
- * interned, so equal types are one object; an equal Attrs elsewhere only misses). */
-#define ATTRS_SLOTS 512
-static struct { PyObject *prim, *attrs, *t0, *t1, *out; } attrs_memo[ATTRS_SLOTS];
+ * method - is not called per op. An entry holds what it names (types are interned, so
+ * equal types are one object; an equal Attrs elsewhere only misses; memo.h). */
+#define ATTRS_SETS 128
+static struct { PyObject *prim, *attrs, *t0, *t1, *out; } attrs_memo[ATTRS_SETS * MEMO_WAYS];
 
 static PyObject *
 known_types_with_attrs(PyObject *prim, PyObject *in_types, PyObject *attrs)
@@ -795,17 +810,23 @@ known_types_with_attrs(PyObject *prim, PyObject *in_types, PyObject *attrs)
         return inferred(prim, in_types, attrs);
     PyObject *t0 = PyTuple_GET_ITEM(in_types, 0), *t1 = n == 2 ? PyTuple_GET_ITEM(in_types, 1)
                                                                 : Py_None;
-    uintptr_t h = (uintptr_t)prim ^ ((uintptr_t)attrs >> 3) ^ ((uintptr_t)t0 >> 5) ^
-                  ((uintptr_t)t1 >> 7);
-    size_t i = (size_t)((h ^ (h >> 11) ^ (h >> 19)) & (ATTRS_SLOTS - 1));
-    if (attrs_memo[i].out != NULL && attrs_memo[i].prim == prim &&
-        attrs_memo[i].attrs == attrs && attrs_memo[i].t0 == t0 && attrs_memo[i].t1 == t1) {
-        Py_INCREF(attrs_memo[i].out);
-        return attrs_memo[i].out;
+    uint64_t h = (uintptr_t)prim ^ ((uint64_t)(uintptr_t)attrs << 13) ^
+                 ((uint64_t)(uintptr_t)t0 << 26) ^ ((uint64_t)(uintptr_t)t1 << 39) ^
+                 ((uintptr_t)attrs >> 51) ^ ((uintptr_t)t0 >> 38) ^ ((uintptr_t)t1 >> 25);
+    size_t set = memo_set(h, ATTRS_SETS);
+    int empty = -1;
+    for (int w = 0; w < MEMO_WAYS; w++) {
+        size_t j = set + w;
+        if (attrs_memo[j].out != NULL && attrs_memo[j].prim == prim &&
+            attrs_memo[j].attrs == attrs && attrs_memo[j].t0 == t0 && attrs_memo[j].t1 == t1)
+            return Py_NewRef(attrs_memo[j].out);
+        if (attrs_memo[j].out == NULL && empty < 0)
+            empty = w;
     }
     PyObject *out = inferred(prim, in_types, attrs);
     if (out == NULL)
         return NULL;
+    size_t i = memo_victim(set, empty);
     PyObject *old[5] = {attrs_memo[i].prim, attrs_memo[i].attrs, attrs_memo[i].t0,
                         attrs_memo[i].t1, attrs_memo[i].out};
     Py_INCREF(prim);
@@ -1703,15 +1724,22 @@ recorder_for(PyObject *const *bs, Py_ssize_t n)
  * and never change; the memo holds a reference, so an address is not reused while it is
  * a key): every recorded op asks, and two attribute reads through Python descriptors cost
  * ~80 ns. Borrowed results; -1 with an exception on error. */
-#define TYPE_SLOTS 256
-static struct { PyObject *type, *dtype, *kind; } type_memo[TYPE_SLOTS];
+#define TYPE_SETS 64
+static struct { PyObject *type, *dtype, *kind; } type_memo[TYPE_SETS * MEMO_WAYS];
 
 static int
 type_info(PyObject *type, PyObject **dtype, PyObject **kind)
 {
-    uintptr_t a = (uintptr_t)type;
-    size_t i = ((a >> 4) ^ (a >> 12)) & (TYPE_SLOTS - 1);
-    if (type_memo[i].type != type) {
+    size_t set = memo_set((uintptr_t)type, TYPE_SETS), i = SIZE_MAX;
+    int empty = -1;
+    for (int w = 0; w < MEMO_WAYS && i == SIZE_MAX; w++) {
+        if (type_memo[set + w].type == type)
+            i = set + w;
+        else if (type_memo[set + w].type == NULL && empty < 0)
+            empty = w;
+    }
+    if (i == SIZE_MAX) {
+        i = memo_victim(set, empty);
         PyObject *d = PyObject_GetAttr(type, s_dtype);
         PyObject *k = d ? PyObject_GetAttr(d, s_kind) : NULL;
         if (k == NULL) {

@@ -155,6 +155,11 @@ CASES = [
     ("control flow inside lazy", lambda x: sj.lax.fori_loop(0, 3, lambda i, c: c * 2.0, x)),
     ("grad inside lazy", lambda x: sj.grad(lambda v: snp.sum(snp.tanh(v) * 2.0))(x)),
     ("jit inside lazy", lambda x: sj.jit(lambda v: v * 2.0 + 1.0)(x) - 1.0),
+    # more constants, types and (type, attrs) pairs than the C memos hold, so that their
+    # sets fill and evict (frontend/_native/memo.h)
+    ("more keys than the memos hold", lambda x: [
+        snp.sum(snp.broadcast_to(x[0, 0], (k,)) * (1.0 + k / 1024), axis=0, keepdims=True)
+        for k in range(1, 700)]),
 ]
 
 
