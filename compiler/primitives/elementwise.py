@@ -453,21 +453,53 @@ subtract = binary("subtract", "stablehlo.subtract", np.subtract,
 multiply = binary("multiply", "stablehlo.multiply",
                   lambda x, y: x * y if x.dtype != np.bool_ else x & y, ANY,
                   **_bin_deriv(lambda ops, x, y, z: y, lambda ops, x, y, z: x))
+# (exponent bits, mantissa bits) of the narrow floats, for reduce_precision
+_NARROW_FORMATS = {"float32": (8, 23), "float16": (5, 10), "bfloat16": (8, 7)}
+
+
 def _emit_divide(ctx, x, y):
     """On cuda, real floats of 32 bits or fewer divide in float64, then round: XLA's
     NVPTX backend divides float32 with div.full.f32, up to 1 ulp from the IEEE quotient
     (x / x can be 0.99999994: openxla/xla#37181), and half floats go through that
     float32 quotient. A float64 quotient rounded to a format of 24 bits or fewer is the
-    correctly rounded one (53 >= 2 * 24 + 2), as NumPy and the host give. The price is
-    a float64 division on the GPU (not measured yet; an elementwise kernel is usually
-    bound by memory, not by its arithmetic)."""
-    d = ctx.in_types[0].dtype
+    correctly rounded one (53 >= 2 * 24 + 2), as NumPy and the host give.
+
+    The rounding is written out in float64 (reduce_precision to the format, exact
+    multiples of its smallest subnormal below its normal range), and only then
+    converted: LLVM folds fptrunc(fdiv(fpext a, fpext b)) back into a float32 division
+    (valid in IEEE arithmetic, so it may), which NVPTX then emits as div.full.f32
+    again. A plain convert of the float64 quotient still gave 6 of 256 float32
+    floor_divide results 1 ulp off on an H200 (benchmarks/gpu_floor_divide_probe.py).
+    The price is a float64 division on the GPU (not measured yet; an elementwise kernel
+    is usually bound by memory, not by its arithmetic)."""
+    t = ctx.in_types[0]
+    d = t.dtype
     if ctx.emitter.platform != "cuda" or d.kind != "f" or d.bits > 32:
         return ctx.op("stablehlo.divide", [x, y], ctx.out_types)
-    wide = ctx.in_types[0].with_dtype(dt.float64)
+    wide = t.with_dtype(dt.float64)
     xw, yw = (ctx.op("stablehlo.convert", [v], [wide])[0] for v in (x, y))
     q = ctx.op("stablehlo.divide", [xw, yw], [wide])[0]
-    return ctx.op("stablehlo.convert", [q], ctx.out_types)
+    exponent, mantissa = _NARROW_FORMATS[d.name]
+    normal = ctx.op("stablehlo.reduce_precision", [q], [wide],
+                    f"exponent_bits = {exponent} : i32, mantissa_bits = {mantissa} : i32")[0]
+    # below the normal range (where reduce_precision may flush to zero): the nearest
+    # multiple of the format's smallest subnormal, 2 ** -quantum
+    min_exponent = 2 - 2 ** (exponent - 1)
+    quantum = mantissa - min_exponent
+
+    def const(v):
+        return ctx.constant(v, dt.float64, t.shape)
+
+    scaled = ctx.op("stablehlo.multiply", [q, const(2.0 ** quantum)], [wide])[0]
+    rounded = ctx.op("stablehlo.round_nearest_even", [scaled], [wide])[0]
+    tiny = ctx.op("stablehlo.multiply", [rounded, const(2.0 ** -quantum)], [wide])[0]
+    magnitude = ctx.op("stablehlo.abs", [q], [wide])[0]
+    small = ctx.op("stablehlo.compare", [magnitude, const(2.0 ** min_exponent)],
+                   [t.with_dtype(dt.bool_)],
+                   "comparison_direction = #stablehlo<comparison_direction LT>, "
+                   "compare_type = #stablehlo<comparison_type FLOAT>")[0]
+    r = ctx.op("stablehlo.select", [small, tiny, normal], [wide])[0]
+    return ctx.op("stablehlo.convert", [r], ctx.out_types)
 
 
 divide = binary("divide", "stablehlo.divide", _c_div, vjp=_div_vjp, emit=_emit_divide)

@@ -2,7 +2,7 @@
 
 XLA's NVPTX backend divides float32 with div.full.f32, up to 1 ulp from the IEEE
 quotient, so on cuda elementwise.divide divides real floats of 32 bits or fewer in
-float64 and rounds (compiler/primitives/elementwise.py, _emit_divide). The cuda program's
+float64 and rounds there (compiler/primitives/elementwise.py, _emit_divide). The cuda program's
 text is checked here for that form, then compiled for the host CPU and run: its results
 must be NumPy's bit for bit, special values included (the float64 quotient rounded to
 float32 or a half float is the correctly rounded one)."""
@@ -34,9 +34,13 @@ def _operands(dtype, n=4000, seed=0):
     x, y = (rng.uniform(1, 2, (2, n)) * np.exp2(exps.astype(np.float64))
             * rng.choice([-1.0, 1.0], (2, n)))
     same = x[: n // 4]  # x / x is 1 exactly
+    # quotients across the bottom of float16's normal range, into its subnormals (float32
+    # normals, so not flushed): the lowering rounds those to multiples of 2 ** -24
+    low_x = rng.uniform(1, 2, n // 4) * 2.0 ** -13
+    low_y = rng.uniform(2, 64, n // 4)
     with np.errstate(over="ignore"):
-        return (np.concatenate([a, x, same]).astype(dtype),
-                np.concatenate([b, y, same]).astype(dtype))
+        return (np.concatenate([a, x, same, low_x]).astype(dtype),
+                np.concatenate([b, y, same, low_y]).astype(dtype))
 
 
 def _bits(a):
@@ -51,7 +55,10 @@ def test_cuda_divides_narrow_floats_as_ieee(dtype, spelling):
          "lax.div": stablejit.lax.div}[spelling]
     x, y = _operands(dtype)
     text = stablejit.jit(f).lower(x, y, platform="cuda").as_text()
+    # (the rounding written out in float64: a plain convert of the float64 quotient is
+    # folded by LLVM back into the float32 division)
     assert "xf64>" in text and text.count("stablehlo.convert") == 3, text
+    assert "stablehlo.reduce_precision" in text and "round_nearest_even" in text, text
     with np.errstate(all="ignore"):
         want = np.divide(x, y)  # (IEEE's quotient; half floats' through float32, as exact)
     wide = want.astype(np.float32)
