@@ -740,10 +740,19 @@ one_result(PyObject *self, Rec *r, Py_ssize_t first, PyObject *type)
         }
         Py_DECREF(bound);
     }
-    PyObject *count = PyLong_FromLong(n);
-    PyObject *max_ops = count ? PyDict_GetItemWithError(r->dict, s_max_ops) : NULL;
-    int full = max_ops == NULL ? -1 : PyObject_RichCompareBool(count, max_ops, Py_GE);
-    Py_XDECREF(count);
+    PyObject *max_ops = PyDict_GetItemWithError(r->dict, s_max_ops);
+    int full = -1;
+    if (max_ops != NULL && PyLong_CheckExact(max_ops)) {
+        int overflow;
+        long m = PyLong_AsLongAndOverflow(max_ops, &overflow);
+        if (!(m == -1 && PyErr_Occurred()))
+            full = overflow ? overflow < 0 : n >= m;
+    }
+    else if (max_ops != NULL) { /* (another number: Python compares) */
+        PyObject *count = PyLong_FromLong(n);
+        full = count ? PyObject_RichCompareBool(count, max_ops, Py_GE) : -1;
+        Py_XDECREF(count);
+    }
     if (full < 0) {
         if (!PyErr_Occurred())
             PyErr_SetString(PyExc_AttributeError, "_max_ops");
@@ -841,6 +850,17 @@ known_types_with_attrs(PyObject *prim, PyObject *in_types, PyObject *attrs)
     return out;
 }
 
+/* the memo's result types of prim on n (1 or 2) operands all of type t0 and no attributes
+ * (a new reference); NULL without an exception where it has none: a caller with nothing
+ * else to ask builds no in_types tuple for a hit */
+static PyObject *
+known_same_types(PyObject *prim, PyObject *t0, Py_ssize_t n)
+{
+    PyObject *per_prim = PyDict_GetItemWithError(one_type[n - 1], prim);
+    PyObject *out = per_prim ? PyDict_GetItemWithError(per_prim, t0) : NULL;
+    return Py_XNewRef(out);
+}
+
 static PyObject *
 known_types(PyObject *prim, PyObject *in_types, PyObject *attrs)
 {
@@ -850,14 +870,9 @@ known_types(PyObject *prim, PyObject *in_types, PyObject *attrs)
     PyObject *t0 = n ? PyTuple_GET_ITEM(in_types, 0) : NULL;
     int same = n == 1 || (n == 2 && PyTuple_GET_ITEM(in_types, 1) == t0);
     if (same) {
-        PyObject *per_prim = PyDict_GetItemWithError(one_type[n - 1], prim);
-        PyObject *out = per_prim ? PyDict_GetItemWithError(per_prim, t0) : NULL;
-        if (out != NULL) {
-            Py_INCREF(out);
+        PyObject *out = known_same_types(prim, t0, n);
+        if (out != NULL || PyErr_Occurred())
             return out;
-        }
-        if (PyErr_Occurred())
-            return NULL;
         out = inferred(prim, in_types, attrs);
         if (out == NULL)
             return NULL;
@@ -865,6 +880,13 @@ known_types(PyObject *prim, PyObject *in_types, PyObject *attrs)
             PyDict_Clear(one_type[0]);
             PyDict_Clear(one_type[1]);
             one_type_count = 0;
+        }
+        /* (looked up after the shape rule and the clearing: a per-prim dict looked up
+         * before them could have been freed by the clearing) */
+        PyObject *per_prim = PyDict_GetItemWithError(one_type[n - 1], prim);
+        if (per_prim == NULL && PyErr_Occurred()) {
+            Py_DECREF(out);
+            return NULL;
         }
         if (per_prim == NULL) {
             per_prim = PyDict_New();
@@ -1020,10 +1042,13 @@ record_scalar(PyObject *self, Rec *r, PyObject *prim, PyObject *x, PyObject *xt,
     Py_ssize_t a = slot_of(self, r, x);
     if (a < 0)
         goto done;
-    in_types = PyTuple_Pack(2, xt, xt);
-    if (in_types == NULL)
-        goto done;
-    out = known_types(prim, in_types, empty_attrs);
+    out = known_same_types(prim, xt, 2); /* (the hot case: no in_types tuple) */
+    if (out == NULL && !PyErr_Occurred()) {
+        in_types = PyTuple_Pack(2, xt, xt);
+        if (in_types == NULL)
+            goto done;
+        out = known_types(prim, in_types, empty_attrs);
+    }
     if (out == NULL) {
         if (PyErr_Occurred())
             goto done;
