@@ -71,14 +71,23 @@ static PyObject *backends_dict; /* backends module dict: scalar_key for other nu
  * A reentrant lock with threading.RLock's Python methods, whose state C reads directly: the
  * recorder's hot path takes and gives it without a method call (threading.RLock's acquire
  * parses its arguments and reads the clock on every call: ~100 ns of a ~650 ns op).
- * owner and count change only with the GIL held; the OS lock is waited for with the GIL
- * released, so a thread that holds it (a flush running its program) is never blocked. */
+ *
+ * owner, count and waiters change only with the GIL held, so an uncontended take or give
+ * is a few field updates: no OS lock at all (on CPython 3.11 even a non-blocking
+ * PyThread_acquire_lock_timed reads the monotonic clock: ~9% of a recorded op). The OS
+ * lock `wake` is a semaphore that is normally taken: a thread that finds the lock held
+ * counts itself in `waiters` and waits on `wake` with the GIL released (so the holder, a
+ * flush running its program, is never blocked); a give that leaves the lock free while
+ * someone waits gives `wake` once. While anyone waits, a newcomer waits too (no barging
+ * past a woken waiter), and a woken waiter takes the lock only if it is still free, else
+ * waits again, so an extra wake-up costs a loop, never a lost or doubled lock. */
 
 typedef struct {
     PyObject_HEAD
-    PyThread_type_lock lock;
+    PyThread_type_lock wake;
     unsigned long owner; /* PyThread_get_thread_ident() of the holder, while count > 0 */
     unsigned long count;
+    unsigned long waiters; /* threads waiting in rl_take */
 } RLockObject;
 
 static PyTypeObject RLockType;
@@ -105,29 +114,43 @@ rl_take(RLockObject *l, double timeout)
         l->count++;
         return 1;
     }
-    PyLockStatus st = PyThread_acquire_lock_timed(l->lock, 0, 0);
-    if (st != PY_LOCK_ACQUIRED && timeout != 0) {
-        double deadline = timeout > 0 ? monotonic_s() + timeout : 0;
-        for (;;) {
-            PY_TIMEOUT_T us = -1;
-            if (timeout > 0) {
-                double left = deadline - monotonic_s();
-                us = left > 0 ? (PY_TIMEOUT_T)(left * 1e6) : 0;
-            }
-            Py_BEGIN_ALLOW_THREADS
-            st = PyThread_acquire_lock_timed(l->lock, us, 1);
-            Py_END_ALLOW_THREADS
-            if (st != PY_LOCK_INTR)
-                break;
-            if (Py_MakePendingCalls() < 0) /* (a signal handler raised: as RLock does) */
-                return -1;
-        }
+    if (l->count == 0 && l->waiters == 0) {
+        l->owner = me;
+        l->count = 1;
+        return 1;
     }
-    if (st != PY_LOCK_ACQUIRED)
+    if (timeout == 0)
         return 0;
-    l->owner = me;
-    l->count = 1;
-    return 1;
+    double deadline = timeout > 0 ? monotonic_s() + timeout : 0;
+    l->waiters++;
+    for (;;) {
+        PY_TIMEOUT_T us = -1;
+        if (timeout > 0) {
+            double left = deadline - monotonic_s();
+            us = left > 0 ? (PY_TIMEOUT_T)(left * 1e6) : 0;
+        }
+        PyLockStatus st;
+        Py_BEGIN_ALLOW_THREADS
+        st = PyThread_acquire_lock_timed(l->wake, us, 1);
+        Py_END_ALLOW_THREADS
+        if (l->count == 0) { /* free (a give woke us, or came just before a timeout) */
+            l->waiters--;
+            l->owner = me;
+            l->count = 1;
+            return 1;
+        }
+        if (st == PY_LOCK_INTR) {
+            if (Py_MakePendingCalls() < 0) { /* (a signal handler raised: as RLock does) */
+                l->waiters--;
+                return -1;
+            }
+        }
+        else if (st != PY_LOCK_ACQUIRED) { /* timed out while another thread holds it */
+            l->waiters--;
+            return 0;
+        }
+        /* woken, but another waiter took it first: wait again */
+    }
 }
 
 /* give the lock back once; -1 with RuntimeError where this thread does not hold it */
@@ -140,7 +163,8 @@ rl_give(RLockObject *l)
     }
     if (--l->count == 0) {
         l->owner = 0;
-        PyThread_release_lock(l->lock);
+        if (l->waiters > 0)
+            PyThread_release_lock(l->wake); /* wake one waiter */
     }
     return 0;
 }
@@ -155,22 +179,22 @@ rlock_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
     RLockObject *l = (RLockObject *)type->tp_alloc(type, 0);
     if (l == NULL)
         return NULL;
-    l->lock = PyThread_allocate_lock();
-    if (l->lock == NULL) {
+    l->wake = PyThread_allocate_lock();
+    if (l->wake == NULL) {
         Py_DECREF(l);
         PyErr_SetString(PyExc_MemoryError, "cannot allocate lock");
         return NULL;
     }
+    PyThread_acquire_lock(l->wake, WAIT_LOCK); /* taken: a waiter blocks until a give */
     return (PyObject *)l;
 }
 
 static void
 rlock_dealloc(RLockObject *l)
 {
-    if (l->lock != NULL) {
-        if (l->count > 0)
-            PyThread_release_lock(l->lock);
-        PyThread_free_lock(l->lock);
+    if (l->wake != NULL) {
+        PyThread_release_lock(l->wake); /* (freed unlocked: no thread can wait on it now) */
+        PyThread_free_lock(l->wake);
     }
     Py_TYPE(l)->tp_free((PyObject *)l);
 }

@@ -147,9 +147,40 @@ def _counts_under_contention(lock):
     return n[0]
 
 
+def _exclusive_with_timeouts_and_nesting(lock):
+    """Waiters that time out, non-blocking tries and nested takes among threads that hold
+    the lock across GIL switches: never two holders, and the lock free at the end (the
+    native lock counts its waiters and wakes one per give)."""
+    state = {"holders": 0, "most": 0, "taken": 0}
+
+    def hold():
+        state["holders"] += 1
+        state["most"] = max(state["most"], state["holders"])
+        time.sleep(0.0002)  # the GIL goes to the others while this thread holds it
+        state["holders"] -= 1
+        state["taken"] += 1
+
+    def work(i):
+        for k in range(150):
+            how = (i + k) % 3
+            got = (lock.acquire(timeout=0.0005) if how == 0 else
+                   lock.acquire(blocking=False) if how == 1 else lock.acquire())
+            if got:
+                with lock:  # nested
+                    hold()
+                lock.release()
+    ts = [threading.Thread(target=work, args=(i,)) for i in range(6)]
+    for t in ts:
+        t.start()
+    for t in ts:
+        t.join(60)
+    free = _in_thread(lambda: lock.acquire(blocking=False))["value"]
+    return state["most"], state["taken"] >= 300, free
+
+
 BEHAVIOURS = [_reentrant, _release_unheld, _other_thread_cannot_take, _timeout_waits,
               _other_thread_cannot_release, _bad_arguments, _free_after_with, _condition,
-              _counts_under_contention]
+              _counts_under_contention, _exclusive_with_timeouts_and_nesting]
 
 
 def _outcome(behaviour, make):
@@ -184,6 +215,8 @@ def test_the_expected_outcomes_of_threading_rlock():
         ("value", [True, True, True, None, True, None, False])
     assert _outcome(_release_unheld, threading.RLock)[:2] == ("error", "RuntimeError")
     assert _outcome(_counts_under_contention, threading.RLock) == ("value", 8000)
+    assert _outcome(_exclusive_with_timeouts_and_nesting, threading.RLock) == \
+        ("value", (1, True, True))
     assert _outcome(_timeout_waits, threading.RLock) == ("value", ({"value": False}, True))
 
 
