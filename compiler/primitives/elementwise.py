@@ -453,10 +453,6 @@ subtract = binary("subtract", "stablehlo.subtract", np.subtract,
 multiply = binary("multiply", "stablehlo.multiply",
                   lambda x, y: x * y if x.dtype != np.bool_ else x & y, ANY,
                   **_bin_deriv(lambda ops, x, y, z: y, lambda ops, x, y, z: x))
-# (exponent bits, mantissa bits) of the narrow floats, for reduce_precision
-_NARROW_FORMATS = {"float32": (8, 23), "float16": (5, 10), "bfloat16": (8, 7)}
-
-
 def _emit_divide(ctx, x, y):
     """On cuda, real floats of 32 bits or fewer divide in float64, then round: XLA's
     NVPTX backend divides float32 with div.full.f32, up to 1 ulp from the IEEE quotient
@@ -479,13 +475,13 @@ def _emit_divide(ctx, x, y):
     wide = t.with_dtype(dt.float64)
     xw, yw = (ctx.op("stablehlo.convert", [v], [wide])[0] for v in (x, y))
     q = ctx.op("stablehlo.divide", [xw, yw], [wide])[0]
-    exponent, mantissa = _NARROW_FORMATS[d.name]
+    info = dt.finfo(d)
     normal = ctx.op("stablehlo.reduce_precision", [q], [wide],
-                    f"exponent_bits = {exponent} : i32, mantissa_bits = {mantissa} : i32")[0]
+                    f"exponent_bits = {info.nexp} : i32, mantissa_bits = {info.nmant} : i32")[0]
     # below the normal range (where reduce_precision may flush to zero): the nearest
     # multiple of the format's smallest subnormal, 2 ** -quantum
-    min_exponent = 2 - 2 ** (exponent - 1)
-    quantum = mantissa - min_exponent
+    min_exponent = info.minexp
+    quantum = info.nmant - min_exponent
 
     def const(v):
         return ctx.constant(v, dt.float64, t.shape)

@@ -30,6 +30,8 @@ from stablejit.runtime import buffers, client
 from stablejit.runtime.buffers import to_device
 from stablejit.runtime.executable import Executable
 
+from tests.support.jax_equivalents import jax_on_the_host
+
 INTS = ("int8", "int32", "int64", "uint8")
 COMPLEX = ("complex64", "complex128")
 # (rtol, atol relative to the largest |result|): the four-convolution form rounds
@@ -165,7 +167,7 @@ def _check_conv(x_shape, w_shape, attrs, dtype, seed=0, platform="cuda"):
     ls, rs, os = attrs["dimension_numbers"]
     # (jax on the host: its GPU has no integer convolution but cuDNN's int8 one, which
     # saturates where the host wraps around)
-    with jax.enable_x64(True), jax.default_device(jax.devices("cpu")[0]):
+    with jax.enable_x64(True), jax_on_the_host():
         want = np.asarray(lax.conv_general_dilated(
             x, w, attrs["window_strides"], attrs["padding"], attrs["lhs_dilation"],
             attrs["rhs_dilation"], lax.ConvDimensionNumbers(ls, rs, os),

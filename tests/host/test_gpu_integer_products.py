@@ -20,6 +20,7 @@ import stablejit
 import stablejit.numpy as snp
 
 from tests.host.test_convolution_gpu_lowering import run_text
+from tests.host.test_precision import restore_default_precision  # noqa: F401 - a fixture
 
 PRODUCTS = {
     "matmul": lambda t: lambda x, y: snp.matmul(x, y, preferred_element_type=t),
@@ -104,18 +105,9 @@ def test_host_int8_products_keep_one_dot_general():
         assert text.count('"stablehlo.dot_general"') == 1, text
 
 
-@pytest.fixture
-def default_precision():
-    """The default matmul precision unset (a GPU run of the suite sets it to highest:
-    tests/conftest.py), restored after."""
-    before = stablejit.config.default_matmul_precision
-    stablejit.config.update("default_matmul_precision", None)
-    yield
-    stablejit.config.update("default_matmul_precision", before)
-
-
+@pytest.mark.usefixtures("restore_default_precision")
 @pytest.mark.parametrize("name", ["einsum", "convolve", "correlate"])
-def test_integers_made_floats_multiply_at_highest_precision(name, default_precision):
+def test_integers_made_floats_multiply_at_highest_precision(name):
     """einsum, convolve and correlate convert their operands to a preferred_element_type
     themselves: integers made floats then multiply at HIGHEST precision, on every
     platform (a GPU's default TF32 would round 127 * 127); floats keep the default."""
@@ -123,6 +115,7 @@ def test_integers_made_floats_multiply_at_highest_precision(name, default_precis
          "convolve": lambda a, t: snp.convolve(a[0], a[1], preferred_element_type=t),
          "correlate": lambda a, t: snp.correlate(a[0], a[1], "full",
                                                  preferred_element_type=t)}[name]
+    stablejit.config.update("default_matmul_precision", None)  # a GPU run sets highest
     for operand, highest in (("int8", True), ("uint8", True), ("float16", False)):
         x = np.full((4, 3), 127, operand)
         for platform in ("host", "cuda"):

@@ -18,6 +18,8 @@ import stablejit
 import stablejit.numpy as snp
 from stablejit.errors import MustCompileError
 
+from tests.support.jax_equivalents import jax_on_the_host
+
 A34 = np.arange(12, dtype=np.float32).reshape(3, 4) - 5
 I34 = np.arange(12, dtype=np.int32).reshape(3, 4) - 5
 ALONG = np.argsort(-A34, axis=1)[:, :2]
@@ -170,7 +172,7 @@ def test_inplace_false_is_jax_form_and_leaves_arr(name):
         if case.numpy:
             np.testing.assert_array_equal(np.asarray(got), _numpy(case))
         if case.jax:  # (jax on the host: on a GPU its repeated indices write in any order)
-            with jax.enable_x64(True), jax.default_device(jax.devices("cpu")[0]):
+            with jax.enable_x64(True), jax_on_the_host():
                 want = case.call(jnp, jnp.asarray(case.a),
                                  *[jnp.asarray(o) for o in case.operands], inplace=False)
             np.testing.assert_array_equal(np.asarray(got), np.asarray(want))

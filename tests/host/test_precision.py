@@ -20,6 +20,8 @@ import stablejit
 import stablejit.numpy as snp
 from stablejit import lax
 
+from tests.support.jax_equivalents import jax_on_the_host
+
 A = np.random.default_rng(0).normal(size=(2, 3)).astype(np.float32)
 B = np.random.default_rng(1).normal(size=(3, 4)).astype(np.float32)
 
@@ -244,8 +246,7 @@ def test_preferred_element_type_as_jax_numpy(name, operands, preferred, way):
         ours = stablejit.jit(ours)
     # jax on the host for integer operands: its GPU's int8 products are no oracle (other
     # values than the host's for int32, a dead process for float32: docs/devices.md)
-    with jax.default_device(jax.devices("cpu")[0]) if operands == "int8" else \
-            contextlib.nullcontext():
+    with jax_on_the_host() if operands == "int8" else contextlib.nullcontext():
         want = np.asarray(theirs(a, b))
     got = np.asarray(ours(a, b))
     assert got.dtype == want.dtype
