@@ -11,14 +11,15 @@ from __future__ import annotations
 
 from . import config, debugging, native_build, tree, writes
 from .compilation import Program
-from .recorder import Pending
+from .recorder import Pending, Recorder
 from .signature import Entry
 from .tensor import Tensor
 
 _fastcall, unavailable = native_build.load("_fastcall", "fastcall.c")
 if _fastcall is not None:
     try:  # the slots it reads: a class that lost one keeps the Python path
-        _fastcall.init(Tensor, Entry, Program, writes, config, debugging, tree, Pending)
+        _fastcall.init(Tensor, Entry, Program, writes, config, debugging, tree, Pending,
+                       Recorder)
     except (TypeError, AttributeError) as e:
         _fastcall, unavailable = None, f"stablejit._fastcall cannot read {e}"
 

@@ -54,6 +54,12 @@ new_lock = threading.RLock
 class Recorder(ProgramBackend):
     """Records ops for the device of `target` (an XlaBackend) onto a tape."""
 
+    # The per-graph state in slots, not the instance dict: the native recorder reads and
+    # writes them at fixed offsets (slots.h; by name, the lookups cost ~1/6 of an op)
+    __slots__ = ("target", "_lock", "_graph", "_tape", "_locs", "_types", "_inputs",
+                 "_input_of", "_keep", "_pending", "_constants", "_broadcasts",
+                 "_holds_functions", "_ops", "_max_ops")
+
     deferred = True
     # A Function of this many ops or more starts the graph at once (see LazyBackend);
     # a plain recorder never does

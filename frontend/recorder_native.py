@@ -54,6 +54,7 @@ if _recorder is not None:
             Tensor, Pending, errors._CODE_INTERNAL, errors.is_internal, _SCALAR, EMPTY_ATTRS,
             _PYTHON["apply"], _PYTHON["apply_scalar"], Recorder._slot, Recorder._add,
             Recorder._results, backends)
+        _recorder.init_state(Recorder)
         _recorder.init_params(buffers.Buffer, PARAM, Recorder._input, Recorder._param)
         _recorder.init_eager(backends.XlaBackend, compilation.Program, TensorType,
                              backends._BROADCAST)

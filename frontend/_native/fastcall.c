@@ -33,7 +33,8 @@ static Py_ssize_t p_execute, p_handlers;
 /* lazy_backend.Pending and the offset of its buffer slot; names of a LazyBackend's dict */
 static PyTypeObject *pending_cls, *program_cls;
 static Py_ssize_t pd_buffer;
-static PyObject *s_ops, *s_now, *s_target, *s_flushes, *s_start_at, *s_ops_list;
+static PyObject *s_now, *s_flushes, *s_start_at, *s_ops_list;
+static RecorderSlots RS; /* a lazy backend's op count and target (Recorder's slots) */
 
 
 
@@ -264,13 +265,13 @@ lazy_now(PyObject *entry, PyObject *leaves, PyObject *fn)
     if (dp == NULL || *dp == NULL || !PyDict_CheckExact(*dp))
         return NULL;
     PyObject *d = *dp;
-    PyObject *ops = PyDict_GetItemWithError(d, s_ops);
+    PyObject *ops = recorder_slot(&RS, backend, RS.ops);
     if (ops == NULL || !PyLong_CheckExact(ops) || PyLong_AsLong(ops) != 0) {
         PyErr_Clear(); /* (the Python step meets any error again) */
         return NULL;
     }
     PyObject *now = PyDict_GetItemWithError(d, s_now);
-    PyObject *target = now ? PyDict_GetItemWithError(d, s_target) : NULL;
+    PyObject *target = now ? recorder_slot(&RS, backend, RS.target) : NULL;
     PyObject *prog = target && PyDict_CheckExact(now) ? PyDict_GetItemWithError(now, fn)
                                                        : NULL;
     if (prog == NULL || Py_TYPE(prog) != program_cls) {
@@ -461,9 +462,13 @@ module_dict(PyObject *module, PyObject **out)
 static PyObject *
 init(PyObject *module, PyObject *args)
 {
-    PyObject *tensor, *entry, *program, *writes, *config, *debugging, *tree, *pending;
-    if (!PyArg_ParseTuple(args, "O!OOOOOOO!:init", &PyType_Type, &tensor, &entry, &program,
-                          &writes, &config, &debugging, &tree, &PyType_Type, &pending))
+    PyObject *tensor, *entry, *program, *writes, *config, *debugging, *tree, *pending,
+        *recorder;
+    if (!PyArg_ParseTuple(args, "O!OOOOOOO!O:init", &PyType_Type, &tensor, &entry, &program,
+                          &writes, &config, &debugging, &tree, &PyType_Type, &pending,
+                          &recorder))
+        return NULL;
+    if (recorder_slots(recorder, &RS) < 0)
         return NULL;
     if (slot_offset(pending, "buffer", &pd_buffer))
         return NULL;
@@ -493,7 +498,8 @@ init(PyObject *module, PyObject *args)
 
 static PyMethodDef methods[] = {
     {"init", init, METH_VARARGS,
-     "init(Tensor, Entry, Program, writes, config, debugging, tree, Pending): what the C "
+     "init(Tensor, Entry, Program, writes, config, debugging, tree, Pending, Recorder): "
+     "what the C "
      "path reads"},
     {NULL},
 };
@@ -520,9 +526,7 @@ PyInit__fastcall(void)
     INTERN(s_record, "record");
     INTERN(s_outputs, "outputs");
     INTERN(s_unflatten, "unflatten");
-    INTERN(s_ops, "_ops");
     INTERN(s_now, "_now");
-    INTERN(s_target, "target");
     INTERN(s_flushes, "flushes");
     INTERN(s_start_at, "_start_at");
     INTERN(s_ops_list, "ops");

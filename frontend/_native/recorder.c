@@ -54,12 +54,10 @@ static PyObject *tape_slot, *s_recording;
  * subclass with its own takes the Python step) */
 static PyTypeObject *buffer_cls;
 static PyTypeObject *lazy_cls; /* LazyBackend (exactly: subclasses are Python's) */
-static PyObject *param_tag, *py_input, *py_param, *s_input, *s_param, *s_input_of, *s_keep,
-    *s_inputs;
+static PyObject *param_tag, *py_input, *py_param, *s_input, *s_param;
 
-static PyObject *s_lock, *s_graph, *s_tape, *s_locs, *s_types, *s_pending, *s_ops, *s_max_ops,
-    *s_slot, *s_add, *s_results, *s_op_bound, *s_flush, *s_inferred, *s_infer, *s_dtype,
-    *s_acquire, *s_release, *s_scalar_key, *s_target;
+static PyObject *s_ops, *s_slot, *s_add, *s_results, *s_op_bound, *s_flush, *s_inferred, *s_infer, *s_dtype,
+    *s_acquire, *s_release, *s_scalar_key;
 
 static TensorSlots T; /* Tensor and its slots' offsets */
 static Py_ssize_t p_slot, p_graph, p_buffer;
@@ -287,27 +285,36 @@ static PyTypeObject RLockType = {
 
 static int type_info(PyObject *type, PyObject **dtype, PyObject **kind);
 
-/* ---- the recorder's state: its instance dict ---------------------------------------- */
+/* ---- the recorder's state: its slots, and its instance dict ------------------------- */
+
+static RecorderSlots RS; /* Recorder's per-graph state (init_state) */
+#define RSLOT(r, field) SLOT((r)->self, RS.field)
 
 typedef struct {
-    PyObject *dict;    /* the recorder's __dict__ (a reference held) */
+    PyObject *self;    /* the recorder, a Recorder (borrowed: the caller holds it) */
+    PyObject *dict;    /* its __dict__ (a reference held) */
     RLockObject *rl;   /* its lock, where it is ours (a reference held), else NULL and: */
     PyObject *lock;    /* the lock's bound acquire (a reference held) */
     PyObject *release; /* and release */
+    int single;        /* an op of one result gives the tensor itself, not its 1-tuple
+                        * (set by the operators and binds, which unpack it at once) */
 } Rec;
 
 static int
 rec_open(PyObject *self, Rec *r)
 {
     PyTypeObject *cls = Py_TYPE(self);
-    if (_PyType_Lookup(cls, s_add) != py_add || _PyType_Lookup(cls, s_results) != py_results)
+    if (RS.cls == NULL || !PyObject_TypeCheck(self, RS.cls) ||
+        _PyType_Lookup(cls, s_add) != py_add || _PyType_Lookup(cls, s_results) != py_results)
         return 0; /* a subclass with its own steps: the Python path */
     PyObject **dp = _PyObject_GetDictPtr(self);
     if (dp == NULL || *dp == NULL || !PyDict_Check(*dp))
         return 0; /* not a plain instance: the Python path */
+    r->self = self;
+    r->single = 0;
     r->dict = *dp;
     Py_INCREF(r->dict);
-    PyObject *own = PyDict_GetItemWithError(r->dict, s_lock);
+    PyObject *own = RSLOT(r, lock);
     if (own != NULL && Py_IS_TYPE(own, &RLockType)) {
         r->rl = (RLockObject *)own;
         Py_INCREF(own);
@@ -322,7 +329,7 @@ rec_open(PyObject *self, Rec *r)
     /* another lock (threading.RLock): its bound acquire and release, which
      * Recorder.__init__ keeps (calling a bound builtin method is one C call, where
      * looking the method up costs as much again) */
-    r->lock = PyErr_Occurred() ? NULL : PyDict_GetItemWithError(r->dict, s_acquire);
+    r->lock = PyDict_GetItemWithError(r->dict, s_acquire);
     r->release = r->lock ? PyDict_GetItemWithError(r->dict, s_release) : NULL;
     if (r->release == NULL) {
         Py_DECREF(r->dict);
@@ -364,12 +371,12 @@ rec_close(Rec *r)
     Py_DECREF(r->dict);
 }
 
-/* a borrowed item of the recorder's dict of the expected type, or NULL (no exception set:
- * the caller takes the Python path) */
+/* a borrowed list slot of the recorder (its offset in RS), or NULL where it is unset or
+ * no list (no exception set: the caller takes the Python path) */
 static PyObject *
-rec_list(Rec *r, PyObject *name)
+rec_list(Rec *r, Py_ssize_t off)
 {
-    PyObject *v = PyDict_GetItemWithError(r->dict, name);
+    PyObject *v = SLOT(r->self, off);
     return v != NULL && PyList_CheckExact(v) ? v : NULL;
 }
 
@@ -394,9 +401,9 @@ input_slot(PyObject *self, Rec *r, PyObject *t, int tape)
     if (buffer_cls == NULL || d == NULL || tb == NULL ||
         _PyType_Lookup(cls, s_input) != py_input || _PyType_Lookup(cls, s_param) != py_param)
         return -2;
-    PyObject *target = PyDict_GetItemWithError(r->dict, s_target);
+    PyObject *target = RSLOT(r, target);
     if (target == NULL)
-        return PyErr_Occurred() ? -1 : -2;
+        return -2;
     PyObject *value; /* what the graph runs with */
     if (Py_IS_TYPE(d, buffer_cls) && tb == target) {
         value = tape ? t : d;
@@ -407,23 +414,21 @@ input_slot(PyObject *self, Rec *r, PyObject *t, int tape)
             return -2; /* (a value of this graph is the hot case; Python says the rest) */
     }
     else if (Py_IS_TYPE(d, pending_cls) && tape && Py_IS_TYPE(tb, lazy_cls)) {
-        PyObject **dp = _PyObject_GetDictPtr(tb);
-        PyObject *its = dp && *dp ? PyDict_GetItemWithError(*dp, s_target) : NULL;
-        if (its != target) /* (another device: Python raises) */
-            return PyErr_Occurred() ? -1 : -2;
+        if (recorder_slot(&RS, tb, RS.target) != target) /* (another device: Python raises) */
+            return -2;
         value = t;
     }
     else {
         return -2;
     }
-    PyObject *input_of = PyDict_GetItemWithError(r->dict, s_input_of);
-    PyObject *keep = input_of ? rec_list(r, s_keep) : NULL;
-    PyObject *tape_list = keep ? rec_list(r, s_tape) : NULL;
-    PyObject *locs = tape_list ? rec_list(r, s_locs) : NULL;
-    PyObject *types = locs ? rec_list(r, s_types) : NULL;
-    PyObject *inputs = types ? rec_list(r, s_inputs) : NULL;
+    PyObject *input_of = RSLOT(r, input_of);
+    PyObject *keep = input_of ? rec_list(r, RS.keep) : NULL;
+    PyObject *tape_list = keep ? rec_list(r, RS.tape) : NULL;
+    PyObject *locs = tape_list ? rec_list(r, RS.locs) : NULL;
+    PyObject *types = locs ? rec_list(r, RS.types) : NULL;
+    PyObject *inputs = types ? rec_list(r, RS.inputs) : NULL;
     if (inputs == NULL || !PyDict_CheckExact(input_of))
-        return PyErr_Occurred() ? -1 : -2;
+        return -2;
     PyObject *key = PyLong_FromVoidPtr(d); /* id(owner) */
     if (key == NULL)
         return -1;
@@ -475,7 +480,7 @@ slot_of(PyObject *self, Rec *r, PyObject *t)
         PyObject *d = SLOT(t, T.data), *b = SLOT(t, T.backend);
         if (d != NULL && Py_IS_TYPE(d, pending_cls) && b == self) {
             PyObject *buf = SLOT(d, p_buffer), *g = SLOT(d, p_graph), *s = SLOT(d, p_slot);
-            PyObject *graph = PyDict_GetItemWithError(r->dict, s_graph);
+            PyObject *graph = RSLOT(r, graph);
             if (buf == Py_None && g != NULL && s != NULL && graph != NULL && PyLong_CheckExact(s)) {
                 int same = PyObject_RichCompareBool(g, graph, Py_EQ);
                 if (same < 0)
@@ -729,15 +734,13 @@ pending_tensor(PyObject *self, PyObject *pending, PyObject *graph, Py_ssize_t sl
 }
 
 /* Recorder._results(first, 1): the pending result tensor, the op count, and a flush when
- * the graph is full. Returns the 1-tuple of the tensor. */
+ * the graph is full. Returns the 1-tuple of the tensor, or the tensor where r->single. */
 static PyObject *
 one_result(PyObject *self, Rec *r, Py_ssize_t first, PyObject *type)
 {
-    PyObject *pending = rec_list(r, s_pending);
-    PyObject *graph = PyDict_GetItemWithError(r->dict, s_graph);
+    PyObject *pending = rec_list(r, RS.pending);
+    PyObject *graph = RSLOT(r, graph);
     if (pending == NULL || graph == NULL) {
-        if (PyErr_Occurred())
-            return NULL;
         PyObject *n = PyLong_FromSsize_t(first), *one = PyLong_FromLong(1);
         PyObject *res = n && one ? PyObject_CallMethodObjArgs(self, s_results, n, one, NULL)
                                  : NULL;
@@ -745,26 +748,25 @@ one_result(PyObject *self, Rec *r, Py_ssize_t first, PyObject *type)
         Py_XDECREF(one);
         return res;
     }
-    PyObject *t = pending_tensor(self, pending, graph, first, type);
-    if (t == NULL)
-        return NULL;
-    PyObject *res = PyTuple_Pack(1, t);
-    Py_DECREF(t);
+    PyObject *res = pending_tensor(self, pending, graph, first, type);
+    if (res != NULL && !r->single) {
+        PyObject *t = res;
+        res = PyTuple_Pack(1, t);
+        Py_DECREF(t);
+    }
     if (res == NULL)
         return NULL;
     /* self._ops += 1; the bound read at the graph's first op; flush when it is reached */
-    long n = dict_count_add(r->dict, s_ops, 1, "a recorder's _ops");
+    long n = slot_count_add(self, RS.ops, 1, "a recorder's _ops");
     if (n < 0)
         goto fail;
     if (n == 1) {
         PyObject *bound = PyObject_CallMethodNoArgs(self, s_op_bound);
-        if (bound == NULL || PyDict_SetItem(r->dict, s_max_ops, bound) < 0) {
-            Py_XDECREF(bound);
+        if (bound == NULL)
             goto fail;
-        }
-        Py_DECREF(bound);
+        Py_XSETREF(RSLOT(r, max_ops), bound);
     }
-    PyObject *max_ops = PyDict_GetItemWithError(r->dict, s_max_ops);
+    PyObject *max_ops = RSLOT(r, max_ops);
     int full = -1;
     if (max_ops != NULL && PyLong_CheckExact(max_ops)) {
         int overflow;
@@ -799,8 +801,8 @@ fail:
 static Py_ssize_t
 append_entry(Rec *r, PyObject *entry, PyObject *site, PyObject *out)
 {
-    PyObject *tape = rec_list(r, s_tape), *locs = rec_list(r, s_locs),
-             *types = rec_list(r, s_types);
+    PyObject *tape = rec_list(r, RS.tape), *locs = rec_list(r, RS.locs),
+             *types = rec_list(r, RS.types);
     if (tape == NULL || locs == NULL || types == NULL) {
         if (!PyErr_Occurred())
             PyErr_SetString(PyExc_TypeError, "a recorder's tape is not a list");
@@ -835,30 +837,32 @@ static Py_ssize_t one_type_count;
 #define ATTRS_SETS 128
 static struct { PyObject *prim, *attrs, *t0, *t1, *out; } attrs_memo[ATTRS_SETS * MEMO_WAYS];
 
+/* the memo's answer for (prim, attrs, t0, t1) (t1 Py_None for one operand): a new
+ * reference, or NULL with *set and *empty saying where a miss is filled */
 static PyObject *
-known_types_with_attrs(PyObject *prim, PyObject *in_types, PyObject *attrs)
+attrs_memo_get(PyObject *prim, PyObject *attrs, PyObject *t0, PyObject *t1, size_t *set,
+               int *empty)
 {
-    Py_ssize_t n = PyTuple_GET_SIZE(in_types);
-    if (n < 1 || n > 2)
-        return inferred(prim, in_types, attrs);
-    PyObject *t0 = PyTuple_GET_ITEM(in_types, 0), *t1 = n == 2 ? PyTuple_GET_ITEM(in_types, 1)
-                                                                : Py_None;
     uint64_t h = (uintptr_t)prim ^ ((uint64_t)(uintptr_t)attrs << 13) ^
                  ((uint64_t)(uintptr_t)t0 << 26) ^ ((uint64_t)(uintptr_t)t1 << 39) ^
                  ((uintptr_t)attrs >> 51) ^ ((uintptr_t)t0 >> 38) ^ ((uintptr_t)t1 >> 25);
-    size_t set = memo_set(h, ATTRS_SETS);
-    int empty = -1;
+    *set = memo_set(h, ATTRS_SETS);
+    *empty = -1;
     for (int w = 0; w < MEMO_WAYS; w++) {
-        size_t j = set + w;
+        size_t j = *set + w;
         if (attrs_memo[j].out != NULL && attrs_memo[j].prim == prim &&
             attrs_memo[j].attrs == attrs && attrs_memo[j].t0 == t0 && attrs_memo[j].t1 == t1)
             return Py_NewRef(attrs_memo[j].out);
-        if (attrs_memo[j].out == NULL && empty < 0)
-            empty = w;
+        if (attrs_memo[j].out == NULL && *empty < 0)
+            *empty = w;
     }
-    PyObject *out = inferred(prim, in_types, attrs);
-    if (out == NULL)
-        return NULL;
+    return NULL;
+}
+
+static void
+attrs_memo_put(PyObject *prim, PyObject *attrs, PyObject *t0, PyObject *t1, PyObject *out,
+               size_t set, int empty)
+{
     size_t i = memo_victim(set, empty);
     PyObject *old[5] = {attrs_memo[i].prim, attrs_memo[i].attrs, attrs_memo[i].t0,
                         attrs_memo[i].t1, attrs_memo[i].out};
@@ -871,6 +875,21 @@ known_types_with_attrs(PyObject *prim, PyObject *in_types, PyObject *attrs)
     attrs_memo[i].t1 = t1, attrs_memo[i].out = out;
     for (int k = 0; k < 5; k++)
         Py_XDECREF(old[k]);
+}
+
+static PyObject *
+known_types_with_attrs(PyObject *prim, PyObject *in_types, PyObject *attrs)
+{
+    Py_ssize_t n = PyTuple_GET_SIZE(in_types);
+    if (n < 1 || n > 2)
+        return inferred(prim, in_types, attrs);
+    PyObject *t0 = PyTuple_GET_ITEM(in_types, 0), *t1 = n == 2 ? PyTuple_GET_ITEM(in_types, 1)
+                                                                : Py_None;
+    size_t set;
+    int empty;
+    PyObject *out = attrs_memo_get(prim, attrs, t0, t1, &set, &empty);
+    if (out == NULL && (out = inferred(prim, in_types, attrs)) != NULL)
+        attrs_memo_put(prim, attrs, t0, t1, out, set, empty);
     return out;
 }
 
@@ -880,8 +899,17 @@ known_types_with_attrs(PyObject *prim, PyObject *in_types, PyObject *attrs)
 static PyObject *
 known_same_types(PyObject *prim, PyObject *t0, Py_ssize_t n)
 {
+    /* first the address memo (no hashing), then the dicts, whose hit it keeps */
+    PyObject *t1 = n == 2 ? t0 : Py_None;
+    size_t set;
+    int empty;
+    PyObject *out = attrs_memo_get(prim, empty_attrs, t0, t1, &set, &empty);
+    if (out != NULL)
+        return out;
     PyObject *per_prim = PyDict_GetItemWithError(one_type[n - 1], prim);
-    PyObject *out = per_prim ? PyDict_GetItemWithError(per_prim, t0) : NULL;
+    out = per_prim ? PyDict_GetItemWithError(per_prim, t0) : NULL;
+    if (out != NULL)
+        attrs_memo_put(prim, empty_attrs, t0, t1, out, set, empty);
     return Py_XNewRef(out);
 }
 
@@ -952,7 +980,7 @@ known_types(PyObject *prim, PyObject *in_types, PyObject *attrs)
 static int
 slot_types(Rec *r, PyObject *slots, PyObject *in_types)
 {
-    PyObject *types = rec_list(r, s_types);
+    PyObject *types = rec_list(r, RS.types);
     if (types == NULL) {
         if (!PyErr_Occurred())
             PyErr_SetString(PyExc_TypeError, "a recorder's _types is not a list");
@@ -981,7 +1009,7 @@ add_in_python(PyObject *self, Rec *r, PyObject *prim, PyObject *slots, PyObject 
     PyObject *first = PyObject_CallMethodObjArgs(self, s_add, prim, slots, attrs, site, NULL);
     if (first == NULL)
         return NULL;
-    PyObject *types = rec_list(r, s_types), *res = NULL;
+    PyObject *types = rec_list(r, RS.types), *res = NULL;
     Py_ssize_t f = PyLong_AsSsize_t(first);
     Py_ssize_t count = types ? PyList_GET_SIZE(types) - f : -1;
     if (f >= 0 && count == 1) {
@@ -1176,7 +1204,7 @@ apply_scalar(PyObject *module, PyObject *const *args, Py_ssize_t nargs, PyObject
 /* Recorder.apply_broadcast's body, under the lock: elementwise prim on tensors (one
  * dtype) broadcast to `shape`, each operand's slot then its broadcast (Recorder._broadcast,
  * cached per (slot, shape) in _broadcasts), in order; the 1-tuple of the result */
-static PyObject *py_apply_broadcast, *py_broadcast, *s_broadcast, *s_broadcasts, *s_shape;
+static PyObject *py_apply_broadcast, *py_broadcast, *s_broadcast, *s_shape;
 static PyObject *trailing_broadcast, *broadcast_prim; /* shape_ops' */
 
 /* Recorder._broadcast(slot, shape, site) in C, its cache (key: (slot, shape)) missed: a
@@ -1186,7 +1214,7 @@ static PyObject *
 broadcast_slot(PyObject *self, Rec *r, PyObject *cache, PyObject *key, PyObject *so,
                PyObject *shape, PyObject *site)
 {
-    PyObject *types = rec_list(r, s_types), *res = NULL, *attrs = NULL, *in_types = NULL,
+    PyObject *types = rec_list(r, RS.types), *res = NULL, *attrs = NULL, *in_types = NULL,
              *out = NULL, *args = NULL, *entry = NULL;
     Py_ssize_t s = PyLong_AsSsize_t(so);
     if (types == NULL || s < 0 || s >= PyList_GET_SIZE(types) || trailing_broadcast == NULL)
@@ -1242,10 +1270,9 @@ record_broadcast(PyObject *self, Rec *r, PyObject *prim, PyObject *const *tensor
 {
     PyObject *res = NULL, *slots = NULL, *in_types = NULL, *out = NULL, *site = NULL,
              *entry = NULL;
-    PyObject *cache = PyDict_GetItemWithError(r->dict, s_broadcasts);
+    PyObject *cache = RSLOT(r, broadcasts);
     if (cache == NULL || !PyDict_CheckExact(cache)) {
-        if (!PyErr_Occurred())
-            PyErr_SetString(PyExc_TypeError, "a recorder's _broadcasts is not a dict");
+        PyErr_SetString(PyExc_TypeError, "a recorder's _broadcasts is not a dict");
         return NULL;
     }
     site = user_site();
@@ -1348,7 +1375,7 @@ static PyMethodDef apply_broadcast_def = {"apply_broadcast",
 /* ---- Recorder.execute: a whole Function as one tape entry ---------------------------- */
 
 static PyObject *py_execute, *py_tensors, *inline_tag, *s_tensors, *s_site, *s_ops_list,
-    *s_result_types, *s_holds, *s_start_at;
+    *s_result_types, *s_start_at;
 
 /* Recorder.execute's body, under the lock: (_INLINE, fn, operand slots) appended at
  * `site`, fn's result types, the op count, one pending tensor per result, and the graph
@@ -1380,17 +1407,17 @@ record_function(PyObject *self, Rec *r, PyObject *fn, PyObject *tensors, PyObjec
     if ((entry = PyTuple_Pack(3, inline_tag, fn, slots)) == NULL)
         goto done;
     Py_ssize_t first = append_entry(r, entry, site, types_out);
-    if (first < 0 || PyDict_SetItem(r->dict, s_holds, Py_True) < 0)
+    if (first < 0)
         goto done;
+    Py_XSETREF(RSLOT(r, holds), Py_NewRef(Py_True));
     /* self._ops += len(fn.ops) (no bound check here, as in Python) */
-    if (dict_count_add(r->dict, s_ops, (long)n_ops, "a recorder's _ops") < 0)
+    if (slot_count_add(self, RS.ops, (long)n_ops, "a recorder's _ops") < 0)
         goto done;
     /* the results: Recorder._tensors(first, types) */
-    PyObject *pending = rec_list(r, s_pending);
-    PyObject *graph = PyDict_GetItemWithError(r->dict, s_graph);
+    PyObject *pending = rec_list(r, RS.pending);
+    PyObject *graph = RSLOT(r, graph);
     if (pending == NULL || graph == NULL) {
-        if (!PyErr_Occurred())
-            PyErr_SetString(PyExc_TypeError, "a recorder's _pending is not a list");
+        PyErr_SetString(PyExc_TypeError, "a recorder's _pending is not a list");
         goto done;
     }
     Py_ssize_t k = PyTuple_GET_SIZE(types_out);
@@ -1437,7 +1464,7 @@ done:
 static int
 runs_now(PyObject *self, Rec *r, PyObject *fn)
 {
-    PyObject *count = PyDict_GetItemWithError(r->dict, s_ops);
+    PyObject *count = RSLOT(r, ops);
     if (count == NULL || !PyLong_CheckExact(count) || PyLong_AsLong(count) != 0)
         return PyErr_Occurred() ? -1 : 0;
     PyObject *ops = PyObject_GetAttr(fn, s_ops_list);
@@ -1470,7 +1497,7 @@ run_now(PyObject *self, Rec *r, PyObject *fn, PyObject *tensors)
     if (!Py_IS_TYPE(self, lazy_cls) || program_cls == NULL)
         return NULL;
     PyObject *now = PyDict_GetItemWithError(r->dict, s_now);
-    PyObject *target = now ? PyDict_GetItemWithError(r->dict, s_target) : NULL;
+    PyObject *target = now ? RSLOT(r, target) : NULL;
     PyObject *prog = target && PyDict_CheckExact(now) ? PyDict_GetItemWithError(now, fn)
                                                        : NULL;
     if (prog == NULL || !Py_IS_TYPE(prog, program_cls))
@@ -1707,11 +1734,11 @@ is_recorder(PyObject *b)
     return Py_IS_TYPE(b, lazy_cls) || (tape_cls != NULL && Py_IS_TYPE(b, tape_cls));
 }
 
+/* a recorder's target device backend (borrowed; NULL with no exception where unset) */
 static PyObject *
 target_of(PyObject *recorder)
 {
-    PyObject **dp = _PyObject_GetDictPtr(recorder);
-    return dp && *dp ? PyDict_GetItemWithError(*dp, s_target) : NULL;
+    return recorder_slot(&RS, recorder, RS.target);
 }
 
 /* whether a tensor of backend b is an operand recorder `rec` (of device `target`)
@@ -1810,6 +1837,18 @@ type_info(PyObject *type, PyObject **dtype, PyObject **kind)
     return 0;
 }
 
+/* `ch in s` for a dtype kind (one character) in a string of kinds: a byte search where
+ * both are ASCII, as they are (PySequence_Contains costs ~100 instructions) */
+static int
+str_has(PyObject *s, PyObject *ch)
+{
+    if (PyUnicode_CheckExact(s) && PyUnicode_CheckExact(ch) && PyUnicode_IS_ASCII(s) &&
+        PyUnicode_IS_ASCII(ch) && PyUnicode_GET_LENGTH(ch) == 1)
+        return memchr(PyUnicode_DATA(s), *(const char *)PyUnicode_DATA(ch),
+                      PyUnicode_GET_LENGTH(s)) != NULL;
+    return PySequence_Contains(s, ch);
+}
+
 static int
 kind_in(PyObject *type, PyObject *kinds, int *is_int)
 {
@@ -1817,9 +1856,9 @@ kind_in(PyObject *type, PyObject *kinds, int *is_int)
     if (type_info(type, NULL, &kind) < 0)
         return -1;
     Py_INCREF(kind); /* (the memo's slot may be refilled by the calls below) */
-    int in = PySequence_Contains(kinds, kind);
+    int in = str_has(kinds, kind);
     if (is_int != NULL && in > 0) {
-        int fc = PySequence_Contains(fc_kinds, kind);
+        int fc = str_has(fc_kinds, kind);
         *is_int = fc == 0;
         if (fc < 0)
             in = -1;
@@ -1834,12 +1873,13 @@ is_py_number(PyObject *v)
     return PyFloat_CheckExact(v) || PyLong_CheckExact(v);
 }
 
-/* the result tensor of a recording step's 1-tuple of results (stolen; NULL passes) */
+/* the result tensor of a recording step's 1-tuple of results, or the tensor itself
+ * where the step was told r.single (stolen; NULL passes) */
 static PyObject *
 only_result(PyObject *res)
 {
-    if (res == NULL)
-        return NULL;
+    if (res == NULL || !PyTuple_CheckExact(res))
+        return res; /* (the tensor itself: r.single) */
     PyObject *t = PyTuple_GET_ITEM(res, 0);
     Py_INCREF(t);
     Py_DECREF(res);
@@ -2111,6 +2151,7 @@ fastop_record(FastOp *op, PyObject *a, PyObject *b)
     int opened = rec_open(backend, &r);
     if (opened <= 0)
         goto none;
+    r.single = 1;
     Py_INCREF(xt);
     PyObject *res;
     if (value != NULL) {
@@ -2166,6 +2207,7 @@ fastop_record_unary(FastOp *op, PyObject *x)
         Py_DECREF(backend);
         return NULL;
     }
+    r.single = 1;
     PyObject *res = record_op(backend, &r, op->prim, &x, 1, empty_attrs);
     rec_close(&r);
     Py_DECREF(backend);
@@ -2361,8 +2403,7 @@ fastbind_general(PyObject *const *args, Py_ssize_t nargs)
     int ready = is_recorder(b) ? unwatched() : 0;
     if (ready <= 0)
         goto done;
-    PyObject **dp = _PyObject_GetDictPtr(b);
-    PyObject *target = dp && *dp ? PyDict_GetItemWithError(*dp, s_target) : NULL;
+    PyObject *target = target_of(b);
     if (target == NULL)
         goto done;
     Py_INCREF(tensors);
@@ -2451,6 +2492,7 @@ fastbind_record(FastBind *self, PyObject *const *args, Py_ssize_t nargs)
         Py_DECREF(backend);
         return NULL;
     }
+    r.single = self->arity != 3; /* (bind_scalar returns the tuple) */
     Py_INCREF(xt);
     PyObject *res;
     if (value != NULL) {
@@ -2463,8 +2505,8 @@ fastbind_record(FastBind *self, PyObject *const *args, Py_ssize_t nargs)
     Py_DECREF(xt);
     rec_close(&r);
     Py_DECREF(backend);
-    if (res == NULL || self->arity == 3) /* bind_scalar returns the tuple */
-        return res;
+    if (res == NULL || self->arity == 3 || !PyTuple_CheckExact(res))
+        return res; /* (bind_scalar's tuple; or the tensor itself: r.single) */
     if (PyTuple_GET_SIZE(res) != 1) { /* `out, = backend.apply(...)` in Python */
         PyErr_Format(PyExc_ValueError, "too many values to unpack (expected 1)");
         Py_DECREF(res);
@@ -3007,6 +3049,14 @@ init(PyObject *module, PyObject *args)
 }
 
 static PyObject *
+init_state(PyObject *module, PyObject *cls)
+{
+    if (recorder_slots(cls, &RS) < 0)
+        return NULL;
+    Py_RETURN_NONE;
+}
+
+static PyObject *
 init_tape(PyObject *module, PyObject *cls)
 {
     if (!PyType_Check(cls))
@@ -3057,6 +3107,8 @@ static PyMethodDef methods[] = {
     {"init_params", init_params, METH_VARARGS,
      "init_params(device buffer type, recorder.PARAM, Recorder._input, Recorder._param): "
      "a device tensor read by a graph becomes its parameter in C"},
+    {"init_state", init_state, METH_O,
+     "init_state(Recorder): the offsets of its per-graph state (its __slots__)"},
     {"init_tape", init_tape, METH_O,
      "init_tape(GradTape): grad's tape records in C too (its own _slot rule)"},
     {"structural_entries", structural_entries, METH_O,
@@ -3086,18 +3138,11 @@ PyInit__recorder(void)
 {
 #ifndef RECORDER_UNSUPPORTED
 #define INTERN(var, text) if ((var = PyUnicode_InternFromString(text)) == NULL) return NULL
-    INTERN(s_lock, "_lock");
     INTERN(s_key, "key");
-    INTERN(s_graph, "_graph");
-    INTERN(s_tape, "_tape");
-    INTERN(s_locs, "_locs");
-    INTERN(s_types, "_types");
-    INTERN(s_pending, "_pending");
     INTERN(s_ops, "_ops");
     INTERN(s_done, "_done");
     INTERN(s_scalars, "_scalars");
     INTERN(s_consume, "consume_with_handlers");
-    INTERN(s_max_ops, "_max_ops");
     INTERN(s_slot, "_slot");
     INTERN(s_add, "_add");
     INTERN(s_results, "_results");
@@ -3112,14 +3157,9 @@ PyInit__recorder(void)
     INTERN(s_stack, "stack");
     INTERN(s_stack_key, "stablejit._recorder.stack");
     INTERN(s_recording, "recording");
-    INTERN(s_target, "target");
     INTERN(s_input, "_input");
     INTERN(s_param, "_param");
-    INTERN(s_input_of, "_input_of");
-    INTERN(s_keep, "_keep");
-    INTERN(s_inputs, "_inputs");
     INTERN(s_broadcast, "_broadcast");
-    INTERN(s_broadcasts, "_broadcasts");
     INTERN(s_shape, "shape");
     INTERN(s_live_traces, "live_traces");
     INTERN(s_checks, "_checks");
@@ -3129,7 +3169,6 @@ PyInit__recorder(void)
     INTERN(s_site, "site");
     INTERN(s_ops_list, "ops");
     INTERN(s_result_types, "result_types");
-    INTERN(s_holds, "_holds_functions");
     INTERN(s_start_at, "_start_at");
     INTERN(s_now, "_now");
     INTERN(s_flushes, "flushes");

@@ -75,6 +75,62 @@ make_tensor(const TensorSlots *t, PyObject *data, PyObject *backend, PyObject *t
     return x;
 }
 
+/* Recorder's per-graph state: its __slots__ (recorder.py), read and written at fixed
+ * offsets where a lookup in the instance dict by name cost about a sixth of a recorded
+ * op. `cls` NULL: not read (init_state not called, or Recorder lost a slot). */
+typedef struct {
+    PyTypeObject *cls;
+    Py_ssize_t lock, target, graph, tape, locs, types, inputs, input_of, keep, pending,
+        broadcasts, holds, ops, max_ops;
+} RecorderSlots;
+
+static inline int
+recorder_slots(PyObject *cls, RecorderSlots *r)
+{
+    if (!PyType_Check(cls))
+        return PyErr_Format(PyExc_TypeError, "init_state takes the Recorder class"), -1;
+    if (slot_offset(cls, "_lock", &r->lock) || slot_offset(cls, "target", &r->target) ||
+        slot_offset(cls, "_graph", &r->graph) || slot_offset(cls, "_tape", &r->tape) ||
+        slot_offset(cls, "_locs", &r->locs) || slot_offset(cls, "_types", &r->types) ||
+        slot_offset(cls, "_inputs", &r->inputs) ||
+        slot_offset(cls, "_input_of", &r->input_of) || slot_offset(cls, "_keep", &r->keep) ||
+        slot_offset(cls, "_pending", &r->pending) ||
+        slot_offset(cls, "_broadcasts", &r->broadcasts) ||
+        slot_offset(cls, "_holds_functions", &r->holds) ||
+        slot_offset(cls, "_ops", &r->ops) || slot_offset(cls, "_max_ops", &r->max_ops))
+        return -1;
+    Py_INCREF(cls);
+    Py_XSETREF(r->cls, (PyTypeObject *)cls);
+    return 0;
+}
+
+/* slot `off` of `obj` where obj is a Recorder (borrowed; NULL where it is not one or the
+ * slot is unset: no exception, the caller takes the Python path) */
+static inline PyObject *
+recorder_slot(const RecorderSlots *r, PyObject *obj, Py_ssize_t off)
+{
+    return r->cls != NULL && PyObject_TypeCheck(obj, r->cls) ? SLOT(obj, off) : NULL;
+}
+
+/* obj.<slot> += n for an int slot of a Recorder (its op count): the new value, or -1
+ * with an exception (TypeError naming `what` where the value is no int) */
+static inline long
+slot_count_add(PyObject *obj, Py_ssize_t off, long n, const char *what)
+{
+    PyObject *old = SLOT(obj, off);
+    long c = old != NULL && PyLong_CheckExact(old) ? PyLong_AsLong(old) : -1;
+    if (c < 0) {
+        if (!PyErr_Occurred())
+            PyErr_Format(PyExc_TypeError, "%s is not an int", what);
+        return -1;
+    }
+    PyObject *v = PyLong_FromLong(c + n);
+    if (v == NULL)
+        return -1;
+    Py_SETREF(SLOT(obj, off), v);
+    return c + n;
+}
+
 /* Program.run's step, which both extensions take: the launcher `execute` called on the
  * list `bufs` (stolen), then consume_with_handlers(handlers) of its results. References
  * to execute and handlers are held across the run (PJRT releases the GIL, and another
