@@ -99,6 +99,7 @@ def install(native: bool | None = None) -> bool:
         else recorder._python_structural_entries
     recorder.live_pending = _recorder.live_pending if native \
         else recorder._python_live_pending
+    recorder.same_tape = _recorder.same_tape if native else recorder._python_same_tape
     recorder.new_lock = _recorder.RLock if native else threading.RLock
     _on = native
     _install_operators(native)

@@ -310,6 +310,60 @@ def test_a_flush_finds_the_same_live_values_on_both_paths():
     assert recorder.live_pending is recorder_native._recorder.live_pending \
         or not recorder_native.installed()
 
+
+class _Eq:
+    """An item that compares by value through Python, counting its comparisons."""
+    calls = 0
+
+    def __init__(self, v):
+        self.v = v
+
+    def __eq__(self, other):
+        _Eq.calls += 1
+        return isinstance(other, _Eq) and self.v == other.v
+
+    __hash__ = None
+
+
+_NAN = float("nan")
+# (a, b) pairs of tapes: same_tape must say what == says
+_TAPE_PAIRS = [
+    ("empty", [], []),
+    ("shared entries", [("p", 1)], None),
+    ("equal entries, other objects", [("scalar", "mul", 0, (1, 2.0), False)],
+     [("scalar", "mul", 0, (1, 2.0), False)]),
+    ("a slot past the small ints", [("add", None, (int("1000"), 1))],
+     [("add", None, (int("1000"), 1))]),
+    ("another slot", [("add", None, (3, 1))], [("add", None, (3, 2))]),
+    ("another length", [("p", 1)], [("p", 1), ("p", 2)]),
+    ("a tuple entry of other length", [("p", 1)], [("p", 1, 2)]),
+    ("a constant's sign", [("s", 0.0)], [("s", -0.0)]),
+    ("the same NaN object", [("s", _NAN)], [("s", _NAN)]),
+    ("two NaN objects", [("s", float("nan"))], [("s", float("nan"))]),
+    ("a number type", [("s", 1)], [("s", 1.0)]),
+    ("an item compared in Python", [("f", _Eq(1))], [("f", _Eq(1))]),
+    ("an item unequal in Python", [("f", _Eq(1))], [("f", _Eq(2))]),
+    ("an entry that is no tuple", [["p", 1]], [["p", 1]]),
+    ("a tuple and a list", [("p", 1)], [["p", 1]]),
+]
+
+
+@needs_native
+@pytest.mark.parametrize("name, a, b", _TAPE_PAIRS, ids=[p[0] for p in _TAPE_PAIRS])
+def test_same_tape_is_list_equality(name, a, b):
+    """The C comparison of a graph with the last one run (LazyBackend._program) answers
+    as Python's == over the tapes, identity first, Python's __eq__ where items differ."""
+    from stablejit import recorder
+    if b is None:
+        b = list(a)
+    native = recorder_native._recorder.same_tape(a, b)
+    assert native is (a == b) is recorder._python_same_tape(a, b)
+    assert recorder_native._recorder.same_tape(b, a) is (b == a)
+    with pytest.raises(TypeError):
+        recorder_native._recorder.same_tape(tuple(a), b)
+    assert recorder.same_tape is recorder_native._recorder.same_tape \
+        or not recorder_native.installed()
+
 _DEVICE_OPERANDS = [
     ("scalar", lambda w, x: w * 2.0), ("number first", lambda w, x: 1.0 - w),
     ("two device tensors", lambda w, x: w + w), ("device and graph value", lambda w, x: w - x),
