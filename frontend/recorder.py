@@ -17,6 +17,7 @@ from __future__ import annotations
 import threading
 import weakref
 
+from . import config, native_build
 from .backends import ProgramBackend, XlaBackend, constant_attrs, scalar_key
 from .compiler import dtypes as dt
 from .compiler.autodiff import inline
@@ -34,7 +35,7 @@ PARAM = "param"       # a tape entry for a device buffer the graph reads
 _SCALAR = "scalar"    # an elementwise op of a slot and a Python number (apply_scalar)
 
 
-class Pending:
+class _PythonPending:
     """A lazy tensor's data: its slot in the graph that computes it, and the device
     buffer once that graph has run. Tensors share it (an in-place update rebinds a
     tensor to another tensor's Pending), so the graph tracks Pendings, not tensors."""
@@ -44,6 +45,21 @@ class Pending:
     def __init__(self, slot: int, graph: int):
         self.slot, self.graph = slot, graph
         self.buffer = None
+
+
+def _pending_class() -> type:
+    """The native recorder's Pending (the same attributes, made and freed in C without
+    the cyclic GC: every recorded op makes one) where it is built and STABLEJIT_NATIVE
+    allows it; else the Python class. Chosen once, at import: modules compare types
+    with `is`. Both recorder paths take either."""
+    if config.native():
+        ext, _ = native_build.load("_recorder", "recorder.c")
+        if ext is not None and getattr(ext, "SUPPORTED", 0):
+            return ext.Pending
+    return _PythonPending
+
+
+Pending = _pending_class()
 
 
 # A recorder's lock: threading.RLock, or, while the native recorder is on, its RLock of the

@@ -283,6 +283,65 @@ static PyTypeObject RLockType = {
     .tp_methods = rlock_methods,
 };
 
+/* ---- Pending: a lazy tensor's data ------------------------------------------------- */
+
+/* recorder.Pending where this extension is built: the same three attributes and
+ * constructor, made and freed without the cyclic GC (it refers to an int, an int and a
+ * device buffer, none of which can refer back) or a Python class's generic dealloc:
+ * every recorded op makes one. */
+typedef struct {
+    PyObject_HEAD
+    PyObject *slot, *graph, *buffer;
+    PyObject *weakrefs;
+} PendingObject;
+
+static PyObject *
+pending_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
+{
+    static char *names[] = {"slot", "graph", NULL};
+    PyObject *slot, *graph;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "OO:Pending", names, &slot, &graph))
+        return NULL;
+    PendingObject *p = (PendingObject *)type->tp_alloc(type, 0);
+    if (p == NULL)
+        return NULL;
+    p->slot = Py_NewRef(slot);
+    p->graph = Py_NewRef(graph);
+    p->buffer = Py_NewRef(Py_None);
+    return (PyObject *)p;
+}
+
+static void
+pending_dealloc(PendingObject *p)
+{
+    if (p->weakrefs != NULL)
+        PyObject_ClearWeakRefs((PyObject *)p);
+    Py_CLEAR(p->slot);
+    Py_CLEAR(p->graph);
+    Py_CLEAR(p->buffer);
+    Py_TYPE(p)->tp_free((PyObject *)p);
+}
+
+static PyMemberDef pending_members[] = {
+    {"slot", T_OBJECT_EX, offsetof(PendingObject, slot), 0, "its slot in the graph"},
+    {"graph", T_OBJECT_EX, offsetof(PendingObject, graph), 0, "the graph's number"},
+    {"buffer", T_OBJECT_EX, offsetof(PendingObject, buffer), 0,
+     "the device buffer once the graph has run, else None"},
+    {NULL},
+};
+
+static PyTypeObject PendingType = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "stablejit.recorder.Pending",
+    .tp_basicsize = sizeof(PendingObject),
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_doc = "Pending(slot, graph): a lazy tensor's data (recorder.py).",
+    .tp_new = pending_new,
+    .tp_dealloc = (destructor)pending_dealloc,
+    .tp_members = pending_members,
+    .tp_weaklistoffset = offsetof(PendingObject, weakrefs),
+};
+
 static int type_info(PyObject *type, PyObject **dtype, PyObject **kind);
 
 /* ---- the recorder's state: its slots, and its instance dict ------------------------- */
@@ -3226,7 +3285,7 @@ PyInit__recorder(void)
         (mixed_types = PyDict_New()) == NULL)
         return NULL;
     if (PyType_Ready(&FastOpType) < 0 || PyType_Ready(&FastBindType) < 0 ||
-        PyType_Ready(&RLockType) < 0)
+        PyType_Ready(&RLockType) < 0 || PyType_Ready(&PendingType) < 0)
         return NULL;
 #endif
     PyObject *m = PyModule_Create(&moduledef);
@@ -3235,8 +3294,10 @@ PyInit__recorder(void)
 #ifndef RECORDER_UNSUPPORTED
     Py_INCREF(&FastOpType);
     Py_INCREF(&RLockType);
+    Py_INCREF(&PendingType);
     if (PyModule_AddObject(m, "FastOp", (PyObject *)&FastOpType) < 0 ||
-        PyModule_AddObject(m, "RLock", (PyObject *)&RLockType) < 0) {
+        PyModule_AddObject(m, "RLock", (PyObject *)&RLockType) < 0 ||
+        PyModule_AddObject(m, "Pending", (PyObject *)&PendingType) < 0) {
         Py_DECREF(m);
         return NULL;
     }
