@@ -35,7 +35,7 @@ PARAM = "param"       # a tape entry for a device buffer the graph reads
 _SCALAR = "scalar"    # an elementwise op of a slot and a Python number (apply_scalar)
 
 
-class _PythonPending:
+class Pending:
     """A lazy tensor's data: its slot in the graph that computes it, and the device
     buffer once that graph has run. Tensors share it (an in-place update rebinds a
     tensor to another tensor's Pending), so the graph tracks Pendings, not tensors."""
@@ -45,6 +45,9 @@ class _PythonPending:
     def __init__(self, slot: int, graph: int):
         self.slot, self.graph = slot, graph
         self.buffer = None
+
+
+_PythonPending = Pending
 
 
 def _pending_class() -> type:

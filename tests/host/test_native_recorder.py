@@ -285,6 +285,51 @@ def test_graph_keys_are_the_same_on_both_paths():
 
 
 
+def _pending_steps(cls):
+    """What code does with a Pending, and what each gives: ("ok", value) or the error's
+    type."""
+    import weakref
+
+    def attempt(fn):
+        try:
+            return ("ok", fn())
+        except Exception as e:  # (the kind of error is what is compared)
+            return type(e).__name__
+
+    box = [cls(3, 7)]  # (the one Pending the steps act on; emptied to drop it)
+    ref = weakref.ref(box[0])
+    steps = [attempt(lambda: (box[0].slot, box[0].graph, box[0].buffer)),
+             attempt(lambda: (lambda q: (q.slot, q.graph, q.buffer))(cls(slot=1, graph=2))),
+             attempt(lambda: cls(1)), attempt(lambda: cls(1, 2, 3)),
+             attempt(lambda: cls(1, graph=2, slot=3)),
+             attempt(lambda: setattr(box[0], "other", 1)),
+             attempt(lambda: cls.__name__)]
+    buf = object()
+    box[0].buffer = buf
+    steps.append(attempt(lambda: box[0].buffer is buf))
+    del box[0].buffer
+    steps.append(attempt(lambda: box[0].buffer))
+    box[0].slot = 9
+    steps.append(attempt(lambda: box[0].slot))
+    steps.append(attempt(lambda: ref() is box[0]))
+    box.clear()
+    steps.append(attempt(lambda: ref()))
+    return steps
+
+
+@needs_native
+def test_the_native_pending_behaves_as_the_python_one():
+    """recorder.Pending is the extension's type on the native install: what code does
+    with one (construct, read, write, delete, refer to it weakly) gives what the Python
+    class gives."""
+    from stablejit import config, recorder
+    assert recorder.Pending is (recorder_native._recorder.Pending if config.native()
+                                else recorder._PythonPending)
+    assert _pending_steps(recorder_native._recorder.Pending) == \
+        _pending_steps(recorder._PythonPending)
+    assert _pending_steps(recorder.Pending) == _pending_steps(recorder._PythonPending)
+
+
 @needs_native
 def test_a_flush_finds_the_same_live_values_on_both_paths():
     """recorder.live_pending in C is the Python one: the Pendings still reachable, not
