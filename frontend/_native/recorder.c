@@ -359,12 +359,35 @@ typedef struct {
                         * (set by the operators and binds, which unpack it at once) */
 } Rec;
 
+/* Whether cls is a Recorder whose _add and _results are Recorder's (else its own steps
+ * are Python's). The answer is kept for two types (a lazy backend and a grad tape) with
+ * their version tags: a change to the type or a base gives it a new tag, and CPython
+ * never gives a tag twice, so a kept (type, tag) pair cannot answer for another type. */
+static struct { PyTypeObject *cls; unsigned int tag; } steps_ok[2];
+static int steps_ok_next;
+
+static int
+records_in_c(PyTypeObject *cls)
+{
+    for (int i = 0; i < 2; i++)
+        if (steps_ok[i].cls == cls && cls->tp_version_tag != 0 &&
+            steps_ok[i].tag == cls->tp_version_tag)
+            return 1;
+    if (RS.cls == NULL || !PyType_IsSubtype(cls, RS.cls) ||
+        _PyType_Lookup(cls, s_add) != py_add || _PyType_Lookup(cls, s_results) != py_results)
+        return 0;
+    if (cls->tp_version_tag != 0) { /* (set by the lookups above where it can be) */
+        steps_ok[steps_ok_next].cls = cls;
+        steps_ok[steps_ok_next].tag = cls->tp_version_tag;
+        steps_ok_next ^= 1;
+    }
+    return 1;
+}
+
 static int
 rec_open(PyObject *self, Rec *r)
 {
-    PyTypeObject *cls = Py_TYPE(self);
-    if (RS.cls == NULL || !PyObject_TypeCheck(self, RS.cls) ||
-        _PyType_Lookup(cls, s_add) != py_add || _PyType_Lookup(cls, s_results) != py_results)
+    if (!records_in_c(Py_TYPE(self)))
         return 0; /* a subclass with its own steps: the Python path */
     PyObject **dp = _PyObject_GetDictPtr(self);
     if (dp == NULL || *dp == NULL || !PyDict_Check(*dp))
@@ -1756,14 +1779,28 @@ static PyObject *fc_kinds;        /* "fc": the kinds whose tensors take a number
 static PyObject *s_stack_key; /* (stack_cached: whether context._state is CPython's
                                * threading.local, whose stack is per thread) */
 
+/* the last thread that asked, by its thread state's id (unique for the process's
+ * life: a new thread never reuses an id, where it may reuse a PyThreadState's address),
+ * and its stack (a reference held): a loop records on one thread, and this skips the
+ * thread-state dict's lookup */
+static uint64_t last_thread_id;
+static PyObject *last_thread_stack;
+
 static PyObject *
 thread_stack(void)
 {
-    PyObject *td = stack_cached ? PyThreadState_GetDict() : NULL;
+    PyThreadState *ts = stack_cached ? PyThreadState_Get() : NULL;
+    uint64_t id = ts != NULL ? PyThreadState_GetID(ts) : 0;
+    if (id != 0 && id == last_thread_id && last_thread_stack != NULL)
+        return Py_NewRef(last_thread_stack);
+    PyObject *td = ts != NULL ? PyThreadState_GetDict() : NULL;
     if (td != NULL) {
         PyObject *s = PyDict_GetItemWithError(td, s_stack_key);
-        if (s != NULL)
+        if (s != NULL) {
+            last_thread_id = id;
+            Py_XSETREF(last_thread_stack, Py_NewRef(s));
             return Py_NewRef(s);
+        }
         if (PyErr_Occurred())
             return NULL;
     }

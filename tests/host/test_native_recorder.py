@@ -191,6 +191,41 @@ def test_hot_ops_never_enter_the_python_methods(monkeypatch):
         assert (len(calls) == 0) == native
 
 
+@needs_native
+@pytest.mark.parametrize("where", ["LazyBackend", "Recorder"])
+def test_a_recorder_class_changed_later_takes_its_own_steps(where, monkeypatch):
+    """C keeps, per class, that a recorder's steps are Recorder's (by the class's version
+    tag). A step replaced afterwards, on the class or a base, is called from then on,
+    and C records again once it is put back."""
+    from stablejit import lazy_backend, recorder
+    cls = {"LazyBackend": lazy_backend.LazyBackend, "Recorder": recorder.Recorder}[where]
+    seen = []
+    real = recorder.Recorder._add
+
+    def own_add(self, *args):
+        seen.append(args[0])
+        return real(self, *args)
+
+    def record():
+        with sj.lazy():
+            y = _x() * 2.0 + snp.tanh(_x())
+        return np.asarray(y)
+
+    with path(True):
+        want = record()  # (C has kept its answer for LazyBackend)
+        monkeypatch.setattr(cls, "_add", own_add)
+        np.testing.assert_array_equal(record(), want)
+        on_native = list(seen)
+        monkeypatch.undo()
+        seen.clear()
+        np.testing.assert_array_equal(record(), want)
+        assert seen == []
+    with path(False):  # what the Python methods call: the same steps
+        monkeypatch.setattr(cls, "_add", own_add)
+        record()
+    assert on_native == seen and [p.name for p in seen] == ["tanh", "add"]
+
+
 def _codes_run(program, native: bool) -> set:
     """The code objects of the Python functions that run while program(x) records on a
     lazy graph (x a value of it), on the native path or the fallback; a first call
