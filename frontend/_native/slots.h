@@ -112,18 +112,25 @@ recorder_slot(const RecorderSlots *r, PyObject *obj, Py_ssize_t off)
     return r->cls != NULL && PyObject_TypeCheck(obj, r->cls) ? SLOT(obj, off) : NULL;
 }
 
+/* a counter's value `old` (borrowed, NULL where unset), or -1 with an exception
+ * (TypeError naming `what` where it is no int of 0 or more) */
+static inline long
+count_of(PyObject *old, const char *what)
+{
+    long c = old != NULL && PyLong_CheckExact(old) ? PyLong_AsLong(old) : -1;
+    if (c < 0 && !PyErr_Occurred())
+        PyErr_Format(PyExc_TypeError, "%s is not an int", what);
+    return c;
+}
+
 /* obj.<slot> += n for an int slot of a Recorder (its op count): the new value, or -1
- * with an exception (TypeError naming `what` where the value is no int) */
+ * with an exception */
 static inline long
 slot_count_add(PyObject *obj, Py_ssize_t off, long n, const char *what)
 {
-    PyObject *old = SLOT(obj, off);
-    long c = old != NULL && PyLong_CheckExact(old) ? PyLong_AsLong(old) : -1;
-    if (c < 0) {
-        if (!PyErr_Occurred())
-            PyErr_Format(PyExc_TypeError, "%s is not an int", what);
+    long c = count_of(SLOT(obj, off), what);
+    if (c < 0)
         return -1;
-    }
     PyObject *v = PyLong_FromLong(c + n);
     if (v == NULL)
         return -1;
@@ -160,12 +167,9 @@ static long
 dict_count_add(PyObject *d, PyObject *name, long n, const char *what)
 {
     PyObject *old = PyDict_GetItemWithError(d, name);
-    long c = old != NULL && PyLong_CheckExact(old) ? PyLong_AsLong(old) : -1;
-    if (c < 0) {
-        if (!PyErr_Occurred())
-            PyErr_Format(PyExc_TypeError, "%s is not an int", what);
+    long c = old == NULL && PyErr_Occurred() ? -1 : count_of(old, what);
+    if (c < 0)
         return -1;
-    }
     PyObject *v = PyLong_FromLong(c + n);
     if (v == NULL || PyDict_SetItem(d, name, v) < 0) {
         Py_XDECREF(v);
