@@ -384,6 +384,16 @@ def _python_same_tape(a: list, b: list) -> bool:
 same_tape = _python_same_tape
 
 
+def _python_flush_last(backend) -> bool:
+    """Whether a flush was done here: never on the Python path, whose LazyBackend.flush
+    does all of it (the C one runs a graph equal to the last one run)."""
+    return False
+
+
+# (the C one while the native path is on, as structural_entries)
+flush_last = _python_flush_last
+
+
 def _structural(entry: tuple) -> tuple:
     """A tape entry with its Functions replaced by their structural keys."""
     head = entry[0]

@@ -100,6 +100,7 @@ def install(native: bool | None = None) -> bool:
     recorder.live_pending = _recorder.live_pending if native \
         else recorder._python_live_pending
     recorder.same_tape = _recorder.same_tape if native else recorder._python_same_tape
+    recorder.flush_last = _recorder.flush_last if native else recorder._python_flush_last
     recorder.new_lock = _recorder.RLock if native else threading.RLock
     _on = native
     _install_operators(native)

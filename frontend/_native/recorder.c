@@ -2816,13 +2816,11 @@ same_tape(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     Py_RETURN_TRUE;
 }
 
+/* the live, uncomputed Pendings of `graph` that the list `pending` (weak references)
+ * reaches: a new list, NULL with an exception */
 static PyObject *
-live_pending(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+live_list(PyObject *pending, PyObject *graph)
 {
-    if (nargs != 2 || !PyList_CheckExact(args[0]) || pending_cls == NULL)
-        return PyErr_Format(PyExc_TypeError, "live_pending takes a graph's pending list "
-                                             "and its number");
-    PyObject *pending = args[0], *graph = args[1];
     PyObject *out = PyList_New(0);
     for (Py_ssize_t i = 0; out != NULL && i < PyList_GET_SIZE(pending); i++) {
         PyObject *ref = PyList_GET_ITEM(pending, i);
@@ -2851,6 +2849,118 @@ live_pending(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
         Py_DECREF(p);
     }
     return out;
+}
+
+static PyObject *
+live_pending(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 2 || !PyList_CheckExact(args[0]) || pending_cls == NULL)
+        return PyErr_Format(PyExc_TypeError, "live_pending takes a graph's pending list "
+                                             "and its number");
+    return live_list(args[0], args[1]);
+}
+
+static PyObject *s_last, *s_new_graph, *s_dump_to, *s_log_compiles;
+
+/* a setting read by its function in config (dump_to, log_compiles): a new reference */
+static PyObject *
+setting(PyObject *name)
+{
+    PyObject *f = PyDict_GetItemWithError(config_dict, name);
+    if (f == NULL)
+        return PyErr_Occurred() ? NULL : PyErr_Format(PyExc_AttributeError, "config.%U", name);
+    return PyObject_CallNoArgs(f);
+}
+
+/* LazyBackend.flush's common case in C: a graph equal to the last one run (its tape,
+ * and the slots still wanted) runs that program again, as flush and _program do on the
+ * Python path. True when it ran the graph (or there was none); False where Python's
+ * flush decides (nothing live, another graph, a program not loaded, settings that
+ * change the flush: a dump directory, logged compiles). */
+static PyObject *
+flush_last(PyObject *module, PyObject *self)
+{
+    if (!Py_IS_TYPE(self, lazy_cls) || program_cls == NULL || config_dict == NULL)
+        Py_RETURN_FALSE;
+    Rec r;
+    int opened = rec_open(self, &r);
+    if (opened <= 0)
+        return opened < 0 ? NULL : Py_NewRef(Py_False);
+    PyObject *res = NULL, *live = NULL, *slots = NULL, *last = NULL, *dump = NULL,
+             *logged = NULL, *outs = NULL;
+    PyObject *tape = rec_list(&r, RS.tape), *pending = rec_list(&r, RS.pending),
+             *graph = RSLOT(&r, graph), *inputs = rec_list(&r, RS.inputs);
+    if (tape == NULL || pending == NULL || graph == NULL || inputs == NULL)
+        goto python;
+    if (PyList_GET_SIZE(tape) == 0) {
+        res = Py_NewRef(Py_True); /* (nothing recorded) */
+        goto done;
+    }
+    last = PyDict_GetItemWithError(r.dict, s_last);
+    if (last == NULL || !PyTuple_CheckExact(last) || PyTuple_GET_SIZE(last) != 3)
+        goto python;
+    Py_INCREF(last);
+    PyObject *prog = PyTuple_GET_ITEM(last, 2);
+    if (!Py_IS_TYPE(prog, program_cls) || SLOT(prog, pr_execute) == NULL ||
+        SLOT(prog, pr_execute) == Py_None || SLOT(prog, pr_handlers) == NULL ||
+        SLOT(prog, pr_handlers) == Py_None)
+        goto python; /* (not loaded: Python's Program.run loads it again) */
+    if ((live = live_list(pending, graph)) == NULL)
+        goto done;
+    Py_ssize_t n = PyList_GET_SIZE(live);
+    if (n == 0 || (slots = PyTuple_New(n)) == NULL)
+        goto python;
+    for (Py_ssize_t i = 0; i < n; i++)
+        PyTuple_SET_ITEM(slots, i, Py_NewRef(SLOT(PyList_GET_ITEM(live, i), p_slot)));
+    int same = PyObject_RichCompareBool(PyTuple_GET_ITEM(last, 1), slots, Py_EQ);
+    if (same > 0) {
+        PyObject *pair[2] = {PyTuple_GET_ITEM(last, 0), tape};
+        PyObject *eq = same_tape(NULL, pair, 2);
+        same = eq == NULL ? -1 : eq == Py_True;
+        Py_XDECREF(eq);
+    }
+    if (same <= 0)
+        goto python;
+    if ((dump = setting(s_dump_to)) == NULL || (logged = setting(s_log_compiles)) == NULL)
+        goto done;
+    if (dump != Py_None || logged != Py_False)
+        goto python;
+    /* the graph is taken: a new one starts, and the program runs on its inputs */
+    Py_INCREF(inputs);
+    PyObject *fresh = PyObject_CallMethodNoArgs(self, s_new_graph);
+    if (fresh == NULL) {
+        Py_DECREF(inputs);
+        goto done;
+    }
+    Py_DECREF(fresh);
+    int ran;
+    outs = run_program(SLOT(prog, pr_execute), SLOT(prog, pr_handlers), inputs, s_consume,
+                       &ran); /* (inputs stolen) */
+    if (outs == NULL)
+        goto done;
+    if (!PyList_CheckExact(outs) || PyList_GET_SIZE(outs) != n) {
+        PyErr_SetString(PyExc_TypeError, "a program gave other than its results");
+        goto done;
+    }
+    if (dict_count_add(r.dict, s_flushes, 1, "a lazy backend's flushes") < 0)
+        goto done;
+    for (Py_ssize_t i = 0; i < n; i++)
+        Py_XSETREF(SLOT(PyList_GET_ITEM(live, i), p_buffer),
+                   Py_NewRef(PyList_GET_ITEM(outs, i)));
+    res = Py_NewRef(Py_True);
+    goto done;
+python:
+    if (!PyErr_Occurred())
+        res = Py_NewRef(Py_False);
+done:
+    Py_XDECREF(live);
+    Py_XDECREF(slots);
+    Py_XDECREF(last);
+    Py_XDECREF(dump);
+    Py_XDECREF(logged);
+    Py_XDECREF(outs);
+    rec_close(&r);
+    return res;
 }
 
 /* ---- composite.one_program's cached call ----------------------------------------------- */
@@ -3258,6 +3368,9 @@ static PyMethodDef methods[] = {
      "structural_entries(tape): recorder._structural over a tape, as a tuple"},
     {"same_tape", (PyCFunction)(void (*)(void))same_tape, METH_FASTCALL,
      "same_tape(a, b): a == b for two tapes, items compared by identity first"},
+    {"flush_last", flush_last, METH_O,
+     "flush_last(lazy backend): LazyBackend.flush's run of a graph equal to the last one, "
+     "in C; False where Python's flush decides"},
     {"live_pending", (PyCFunction)(void (*)(void))live_pending, METH_FASTCALL,
      "live_pending(pending, graph): the live, uncomputed Pendings of a graph, as a list"},
     {"composite_call", (PyCFunction)(void (*)(void))composite_call, METH_FASTCALL,
@@ -3317,6 +3430,10 @@ PyInit__recorder(void)
     INTERN(s_start_at, "_start_at");
     INTERN(s_now, "_now");
     INTERN(s_flushes, "flushes");
+    INTERN(s_last, "_last");
+    INTERN(s_new_graph, "_new_graph");
+    INTERN(s_dump_to, "dump_to");
+    INTERN(s_log_compiles, "log_compiles");
 #undef INTERN
     if ((one_type[0] = PyDict_New()) == NULL || (one_type[1] = PyDict_New()) == NULL ||
         (mixed_types = PyDict_New()) == NULL)

@@ -6,6 +6,7 @@ tests/host/test_op_records.py's "lazy" path.)"""
 import os
 import subprocess
 import sys
+import tempfile
 
 import jax
 import jax.numpy as jnp
@@ -175,6 +176,48 @@ def test_a_repeated_graph_is_found_by_its_structure_without_building_ir(monkeypa
     for r in results[1:]:
         np.testing.assert_array_equal(r, results[0])
 
+
+
+@pytest.mark.parametrize("native", [True, False], ids=["native", "python"])
+def test_a_graph_equal_to_the_last_one_runs_from_c(native, monkeypatch):
+    """On the native path a graph equal to the last one run is flushed in C
+    (recorder.flush_last): Python's _program is not asked, the backend counts the run,
+    and the values are the Python path's. Where it is not the last one, or a dump
+    directory is set, Python's flush does it."""
+    from stablejit import lazy_backend, recorder_native
+    if native and not recorder_native.available():
+        pytest.skip("the native recorder is not built")
+    asked = []
+    real = lazy_backend.LazyBackend._program
+    monkeypatch.setattr(lazy_backend.LazyBackend, "_program",
+                        lambda self, *a: asked.append(1) or real(self, *a))
+    x = snp.asarray(np.linspace(-1, 1, 9, dtype=np.float32))
+    graphs = {"a": lambda: snp.tanh(x * 1.75) - 0.25, "b": lambda: snp.tanh(x * 1.75) + 0.25}
+    was = recorder_native.installed()
+    recorder_native.install(native)
+    try:
+        got, counts = [], []
+        for name in "aaaba":
+            asked.clear()
+            with sj.lazy() as b:
+                y = graphs[name]()
+                before = b.flushes
+            got.append(np.asarray(y))
+            counts.append((len(asked), b.flushes - before))
+        with tempfile.TemporaryDirectory() as d:
+            monkeypatch.setenv("STABLEJIT_DUMP_TO", d)
+            asked.clear()
+            with sj.lazy():
+                y = graphs["a"]()
+            np.testing.assert_array_equal(np.asarray(y), got[0])
+            assert asked == [1]  # (a dump names the graph's lines: Python's flush)
+    finally:
+        recorder_native.install(was)
+    for name, g in zip("aaaba", got, strict=True):
+        np.testing.assert_array_equal(g, np.asarray(graphs[name]()))
+    # each graph runs once; the repeats of the last graph skip _program on the native path
+    assert counts == ([(1, 1), (0, 1), (0, 1), (1, 1), (1, 1)] if native
+                      else [(1, 1)] * 5)
 
 
 _JIT_TWICE, _JIT_THRICE = sj.jit(lambda v: v * 2.0), sj.jit(lambda v: v * 3.0)
