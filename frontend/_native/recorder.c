@@ -2842,7 +2842,11 @@ live_list(PyObject *pending, PyObject *graph)
 #endif
         if (Py_IS_TYPE(p, pending_cls) && SLOT(p, p_buffer) == Py_None) {
             PyObject *g = SLOT(p, p_graph);
-            int same = g == graph ? 1 : PyObject_RichCompareBool(g, graph, Py_EQ);
+            if (g == NULL) /* (deleted: as Python's p.graph raises) */
+                PyErr_SetString(PyExc_AttributeError, "graph");
+            int same = g == NULL    ? -1
+                       : g == graph ? 1
+                                    : PyObject_RichCompareBool(g, graph, Py_EQ);
             if (same < 0 || (same && PyList_Append(out, p) < 0))
                 Py_CLEAR(out);
         }
@@ -2910,8 +2914,12 @@ flush_last(PyObject *module, PyObject *self)
     Py_ssize_t n = PyList_GET_SIZE(live);
     if (n == 0 || (slots = PyTuple_New(n)) == NULL)
         goto python;
-    for (Py_ssize_t i = 0; i < n; i++)
-        PyTuple_SET_ITEM(slots, i, Py_NewRef(SLOT(PyList_GET_ITEM(live, i), p_slot)));
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *slot = SLOT(PyList_GET_ITEM(live, i), p_slot);
+        if (slot == NULL) /* (deleted: Python's flush raises as it reads it) */
+            goto python;
+        PyTuple_SET_ITEM(slots, i, Py_NewRef(slot));
+    }
     int same = PyObject_RichCompareBool(PyTuple_GET_ITEM(last, 1), slots, Py_EQ);
     if (same > 0) {
         PyObject *pair[2] = {PyTuple_GET_ITEM(last, 0), tape};
