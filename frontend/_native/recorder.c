@@ -56,8 +56,8 @@ static PyTypeObject *buffer_cls;
 static PyTypeObject *lazy_cls; /* LazyBackend (exactly: subclasses are Python's) */
 static PyObject *param_tag, *py_input, *py_param, *s_input, *s_param;
 
-static PyObject *s_ops, *s_slot, *s_add, *s_results, *s_op_bound, *s_flush, *s_inferred, *s_infer, *s_dtype,
-    *s_acquire, *s_release, *s_scalar_key;
+static PyObject *s_ops, *s_slot, *s_add, *s_results, *s_op_bound, *s_flush, *s_inferred,
+    *s_infer, *s_dtype, *s_acquire, *s_release, *s_scalar_key;
 
 static TensorSlots T; /* Tensor and its slots' offsets */
 static Py_ssize_t p_slot, p_graph, p_buffer;
@@ -2764,60 +2764,56 @@ fail:
     return NULL;
 }
 
-/* ---- LazyBackend.flush's live values ------------------------------------------------- */
+/* ---- LazyBackend.flush: the last graph, the live values, the run ------------------ */
 
-/* recorder.live_pending(pending, graph): the Pendings that `pending` (a graph's list of
- * weak references) still reaches, not yet computed and of `graph` - what a flush
- * computes; a new list */
-/* a == b for two tapes (lists of tuples), as Python compares them: entry by entry, each
- * tuple item by item, identity first. Here the entries of a loop's graphs share their
- * items, so most compare by identity without a call per tuple (list == spent ~43 ns per
- * entry of the 30-op chain). */
-static PyObject *
-same_tape(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+/* 1 where tapes a and b (lists of tuples) are equal as Python's == says: entry by entry,
+ * each tuple item by item, identity first; 0 where not, -1 on error. A loop's graphs share
+ * their items, so most compare by identity without a call per tuple (list == spent ~43 ns
+ * per entry of the 30-op chain). */
+static int
+tapes_equal(PyObject *a, PyObject *b)
 {
-    if (nargs != 2 || !PyList_CheckExact(args[0]) || !PyList_CheckExact(args[1]))
-        return PyErr_Format(PyExc_TypeError, "same_tape takes two tapes");
-    PyObject *a = args[0], *b = args[1];
     if (PyList_GET_SIZE(a) != PyList_GET_SIZE(b))
-        Py_RETURN_FALSE;
+        return 0;
     for (Py_ssize_t i = 0; i < PyList_GET_SIZE(a) && i < PyList_GET_SIZE(b); i++) {
         PyObject *x = PyList_GET_ITEM(a, i), *y = PyList_GET_ITEM(b, i);
         if (x == y)
             continue;
+        Py_INCREF(x); /* (a comparison may run Python, which may change the tapes) */
+        Py_INCREF(y);
         Py_ssize_t n = PyTuple_CheckExact(x) && PyTuple_CheckExact(y) ? PyTuple_GET_SIZE(x) : -1;
         int eq = 1;
         if (n >= 0 && n == PyTuple_GET_SIZE(y)) {
             for (Py_ssize_t j = 0; eq > 0 && j < n; j++) {
                 PyObject *u = PyTuple_GET_ITEM(x, j), *v = PyTuple_GET_ITEM(y, j);
-                if (u != v) {
-                    Py_INCREF(u); /* (a comparison may run Python, which may drop them) */
-                    Py_INCREF(v);
+                if (u != v)
                     eq = PyObject_RichCompareBool(u, v, Py_EQ);
-                    Py_DECREF(u);
-                    Py_DECREF(v);
-                }
             }
         }
         else {
-            Py_INCREF(x);
-            Py_INCREF(y);
             eq = PyObject_RichCompareBool(x, y, Py_EQ);
-            Py_DECREF(x);
-            Py_DECREF(y);
         }
-        if (eq < 0)
-            return NULL;
-        if (!eq)
-            Py_RETURN_FALSE;
+        Py_DECREF(x);
+        Py_DECREF(y);
+        if (eq <= 0)
+            return eq;
         if (PyList_GET_SIZE(a) != PyList_GET_SIZE(b)) /* (changed by a comparison) */
-            Py_RETURN_FALSE;
+            return 0;
     }
-    Py_RETURN_TRUE;
+    return 1;
 }
 
-/* the live, uncomputed Pendings of `graph` that the list `pending` (weak references)
- * reaches: a new list, NULL with an exception */
+static PyObject *
+same_tape(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 2 || !PyList_CheckExact(args[0]) || !PyList_CheckExact(args[1]))
+        return PyErr_Format(PyExc_TypeError, "same_tape takes two tapes");
+    int eq = tapes_equal(args[0], args[1]);
+    return eq < 0 ? NULL : PyBool_FromLong(eq);
+}
+
+/* the Pendings that `pending` (a graph's list of weak references) still reaches, not yet
+ * computed and of `graph` - what a flush computes: a new list, NULL with an exception */
 static PyObject *
 live_list(PyObject *pending, PyObject *graph)
 {
@@ -2855,6 +2851,7 @@ live_list(PyObject *pending, PyObject *graph)
     return out;
 }
 
+/* recorder.live_pending(pending, graph): live_list for Python */
 static PyObject *
 live_pending(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
 {
@@ -2921,12 +2918,9 @@ flush_last(PyObject *module, PyObject *self)
         PyTuple_SET_ITEM(slots, i, Py_NewRef(slot));
     }
     int same = PyObject_RichCompareBool(PyTuple_GET_ITEM(last, 1), slots, Py_EQ);
-    if (same > 0) {
-        PyObject *pair[2] = {PyTuple_GET_ITEM(last, 0), tape};
-        PyObject *eq = same_tape(NULL, pair, 2);
-        same = eq == NULL ? -1 : eq == Py_True;
-        Py_XDECREF(eq);
-    }
+    if (same > 0)
+        same = PyList_CheckExact(PyTuple_GET_ITEM(last, 0))
+                   ? tapes_equal(PyTuple_GET_ITEM(last, 0), tape) : 0;
     if (same <= 0)
         goto python;
     if ((dump = setting(s_dump_to)) == NULL || (logged = setting(s_log_compiles)) == NULL)

@@ -87,8 +87,10 @@ typedef struct {
 static inline int
 recorder_slots(PyObject *cls, RecorderSlots *r)
 {
-    if (!PyType_Check(cls))
-        return PyErr_Format(PyExc_TypeError, "init_state takes the Recorder class"), -1;
+    if (!PyType_Check(cls)) {
+        PyErr_SetString(PyExc_TypeError, "init_state takes the Recorder class");
+        return -1;
+    }
     if (slot_offset(cls, "_lock", &r->lock) || slot_offset(cls, "target", &r->target) ||
         slot_offset(cls, "_graph", &r->graph) || slot_offset(cls, "_tape", &r->tape) ||
         slot_offset(cls, "_locs", &r->locs) || slot_offset(cls, "_types", &r->types) ||
