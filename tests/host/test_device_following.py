@@ -9,6 +9,8 @@ with `device=` and a scalar `xp.asarray(ddof)` made without)."""
 
 from __future__ import annotations
 
+import contextlib
+
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -100,3 +102,37 @@ def test_namespace_functions_keep_the_rule_where_they_follow_their_inputs():
     m = snp.asarray(S)
     assert snp.where(p > 0, m, p).device == sd[1]
     assert snp.where(p > 0, p, m).device == sd[1]
+
+
+def test_a_block_without_a_target_records_for_the_default_of_the_moment():
+    """lazy() with no target remembers its answer for the process-wide default; a default
+    changed since, a default_backend block or an enclosing backend is followed."""
+    from stablejit import context
+    from stablejit.lazy import lazy_backend
+    host0, host1 = (stablejit.resolve_backend(f"xla:host:{i}") for i in (0, 1))
+    devices = {host0: stablejit.devices()[0], host1: stablejit.devices()[1]}
+    assert context.global_default() is host0
+    cases = [  # (what is in effect, the device the block records for)
+        ("the process default", lambda: contextlib.nullcontext(), host0),
+        ("another process default", lambda: _global_default(host1), host1),
+        ("a default_backend block", lambda: stablejit.default_backend("xla:host:1"), host1),
+        ("an enclosing lazy() block of host 1", lambda: stablejit.lazy(host1), host1),
+        ("the process default again", lambda: contextlib.nullcontext(), host0)]
+    for what, make, device in cases:
+        for _ in range(2):  # (the second block takes the remembered answer where it can)
+            with make(), stablejit.lazy() as backend:
+                y = snp.asarray([1.0, 2.0], device=devices[device]) * 2.0
+            assert backend.target is device, what
+            assert backend is lazy_backend(device) and y._data.buffer is not None, what
+            assert y.tolist() == [2.0, 4.0], what
+
+
+@contextlib.contextmanager
+def _global_default(backend):
+    from stablejit import context
+    before = context.global_default()
+    context.set_global_default(backend)
+    try:
+        yield
+    finally:
+        context.set_global_default(before)
