@@ -155,6 +155,32 @@ def _install_operators(native: bool) -> None:
             if native else python)
 
 
+def namespace_ops(namespace: dict) -> None:
+    """The namespace's elementwise functions (stablejit.numpy.add, .tanh ...) as FastOps
+    where the extension is built: `snp.tanh(x)` on a float tensor then reaches C with no
+    Python frame (the Python function's first branch: a bind of a real float tensor, or
+    of two tensors of one type, or of a tensor and a Python number), and any other call
+    is the Python function's. They stay in place while install() switches paths and ask
+    its switch on each call (gated), so a function imported by name follows it too.
+    With the Python path on at import (STABLEJIT_NATIVE=0), the functions stay Python."""
+    if not _on:
+        return
+    for name in namespace.get("__all__", ()):
+        f = namespace.get(name)
+        spec = getattr(f, "_native_op", None)
+        if spec is None or type(f) is _recorder.FastOp:
+            continue
+        op = _NAMESPACE_OPS.get(f)  # (aliases, acos and arccos, stay one function)
+        if op is None:
+            prim, kinds, inexact = spec
+            op = _NAMESPACE_OPS[f] = _recorder.FastOp(
+                f, prim, kinds, inexact, False, getattr(f, "_unary", False), gated=True)
+        namespace[name] = op
+
+
+_NAMESPACE_OPS: dict = {}  # Python function -> its FastOp
+
+
 def installed() -> bool:
     """Whether Recorder's methods and Tensor's operators are the C ones now."""
     return _on

@@ -1763,8 +1763,12 @@ typedef struct {
     int inexact;       /* integer operands become floats first: Python's */
     int reflected;     /* __radd__ ...: called (self, other), computes f(other, self) */
     int unary;         /* __neg__: called (self) */
+    int gated;         /* a namespace function (stablejit.numpy.add, .tanh): always in
+                        * place, so it takes C's path only while binds_on says so */
     vectorcallfunc vectorcall;
 } FastOp;
+
+static int binds_on; /* recorder_native.install's switch */
 
 static PyObject *context_state;   /* context._state (threading.local: .stack) */
 static int stack_cached;
@@ -2314,6 +2318,8 @@ static PyObject *
 fastop_vectorcall(FastOp *op, PyObject *const *args, size_t nargsf, PyObject *kwnames)
 {
     Py_ssize_t nargs = PyVectorcall_NARGS(nargsf);
+    if (op->gated && !binds_on)
+        return PyObject_Vectorcall(op->python, args, nargsf, kwnames);
     if (op->unary) {
         if (nargs == 1 && kwnames == NULL && !op->inexact) {
             PyObject *res = fastop_record_unary(op, args[0]);
@@ -2335,10 +2341,11 @@ static PyObject *
 fastop_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
 {
     PyObject *python, *prim, *kinds;
-    int inexact, reflected, unary = 0;
-    static char *names[] = {"python", "prim", "kinds", "inexact", "reflected", "unary", NULL};
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "OOUpp|p:FastOp", names, &python, &prim,
-                                     &kinds, &inexact, &reflected, &unary))
+    int inexact, reflected, unary = 0, gated = 0;
+    static char *names[] = {"python", "prim", "kinds", "inexact", "reflected", "unary",
+                            "gated", NULL};
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "OOUpp|pp:FastOp", names, &python, &prim,
+                                     &kinds, &inexact, &reflected, &unary, &gated))
         return NULL;
     if (lazy_cls == NULL)
         return PyErr_Format(PyExc_RuntimeError, "stablejit._recorder.init_operators first");
@@ -2350,6 +2357,7 @@ fastop_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
     Py_INCREF(kinds);
     self->python = python, self->prim = prim, self->kinds = kinds;
     self->inexact = inexact, self->reflected = reflected, self->unary = unary;
+    self->gated = gated;
     self->vectorcall = (vectorcallfunc)fastop_vectorcall;
     return (PyObject *)self;
 }
@@ -2408,6 +2416,13 @@ typedef struct {
     PyObject *python;
 } Wrapper;
 
+/* repr(stablejit.numpy.add) reads as the function's */
+static PyObject *
+wrapper_repr(Wrapper *self)
+{
+    return PyObject_Repr(self->python);
+}
+
 static PyObject *
 wrapped_attr(Wrapper *self, void *name)
 {
@@ -2434,7 +2449,8 @@ static PyMemberDef fastop_members[] = {
 static PyTypeObject FastOpType = {
     PyVarObject_HEAD_INIT(NULL, 0)
     .tp_name = "stablejit._recorder.FastOp",
-    .tp_doc = "A Tensor operator: recorded in C on a lazy backend, the Python one otherwise.",
+    .tp_doc = "A Tensor operator or elementwise namespace function: recorded in C on a lazy "
+              "backend, the Python one otherwise.",
     .tp_basicsize = sizeof(FastOp),
     .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC | Py_TPFLAGS_HAVE_VECTORCALL |
                 Py_TPFLAGS_METHOD_DESCRIPTOR,
@@ -2446,6 +2462,7 @@ static PyTypeObject FastOpType = {
     .tp_vectorcall_offset = offsetof(FastOp, vectorcall),
     .tp_descr_get = (descrgetfunc)fastop_get,
     .tp_getattro = (getattrofunc)fastop_getattro,
+    .tp_repr = (reprfunc)wrapper_repr,
     .tp_members = fastop_members,
     .tp_getset = wrapper_getset,
 };
@@ -2463,8 +2480,6 @@ typedef struct {
                          * 4: bind(prim, tensors, attrs=EMPTY) */
     vectorcallfunc vectorcall;
 } FastBind;
-
-static int binds_on; /* recorder_native.install's switch */
 
 /* dispatch.bind(prim, tensors, attrs) where the backend stack ends with a lazy backend or
  * grad tape B that records now, and every operand is a tensor of B or of B's device

@@ -442,3 +442,7 @@ from ._methods import install as _install_tensor_methods  # noqa: E402
 
 _install_tensor_methods(_sys.modules[__name__])
 _install_docstrings(globals())
+
+from .. import recorder_native as _recorder_native  # noqa: E402
+
+_recorder_native.namespace_ops(globals())  # (after the docstrings: a FastOp takes f's)

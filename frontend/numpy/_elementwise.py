@@ -78,6 +78,8 @@ def _unary(name: str, prim, *, inexact: bool = True, kinds: str = "biufc",
     f.__name__ = name
     f.__doc__ = f"Elementwise {name} (primitive {prim.name})."
     f.__stablejit_boundary__ = True  # (wrap_namespace leaves it as it is)
+    if fast:  # its first branch, which recorder_native.namespace_ops takes to C
+        f._native_op, f._unary = (prim, "f", False), True
     return f
 
 

@@ -695,15 +695,102 @@ def test_the_unary_operator_keeps_its_face():
             -(_x() > 0)  # noqa: B018 (the eager error, from the Python operator)
 
 
+def _namespace_ops() -> list[str]:
+    from stablejit import recorder_native
+    return sorted(n for n in snp.__all__ if type(getattr(snp, n)) is not type(_x)
+                  and getattr(snp, n) in recorder_native._NAMESPACE_OPS.values())
+
+
+# operands of every kind a namespace function meets: the float tensors its C branch
+# takes, and those it hands to Python (weak, integer, bool, complex, a Python number,
+# NumPy data, a tensor of another type)
+_OPERANDS = [
+    ("f32", lambda: _x()),
+    ("f64", lambda: snp.asarray(X.astype(np.float64))),
+    ("f16", lambda: snp.asarray(X.astype(np.float16))),
+    ("weak", lambda: snp.asarray(0.75)),
+    ("i32", lambda: snp.asarray((X * 3).astype(np.int32))),
+    ("u8", lambda: snp.asarray(np.arange(12, dtype=np.uint8).reshape(3, 4))),
+    ("bool", lambda: snp.asarray(X > 0)),
+    ("c64", lambda: snp.asarray((X + 1j * X[::-1]).astype(np.complex64))),
+    ("python float", lambda: 1.5),
+    ("python int", lambda: 3),
+    ("numpy", lambda: X),
+    ("row", lambda: snp.asarray(X[0])),
+]
+
+
+def _outcome(fn, *args):
+    """fn's result, or the type and first line of what it raised."""
+    try:
+        return fn(*args)
+    except Exception as e:  # noqa: BLE001 - the two paths must raise the same
+        return type(e), str(e).splitlines()[0]
+
+
+@needs_native
+@pytest.mark.parametrize("name", _namespace_ops())
+def test_namespace_functions_in_c_answer_as_the_python_ones(name):
+    """stablejit.numpy's elementwise functions are FastOps (recorder_native.namespace_ops):
+    they read as the Python function (name, doc, signature, repr), and over every kind of
+    operand, eagerly, in lazy() and on a grad tape, both paths give the same values,
+    dtypes, weakness and errors as the Python function itself."""
+    import inspect
+    op = getattr(snp, name)
+    python = op.python
+    assert (op.__name__, op.__doc__, repr(op)) == (python.__name__, python.__doc__, repr(python))
+    assert inspect.signature(op) == inspect.signature(python)
+    arity = len(inspect.signature(python).parameters)
+    combos = ([(a,) for a in _OPERANDS] if arity == 1 else
+              [(a, b) for a in _OPERANDS for b in _OPERANDS
+               if "f32" in (a[0], b[0]) or a[0] == b[0]])
+    for combo in combos:
+        what = [c[0] for c in combo]
+        runs = {}
+        for native in (True, False):
+            with path(native):
+                runs["eager", native] = _outcome(op, *[c[1]() for c in combo])
+                with sj.lazy():  # (compared within lazy(): XLA may fold a graph's constants)
+                    runs["lazy", native] = _outcome(op, *[c[1]() for c in combo])
+        runs["python", False] = _outcome(python, *[c[1]() for c in combo])
+        for a, b in [(("eager", True), ("eager", False)), (("lazy", True), ("lazy", False)),
+                     (("eager", True), ("python", False))]:
+            if isinstance(runs[a], tuple) and isinstance(runs[a][0], type):
+                assert runs[a] == runs[b], (what, a, b)
+            else:
+                _same(runs[a], runs[b])
+    if arity == 1 and "f" in str(python._native_op[1]):  # (on a grad tape: f32 and f64)
+        for dtype in (np.float32, np.float64):
+            v = snp.asarray((X / 4 + 0.5).astype(dtype))
+            runs = []
+            for native in (True, False):
+                with path(native):
+                    runs.append(_outcome(sj.grad(lambda t: snp.sum(op(t))), v))
+            _same(*runs)
+
+
 @needs_native
 def test_lazy_operators_never_enter_python(monkeypatch):
-    """x * 2.0, 1.0 - x, x + x on tensors of a lazy graph, or on tensors of its device
-    (they join the graph as parameters), are recorded in C, never reaching the Python
-    operator's dispatch; a weak operand or tensors of two types take the Python operator
-    (and the same answers: the tables above)."""
+    """x * 2.0, 1.0 - x, x + x, snp.tanh(x), snp.maximum(x, y) on tensors of a lazy
+    graph, or on tensors of its device (they join the graph as parameters), are recorded
+    in C, never reaching the Python operator's or function's dispatch; a weak operand
+    or tensors of two types take the Python operator (and the same answers: the tables
+    above). (C takes an op whose shape rule has run before: the block runs once first.)"""
     from stablejit.numpy import _elementwise
+
+    def block(x, check=lambda: None):
+        y = x * 2.0  # the device tensor joins the graph as a parameter
+        check()
+        z = -((1.0 - y * 2.0) + y) - -x
+        u = snp.maximum(snp.tanh(y), snp.multiply(y, 0.25))  # (namespace FastOps)
+        w = snp.asarray(2.0) * 3.0  # weak: Python's
+        v = y + snp.ones((3, 4), "float64")  # two types: Python's
+        return z, u, w, v
+
+    with sj.lazy():
+        block(_x())
     entered = []
-    for name in ("bind_scalar", "bind_binary", "bind_broadcast", "bind1"):
+    for name in ("bind_scalar", "bind_binary", "bind_broadcast", "bind1", "bind_unary"):
         real = getattr(_elementwise, name)
 
         def spy(*args, _real=real, _name=name, **kwargs):
@@ -714,14 +801,17 @@ def test_lazy_operators_never_enter_python(monkeypatch):
         entered.clear()
         x = _x()  # a device tensor (made outside the block)
         with path(native), sj.lazy():
-            y = x * 2.0  # the device tensor joins the graph as a parameter
-            assert entered == ([] if native else ["bind_scalar"])
-            z = -((1.0 - y * 2.0) + y) - -x
-            w = snp.asarray(2.0) * 3.0  # weak: Python's
-            v = y + snp.ones((3, 4), "float64")  # two types: Python's
+            z, u, w, v = block(x, lambda n=native: _check(entered == ([] if n else
+                                                                        ["bind_scalar"])))
         assert (len(entered) == 2) == native, entered
         np.testing.assert_array_equal(np.asarray(z), -((1.0 - X * 4.0) + X * 2.0) + X)
+        np.testing.assert_allclose(np.asarray(u), np.maximum(np.tanh(X * 2), X * 0.5),
+                                   rtol=1e-6)
         assert w.weak and v.dtype == snp.float64
+
+
+def _check(ok: bool) -> None:
+    assert ok
 
 
 GRAD_CASES = [
