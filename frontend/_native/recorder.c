@@ -1765,6 +1765,10 @@ typedef struct {
     int unary;         /* __neg__: called (self) */
     int gated;         /* a namespace function (stablejit.numpy.add, .tanh): always in
                         * place, so it takes C's path only while binds_on says so */
+    /* the last tensor type whose dtype passed the kind checks, with a tensor operand
+     * (or alone) and with a number: a loop meets one type per op again and again, and
+     * the checks cost ~190 instructions. Types are interned and immutable; held. */
+    PyObject *ok_pair, *ok_scalar;
     vectorcallfunc vectorcall;
 } FastOp;
 
@@ -1967,6 +1971,26 @@ kind_in(PyObject *type, PyObject *kinds, int *is_int)
     return in;
 }
 
+/* whether x's type `xt` passes op's kind checks: with a tensor operand (or none, a unary
+ * op: a dtype of op's kinds, not an integer one where op converts integers first), or
+ * with a Python number (a float or complex dtype of op's kinds); remembered per op */
+static int
+op_takes(FastOp *op, PyObject *xt, int with_number)
+{
+    PyObject **memo = with_number ? &op->ok_scalar : &op->ok_pair;
+    if (*memo == xt)
+        return 1;
+    int is_int = 0;
+    int ok = kind_in(xt, with_number ? fc_kinds : op->kinds, with_number ? NULL : &is_int);
+    if (ok > 0 && with_number)
+        ok = kind_in(xt, op->kinds, NULL);
+    if (ok > 0 && !with_number && op->inexact && is_int)
+        ok = 0;
+    if (ok > 0)
+        Py_XSETREF(*memo, Py_NewRef(xt));
+    return ok;
+}
+
 static int
 is_py_number(PyObject *v)
 {
@@ -2154,9 +2178,7 @@ fastop_eager(FastOp *op, PyObject *a, PyObject *b, PyObject *const *bs)
     PyObject *dev = eager_backend(bs, 2);
     if (dev == NULL || SLOT(a, T.weak) != Py_False)
         return NULL;
-    int is_int = 0;
-    int ok = kind_in(SLOT(a, T.type), op->kinds, &is_int);
-    if (ok <= 0 || (op->inexact && is_int))
+    if (op_takes(op, SLOT(a, T.type), 0) <= 0)
         return NULL;
     PyObject *items[2] = {a, b};
     return eager_run(dev, op->prim, empty_attrs, items, 2);
@@ -2172,9 +2194,7 @@ fastop_eager_scalar(FastOp *op, PyObject *x, PyObject *value, int scalar_first, 
     PyObject *dev = eager_backend(&bx, 1);
     if (dev == NULL || xt == NULL || SLOT(x, T.weak) != Py_False)
         return NULL;
-    int ok = kind_in(xt, fc_kinds, NULL);
-    if (ok > 0)
-        ok = kind_in(xt, op->kinds, NULL);
+    int ok = op_takes(op, xt, 1);
     return ok > 0 ? eager_scalar(dev, op->prim, x, value, scalar_first) : NULL;
 }
 
@@ -2240,12 +2260,10 @@ fastop_record(FastOp *op, PyObject *a, PyObject *b)
     PyObject *xt = SLOT(x, T.type);
     if (backend == NULL || xt == NULL || SLOT(x, T.weak) != Py_False)
         goto none;
-    int ready = unwatched();
-    int is_int = 0;
-    int ok = ready > 0 ? kind_in(xt, value ? fc_kinds : op->kinds, value ? NULL : &is_int) : 0;
-    if (ok > 0 && value != NULL)
-        ok = kind_in(xt, op->kinds, NULL);
-    if (ok <= 0 || (value == NULL && op->inexact && is_int))
+    int ok = unwatched();
+    if (ok > 0)
+        ok = op_takes(op, xt, value != NULL);
+    if (ok <= 0)
         goto none;
     Rec r;
     int opened = rec_open(backend, &r);
@@ -2294,12 +2312,12 @@ fastop_record_unary(FastOp *op, PyObject *x)
     PyObject *backend = recorder_for(&bx, 1); /* (a reference held) */
     if (backend == NULL) {
         PyObject *dev = PyErr_Occurred() ? NULL : eager_backend(&bx, 1);
-        int ok = dev == NULL ? 0 : kind_in(xt, op->kinds, NULL);
+        int ok = dev == NULL ? 0 : op_takes(op, xt, 0);
         return ok > 0 ? eager_run(dev, op->prim, empty_attrs, &x, 1) : NULL;
     }
     int ok = unwatched();
     if (ok > 0)
-        ok = kind_in(xt, op->kinds, NULL);
+        ok = op_takes(op, xt, 0);
     Rec r;
     if (ok > 0)
         ok = rec_open(backend, &r);
@@ -2368,6 +2386,8 @@ fastop_traverse(FastOp *self, visitproc visit, void *arg)
     Py_VISIT(self->python);
     Py_VISIT(self->prim);
     Py_VISIT(self->kinds);
+    Py_VISIT(self->ok_pair);
+    Py_VISIT(self->ok_scalar);
     return 0;
 }
 
@@ -2377,6 +2397,8 @@ fastop_clear(FastOp *self)
     Py_CLEAR(self->python);
     Py_CLEAR(self->prim);
     Py_CLEAR(self->kinds);
+    Py_CLEAR(self->ok_pair);
+    Py_CLEAR(self->ok_scalar);
     return 0;
 }
 
