@@ -30,23 +30,21 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from . import config, tree
 from . import numpy as snp
+from . import tree
+from .built import built_function, call_function, run_built, run_function
 from .compiler import dtypes as dt
 from .compiler.autodiff import Linearized, inline, jvp_function, jvp_into, vjp_function
 from .compiler.batch_rules import bring
 from .compiler.batching import batch_into
-from .compiler.builder import Builder
 from .compiler.ir import Function, Value
 from .compiler.ops import Ops
 from .compiler.primitives import custom_ad, shape_ops
 from .context import current_backend, stack
-from .dispatch import backend_for, bind1
+from .dispatch import bind1
 from .errors import at_user_line
 from .grad_checks import check_scalar_output, dtype_message, split_aux
 from .grad_tape import GradTape, NeedsTrace, ValueRead, records_on_tape
-from .runtime.cache import SingleFlightCache
-from .spmd import runs_on
 from .staging import stage_with_values
 from .tensor import Tensor
 from .tracebacks import api_boundary
@@ -77,38 +75,6 @@ def ir_name(f) -> str:
 @functools.lru_cache(maxsize=4096)  # (grad of a loss asks for it every step)
 def _ir_name(name: str) -> str:
     return "".join(c if c.isalnum() or c == "_" else "_" for c in name) or "f"
-
-
-# (transformation, traced Function's structural key, ...) -> the Function it built:
-# a derivative is a function of the traced IR alone, so eager code that re-traces the
-# same loss every step (as JAX's eager grad does) builds its backward pass once
-_BUILT = SingleFlightCache(max_entries=256)
-
-
-def run_built(name: str, build: Callable[[Builder, list[Value]], list[Value]],
-              inputs: Sequence[Tensor], key: tuple | None = None) -> list[Tensor]:
-    """Build IR with `build(builder, input values) -> result values` into a Function and
-    run it on the inputs' backend: inside a live trace its ops go into that trace;
-    otherwise it runs (compiled behind the executable cache, or interpreted on the
-    reference backend). `key`, when given, says the Function depends on nothing else
-    (it must hold the structural key of every Function `build` reads): one built before
-    under it is reused, unless STABLEJIT_DUMP_TO asks for this call's source lines."""
-    backend = backend_for(inputs) if inputs else None  # lazy() records it too
-    if backend is None or (not backend.stages
-                           and current_backend().stages):
-        backend = current_backend()
-    def make() -> Function:
-        b = Builder(name)
-        return b.build(build(b, [b.param(t.type) for t in inputs]))
-    # (a hit skips the cache's lock and LRU order, as lazy_backend's does)
-    fn = make() if key is None or config.dump_to() else (
-        _BUILT.get(key) or _BUILT.get_or_create(key, make))
-    return runs_on(fn, backend).run(fn, inputs)
-
-
-def call_function(fn: Function, inputs: Sequence[Tensor]) -> list[Tensor]:
-    """Call an IR Function on tensors: inlined into the current trace, or run."""
-    return run_built(fn.name, lambda b, vals: inline(b, fn, vals), inputs)
 
 
 # ---- arguments ---------------------------------------------------------------------------
@@ -334,7 +300,7 @@ def _on_tape(diff: list, rest: list, call: Callable, f: Callable, has_aux: bool,
             results = [x if type(x) is Tensor else _as_tensor(x) for x in out_leaves]
         finally:
             s.pop()
-        key, slots = tape.key(results)
+        slots = tape.slots(results)
     except NeedsTrace as e:
         return e
     finally:
@@ -345,9 +311,12 @@ def _on_tape(diff: list, rest: list, call: Callable, f: Callable, has_aux: bool,
     def build(b, vals):  # only when the key is new: the tape replayed into IR
         return _vg_builder(tape.forward(slots), list(range(n_diff)))(b, vals)
 
-    outs = run_built(f"{ir_name(f)}_grad", build, tape.inputs(),
-                     key=("grad tape", key, n_diff, holomorphic))
-    return outs, len(slots), aux_tree
+    fn = tape.last_derivative(n_diff, holomorphic)  # (a loop's step: the last tape's)
+    if fn is None:
+        fn = built_function(f"{ir_name(f)}_grad", build, tape.inputs(),
+                            ("grad tape", tape.key(slots), n_diff, holomorphic))
+        tape.remember(n_diff, holomorphic, fn)
+    return run_function(fn, tape.inputs()), len(slots), aux_tree
 
 
 def grad(f: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False,

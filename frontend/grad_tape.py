@@ -23,7 +23,7 @@ Semantics are those of the traced path, which stays the reference:
 
 from __future__ import annotations
 
-from . import config, recorder_native, writes
+from . import config, recorder, recorder_native, writes
 from .context import current_backend
 from .errors import DeviceMismatchError, at_user_line
 from .recorder import Pending, Recorder, function_of, structural_key
@@ -111,11 +111,31 @@ class GradTape(Recorder):
             raise ValueRead(what)
 
     # ---- the derivative --------------------------------------------------------------
-    def key(self, results: list[Tensor]) -> tuple:
-        """(structural key, result slots) of the function with these results. The key
-        says everything the derivative depends on."""
-        slots = tuple(self._slot(t) for t in results)
-        return structural_key(self._tape, slots, self._holds_functions), slots
+    def slots(self, results: list[Tensor]) -> tuple:
+        """The slots of the function's results (recording ends with them)."""
+        self._result_slots = slots = tuple(self._slot(t) for t in results)
+        return slots
+
+    def key(self, slots: tuple) -> tuple:
+        """The structural key of the function with these results: everything the
+        derivative depends on."""
+        return structural_key(self._tape, slots, self._holds_functions)
+
+    def last_derivative(self, n_diff: int, holomorphic: bool):
+        """The derivative remembered for the last tape, if this one is equal to it (and
+        its results are): a training loop records the same tape every step, and compared
+        entry by entry (entries share their objects, so each compares by identity, as
+        LazyBackend._program compares graphs) it needs no key built or hashed. None
+        otherwise, and with STABLEJIT_DUMP_TO (a dump names this call's lines)."""
+        last = _last
+        if last is not None and last[1] == (self._result_slots, n_diff, holomorphic) and \
+                not config.dump_to() and recorder.same_tape(last[0], self._tape):
+            return last[2]
+        return None
+
+    def remember(self, n_diff: int, holomorphic: bool, fn) -> None:
+        global _last
+        _last = self._tape, (self._result_slots, n_diff, holomorphic), fn
 
     def forward(self, slots: tuple):
         """The recorded function as an IR Function (its params: the tape's parameters)."""
@@ -130,6 +150,10 @@ class GradTape(Recorder):
 
 
 recorder_native.connect_tape(GradTape)
+
+# (tape, (result slots, n_diff, holomorphic), derivative Function) of the last derivative
+# found or built (one tuple, replaced whole: threads may read it at any time)
+_last: tuple | None = None
 
 
 def records_on_tape(leaves) -> bool:

@@ -13,7 +13,7 @@ the global results. Inside, stablejit.lax's collectives (psum, pmean, pmax, pmin
 all_gather, all_to_all, ppermute, axis_index, psum_scatter) name mesh axes. Called
 outside jit it compiles and runs like a jitted function; it composes with grad, vjp,
 jvp, vmap, the jacobians and checkpoint, eagerly as under jit (a derivative that holds
-a shard_map runs over its mesh: autodiff.run_built asks spmd.runs_on).
+a shard_map runs over its mesh: built.run_function asks spmd.runs_on).
 """
 
 from __future__ import annotations

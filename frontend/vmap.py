@@ -23,7 +23,7 @@ from collections.abc import Callable
 import numpy as np
 
 from . import context, tree
-from .autodiff import run_built
+from .built import run_built
 from .compiler.batch_rules import bring, move_axis
 from .compiler.batching import batch_into
 from .compiler.ir import TensorType

@@ -398,3 +398,63 @@ def test_a_tape_is_freed_without_the_cycle_collector():
     finally:
         grad_tape.GradTape.__init__ = real
         gc.enable()
+
+
+def _tape_pairs():
+    """(what differs, f, args of f, g, args of g): two tapes that differ in one thing the
+    last-tape memo (GradTape.last_derivative) must see, or in nothing."""
+    w, x = snp.asarray(W), snp.asarray(X)
+    w64 = snp.asarray(W.astype(np.float64))
+    c = snp.asarray((W + 1j * W[::-1]).astype(np.complex64))
+    return [
+        ("nothing", _loss, (w, x), _loss, (w, x)),
+        ("a constant", lambda w: snp.sum(w * 2.0), (w,), lambda w: snp.sum(w * 3.0), (w,)),
+        ("a constant's sign", lambda w: snp.sum(w * 0.0), (w,),
+         lambda w: snp.sum(w * -0.0), (w,)),
+        ("the op", lambda w: snp.sum(snp.tanh(w)), (w,), lambda w: snp.sum(snp.sin(w)), (w,)),
+        ("the result slot", lambda w: snp.sum(snp.tanh(w) * w), (w,),
+         lambda w: (snp.tanh(w) * w, snp.sum(snp.tanh(w)))[1], (w,)),
+        ("the argument's dtype", _loss, (w, x), _loss, (w64, snp.asarray(X.astype(np.float64)))),
+        ("the argument's shape", lambda w: snp.sum(w ** 2), (w,),
+         lambda w: snp.sum(w ** 2), (w[:2],)),
+        ("an operand order", lambda w: snp.sum(w[0] - w[1]), (w,),
+         lambda w: snp.sum(w[1] - w[0]), (w,)),
+        ("a reduction's axis", lambda w: snp.sum(snp.mean(w, axis=0) ** 2), (w,),
+         lambda w: snp.sum(snp.mean(w, axis=1) ** 2), (w,)),
+        ("the differentiated arguments", _loss, (w, x), "argnums (0, 1)", (w, x)),
+        ("a complex argument", lambda c: snp.sum(c * c), (c,),
+         lambda c: snp.sum(c * c), (snp.asarray(W),)),
+    ]
+
+
+@pytest.mark.parametrize("lazy", [False, True], ids=["eager", "lazy"])
+@pytest.mark.parametrize("index", range(len(_tape_pairs())), ids=[p[0] for p in _tape_pairs()])
+def test_the_last_tapes_derivative_is_reused_only_for_an_equal_tape(index, lazy, monkeypatch):
+    """grad reuses the derivative of the last tape when the new tape equals it entry by
+    entry (a training loop: no key built or hashed). Alternating two tapes that differ
+    in one thing must give each one's own gradient, equal to the traced path's; the same
+    tape twice must reuse the derivative without a key."""
+    what, f, f_args, g, g_args = _tape_pairs()[index]
+    keys = []
+    real = grad_tape.GradTape.key
+    monkeypatch.setattr(grad_tape.GradTape, "key", lambda self, s: keys.append(1) or real(self, s))
+
+    def call(fn, args):
+        if fn == "argnums (0, 1)":
+            return sj.grad(f, argnums=(0, 1))(*args)
+        return sj.grad(fn, holomorphic=args[0].dtype.is_complex)(*args)
+
+    for fn, args in [(f, f_args), (g, g_args), (f, f_args), (g, g_args), (g, g_args)]:
+        keys.clear()
+        want = _traced(lambda fn=fn, args=args: call(fn, args))
+        if lazy:
+            with sj.lazy():
+                got = call(fn, args)
+        else:
+            got = call(fn, args)
+        for a, b in zip(sj.tree.leaves(want), sj.tree.leaves(got), strict=True):
+            assert a.type == b.type, what
+            np.testing.assert_allclose(np.asarray(b), np.asarray(a), rtol=1e-6, atol=1e-7,
+                                       err_msg=what)
+            assert (_signs(b) == _signs(a)).all(), what
+    assert keys == [], f"{what}: the same tape twice built a key"
