@@ -696,9 +696,10 @@ def test_the_unary_operator_keeps_its_face():
 
 
 def _namespace_ops() -> list[str]:
-    from stablejit import recorder_native
-    return sorted(n for n in snp.__all__ if type(getattr(snp, n)) is not type(_x)
-                  and getattr(snp, n) in recorder_native._NAMESPACE_OPS.values())
+    """The names of stablejit.numpy that are FastOps (none where the native path was
+    off at import: then the namespace keeps its Python functions)."""
+    ops = recorder_native._NAMESPACE_OPS.values()
+    return sorted(n for n in snp.__all__ if any(getattr(snp, n) is op for op in ops))
 
 
 # operands of every kind a namespace function meets: the float tensors its C branch
