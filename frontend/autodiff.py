@@ -314,7 +314,7 @@ def _on_tape(diff: list, rest: list, call: Callable, f: Callable, has_aux: bool,
     fn = tape.last_derivative(n_diff, holomorphic)  # (a loop's step: the last tape's)
     if fn is None:
         fn = built_function(f"{ir_name(f)}_grad", build, tape.inputs(),
-                            ("grad tape", tape.key(slots), n_diff, holomorphic))
+                            ("grad tape", tape.key(), n_diff, holomorphic))
         tape.remember(n_diff, holomorphic, fn)
     return run_function(fn, tape.inputs()), len(slots), aux_tree
 

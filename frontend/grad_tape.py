@@ -116,10 +116,10 @@ class GradTape(Recorder):
         self._result_slots = slots = tuple(self._slot(t) for t in results)
         return slots
 
-    def key(self, slots: tuple) -> tuple:
-        """The structural key of the function with these results: everything the
-        derivative depends on."""
-        return structural_key(self._tape, slots, self._holds_functions)
+    def key(self) -> tuple:
+        """The structural key of the function with the results `slots` gave: everything
+        the derivative depends on."""
+        return structural_key(self._tape, self._result_slots, self._holds_functions)
 
     def last_derivative(self, n_diff: int, holomorphic: bool):
         """The derivative remembered for the last tape, if this one is equal to it (and

@@ -73,7 +73,7 @@ class lazy:  # noqa: N801 - a function to its users (`with stablejit.lazy():`)
     # A class, not a generator: a training loop enters one per step, and a generator
     # context manager cost ~3 us. The common block (no target, no enclosing backend)
     # reuses the answer for the process-wide default: an empty block was 15,400
-    # instructions (13 Python frames), now 6,900 (benchmarks/recorder_instructions.py's
+    # instructions (13 Python frames), now ~7,000 (benchmarks/recorder_instructions.py's
     # way of counting).
     __slots__ = ("backend", "_stack")
 

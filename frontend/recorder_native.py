@@ -145,14 +145,17 @@ def _install_operators(native: bool) -> None:
             _recorder.init_operators(*_world, writes, config)
     for name, op in list(vars(Tensor).items()):
         python = op.python if _recorder is not None and type(op) is _recorder.FastOp else op
-        spec = getattr(python, "_native_op", None)
-        if spec is None:
-            continue
-        prim, kinds, inexact = spec
-        setattr(Tensor, name, _recorder.FastOp(
-            python, prim, kinds, inexact, getattr(python, "_reflects", False),
-            getattr(python, "_unary", False))
-            if native else python)
+        if getattr(python, "_native_op", None) is not None:
+            setattr(Tensor, name, _fast_op(python) if native else python)
+
+
+def _fast_op(python, gated: bool = False):
+    """The FastOp of a Python operator or namespace function marked with _native_op
+    (numpy/_elementwise, numpy/_methods): (prim, dtype kinds, inexact), and whether it
+    is reflected (__radd__) or unary."""
+    prim, kinds, inexact = python._native_op
+    return _recorder.FastOp(python, prim, kinds, inexact, getattr(python, "_reflects", False),
+                            getattr(python, "_unary", False), gated=gated)
 
 
 def namespace_ops(namespace: dict) -> None:
@@ -167,14 +170,11 @@ def namespace_ops(namespace: dict) -> None:
         return
     for name in namespace.get("__all__", ()):
         f = namespace.get(name)
-        spec = getattr(f, "_native_op", None)
-        if spec is None or type(f) is _recorder.FastOp:
+        if getattr(f, "_native_op", None) is None or type(f) is _recorder.FastOp:
             continue
         op = _NAMESPACE_OPS.get(f)  # (aliases, acos and arccos, stay one function)
         if op is None:
-            prim, kinds, inexact = spec
-            op = _NAMESPACE_OPS[f] = _recorder.FastOp(
-                f, prim, kinds, inexact, False, getattr(f, "_unary", False), gated=True)
+            op = _NAMESPACE_OPS[f] = _fast_op(f, gated=True)
         namespace[name] = op
 
 
