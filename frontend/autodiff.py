@@ -40,11 +40,11 @@ from .compiler.batching import batch_into
 from .compiler.ir import Function, Value
 from .compiler.ops import Ops
 from .compiler.primitives import custom_ad, shape_ops
-from .context import current_backend, stack
+from .context import stack
 from .dispatch import bind1
 from .errors import at_user_line
 from .grad_checks import check_scalar_output, dtype_message, split_aux
-from .grad_tape import GradTape, NeedsTrace, ValueRead, records_on_tape
+from .grad_tape import GradTape, NeedsTrace, ValueRead, tape_backend
 from .staging import stage_with_values
 from .tensor import Tensor
 from .tracebacks import api_boundary
@@ -208,9 +208,11 @@ def _value_and_grad(f: Callable, argnums, has_aux: bool, holomorphic: bool):
                 return done
         a = _Args(args, kwargs, _argnums(argnums, len(args), "grad"), "grad",
                   "c" if holomorphic else "fc")
-        if done is None and records_on_tape(a.leaves):
+        backend = tape_backend(a.leaves) if done is None else None
+        if backend is not None:
             n = len(a.wrt)
-            done = _on_tape(a.leaves[:n], a.leaves[n:], a.call(f), f, has_aux, holomorphic)
+            done = _on_tape(backend, a.leaves[:n], a.leaves[n:], a.call(f), f, has_aux,
+                            holomorphic)
             if not isinstance(done, NeedsTrace):
                 outs, n_out, aux_tree = done
                 return _value_and_grads(a, outs, n_out, aux_tree, single)
@@ -259,13 +261,16 @@ def _tape_one(f: Callable, args: tuple, i: int, has_aux: bool, holomorphic: bool
         if type(t) is not Tensor or t.type.dtype.kind not in kinds:
             return None
     rest = list(args[:i] + args[i + 1:])
-    if not all(type(t) is Tensor for t in rest) or not records_on_tape(leaves + rest):
+    if not all(type(t) is Tensor for t in rest):
+        return None
+    backend = tape_backend(leaves + rest)
+    if backend is None:
         return None
     n = len(leaves)
 
     def call(*xs):
         return f(*xs[n:n + i], tree.unflatten(td, xs[:n]), *xs[n + i:])
-    done = _on_tape(leaves, rest, call, f, has_aux, holomorphic)
+    done = _on_tape(backend, leaves, rest, call, f, has_aux, holomorphic)
     if isinstance(done, NeedsTrace):
         return done
     outs, n_out, aux_tree = done  # (as _value_and_grads, for one argument's tree)
@@ -275,14 +280,14 @@ def _tape_one(f: Callable, args: tuple, i: int, has_aux: bool, holomorphic: bool
     return outs[0], grads
 
 
-def _on_tape(diff: list, rest: list, call: Callable, f: Callable, has_aux: bool,
+def _on_tape(backend, diff: list, rest: list, call: Callable, f: Callable, has_aux: bool,
              holomorphic: bool):
     """value_and_grad recorded on a GradTape (grad_tape.py), `call(*diff, *rest)` being f
     on the differentiated and the other traced leaves: (outputs, n_out, aux tree), or
     the NeedsTrace that stopped it (f then runs on the traced path). The derivative is
     built once per tape key (run_built's cache) and runs where the tape's inputs are."""
     n_diff = len(diff)
-    tape = GradTape(current_backend())
+    tape = GradTape(backend)
     s = stack()
     try:
         xs = tape.leaves(diff)
@@ -305,14 +310,13 @@ def _on_tape(diff: list, rest: list, call: Callable, f: Callable, has_aux: bool,
         return e
     finally:
         tape.recording = False  # its tensors are escaped tracers from now on
-    aux_tree = split_aux(out_tree, has_aux, "grad")
+    aux_tree = None if out_tree is tree.LEAF and not has_aux else \
+        split_aux(out_tree, has_aux, "grad")  # (a scalar: the common result)
     check_scalar_output(tape.result_type(slots[0]), "grad", holomorphic)
-
-    def build(b, vals):  # only when the key is new: the tape replayed into IR
-        return _vg_builder(tape.forward(slots), list(range(n_diff)))(b, vals)
-
     fn = tape.last_derivative(n_diff, holomorphic)  # (a loop's step: the last tape's)
     if fn is None:
+        def build(b, vals):  # only when the key is new: the tape replayed into IR
+            return _vg_builder(tape.forward(slots), list(range(n_diff)))(b, vals)
         fn = built_function(f"{ir_name(f)}_grad", build, tape.inputs(),
                             ("grad tape", tape.key(), n_diff, holomorphic))
         tape.remember(n_diff, holomorphic, fn)

@@ -23,10 +23,12 @@ Semantics are those of the traced path, which stays the reference:
 
 from __future__ import annotations
 
+import weakref
+
 from . import config, recorder, recorder_native, writes
 from .context import current_backend
 from .errors import DeviceMismatchError, at_user_line
-from .recorder import Pending, Recorder, function_of, structural_key
+from .recorder import PARAM, Pending, Recorder, function_of, structural_key
 from .tensor import Tensor
 from .tracing import escaped_error
 
@@ -49,15 +51,25 @@ class GradTape(Recorder):
     inlines_calls = True  # a jitted call inside grad in lazy(): inlined, as in a trace
 
     def __init__(self, backend):
-        target = backend if backend.device_buffers else backend.target
-        super().__init__(target)
-        self.name = f"grad tape:{target.name}"
+        super().__init__(backend if backend.device_buffers else backend.target, "grad tape")
         self.recording = True
 
     def leaves(self, ts) -> list[Tensor]:
         """The differentiated inputs: a parameter each (not shared with other uses of the
-        same tensor, whose values carry no gradient)."""
-        return [self._pending_tensor(self._param(t.type, t), t.weak) for t in ts]
+        same tensor, whose values carry no gradient). (_param and _pending_tensor written
+        out: every grad call makes one per leaf.)"""
+        tape, locs, types, inputs = self._tape, self._locs, self._types, self._inputs
+        pending, graph, outs = self._pending, self._graph, []
+        for t in ts:
+            typ = t.type
+            p = Pending(len(types), graph)
+            tape.append((PARAM, typ))
+            locs.append(None)
+            types.append(typ)
+            inputs.append(t)
+            pending.append(weakref.ref(p))
+            outs.append(Tensor(p, self, typ, t.weak))
+        return outs
 
     def _slot(self, t: Tensor) -> int:
         b = t._backend
@@ -113,7 +125,12 @@ class GradTape(Recorder):
     # ---- the derivative --------------------------------------------------------------
     def slots(self, results: list[Tensor]) -> tuple:
         """The slots of the function's results (recording ends with them)."""
-        self._result_slots = slots = tuple(self._slot(t) for t in results)
+        slots = []
+        for t in results:
+            d = t._data  # (the common result: a value of this tape)
+            slots.append(d.slot if t._backend is self and type(d) is Pending
+                         else self._slot(t))
+        self._result_slots = slots = tuple(slots)
         return slots
 
     def key(self) -> tuple:
@@ -126,10 +143,11 @@ class GradTape(Recorder):
         its results are): a training loop records the same tape every step, and compared
         entry by entry (entries share their objects, so each compares by identity, as
         LazyBackend._program compares graphs) it needs no key built or hashed. None
-        otherwise, and with STABLEJIT_DUMP_TO (a dump names this call's lines)."""
+        otherwise. (A tape records only without STABLEJIT_DUMP_TO: a dump names this
+        call's lines; tape_backend says so.)"""
         last = _last
         if last is not None and last[1] == (self._result_slots, n_diff, holomorphic) and \
-                not config.dump_to() and recorder.same_tape(last[0], self._tape):
+                recorder.same_tape(last[0], self._tape):
             return last[2]
         return None
 
@@ -156,15 +174,18 @@ recorder_native.connect_tape(GradTape)
 _last: tuple | None = None
 
 
-def records_on_tape(leaves) -> bool:
-    """Whether a grad called now on `leaves` records on a tape: in a lazy() block, or
-    eagerly with every leaf on the current device. Otherwise the traced path: inside a
-    trace, on the reference backend, a mesh or several devices, and with debug checks
-    or STABLEJIT_DUMP_TO (which want the traced path's op-by-op checks and lines)."""
-    b = current_backend()
+def tape_backend(leaves):
+    """The backend a grad called now on `leaves` records its tape for (GradTape's
+    `backend`), or None where it takes the traced path. A tape: in a lazy() block, or
+    eagerly with every leaf on the current device. The traced path: inside a trace, on
+    the reference backend, a mesh or several devices, and with debug checks or
+    STABLEJIT_DUMP_TO (which want the traced path's op-by-op checks and lines)."""
     if writes.live_traces or config.debug_checks() or config.dump_to():
-        return False
-    return b.deferred or b.device_buffers and all(t._backend is b for t in leaves)
+        return None
+    b = current_backend()
+    if b.deferred or b.device_buffers and all(t._backend is b for t in leaves):
+        return b
+    return None
 
 
-__all__ = ["GradTape", "NeedsTrace", "ValueRead", "records_on_tape"]
+__all__ = ["GradTape", "NeedsTrace", "ValueRead", "tape_backend"]

@@ -68,6 +68,7 @@ Pending = _pending_class()
 # A recorder's lock: threading.RLock, or, while the native recorder is on, its RLock of the
 # same behaviour, which C takes without a method call (recorder_native.install sets it)
 new_lock = threading.RLock
+_THREADING_RLOCK = type(threading.RLock())
 
 
 class Recorder(ProgramBackend):
@@ -84,16 +85,18 @@ class Recorder(ProgramBackend):
     # a plain recorder never does
     _start_at = 1 << 62
 
-    def __init__(self, target: XlaBackend):
+    def __init__(self, target: XlaBackend, kind: str = "recorder"):
         # (not ProgramBackend.__init__: its one-op program table is for a backend that
         # runs ops one by one; a recorder never does, and grad makes one per call)
         self.target = target
         self.device = target.device
-        self.name = f"recorder:{target.name}"
+        self.name = f"{kind}:{target.name}"
         self.also_reads = (target,)  # _slot reads a device tensor's buffer as it is
-        self._lock = new_lock()
-        # (the native recorder takes a threading.RLock through these: recorder_native.py)
-        self._lock_acquire, self._lock_release = self._lock.acquire, self._lock.release
+        self._lock = lock = new_lock()
+        if type(lock) is _THREADING_RLOCK:
+            # (the native recorder takes a threading.RLock through these, and its own
+            # RLock directly: recorder_native.py)
+            self._lock_acquire, self._lock_release = lock.acquire, lock.release
         self._graph = 0
         self._new_graph()
 
