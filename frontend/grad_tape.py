@@ -23,12 +23,10 @@ Semantics are those of the traced path, which stays the reference:
 
 from __future__ import annotations
 
-import weakref
-
 from . import config, recorder, recorder_native, writes
 from .context import current_backend
 from .errors import DeviceMismatchError, at_user_line
-from .recorder import PARAM, Pending, Recorder, function_of, structural_key
+from .recorder import Pending, Recorder, function_of, structural_key
 from .tensor import Tensor
 from .tracing import escaped_error
 
@@ -54,22 +52,11 @@ class GradTape(Recorder):
         super().__init__(backend if backend.device_buffers else backend.target, "grad tape")
         self.recording = True
 
-    def leaves(self, ts) -> list[Tensor]:
+    def leaves(self, ts: list) -> list[Tensor]:
         """The differentiated inputs: a parameter each (not shared with other uses of the
-        same tensor, whose values carry no gradient). (_param and _pending_tensor written
-        out: every grad call makes one per leaf.)"""
-        tape, locs, types, inputs = self._tape, self._locs, self._types, self._inputs
-        pending, graph, outs = self._pending, self._graph, []
-        for t in ts:
-            typ = t.type
-            p = Pending(len(types), graph)
-            tape.append((PARAM, typ))
-            locs.append(None)
-            types.append(typ)
-            inputs.append(t)
-            pending.append(weakref.ref(p))
-            outs.append(Tensor(p, self, typ, t.weak))
-        return outs
+        same tensor, whose values carry no gradient)."""
+        out = recorder.tape_leaves(self, ts)  # (in C where it is built)
+        return out if out is not None else recorder._python_tape_leaves(self, ts)
 
     def _slot(self, t: Tensor) -> int:
         b = t._backend

@@ -101,6 +101,7 @@ def install(native: bool | None = None) -> bool:
         else recorder._python_live_pending
     recorder.same_tape = _recorder.same_tape if native else recorder._python_same_tape
     recorder.flush_last = _recorder.flush_last if native else recorder._python_flush_last
+    recorder.tape_leaves = _recorder.tape_leaves if native else recorder._python_tape_leaves
     recorder.new_lock = _recorder.RLock if native else threading.RLock
     _on = native
     _install_operators(native)

@@ -2898,6 +2898,65 @@ live_pending(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     return live_list(args[0], args[1]);
 }
 
+/* recorder.tape_leaves(tape, tensors): GradTape.leaves in C (recorder.py's
+ * _python_tape_leaves is the reference): for each Tensor of the list, a parameter of the
+ * tape bound to that tensor, and a pending tensor of the parameter with the tensor's weak
+ * flag. The list of them; None, with nothing recorded, where this is not a recorder whose
+ * slots C knows, `tensors` is no list, or a value is not a Tensor (Python then makes
+ * them). */
+static PyObject *
+tape_leaves(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 2)
+        return PyErr_Format(PyExc_TypeError, "tape_leaves takes a recorder and a list");
+    PyObject *self = args[0], *ts = args[1];
+    if (!PyList_CheckExact(ts))
+        Py_RETURN_NONE;
+    PyObject *tape = recorder_slot(&RS, self, RS.tape);
+    PyObject *locs = tape ? SLOT(self, RS.locs) : NULL;
+    PyObject *types = tape ? SLOT(self, RS.types) : NULL;
+    PyObject *inputs = tape ? SLOT(self, RS.inputs) : NULL;
+    PyObject *pending = tape ? SLOT(self, RS.pending) : NULL;
+    PyObject *graph = tape ? SLOT(self, RS.graph) : NULL;
+    if (param_tag == NULL || pending_cls == NULL || T.cls == NULL || graph == NULL ||
+        !PyList_CheckExact(tape) || locs == NULL || !PyList_CheckExact(locs) ||
+        types == NULL || !PyList_CheckExact(types) || inputs == NULL ||
+        !PyList_CheckExact(inputs) || pending == NULL || !PyList_CheckExact(pending))
+        Py_RETURN_NONE;
+    Py_ssize_t n = PyList_GET_SIZE(ts);
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *t = PyList_GET_ITEM(ts, i);
+        if (!Py_IS_TYPE(t, T.cls) || SLOT(t, T.type) == NULL || SLOT(t, T.weak) == NULL)
+            Py_RETURN_NONE;
+    }
+    PyObject *out = PyList_New(n);
+    if (out == NULL)
+        return NULL;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *t = PyList_GET_ITEM(ts, i);
+        PyObject *type = SLOT(t, T.type), *weak = SLOT(t, T.weak);
+        Py_ssize_t slot = PyList_GET_SIZE(types);
+        PyObject *entry = PyTuple_Pack(2, param_tag, type);
+        if (entry == NULL || PyList_Append(tape, entry) < 0 ||
+            PyList_Append(locs, Py_None) < 0 || PyList_Append(types, type) < 0 ||
+            PyList_Append(inputs, t) < 0) {
+            Py_XDECREF(entry);
+            Py_DECREF(out);
+            return NULL;
+        }
+        Py_DECREF(entry);
+        PyObject *x = pending_tensor(self, pending, graph, slot, type);
+        if (x == NULL) {
+            Py_DECREF(out);
+            return NULL;
+        }
+        Py_INCREF(weak);
+        Py_SETREF(SLOT(x, T.weak), weak);
+        PyList_SET_ITEM(out, i, x);
+    }
+    return out;
+}
+
 static PyObject *s_last, *s_new_graph, *s_dump_to, *s_log_compiles;
 
 /* a setting read by its function in config (dump_to, log_compiles): a new reference */
@@ -3405,6 +3464,8 @@ static PyMethodDef methods[] = {
      "init_tape(GradTape): grad's tape records in C too (its own _slot rule)"},
     {"structural_entries", structural_entries, METH_O,
      "structural_entries(tape): recorder._structural over a tape, as a tuple"},
+    {"tape_leaves", (PyCFunction)(void (*)(void))tape_leaves, METH_FASTCALL,
+     "tape_leaves(tape, tensors): GradTape.leaves in C; None where Python makes them"},
     {"same_tape", (PyCFunction)(void (*)(void))same_tape, METH_FASTCALL,
      "same_tape(a, b): a == b for two tapes, items compared by identity first"},
     {"flush_last", flush_last, METH_O,

@@ -444,6 +444,53 @@ def test_same_tape_is_list_equality(name, a, b):
     assert recorder.same_tape is recorder_native._recorder.same_tape \
         or not recorder_native.installed()
 
+def _leaf_kinds():
+    """(name, the tensors grad differentiates) for tape_leaves: every kind of leaf."""
+    dev = snp.asarray(X)
+    weak = snp.asarray(2.0) * 1  # (a Python number's weak type, as a grad of f(2.0) has)
+    with sj.lazy():  # a computed lazy value, whose backend is not the device
+        done = snp.asarray(X) + 1.0
+    return [("a device tensor", [dev]), ("the same tensor twice", [dev, dev]),
+            ("weak and strong", [weak, dev]), ("complex", [snp.asarray(X) * 1j]),
+            ("int8", [snp.asarray(X).astype(snp.int8)]), ("a lazy value", [done]),
+            ("none", [])]
+
+
+@needs_native
+@pytest.mark.parametrize("index", range(len(_leaf_kinds())),
+                         ids=[k[0] for k in _leaf_kinds()])
+def test_grad_tape_leaves_are_the_same_on_both_paths(index):
+    """GradTape.leaves in C (recorder.tape_leaves) writes what the Python one writes: a
+    parameter per leaf bound to the tensor itself, and a pending tensor of it with the
+    leaf's type and weak flag; it leaves what is not a list of Tensors to Python."""
+    from stablejit import recorder
+    from stablejit.grad_tape import GradTape
+    _, ts = _leaf_kinds()[index]
+    device = snp.asarray(X)._backend
+    made = []
+    for fn in (recorder_native._recorder.tape_leaves, recorder._python_tape_leaves):
+        tape = GradTape(device)
+        out = fn(tape, list(ts))
+        made.append((tape, out))
+    (tn, on), (tp, op) = made
+    assert tn._tape == tp._tape and tn._locs == tp._locs and tn._types == tp._types
+    assert all(a is b for a, b in zip(tn._inputs, tp._inputs, strict=True))
+    assert len(tn._inputs) == len(ts) and all(a is b for a, b in zip(tn._inputs, ts,
+                                                                        strict=True))
+    assert len(tn._pending) == len(tp._pending) == len(ts)
+    for a, b, t in zip(on, op, ts, strict=True):
+        assert type(a) is type(b) is sj.Tensor and a._backend is tn and b._backend is tp
+        assert (a._data.slot, a._data.graph, a._data.buffer) == \
+            (b._data.slot, b._data.graph, b._data.buffer)
+        assert a.type == b.type == t.type and a.weak is b.weak is t.weak
+        assert a._view is a._aliases is None
+    # what C leaves to Python: no list, or something in it that is no Tensor
+    tape = GradTape(device)
+    assert recorder_native._recorder.tape_leaves(tape, tuple(ts)) is None
+    assert recorder_native._recorder.tape_leaves(tape, [*ts, X]) is None
+    assert tape._tape == []
+
+
 _DEVICE_OPERANDS = [
     ("scalar", lambda w, x: w * 2.0), ("number first", lambda w, x: 1.0 - w),
     ("two device tensors", lambda w, x: w + w), ("device and graph value", lambda w, x: w - x),
