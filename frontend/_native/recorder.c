@@ -3077,12 +3077,12 @@ static PyTypeObject *dtype_cls; /* compiler.dtypes.DType: a setting keyed as exa
  * then the keyword values named by `names`, a tuple or NULL): each tensor's type and
  * weakness, each None / bool / int / str setting's type and value (a DType's: None and
  * exact_key's (DType, dtype)), the keyword names,
- * x64 mode and the default matrix precision. Every tensor must be of one backend
- * (*backend, borrowed; tens[] gets them in order). A new reference; NULL without an
- * exception for an argument only Python keys. */
+ * x64 mode and the default matrix precision. *backend: the first tensor's backend
+ * (borrowed), *mixed: whether another tensor's differs; tens[] gets the tensors in
+ * order. A new reference; NULL without an exception for an argument only Python keys. */
 static PyObject *
 composite_key(PyObject **items, Py_ssize_t n, PyObject *names, PyObject **backend,
-              PyObject **tens, Py_ssize_t *nt)
+              PyObject **tens, Py_ssize_t *nt, int *mixed)
 {
     PyObject *x64 = PyDict_GetItemWithError(promotion_dict, s_x64);
     PyObject *prec = x64 ? PyDict_GetItemWithError(precision_dict, s_default) : NULL;
@@ -3093,6 +3093,7 @@ composite_key(PyObject **items, Py_ssize_t n, PyObject *names, PyObject **backen
         return NULL;
     *backend = NULL;
     *nt = 0;
+    *mixed = 0;
     for (Py_ssize_t i = 0; i < n; i++) {
         PyObject *v = items[i], *a, *b;
         PyTypeObject *t = Py_TYPE(v);
@@ -3100,9 +3101,12 @@ composite_key(PyObject **items, Py_ssize_t n, PyObject *names, PyObject **backen
             PyObject *be = SLOT(v, T.backend);
             a = SLOT(v, T.type);
             b = SLOT(v, T.weak);
-            if (be == NULL || a == NULL || b == NULL || (*backend && be != *backend))
+            if (be == NULL || a == NULL || b == NULL)
                 goto python;
-            *backend = be;
+            if (*backend == NULL)
+                *backend = be;
+            else if (be != *backend)
+                *mixed = 1;
             tens[(*nt)++] = v;
         }
         else if (v == Py_None || t == &PyBool_Type || t == &PyLong_Type ||
@@ -3172,10 +3176,43 @@ composite_record(PyObject *rec, PyObject *entry, PyObject *tensors)
     return outs;
 }
 
+/* whether a composite's tensors tens[0..nt) are all of recorder `rec` or of its device
+ * (an XlaBackend), at least one of the device, and `fn` shorter than rec's _start_at:
+ * 1 or 0, -1 with an exception */
+static int
+device_operands(PyObject *rec, PyObject **tens, Py_ssize_t nt, PyObject *fn)
+{
+    PyObject *target = target_of(rec);
+    int device = 0;
+    if (target == NULL || !Py_IS_TYPE(target, xla_cls) || fn == NULL)
+        return 0;
+    for (Py_ssize_t i = 0; i < nt; i++) {
+        PyObject *b = SLOT(tens[i], T.backend);
+        if (b == target)
+            device = 1;
+        else if (b != rec)
+            return 0;
+    }
+    if (!device)
+        return 0;
+    PyObject *ops = PyObject_GetAttr(fn, s_ops_list);
+    PyObject *start_at = ops ? PyObject_GetAttr(rec, s_start_at) : NULL;
+    PyObject *size = start_at && PyList_CheckExact(ops)
+                         ? PyLong_FromSsize_t(PyList_GET_SIZE(ops)) : NULL;
+    int large = size ? PyObject_RichCompareBool(size, start_at, Py_GE) : -1;
+    if (large < 0 && start_at != NULL && !PyErr_Occurred())
+        PyErr_SetString(PyExc_TypeError, "a Function's ops is not a list");
+    Py_XDECREF(size);
+    Py_XDECREF(start_at);
+    Py_XDECREF(ops);
+    return large < 0 ? -1 : !large;
+}
+
 /* composite_call(done, args, kwargs): composite.one_program's g, for a call it can key
  * in C (composite_key) whose signature `done` (its cache's entries) holds, where its
  * tensors' backend is the lazy backend or grad tape that ends the backend stack and
- * records now (the traced Function becomes one tape entry), or a device with no backend
+ * records now, or that recorder's device (the traced Function becomes one tape entry; its
+ * device tensors are parameters), or a device with no backend
  * stack (composite._run: one cached program). Anything else - a new signature, another
  * argument or backend, NaN checks, a live trace - gives comp_miss, and g's Python
  * decides and raises as it always did. */
@@ -3206,7 +3243,8 @@ composite_call(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
         }
     }
     Py_ssize_t nt;
-    PyObject *key = composite_key(items, n, names, &backend, tens, &nt);
+    int mixed;
+    PyObject *key = composite_key(items, n, names, &backend, tens, &nt, &mixed);
     Py_XDECREF(names);
     if (key == NULL)
         return PyErr_Occurred() ? NULL : Py_NewRef(comp_miss);
@@ -3227,9 +3265,22 @@ composite_call(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     }
     PyObject *top = PyList_CheckExact(stack) && PyList_GET_SIZE(stack) > 0
                         ? PyList_GET_ITEM(stack, PyList_GET_SIZE(stack) - 1) : NULL;
-    int recording = top == backend && is_recorder(backend);
-    int eager = top == NULL && PyList_CheckExact(stack) && Py_IS_TYPE(backend, xla_cls);
+    int recording = !mixed && top == backend && is_recorder(backend);
+    int eager = !mixed && top == NULL && PyList_CheckExact(stack) &&
+                Py_IS_TYPE(backend, xla_cls);
     Py_DECREF(stack);
+    if (!recording && top != NULL && is_recorder(top)) {
+        /* tensors of the recorder's device (alone, or with the recorder's own) in a lazy()
+         * block or under a grad tape: recorded there, as g decides, unless the Function
+         * is one a lazy graph would start at once (Recorder.execute: Python's step) */
+        int r = device_operands(top, tens, nt, SLOT(entry, tr_fn));
+        if (r < 0)
+            goto done;
+        if (r) {
+            recording = 1;
+            Py_SETREF(backend, Py_NewRef(top));
+        }
+    }
     int ready = recording || eager ? unwatched() : 0;
     if (ready <= 0) {
         res = ready < 0 ? NULL : Py_NewRef(comp_miss);

@@ -165,7 +165,8 @@ def _python_steps_run(program, native: bool) -> bool:
 
 
 @needs_native
-@pytest.mark.parametrize("where", ["eager", "lazy", "grad tape"])
+@pytest.mark.parametrize("where", ["eager", "lazy", "lazy on device tensors", "grad tape",
+                                   "grad tape on a device tensor"])
 @pytest.mark.parametrize("call", ["mean", "one_hot with a dtype"])
 def test_a_cached_call_skips_gs_python_on_the_native_path(where, call):
     x = _x()
@@ -178,9 +179,31 @@ def test_a_cached_call_skips_gs_python_on_the_native_path(where, call):
         if where == "lazy":
             with sj.lazy():
                 return f(x * 1.0)
-        return sj.grad(lambda v: f(v)[0, 0])(x)
+        if where == "lazy on device tensors":  # (the graph's parameters, as g records)
+            with sj.lazy():
+                return f(x)
+        if where == "grad tape":
+            return sj.grad(lambda v: f(v)[0, 0])(x)
+        return sj.grad(lambda v: snp.sum(v * f(x)))(x)
     assert not _python_steps_run(program, True)
     assert _python_steps_run(program, False)
+
+
+@needs_native
+def test_a_composite_a_lazy_graph_starts_at_once_is_pythons():
+    """On device tensors with nothing recorded, a Function as long as the lazy backend's
+    _start_at runs at once (Recorder.execute): C leaves that call to g's Python, and the
+    values are the same."""
+    x = _x()
+    with sj.lazy() as b:
+        was = b._start_at
+        b._start_at = 1
+        try:
+            assert _python_steps_run(lambda: snp.mean(x, axis=1), True)
+            out = snp.mean(x, axis=1)
+        finally:
+            b._start_at = was
+    np.testing.assert_array_equal(np.asarray(out), X.mean(axis=1))
 
 
 @needs_native
