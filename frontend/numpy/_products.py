@@ -7,6 +7,7 @@ import builtins
 
 import numpy as np
 
+from .. import precision as _precision
 from ..compiler import dtypes as dt
 from ..compiler.ir import Attrs
 from ..compiler.primitives import products
@@ -29,7 +30,7 @@ def _dot(x: Tensor, y: Tensor, contracting, batch=((), ()), precision=None,
          preferred=None) -> Tensor:
     """dot_general; `precision` as precision_pair gives it (None: the default);
     `preferred` the result's dtype (jax's preferred_element_type), None: the operands'."""
-    if preferred is x.dtype:
+    if preferred is not None and preferred is x.type.dtype:
         preferred = None
     try:
         attrs = _DOT_ATTRS.get((contracting, batch, precision, preferred))
@@ -63,6 +64,15 @@ def _operands(x, y):
 def matmul(x, y, *, precision=None, preferred_element_type=None) -> Tensor:
     # (its docstring is composed in _docstrings.py, precision= included)
     try:  # an operator: a public boundary, inline (free until a raise)
+        if type(x) is Tensor and type(y) is Tensor and precision is None \
+                and preferred_element_type is None:
+            # the common product (x @ w in a step): two strong tensors of one dtype, of
+            # one or two axes that contract; the steps below, written out
+            tx, ty = x.type, y.type
+            xs, ys = tx.shape, ty.shape
+            if tx.dtype is ty.dtype and tx.dtype.kind != "b" and not x.weak and \
+                    not y.weak and 0 < len(xs) <= 2 and 0 < len(ys) <= 2 and xs[-1] == ys[0]:
+                return _dot(x, y, ((len(xs) - 1,), (0,)), ((), ()), _precision.default)
         p = precision_pair(precision, "matmul")
         pref = _preferred(preferred_element_type)
         x, y = _operands(x, y)

@@ -263,3 +263,54 @@ def test_expand_dims_refuses_a_repeated_axis_as_numpy(axis):
         np.expand_dims(np.ones(3), axis)
     with pytest.raises(ValueError, match="repeated axis"):
         snp.expand_dims(snp.ones(3), axis)
+
+
+# matmul's common case (strong tensors of one dtype, one or two axes each) skips the
+# general steps: it must record and answer exactly as they do (precision="default"
+# takes the general steps and means the same product)
+_MATMUL_SHAPES = [((3,), (3,)), ((3,), (3, 2)), ((2, 3), (3,)), ((2, 3), (3, 4)),
+                  ((2, 3), (4, 4)), ((1, 2, 3), (3, 2))]
+
+
+@pytest.mark.parametrize("xs, ys", _MATMUL_SHAPES, ids=[f"{a}@{b}" for a, b in _MATMUL_SHAPES])
+@pytest.mark.parametrize("dtype", ["float32", "float16", "bfloat16", "int32", "complex64",
+                                   "bool", "float32 @ float16"])
+@pytest.mark.parametrize("where", ["eager", "lazy", "jit"])
+def test_matmul_common_case_is_the_general_product(xs, ys, dtype, where):
+    rng = np.random.default_rng(0)
+
+    def make(shape, d):
+        a = rng.standard_normal(shape) * 3
+        if d == "bool":
+            return snp.asarray(a > 0)
+        return snp.asarray(a.astype(ml_dtypes.bfloat16 if d == "bfloat16" else d))
+    dx, _, dy = dtype.partition(" @ ")
+    x, y = make(xs, dx), make(ys, dy or dx)
+
+    def both(a, b):
+        out = []
+        for f in (lambda: a @ b, lambda: snp.matmul(a, b, precision="default")):
+            try:
+                out.append(f())
+            except Exception as e:  # the same error, with the user's line, either way
+                out.append((type(e), str(e).split("\n")[0]))
+        return out
+
+    if where == "jit" and not isinstance(both(x, y)[0], tuple):
+        results = stablejit.jit(both)(x, y)
+    elif where == "lazy":
+        with stablejit.lazy() as b:
+            results = both(x, y)
+            ops = [e for e in b._tape if e[0] != "param"]
+        # the same entries twice (both products), or none (both raised), where the
+        # common case applies (a batched or mixed product is general either way, and
+        # its second broadcast or conversion has other slots)
+        assert len(xs) > 2 or dy or ops[:len(ops) // 2] == ops[len(ops) // 2:]
+    else:
+        results = both(x, y)
+    a, b = results
+    if isinstance(a, tuple):
+        assert a == b
+        return
+    assert a.type == b.type and a.weak == b.weak
+    np.testing.assert_array_equal(np.asarray(a), np.asarray(b), strict=True)
