@@ -8,6 +8,7 @@ stablejit's and with jax's (None where jax accepts the program or has no such ca
 
 from __future__ import annotations
 
+import functools
 import os
 import subprocess
 import sys
@@ -268,3 +269,40 @@ def test_chained_exceptions_are_filtered_too(filtering):
             raise RuntimeError("wrapped") from e
     e = _raise(lambda s: stablejit.jit(f)(snp.ones(2)), OURS)
     assert not _ours(_frames(e)) and not _ours(_frames(e.__cause__))
+
+
+def _annotated(a: int, b=2) -> float:
+    "doc"
+
+
+_annotated.extra = 1
+
+
+class _WithMethod:
+    def method(self):
+        "method doc"
+
+
+# every kind of callable a transformation wraps: tracebacks._wraps must copy what
+# functools.update_wrapper copies (its plain-function steps are written out)
+_WRAPPED = [("annotated function with a __dict__", _annotated),
+            ("method", _WithMethod.method), ("lambda", lambda x: x),
+            ("partial", functools.partial(_annotated, 1)), ("builtin", len),
+            ("jitted", stablejit.jit(lambda x: x)), ("grad", stablejit.grad(lambda x: x * x))]
+
+
+@pytest.mark.parametrize("wrapped", [w for _, w in _WRAPPED], ids=[n for n, _ in _WRAPPED])
+def test_boundary_metadata_is_update_wrappers(wrapped):
+    from stablejit.tracebacks import _wraps
+
+    def make():
+        def wrapper():
+            pass
+        return wrapper
+    a, b = make(), make()
+    functools.update_wrapper(a, wrapped)
+    _wraps(b, wrapped)
+    for attr in ("__module__", "__name__", "__qualname__", "__doc__", "__annotations__",
+                 "__wrapped__"):
+        assert getattr(a, attr, None) == getattr(b, attr, None), attr
+    assert vars(a) == vars(b)
