@@ -1540,15 +1540,11 @@ done:
     return res;
 }
 
-/* 1 when fn would start a graph that has no op yet (Recorder.execute's _run_now case,
- * left to Python: it runs fn's own program, which costs far more than the call), 0 when
- * it is recorded here, -1 on error */
+/* 1 when fn has at least recorder self's _start_at ops (a graph starts at once with
+ * it), 0 when fewer, -1 on error */
 static int
-runs_now(PyObject *self, Rec *r, PyObject *fn)
+long_function(PyObject *self, PyObject *fn)
 {
-    PyObject *count = RSLOT(r, ops);
-    if (count == NULL || !PyLong_CheckExact(count) || PyLong_AsLong(count) != 0)
-        return PyErr_Occurred() ? -1 : 0;
     PyObject *ops = PyObject_GetAttr(fn, s_ops_list);
     PyObject *start_at = ops ? PyObject_GetAttr(self, s_start_at) : NULL;
     PyObject *size = start_at && PyList_CheckExact(ops)
@@ -1560,6 +1556,18 @@ runs_now(PyObject *self, Rec *r, PyObject *fn)
     Py_XDECREF(start_at);
     Py_XDECREF(size);
     return start;
+}
+
+/* 1 when fn would start a graph that has no op yet (Recorder.execute's _run_now case,
+ * left to Python: it runs fn's own program, which costs far more than the call), 0 when
+ * it is recorded here, -1 on error */
+static int
+runs_now(PyObject *self, Rec *r, PyObject *fn)
+{
+    PyObject *count = RSLOT(r, ops);
+    if (count == NULL || !PyLong_CheckExact(count) || PyLong_AsLong(count) != 0)
+        return PyErr_Occurred() ? -1 : 0;
+    return long_function(self, fn);
 }
 
 static PyTypeObject *eager_cls, *program_cls; /* XlaBackend, compilation.Program (exactly) */
@@ -3195,16 +3203,7 @@ device_operands(PyObject *rec, PyObject **tens, Py_ssize_t nt, PyObject *fn)
     }
     if (!device)
         return 0;
-    PyObject *ops = PyObject_GetAttr(fn, s_ops_list);
-    PyObject *start_at = ops ? PyObject_GetAttr(rec, s_start_at) : NULL;
-    PyObject *size = start_at && PyList_CheckExact(ops)
-                         ? PyLong_FromSsize_t(PyList_GET_SIZE(ops)) : NULL;
-    int large = size ? PyObject_RichCompareBool(size, start_at, Py_GE) : -1;
-    if (large < 0 && start_at != NULL && !PyErr_Occurred())
-        PyErr_SetString(PyExc_TypeError, "a Function's ops is not a list");
-    Py_XDECREF(size);
-    Py_XDECREF(start_at);
-    Py_XDECREF(ops);
+    int large = long_function(rec, fn);
     return large < 0 ? -1 : !large;
 }
 
