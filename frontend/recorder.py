@@ -390,20 +390,8 @@ same_tape = _python_same_tape
 def _python_tape_leaves(tape: Recorder, ts: list) -> list[Tensor]:
     """For each tensor of `ts`, a parameter of `tape` bound to that tensor (not to its
     buffer: a grad tape's inputs are tensors) and a pending tensor of it with the
-    tensor's weak flag (grad's differentiated leaves: GradTape.leaves). _param and
-    _pending_tensor written out: every grad call makes one per leaf."""
-    entries, locs, types, inputs = tape._tape, tape._locs, tape._types, tape._inputs
-    pending, graph, outs = tape._pending, tape._graph, []
-    for t in ts:
-        typ = t.type
-        p = Pending(len(types), graph)
-        entries.append((PARAM, typ))
-        locs.append(None)
-        types.append(typ)
-        inputs.append(t)
-        pending.append(weakref.ref(p))
-        outs.append(Tensor(p, tape, typ, t.weak))
-    return outs
+    tensor's weak flag (grad's differentiated leaves: GradTape.leaves)."""
+    return [tape._pending_tensor(tape._param(t.type, t), t.weak) for t in ts]
 
 
 # (the C one while the native path is on, as structural_entries; it answers None where
