@@ -3076,7 +3076,7 @@ static PyTypeObject *traced_cls; /* composite._Traced */
 static PyTypeObject *xla_cls;    /* backends.XlaBackend (exactly) */
 static PyObject *comp_run;      /* composite._run(entry, backend, tensors): one program */
 static PyObject *promotion_dict, *precision_dict, *s_x64, *s_default;
-static Py_ssize_t tr_fn, tr_weak, tr_single;
+static Py_ssize_t tr_fn, tr_weak, tr_single, tr_programs;
 static PyTypeObject *dtype_cls; /* compiler.dtypes.DType: a setting keyed as exact_key does */
 
 #define COMP_ARGS 16 /* arguments keyed in C; a call with more is Python's */
@@ -3207,6 +3207,67 @@ device_operands(PyObject *rec, PyObject **tens, Py_ssize_t nt, PyObject *fn)
     return large < 0 ? -1 : !large;
 }
 
+/* composite._run in C: the entry's program for the device `backend` (made by _run at the
+ * signature's first eager call there) run on the tensors' buffers, and its result tensors
+ * (a list) made as _run makes them, with the entry's weak flags. NULL with no exception
+ * where _run decides: no program for this backend yet, an evicted one (Program.run loads
+ * it again), a deleted operand (_run raises its clear error). */
+static PyObject *
+composite_eager(PyObject *entry, PyObject *backend, PyObject *tensors)
+{
+    PyObject *programs = SLOT(entry, tr_programs), *weak = SLOT(entry, tr_weak);
+    if (program_cls == NULL || programs == NULL || !PyDict_CheckExact(programs) ||
+        weak == NULL || !(PyTuple_CheckExact(weak) || PyList_CheckExact(weak)))
+        return NULL;
+    PyObject *prog = PyDict_GetItemWithError(programs, backend);
+    if (prog == NULL || !Py_IS_TYPE(prog, program_cls))
+        return NULL;
+    PyObject *execute = SLOT(prog, pr_execute), *handlers = SLOT(prog, pr_handlers),
+             *types = SLOT(prog, pr_types);
+    if (execute == NULL || execute == Py_None || handlers == NULL || handlers == Py_None ||
+        types == NULL || !PyTuple_CheckExact(types) ||
+        PyTuple_GET_SIZE(types) != PySequence_Fast_GET_SIZE(weak))
+        return NULL;
+    Py_ssize_t n = PyList_GET_SIZE(tensors);
+    PyObject *bufs = PyList_New(n);
+    if (bufs == NULL)
+        return NULL;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *d = SLOT(PyList_GET_ITEM(tensors, i), T.data);
+        if (d == NULL || d == Py_None) { /* deleted: _run's clear error */
+            Py_DECREF(bufs);
+            return NULL;
+        }
+        PyList_SET_ITEM(bufs, i, Py_NewRef(d));
+    }
+    Py_INCREF(types); /* (held across the run: PJRT releases the GIL) */
+    Py_INCREF(weak);
+    int ran;
+    PyObject *outs = run_program(execute, handlers, bufs, s_consume, &ran);
+    PyObject *res = NULL;
+    if (outs != NULL && PyList_CheckExact(outs) &&
+        PyList_GET_SIZE(outs) == PyTuple_GET_SIZE(types)) {
+        Py_ssize_t m = PyList_GET_SIZE(outs);
+        res = PyList_New(m);
+        for (Py_ssize_t i = 0; res != NULL && i < m; i++) {
+            PyObject *t = make_tensor(&T, PyList_GET_ITEM(outs, i), backend,
+                                      PyTuple_GET_ITEM(types, i),
+                                      PySequence_Fast_GET_ITEM(weak, i));
+            if (t == NULL)
+                Py_CLEAR(res);
+            else
+                PyList_SET_ITEM(res, i, t);
+        }
+    }
+    else if (outs != NULL) {
+        PyErr_SetString(PyExc_TypeError, "a composite's program gave other than its results");
+    }
+    Py_XDECREF(outs);
+    Py_DECREF(types);
+    Py_DECREF(weak);
+    return res;
+}
+
 /* composite_call(done, args, kwargs): composite.one_program's g, for a call it can key
  * in C (composite_key) whose signature `done` (its cache's entries) holds, where its
  * tensors' backend is the lazy backend or grad tape that ends the backend stack and
@@ -3293,8 +3354,10 @@ composite_call(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
         res = Py_NewRef(comp_miss);
         goto done;
     }
-    outs = recording ? composite_record(backend, entry, tensors)
-                     : PyObject_CallFunctionObjArgs(comp_run, entry, backend, tensors, NULL);
+    if (recording)
+        outs = composite_record(backend, entry, tensors);
+    else if ((outs = composite_eager(entry, backend, tensors)) == NULL && !PyErr_Occurred())
+        outs = PyObject_CallFunctionObjArgs(comp_run, entry, backend, tensors, NULL);
     if (outs == NULL || outs == comp_miss) {
         res = outs;
         outs = NULL;
@@ -3327,7 +3390,8 @@ init_composite(PyObject *module, PyObject *args)
                           &dtype))
         return NULL;
     if (slot_offset(traced, "fn", &tr_fn) || slot_offset(traced, "weak", &tr_weak) ||
-        slot_offset(traced, "single", &tr_single))
+        slot_offset(traced, "single", &tr_single) ||
+        slot_offset(traced, "programs", &tr_programs))
         return NULL;
     PyObject *pd = PyObject_GetAttrString(promotion, "__dict__");
     PyObject *cd = pd ? PyObject_GetAttrString(precision, "__dict__") : NULL;

@@ -189,6 +189,69 @@ def test_a_cached_call_skips_gs_python_on_the_native_path(where, call):
     assert _python_steps_run(program, False)
 
 
+def _runs_python_run(call) -> bool:
+    """Whether composite._run (the device program's Python call) runs in call()."""
+    seen = []
+
+    def watch(frame, event, arg):
+        if event == "call" and frame.f_code is composite._run.__code__:
+            seen.append(frame)
+    sys.setprofile(watch)
+    try:
+        call()
+    finally:
+        sys.setprofile(None)
+    return bool(seen)
+
+
+# the composites C keys (tensors of one device, settings C keys), eagerly on a device
+C_KEYED = [c for c in CASES if c[0] in (
+    "mean", "mean axis keepdims", "sum keywords in the other order", "sum of ints",
+    "take_along_axis", "take_along_axis str mode", "var ddof", "argmax", "log_softmax",
+    "cross_entropy", "dtype setting by keyword", "a two-result composite")]
+
+
+@needs_native
+@pytest.mark.parametrize("name, fn, diff", C_KEYED, ids=[c[0] for c in C_KEYED])
+def test_an_eager_cached_call_runs_its_program_from_c(name, fn, diff):
+    """Once a signature's program exists on a device, its eager call runs it from C
+    (recorder.c's composite_eager) with _run's results; the Python path calls _run."""
+    x, i = _x(), _i()
+    got = {}
+    for native in (True, False):
+        with path(native):
+            fn(x, i)  # (the first call traces the signature and makes its program)
+            assert _runs_python_run(lambda: fn(x, i)) is not native
+            got[native] = fn(x, i)
+    _same(got[True], got[False])
+
+
+@needs_native
+def test_an_eager_composite_leaves_evicted_programs_and_deleted_operands_to_python():
+    """An evicted program is loaded again by _run, and a deleted operand raises _run's
+    error at the user's line, as on the Python path."""
+    from stablejit import compilation
+    from stablejit.errors import DeletedTensorError
+
+    x, i = _x(), _i()
+    want = np.asarray(snp.take_along_axis(x, i, axis=1))
+    errors = []
+    for native in (True, False):
+        with path(native):
+            snp.take_along_axis(x, i, axis=1)
+            compilation._EXECUTABLES.clear()  # evicted: _run's Program.run loads it again
+            assert _runs_python_run(lambda: snp.take_along_axis(x, i, axis=1))
+            np.testing.assert_array_equal(np.asarray(snp.take_along_axis(x, i, axis=1)),
+                                          want)
+            gone = _x()
+            snp.mean(gone, axis=1)
+            sj.jit(lambda t: t * 2, donate_argnums=0)(gone)
+            with pytest.raises(DeletedTensorError) as e:
+                snp.mean(gone, axis=1)
+            errors.append(str(e.value))
+    assert errors[0] == errors[1] and "test_native_composite.py" in errors[0]
+
+
 @needs_native
 def test_a_composite_a_lazy_graph_starts_at_once_is_pythons():
     """On device tensors with nothing recorded, a Function as long as the lazy backend's
