@@ -25,7 +25,7 @@
 
 static PyObject *writes_dict, *config_dict, *debugging_dict, *tree_dict;
 static PyObject *s_fast, *s_epoch, *s_jepoch, *s_checks, *s_disabled, *s_registry, *s_flatten,
-    *s_consume, *s_record, *s_outputs, *s_unflatten;
+    *s_consume, *s_record, *s_outputs, *s_unflatten, *s_execute, *s_weak;
 /* slot offsets of Tensor, Entry and Program (their __slots__' member descriptors) */
 static TensorSlots T; /* Tensor and its slots' offsets */
 static Py_ssize_t e_prog, e_lazy, e_single, e_backend, e_out_types, e_out_weak, e_fast_out;
@@ -298,6 +298,60 @@ lazy_now(PyObject *entry, PyObject *leaves, PyObject *fn)
     return res;
 }
 
+/* Entry.record in C: the program recorded as one entry of the lazy backend's graph
+ * (backend.execute, the recorder's C or Python method), each output given the entry's
+ * weakness, and the single output or the output tree rebuilt by the entry's PyTreeDef.
+ * An entry whose tree only Python rebuilds calls Entry.record itself. */
+static PyObject *
+lazy_record(PyObject *entry, PyObject *leaves)
+{
+    PyObject *backend = SLOT(entry, e_backend), *prog = SLOT(entry, e_prog),
+             *weak = SLOT(entry, e_out_weak), *single = SLOT(entry, e_single),
+             *fast_out = SLOT(entry, e_fast_out);
+    int is_single = single == NULL ? -1 : PyObject_IsTrue(single);
+    if (is_single < 0 || backend == NULL || prog == NULL || weak == NULL ||
+        !(PyTuple_CheckExact(weak) || PyList_CheckExact(weak)) || fast_out == NULL ||
+        (!is_single && fast_out == Py_None)) {
+        PyErr_Clear();
+        return PyObject_CallMethodOneArg(entry, s_record, leaves);
+    }
+    /* held across the call: recording may run a collection, and it runs Python */
+    Py_INCREF(backend);
+    Py_INCREF(prog);
+    Py_INCREF(weak);
+    Py_INCREF(fast_out);
+    PyObject *res = NULL;
+    PyObject *outs = PyObject_CallMethodObjArgs(backend, s_execute, prog, leaves, NULL);
+    if (outs == NULL)
+        goto done;
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(weak);
+    if (!(PyList_CheckExact(outs) || PyTuple_CheckExact(outs)) ||
+        PySequence_Fast_GET_SIZE(outs) != n || (is_single && n < 1)) { /* (zip's strict) */
+        PyErr_SetString(PyExc_ValueError, "a recorded program gave other than its results");
+        goto done;
+    }
+    for (Py_ssize_t i = 0; i < n; i++) { /* o.weak = w, as Entry._weak sets it */
+        PyObject *o = PySequence_Fast_GET_ITEM(outs, i), *w = PySequence_Fast_GET_ITEM(weak, i);
+        if (Py_IS_TYPE(o, T.cls)) {
+            PyObject *old = SLOT(o, T.weak);
+            SLOT(o, T.weak) = Py_NewRef(w);
+            Py_XDECREF(old);
+        }
+        else if (PyObject_SetAttr(o, s_weak, w) < 0) {
+            goto done;
+        }
+    }
+    res = is_single ? Py_NewRef(PySequence_Fast_GET_ITEM(outs, 0))
+                    : PyObject_CallMethodOneArg(fast_out, s_unflatten, outs);
+done:
+    Py_XDECREF(outs);
+    Py_DECREF(backend);
+    Py_DECREF(prog);
+    Py_DECREF(weak);
+    Py_DECREF(fast_out);
+    return res;
+}
+
 /* Run a found entry; NULL with no exception set means: ask the Python path. */
 static PyObject *
 run(PyObject *entry, PyObject *leaves)
@@ -314,7 +368,7 @@ run(PyObject *entry, PyObject *leaves)
         Py_DECREF(prog);
         if (res != NULL || PyErr_Occurred())
             return res;
-        return PyObject_CallMethodOneArg(entry, s_record, leaves);
+        return lazy_record(entry, leaves);
     }
     return run_on(entry, prog, leaves, NULL, NULL);
 }
@@ -526,6 +580,8 @@ PyInit__fastcall(void)
     INTERN(s_record, "record");
     INTERN(s_outputs, "outputs");
     INTERN(s_unflatten, "unflatten");
+    INTERN(s_execute, "execute");
+    INTERN(s_weak, "weak");
     INTERN(s_now, "_now");
     INTERN(s_flushes, "flushes");
     INTERN(s_start_at, "_start_at");

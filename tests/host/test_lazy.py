@@ -598,23 +598,23 @@ def test_the_lazy_block_restores_the_backend_stack_and_runs_its_graph_on_any_exi
 @pytest.mark.host_default
 def test_a_jitted_call_on_an_empty_graph_runs_from_the_cached_call(native, monkeypatch):
     """fastcall.c runs a jitted Function that the lazy backend has run at once before
-    (LazyBackend._now) with no Python step: the same values bit for bit, run count and
-    result slots as the Python path (Entry.record, then _run_now). What stays Python's:
-    an op recorded first, an operand pending, _start_at raised, an evicted program."""
-    from stablejit.signature import Entry
+    (LazyBackend._now) with no recording step: the same values bit for bit, run count
+    and result slots as the Python path (Entry.record, then the backend's execute and
+    _run_now). What takes the backend's execute on both paths: an op recorded first,
+    an operand pending, _start_at raised, an evicted program."""
+    from stablejit.lazy_backend import LazyBackend
 
     from tests.host.test_native import path as call_path
     from tests.host.test_native_recorder import path as record_path
     if native and not (fastcall.available() and recorder_native.available()):
         pytest.skip("the native extensions are not built")
     records = []
-    python_record = Entry.record
 
-    def record(self, leaves):
+    def execute(self, fn, tensors, site=None):  # (Recorder's, C or Python, at call time)
         records.append(1)
-        return python_record(self, leaves)
+        return super(LazyBackend, self).execute(fn, tensors, site)
 
-    monkeypatch.setattr(Entry, "record", record)
+    monkeypatch.setattr(LazyBackend, "execute", execute, raising=False)
     rng = np.random.default_rng(5)
     w0 = snp.asarray(rng.standard_normal((4, 6)).astype(np.float32))
     want = [np.asarray(t) for t in sj.tree.leaves(_JITTED(w0, w0, w0))]
@@ -652,7 +652,7 @@ def test_a_jitted_call_on_an_empty_graph_runs_from_the_cached_call(native, monke
                     got = _JITTED(w, w, w)
                     assert _pending(sj.tree.leaves(got)[0])
                     monkeypatch.undo()
-                    monkeypatch.setattr(Entry, "record", record)
+                    monkeypatch.setattr(LazyBackend, "execute", execute, raising=False)
                 else:
                     compilation._EXECUTABLES.clear()  # evicted: Program.run loads it again
                     got = _JITTED(w, w, w)
