@@ -5,9 +5,11 @@
  * path in jit.py does, step for step: the same guards, the same key in the same
  * Jitted._fast dict (the Python path enters the keys), PJRT's execute and
  * consume_with_handlers (jaxlib callables, called through the C API) and the output
- * Tensor. Anything else - a miss, keyword arguments, a deleted tensor, an evicted
- * program, a lazy or multi-output entry's Python step - calls the Python __call__,
- * which decides and raises exactly as before. docs/native.md has the design.
+ * Tensor; in a lazy() block, the entry recorded into the pending graph (Entry.record's
+ * steps) or run at once. Anything else - a miss, keyword arguments, a deleted tensor,
+ * an evicted program, an output tree only Python rebuilds - calls the Python __call__ or
+ * Entry's method, which decides and raises exactly as before. docs/native.md has the
+ * design.
  *
  * State: the objects handed to init() (classes, module dicts, interned names), set once
  * at import and never written again; every call holds references to what it uses, so
