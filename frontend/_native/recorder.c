@@ -1575,6 +1575,52 @@ static Py_ssize_t pr_execute, pr_handlers, pr_types;
 static PyObject *s_done, *s_consume;
 static PyObject *s_now, *s_flushes;
 
+/* Program.run's step for a loaded compilation.Program `prog`, with the result tensors
+ * made as the backends make them: its launcher run on `bufs` (a list, stolen), each
+ * result a Tensor of `backend` with weak[i] (weak NULL: all strong). A new list; NULL
+ * with no exception where the program is not loaded (Program.run loads it again) or
+ * `weak` does not fit it: Python's. `what` names the program in the error raised when
+ * its results do not match its result types. */
+static PyObject *
+run_loaded(PyObject *prog, PyObject *bufs, PyObject *backend, PyObject *weak,
+           const char *what)
+{
+    PyObject *execute = SLOT(prog, pr_execute), *handlers = SLOT(prog, pr_handlers),
+             *types = SLOT(prog, pr_types);
+    if (execute == NULL || execute == Py_None || handlers == NULL || handlers == Py_None ||
+        types == NULL || !PyTuple_CheckExact(types) ||
+        (weak != NULL && PySequence_Fast_GET_SIZE(weak) != PyTuple_GET_SIZE(types))) {
+        Py_DECREF(bufs);
+        return NULL;
+    }
+    Py_INCREF(types); /* (held across the run: PJRT releases the GIL) */
+    Py_XINCREF(weak);
+    int ran;
+    PyObject *outs = run_program(execute, handlers, bufs, s_consume, &ran);
+    PyObject *res = NULL;
+    if (outs != NULL && PyList_CheckExact(outs) &&
+        PyList_GET_SIZE(outs) == PyTuple_GET_SIZE(types)) {
+        Py_ssize_t m = PyList_GET_SIZE(outs);
+        res = PyList_New(m);
+        for (Py_ssize_t i = 0; res != NULL && i < m; i++) {
+            PyObject *t = make_tensor(&T, PyList_GET_ITEM(outs, i), backend,
+                                      PyTuple_GET_ITEM(types, i),
+                                      weak ? PySequence_Fast_GET_ITEM(weak, i) : Py_False);
+            if (t == NULL)
+                Py_CLEAR(res);
+            else
+                PyList_SET_ITEM(res, i, t);
+        }
+    }
+    else if (outs != NULL) {
+        PyErr_Format(PyExc_TypeError, "%s gave other than its results", what);
+    }
+    Py_XDECREF(outs);
+    Py_DECREF(types);
+    Py_XDECREF(weak);
+    return res;
+}
+
 /* LazyBackend._run_now in C, for a Function whose program that backend has run at once
  * before (its `_now` table): the program run on the operands' buffers, and the result
  * tensors (a list) holding theirs, with the backend's flushes counted, as _run_now does.
@@ -1592,14 +1638,10 @@ run_now(PyObject *self, Rec *r, PyObject *fn, PyObject *tensors)
                                                        : NULL;
     if (prog == NULL || !Py_IS_TYPE(prog, program_cls))
         return NULL;
-    PyObject *execute = SLOT(prog, pr_execute), *handlers = SLOT(prog, pr_handlers),
-             *types = SLOT(prog, pr_types);
-    if (execute == NULL || execute == Py_None || handlers == NULL || handlers == Py_None ||
-        types == NULL || !PyTuple_CheckExact(types))
-        return NULL; /* (not loaded: Program.run loads it again) */
     PyObject *seq = PySequence_Fast(tensors, "a Function's operands");
     if (seq == NULL)
         return NULL;
+    Py_INCREF(prog); /* (held: an allocation may collect, and the run releases the GIL) */
     Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
     PyObject *bufs = PyList_New(n);
     for (Py_ssize_t i = 0; bufs != NULL && i < n; i++) {
@@ -1615,31 +1657,10 @@ run_now(PyObject *self, Rec *r, PyObject *fn, PyObject *tensors)
         PyList_SET_ITEM(bufs, i, Py_NewRef(d));
     }
     Py_DECREF(seq);
-    if (bufs == NULL)
-        return NULL;
-    Py_INCREF(types); /* (held across the run: PJRT releases the GIL) */
-    int ran;
-    PyObject *outs = run_program(execute, handlers, bufs, s_consume, &ran);
-    PyObject *res = NULL;
-    if (outs != NULL && PyList_CheckExact(outs) &&
-        PyList_GET_SIZE(outs) == PyTuple_GET_SIZE(types) &&
-        dict_count_add(r->dict, s_flushes, 1, "a lazy backend's flushes") >= 0) {
-        Py_ssize_t m = PyList_GET_SIZE(outs);
-        res = PyList_New(m);
-        for (Py_ssize_t i = 0; res != NULL && i < m; i++) {
-            PyObject *t = make_tensor(&T, PyList_GET_ITEM(outs, i), self,
-                                      PyTuple_GET_ITEM(types, i), Py_False);
-            if (t == NULL)
-                Py_CLEAR(res);
-            else
-                PyList_SET_ITEM(res, i, t);
-        }
-    }
-    else if (outs != NULL && !PyErr_Occurred()) {
-        PyErr_SetString(PyExc_TypeError, "a program gave other than its results");
-    }
-    Py_XDECREF(outs);
-    Py_DECREF(types);
+    PyObject *res = bufs != NULL ? run_loaded(prog, bufs, self, NULL, "a program") : NULL;
+    Py_DECREF(prog);
+    if (res != NULL && dict_count_add(r->dict, s_flushes, 1, "a lazy backend's flushes") < 0)
+        Py_CLEAR(res);
     return res;
 }
 
@@ -2067,33 +2088,23 @@ static PyObject *
 eager_program_run(PyObject *backend, PyObject *key, PyObject *const *datas, Py_ssize_t n)
 {
     PyObject *prog = table_entry(backend, s_ops, key);
-    if (prog == NULL || !Py_IS_TYPE(prog, program_cls))
+    PyObject *types = prog != NULL && Py_IS_TYPE(prog, program_cls) ? SLOT(prog, pr_types)
+                                                                     : NULL;
+    if (types == NULL || !PyTuple_CheckExact(types) || PyTuple_GET_SIZE(types) != 1)
         return NULL;
-    PyObject *execute = SLOT(prog, pr_execute), *handlers = SLOT(prog, pr_handlers);
-    PyObject *types = SLOT(prog, pr_types);
-    if (execute == NULL || execute == Py_None || handlers == NULL || types == NULL ||
-        !PyTuple_CheckExact(types) || PyTuple_GET_SIZE(types) != 1)
-        return NULL; /* (not loaded: Program.run loads it again) */
-    PyObject *bufs = PyList_New(n);
-    if (bufs == NULL)
-        return NULL;
-    for (Py_ssize_t i = 0; i < n; i++) {
-        if (datas[i] == NULL || datas[i] == Py_None) { /* deleted: Python's clear error */
-            Py_DECREF(bufs);
-            return NULL;
-        }
-        PyList_SET_ITEM(bufs, i, Py_NewRef(datas[i]));
+    PyObject *bufs = PyList_New(n), *outs = NULL;
+    Py_INCREF(prog); /* (held: an allocation may collect, and the run releases the GIL) */
+    for (Py_ssize_t i = 0; bufs != NULL && i < n; i++) {
+        if (datas[i] == NULL || datas[i] == Py_None) /* deleted: Python's clear error */
+            Py_CLEAR(bufs);
+        else
+            PyList_SET_ITEM(bufs, i, Py_NewRef(datas[i]));
     }
-    PyObject *type = Py_NewRef(PyTuple_GET_ITEM(types, 0)); /* (held across the run) */
-    int ran;
-    PyObject *outs = run_program(execute, handlers, bufs, s_consume, &ran);
-    PyObject *out = NULL;
-    if (outs != NULL && PyList_CheckExact(outs) && PyList_GET_SIZE(outs) == 1)
-        out = make_tensor(&T, PyList_GET_ITEM(outs, 0), backend, type, Py_False);
-    else if (outs != NULL)
-        PyErr_SetString(PyExc_TypeError, "a one-op program gave other than one result");
+    if (bufs != NULL)
+        outs = run_loaded(prog, bufs, backend, NULL, "a one-op program");
+    Py_DECREF(prog);
+    PyObject *out = outs != NULL ? Py_NewRef(PyList_GET_ITEM(outs, 0)) : NULL;
     Py_XDECREF(outs);
-    Py_DECREF(type);
     return out;
 }
 
@@ -3222,49 +3233,19 @@ composite_eager(PyObject *entry, PyObject *backend, PyObject *tensors)
     PyObject *prog = PyDict_GetItemWithError(programs, backend);
     if (prog == NULL || !Py_IS_TYPE(prog, program_cls))
         return NULL;
-    PyObject *execute = SLOT(prog, pr_execute), *handlers = SLOT(prog, pr_handlers),
-             *types = SLOT(prog, pr_types);
-    if (execute == NULL || execute == Py_None || handlers == NULL || handlers == Py_None ||
-        types == NULL || !PyTuple_CheckExact(types) ||
-        PyTuple_GET_SIZE(types) != PySequence_Fast_GET_SIZE(weak))
-        return NULL;
     Py_ssize_t n = PyList_GET_SIZE(tensors);
-    PyObject *bufs = PyList_New(n);
-    if (bufs == NULL)
-        return NULL;
-    for (Py_ssize_t i = 0; i < n; i++) {
+    PyObject *bufs = PyList_New(n), *res = NULL;
+    Py_INCREF(prog); /* (held: an allocation may collect, and the run releases the GIL) */
+    for (Py_ssize_t i = 0; bufs != NULL && i < n; i++) {
         PyObject *d = SLOT(PyList_GET_ITEM(tensors, i), T.data);
-        if (d == NULL || d == Py_None) { /* deleted: _run's clear error */
-            Py_DECREF(bufs);
-            return NULL;
-        }
-        PyList_SET_ITEM(bufs, i, Py_NewRef(d));
+        if (d == NULL || d == Py_None) /* deleted: _run's clear error */
+            Py_CLEAR(bufs);
+        else
+            PyList_SET_ITEM(bufs, i, Py_NewRef(d));
     }
-    Py_INCREF(types); /* (held across the run: PJRT releases the GIL) */
-    Py_INCREF(weak);
-    int ran;
-    PyObject *outs = run_program(execute, handlers, bufs, s_consume, &ran);
-    PyObject *res = NULL;
-    if (outs != NULL && PyList_CheckExact(outs) &&
-        PyList_GET_SIZE(outs) == PyTuple_GET_SIZE(types)) {
-        Py_ssize_t m = PyList_GET_SIZE(outs);
-        res = PyList_New(m);
-        for (Py_ssize_t i = 0; res != NULL && i < m; i++) {
-            PyObject *t = make_tensor(&T, PyList_GET_ITEM(outs, i), backend,
-                                      PyTuple_GET_ITEM(types, i),
-                                      PySequence_Fast_GET_ITEM(weak, i));
-            if (t == NULL)
-                Py_CLEAR(res);
-            else
-                PyList_SET_ITEM(res, i, t);
-        }
-    }
-    else if (outs != NULL) {
-        PyErr_SetString(PyExc_TypeError, "a composite's program gave other than its results");
-    }
-    Py_XDECREF(outs);
-    Py_DECREF(types);
-    Py_DECREF(weak);
+    if (bufs != NULL)
+        res = run_loaded(prog, bufs, backend, weak, "a composite's program");
+    Py_DECREF(prog);
     return res;
 }
 
