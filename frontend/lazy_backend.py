@@ -113,7 +113,11 @@ class LazyBackend(Recorder):
         if not isinstance(d, Pending):
             return d
         if d.buffer is None:
-            self.flush()
+            # under the lock: another thread may be running d's graph (it set a new, maybe
+            # empty, graph first, and gives d its buffer before it lets the lock go)
+            with self._lock:
+                if d.buffer is None:
+                    self.flush()
         return d.buffer
 
     def flush(self) -> None:

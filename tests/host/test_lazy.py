@@ -671,3 +671,61 @@ def test_the_early_start_is_the_hosts_alone(platform, early, monkeypatch):
     backend = lb.LazyBackend(sj.lazy().backend.target)
     assert (backend._start_at == LazyBackend._START_AT) == early
     assert early or backend._start_at >= 1 << 62
+
+
+_READS = {
+    "numpy": lambda t: np.asarray(t).tobytes(),
+    "block_until_ready then numpy": lambda t: np.asarray(t.block_until_ready()).tobytes(),
+    "tolist": lambda t: t.tolist(),
+    "item": lambda t: snp.sum(t).item(),
+    "bool": lambda t: bool(snp.all(t > 0.5)),
+}
+
+
+@pytest.mark.parametrize("native", [True, False], ids=["native", "python"])
+@pytest.mark.parametrize("read", list(_READS))
+def test_threads_read_their_lazy_values_while_others_flush(native, read):
+    """Threads share a device's lazy backend. A value read while another thread runs the
+    graph that holds it waits for that run (the graph was already replaced by a new,
+    maybe empty, one): it was read as a missing buffer (AttributeError on None). The
+    threads meet inside each block, so that their values share one graph, and each
+    step's graph is new to the process, so its run compiles while the others read."""
+    import threading
+
+    from tests.host.test_native import path as call_path
+    from tests.host.test_native_recorder import path as record_path
+    if native and not (fastcall.available() and recorder_native.available()):
+        pytest.skip("the native extensions are not built")
+    x = snp.asarray(np.linspace(-1, 1, 7, dtype=np.float32))
+    # (constants no other test's graph has: every step's program is compiled here)
+    base = 1000.0 + 100 * list(_READS).index(read) + 50 * native
+    get = _READS[read]
+
+    barriers = [threading.Barrier(4) for _ in range(6)]
+
+    def step(k, together=False):
+        with sj.lazy():
+            out = snp.tanh(x * 1.0) + (base + k)
+            if together:  # every thread's values are in the one graph the first exit runs
+                barriers[k].wait(timeout=60)
+        return get(out)
+
+    results, errors = [], []
+
+    def work():
+        try:
+            results.append([step(k, together=True) for k in range(6)])
+        except Exception as e:  # pragma: no cover (reported below)
+            errors.append(e)
+            for b in barriers:
+                b.abort()
+
+    with call_path(native), record_path(native):
+        threads = [threading.Thread(target=work) for _ in range(4)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        want = [step(k) for k in range(6)]
+    assert errors == []
+    assert results == [want] * 4

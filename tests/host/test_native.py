@@ -393,3 +393,40 @@ def test_stablejit_native_selects_the_path_at_import(env, built, want):
     assert rest.startswith("[0.0, 2.0, 4.0]")
     if not built:
         assert "stablejit._fastcall was not built" in rest
+
+
+@needs_native
+def test_threads_record_cached_calls_in_lazy_safely():
+    """Four threads record a cached call in lazy() blocks from C (lazy_record) while
+    another evicts every program: each block's values are the jitted function's."""
+    import threading
+
+    from stablejit import compilation
+
+    f = sj.jit(lambda a, b: {"s": a * b, "d": (a - b, 2.0 * a)})
+    x, y = snp.asarray(_f32(5)), snp.asarray(_f32(5, seed=1))
+    want = tree.map(np.asarray, f(x, y))
+    errors = []
+
+    def work():
+        try:
+            for _ in range(100):
+                with sj.lazy():
+                    out = f(x * 1.0, y)
+                for g, w in zip(tree.leaves(out), tree.leaves(want), strict=True):
+                    np.testing.assert_array_equal(np.asarray(g), w)
+                assert not out["d"][1].weak
+        except Exception as e:  # pragma: no cover (reported below)
+            errors.append(e)
+
+    def clear():  # evictions, as the executable cache makes them
+        for _ in range(30):
+            compilation._EXECUTABLES.clear()
+    with path(True):
+        threads = [threading.Thread(target=work) for _ in range(4)]
+        threads.append(threading.Thread(target=clear))
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+    assert errors == []

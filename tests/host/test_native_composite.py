@@ -287,3 +287,38 @@ def test_the_fallback_is_the_python_call_without_the_extension(monkeypatch):
     monkeypatch.setattr(composite, "_native_call", composite._python_call)
     np.testing.assert_array_equal(np.asarray(snp.mean(_x(), axis=1)), np.mean(X, axis=1))
     assert composite._python_call({}, (), {}) is composite._MISS
+
+
+@needs_native
+def test_threads_run_eager_composites_safely():
+    """Four threads run cached composites eagerly from C while another evicts every
+    program: each call runs its program or has _run load it again."""
+    import threading
+
+    from stablejit import compilation
+
+    x, i = _x(), _i()
+    calls = [lambda: snp.take_along_axis(x, i, axis=1), lambda: snp.mean(x, axis=1),
+             lambda: sj.nn.logsumexp(x, axis=1, return_sign=True)[0]]
+    want = [np.asarray(c()) for c in calls]
+    errors = []
+
+    def work():
+        try:
+            for _ in range(100):
+                for c, w in zip(calls, want, strict=True):
+                    np.testing.assert_array_equal(np.asarray(c()), w)
+        except Exception as e:  # pragma: no cover (reported below)
+            errors.append(e)
+
+    def clear():  # evictions, as the executable cache makes them
+        for _ in range(30):
+            compilation._EXECUTABLES.clear()
+    with path(True):
+        threads = [threading.Thread(target=work) for _ in range(4)]
+        threads.append(threading.Thread(target=clear))
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+    assert errors == []
