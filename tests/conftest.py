@@ -22,10 +22,15 @@ if another_default() is not None:
     os.environ.setdefault("STABLEJIT_DEFAULT_MATMUL_PRECISION", "highest")
     os.environ.setdefault("JAX_DEFAULT_MATMUL_PRECISION", "highest")
 
-# Tests compile for real, with a private persistent cache per test process, never the
-# user's ~/.cache/stablejit.
+# Tests compile for real, with a private persistent cache per test run, never the
+# user's ~/.cache/stablejit: made by the process that starts the run (xdist's workers and
+# the tests' subprocesses inherit it), and removed when that process exits (a run leaves
+# ~110 MB of programs behind otherwise).
 if "STABLEJIT_CACHE_DIR" not in os.environ:
+    import atexit
+    import shutil
     import tempfile
 
     os.environ["STABLEJIT_CACHE_DIR"] = tempfile.mkdtemp(prefix="stablejit-test-cache-")
     os.chmod(os.environ["STABLEJIT_CACHE_DIR"], 0o700)
+    atexit.register(shutil.rmtree, os.environ["STABLEJIT_CACHE_DIR"], ignore_errors=True)
