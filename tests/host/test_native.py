@@ -28,6 +28,7 @@ from stablejit import config, fastcall, tree
 from stablejit.jit import Jitted
 
 from tests.host.test_op_records import RECORDS
+from tests.support.threads import errors_while_evicting
 
 needs_native = pytest.mark.skipif(
     not fastcall.available(), reason="stablejit._fastcall is not built (no C compiler)")
@@ -195,6 +196,32 @@ def test_native_and_python_paths_agree_in_lazy(case):
         assert f.traces == 1
     for a, b in zip(*got, strict=True):
         _same(a, b)
+
+
+@needs_native
+@pytest.mark.parametrize("out", ["single", "tree"])
+def test_a_cached_call_in_lazy_records_from_c(out, monkeypatch):
+    """On the native path fastcall.c records the entry itself (lazy_record), without
+    Entry.record; the Python path calls Entry.record. Same values, weakness and tree."""
+    from stablejit.signature import Entry
+
+    calls = []
+    python_record = Entry.record
+    monkeypatch.setattr(Entry, "record",
+                        lambda self, leaves: calls.append(1) or python_record(self, leaves))
+    fn = (lambda a, b: a * b + 2.0) if out == "single" else \
+        (lambda a, b: {"s": a * b, "d": (a - b, 2.0 * a)})
+    x, y = snp.asarray(_f32(5)), snp.asarray(_f32(5, seed=1))
+    got = []
+    for native in (True, False):
+        f = sj.jit(fn)
+        with sj.lazy():
+            f(x * 1.0, y)  # (traced, and its lazy entry put in the fast table)
+        del calls[:]
+        with path(native), sj.lazy():
+            got.append(f(x * 1.0, y))
+        assert calls == ([] if native else [1])
+    _same(*got)
 
 
 @needs_native
@@ -399,34 +426,15 @@ def test_stablejit_native_selects_the_path_at_import(env, built, want):
 def test_threads_record_cached_calls_in_lazy_safely():
     """Four threads record a cached call in lazy() blocks from C (lazy_record) while
     another evicts every program: each block's values are the jitted function's."""
-    import threading
-
-    from stablejit import compilation
-
     f = sj.jit(lambda a, b: {"s": a * b, "d": (a - b, 2.0 * a)})
     x, y = snp.asarray(_f32(5)), snp.asarray(_f32(5, seed=1))
     want = tree.map(np.asarray, f(x, y))
-    errors = []
 
-    def work():
-        try:
-            for _ in range(100):
-                with sj.lazy():
-                    out = f(x * 1.0, y)
-                for g, w in zip(tree.leaves(out), tree.leaves(want), strict=True):
-                    np.testing.assert_array_equal(np.asarray(g), w)
-                assert not out["d"][1].weak
-        except Exception as e:  # pragma: no cover (reported below)
-            errors.append(e)
-
-    def clear():  # evictions, as the executable cache makes them
-        for _ in range(30):
-            compilation._EXECUTABLES.clear()
+    def step():
+        with sj.lazy():
+            out = f(x * 1.0, y)
+        for g, w in zip(tree.leaves(out), tree.leaves(want), strict=True):
+            np.testing.assert_array_equal(np.asarray(g), w)
+        assert not out["d"][1].weak
     with path(True):
-        threads = [threading.Thread(target=work) for _ in range(4)]
-        threads.append(threading.Thread(target=clear))
-        for t in threads:
-            t.start()
-        for t in threads:
-            t.join()
-    assert errors == []
+        assert errors_while_evicting(step, 100) == []

@@ -21,6 +21,7 @@ import stablejit.numpy as snp
 from stablejit import composite, config, recorder_native
 
 from tests.host.test_native_recorder import _both, _same, needs_native, path
+from tests.support.threads import errors_while_evicting
 
 X = np.linspace(-2, 2, 12, dtype=np.float32).reshape(3, 4)
 IDX = np.array([[0], [3], [1]], dtype=np.int32)
@@ -293,32 +294,13 @@ def test_the_fallback_is_the_python_call_without_the_extension(monkeypatch):
 def test_threads_run_eager_composites_safely():
     """Four threads run cached composites eagerly from C while another evicts every
     program: each call runs its program or has _run load it again."""
-    import threading
-
-    from stablejit import compilation
-
     x, i = _x(), _i()
     calls = [lambda: snp.take_along_axis(x, i, axis=1), lambda: snp.mean(x, axis=1),
              lambda: sj.nn.logsumexp(x, axis=1, return_sign=True)[0]]
     want = [np.asarray(c()) for c in calls]
-    errors = []
 
-    def work():
-        try:
-            for _ in range(100):
-                for c, w in zip(calls, want, strict=True):
-                    np.testing.assert_array_equal(np.asarray(c()), w)
-        except Exception as e:  # pragma: no cover (reported below)
-            errors.append(e)
-
-    def clear():  # evictions, as the executable cache makes them
-        for _ in range(30):
-            compilation._EXECUTABLES.clear()
+    def step():
+        for c, w in zip(calls, want, strict=True):
+            np.testing.assert_array_equal(np.asarray(c()), w)
     with path(True):
-        threads = [threading.Thread(target=work) for _ in range(4)]
-        threads.append(threading.Thread(target=clear))
-        for t in threads:
-            t.start()
-        for t in threads:
-            t.join()
-    assert errors == []
+        assert errors_while_evicting(step, 100) == []

@@ -12,8 +12,6 @@ dispatch on a hit.
 
 from __future__ import annotations
 
-import threading
-
 import numpy as np
 import pytest
 import stablejit as sj
@@ -24,6 +22,7 @@ from stablejit.tensor import Tensor
 
 from tests.host.test_native import config_setting
 from tests.host.test_native_recorder import needs_native, path
+from tests.support.threads import errors_while_evicting
 
 
 def _tensors(dtype, shape):
@@ -154,23 +153,8 @@ def test_threads_run_eager_ops_safely():
     """Four threads run eager ops in C while another evicts every program."""
     x, y = _tensors("float32", (3, 4))
     want = np.asarray(x) * 2.0 + np.asarray(y)
-    errors = []
 
-    def work():
-        try:
-            for _ in range(300):
-                np.testing.assert_array_equal(np.asarray(x * 2.0 + y), want)
-        except Exception as e:  # pragma: no cover (reported below)
-            errors.append(e)
-
-    def clear():  # evictions, as the executable cache makes them
-        for _ in range(30):
-            compilation._EXECUTABLES.clear()
+    def step():
+        np.testing.assert_array_equal(np.asarray(x * 2.0 + y), want)
     with path(True):
-        threads = [threading.Thread(target=work) for _ in range(4)]
-        threads.append(threading.Thread(target=clear))
-        for t in threads:
-            t.start()
-        for t in threads:
-            t.join()
-    assert errors == []
+        assert errors_while_evicting(step, 300) == []
