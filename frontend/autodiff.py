@@ -31,7 +31,7 @@ from collections.abc import Callable, Sequence
 import numpy as np
 
 from . import numpy as snp
-from . import tree
+from . import recorder_native, tree
 from .built import built_function, call_function, run_built, run_function
 from .compiler import dtypes as dt
 from .compiler.autodiff import Linearized, inline, jvp_function, jvp_into, vjp_function
@@ -251,10 +251,11 @@ def _vg_builder(fn: Function, wrt):
     return build
 
 
-def _tape_one(f: Callable, args: tuple, i: int, has_aux: bool, holomorphic: bool):
+def _python_tape_one(f: Callable, args: tuple, i: int, has_aux: bool, holomorphic: bool):
     """value_and_grad(f)(*args) w.r.t. args[i] on a tape, without _Args, when every
     argument's leaf is a Tensor (grad(loss)(params, x, y): a training step's call): its
-    result, or the tape's NeedsTrace; None for any other call (f has not run)."""
+    result, or the tape's NeedsTrace; None for any other call (f has not run).
+    (recorder.c's tape_one does these steps in C, calling this for whatever it leaves.)"""
     leaves, td = tree.flatten(args[i])
     kinds = "c" if holomorphic else "fc"
     for t in leaves:
@@ -286,7 +287,6 @@ def _on_tape(backend, diff: list, rest: list, call: Callable, f: Callable, has_a
     on the differentiated and the other traced leaves: (outputs, n_out, aux tree), or
     the NeedsTrace that stopped it (f then runs on the traced path). The derivative is
     built once per tape key (run_built's cache) and runs where the tape's inputs are."""
-    n_diff = len(diff)
     tape = GradTape(backend)
     s = stack()
     try:
@@ -296,13 +296,7 @@ def _on_tape(backend, diff: list, rest: list, call: Callable, f: Callable, has_a
         before = [x._data for x in xs]  # (the leaves are Tensors)
         s.append(tape)  # (using_backend(tape), written out: grad pushes one per call)
         try:
-            out = call(*xs)
-            out_leaves, out_tree = ([out], tree.LEAF) if type(out) is Tensor \
-                else tree.flatten(out)
-            for x, d in zip(xs, before, strict=True):
-                if x._data is not d:
-                    refuse_written_arguments(xs, before, "grad")
-            results = [x if type(x) is Tensor else _as_tensor(x) for x in out_leaves]
+            results, out_tree = _tape_results(call(*xs), xs, before)
         finally:
             s.pop()
         slots = tape.slots(results)
@@ -310,6 +304,23 @@ def _on_tape(backend, diff: list, rest: list, call: Callable, f: Callable, has_a
         return e
     finally:
         tape.recording = False  # its tensors are escaped tracers from now on
+    return _tape_finish(tape, f, slots, out_tree, len(diff), has_aux, holomorphic)
+
+
+def _tape_results(out, xs: list, before: list):
+    """(result tensors, output tree) of f's output `out` on a tape, once f is seen to
+    have left its arguments alone (`before`: each argument's _data when f was called)."""
+    out_leaves, out_tree = ([out], tree.LEAF) if type(out) is Tensor \
+        else tree.flatten(out)
+    for x, d in zip(xs, before, strict=True):
+        if x._data is not d:
+            refuse_written_arguments(xs, before, "grad")
+    return [x if type(x) is Tensor else _as_tensor(x) for x in out_leaves], out_tree
+
+
+def _tape_finish(tape: GradTape, f: Callable, slots: tuple, out_tree, n_diff: int,
+                 has_aux: bool, holomorphic: bool):
+    """A recorded tape's derivative run on its inputs: (outputs, n_out, aux tree)."""
     aux_tree = None if out_tree is tree.LEAF and not has_aux else \
         split_aux(out_tree, has_aux, "grad")  # (a scalar: the common result)
     check_scalar_output(tape.result_type(slots[0]), "grad", holomorphic)
@@ -321,6 +332,12 @@ def _on_tape(backend, diff: list, rest: list, call: Callable, f: Callable, has_a
                             ("grad tape", tape.key(), n_diff, holomorphic))
         tape.remember(n_diff, holomorphic, fn)
     return run_function(fn, tape.inputs()), len(slots), aux_tree
+
+
+# grad's first try (value_and_grad_f): recorder.c's tape_one where the extension is built
+# (it calls _python_tape_one while the Python path is on), else the Python one
+_tape_one = recorder_native.tape_one(globals(), tape_backend, tree.flatten, tree.unflatten,
+                                     tree.LEAF, NeedsTrace) or _python_tape_one
 
 
 def grad(f: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False,

@@ -132,6 +132,18 @@ def composite_call(miss, traced_cls, run):
     return _recorder.composite_call
 
 
+def tape_one(autodiff_globals: dict, tape_backend, flatten, unflatten, leaf, needs_trace):
+    """grad's first try, autodiff._tape_one, in C (recorder.c's tape_one), or None where
+    the extension is not built. C reads autodiff's _python_tape_one (for any call it does
+    not take, and all of them while the Python path is on), _tape_results, _tape_finish
+    and tape_backend from the module at each call, as the Python path does."""
+    if _recorder is None:
+        return None
+    _recorder.init_grad(autodiff_globals, tape_backend, flatten, unflatten, leaf,
+                        needs_trace)
+    return _recorder.tape_one
+
+
 def connect_tape(tape_cls) -> None:
     """grad's GradTape records in C too: its values are its pending values while it
     records (its own _slot rule; grad_tape.py hands the class over)."""

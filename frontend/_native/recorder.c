@@ -3502,6 +3502,341 @@ init_state(PyObject *module, PyObject *cls)
     Py_RETURN_NONE;
 }
 
+/* ---- grad's tape call: autodiff._python_tape_one in C --------------------------------
+ * value_and_grad(f)(*args) w.r.t. args[i] on a GradTape, where every leaf is a Tensor: the
+ * steps between the user's call and f, and between f and the derivative's run, were a
+ * dozen Python lines each (the flatten loop, the tape's backend, the stack push, the
+ * written-argument check), about a third of an eager training step's grad. The pieces
+ * with decisions in them stay Python (autodiff's _tape_results for an output that is
+ * not one tensor or an argument f wrote to, _tape_finish for the derivative and its run),
+ * so both paths make the same tape and raise the same errors at the user's line. */
+
+static PyObject *autodiff_dict, *py_tape_backend, *py_flatten, *py_unflatten, *tree_leaf,
+    *needs_trace;
+static PyObject *s_leaves, *s_slots, *c_kinds, *s_python_tape_one, *s_tape_results,
+    *s_tape_finish, *s_tape_backend;
+
+/* autodiff's function `name`, read from its module at each call as Python's global lookup
+ * reads it (a test that swaps one sees both paths call its own); borrowed, or NULL with an
+ * exception */
+static PyObject *
+autodiff_fn(PyObject *name)
+{
+    PyObject *f = PyDict_GetItemWithError(autodiff_dict, name);
+    if (f == NULL && !PyErr_Occurred())
+        PyErr_Format(PyExc_AttributeError, "stablejit.autodiff has no %U", name);
+    return f;
+}
+
+/* autodiff._python_tape_one(*args): the whole call in Python */
+static PyObject *
+python_tape_one(PyObject *const *args, Py_ssize_t nargs)
+{
+    PyObject *f = autodiff_fn(s_python_tape_one);
+    return f == NULL ? NULL : PyObject_Vectorcall(f, args, nargs, NULL);
+}
+
+/* grad_tape.tape_backend's answer where C can tell at once: the lazy backend ending this
+ * thread's backend stack, with no trace live, no debug checks and no dump directory (a new
+ * reference); NULL with no exception: tape_backend decides */
+static PyObject *
+lazy_tape_backend(void)
+{
+    PyObject *stack = thread_stack();
+    if (stack == NULL) {
+        PyErr_Clear();
+        return NULL;
+    }
+    Py_ssize_t n = PyList_CheckExact(stack) ? PyList_GET_SIZE(stack) : 0;
+    PyObject *b = n > 0 ? PyList_GET_ITEM(stack, n - 1) : NULL;
+    if (b == NULL || !Py_IS_TYPE(b, lazy_cls)) {
+        Py_DECREF(stack);
+        return NULL;
+    }
+    Py_INCREF(b);
+    Py_DECREF(stack);
+    PyObject *dump = unwatched() > 0 ? setting(s_dump_to) : NULL;
+    if (dump != Py_None) {
+        Py_XDECREF(dump);
+        Py_DECREF(b);
+        PyErr_Clear(); /* (Python asks again, and raises what it raises) */
+        return NULL;
+    }
+    Py_DECREF(dump);
+    return b;
+}
+
+/* this thread's backend stack as context.stack() gives it (made where there is none): a
+ * new reference, or NULL with an exception */
+static PyObject *
+stack_made(void)
+{
+    PyObject *s = thread_stack();
+    if (s != NULL || !PyErr_ExceptionMatches(PyExc_AttributeError))
+        return s;
+    PyErr_Clear();
+    s = PyList_New(0);
+    if (s != NULL && PyObject_SetAttr(context_state, s_stack, s) < 0)
+        Py_CLEAR(s);
+    return s;
+}
+
+/* the NeedsTrace being raised, taken as the result (_on_tape's `except NeedsTrace as e:
+ * return e`); NULL with the exception still set for any other */
+static PyObject *
+needs_trace_taken(void)
+{
+    if (!PyErr_ExceptionMatches(needs_trace))
+        return NULL;
+    PyObject *type, *value, *tb;
+    PyErr_Fetch(&type, &value, &tb);
+    PyErr_NormalizeException(&type, &value, &tb);
+    if (tb != NULL && value != NULL)
+        PyException_SetTraceback(value, tb);
+    Py_XDECREF(type);
+    Py_XDECREF(tb);
+    return value;
+}
+
+/* the tape's result once f returned `out`: the list [out] and tree.LEAF where out is one
+ * tensor and f left every argument's value alone, else _tape_results(out, xs, before)'s
+ * (its flatten, its conversions and its error) */
+static PyObject *
+tape_results(PyObject *out, PyObject *xs, PyObject *before)
+{
+    int same = Py_IS_TYPE(out, T.cls);
+    for (Py_ssize_t k = 0; same && k < PyList_GET_SIZE(xs); k++)
+        same = SLOT(PyList_GET_ITEM(xs, k), T.data) == PyList_GET_ITEM(before, k);
+    PyObject *python = same ? NULL : autodiff_fn(s_tape_results);
+    if (!same)
+        return python == NULL ? NULL
+                              : PyObject_CallFunctionObjArgs(python, out, xs, before, NULL);
+    PyObject *results = PyList_New(1);
+    if (results == NULL)
+        return NULL;
+    PyList_SET_ITEM(results, 0, Py_NewRef(out));
+    PyObject *r = PyTuple_Pack(2, results, tree_leaf);
+    Py_DECREF(results);
+    return r;
+}
+
+/* whether every leaf is a Tensor whose dtype kind may carry a gradient; -1 on error */
+static int
+differentiable(PyObject *leaves, int holomorphic)
+{
+    for (Py_ssize_t k = 0; k < PyList_GET_SIZE(leaves); k++) {
+        PyObject *t = PyList_GET_ITEM(leaves, k), *kind;
+        if (!Py_IS_TYPE(t, T.cls))
+            return 0;
+        if (type_info(SLOT(t, T.type), NULL, &kind) < 0)
+            return -1;
+        int ok = str_has(holomorphic ? c_kinds : fc_kinds, kind);
+        if (ok <= 0)
+            return ok;
+    }
+    return 1;
+}
+
+/* autodiff._tape_one(f, args, i, has_aux, holomorphic): the result, the NeedsTrace that
+ * stopped the tape, or None where f has not run (value_and_grad_f goes on) */
+static PyObject *
+tape_one(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 5 || autodiff_dict == NULL)
+        return PyErr_Format(PyExc_TypeError, "tape_one takes f, args, i, has_aux and "
+                                             "holomorphic, after init_grad");
+    PyObject *f = args[0], *fargs = args[1], *holo = args[4];
+    Py_ssize_t i = PyLong_CheckExact(args[2]) ? PyLong_AsSsize_t(args[2]) : -1;
+    if (i < 0 && PyErr_Occurred())
+        PyErr_Clear();
+    if (!binds_on || T.cls == NULL || tape_cls == NULL || !PyTuple_CheckExact(fargs) ||
+        i < 0 || i >= PyTuple_GET_SIZE(fargs) || (holo != Py_True && holo != Py_False))
+        return python_tape_one(args, nargs);
+    Py_ssize_t nf = PyTuple_GET_SIZE(fargs);
+    PyObject *flat = NULL, *xs = NULL, *before = NULL, *backend = NULL, *tape = NULL,
+             *call = NULL, *stack = NULL, *res = NULL, *slots = NULL, *done = NULL,
+             *grads = NULL, *value = NULL, *result = NULL;
+    flat = PyObject_CallOneArg(py_flatten, PyTuple_GET_ITEM(fargs, i));
+    if (flat == NULL)
+        return NULL;
+    PyObject *leaves = PyTuple_CheckExact(flat) && PyTuple_GET_SIZE(flat) == 2
+                           ? PyTuple_GET_ITEM(flat, 0) : NULL;
+    if (leaves == NULL || !PyList_CheckExact(leaves)) {
+        Py_DECREF(flat);
+        return python_tape_one(args, nargs);
+    }
+    PyObject *td = PyTuple_GET_ITEM(flat, 1);
+    Py_ssize_t n = PyList_GET_SIZE(leaves);
+    int ok = differentiable(leaves, holo == Py_True);
+    for (Py_ssize_t j = 0; ok > 0 && j < nf; j++)
+        ok = j == i || Py_IS_TYPE(PyTuple_GET_ITEM(fargs, j), T.cls);
+    if (ok <= 0) {
+        Py_DECREF(flat);
+        return ok < 0 ? NULL : Py_NewRef(Py_None);
+    }
+    /* xs: the tape's leaves and then the other arguments (the Python's xs); first the
+     * differentiated leaves, for tape_backend's question where C leaves it */
+    xs = PyList_GetSlice(leaves, 0, n);
+    for (Py_ssize_t j = 0; xs != NULL && j < nf; j++)
+        if (j != i && PyList_Append(xs, PyTuple_GET_ITEM(fargs, j)) < 0)
+            Py_CLEAR(xs);
+    if (xs == NULL)
+        goto error;
+    PyObject *which = autodiff_fn(s_tape_backend); /* (the lazy case, in C: unless swapped) */
+    if (which == NULL)
+        goto error;
+    backend = which == py_tape_backend ? lazy_tape_backend() : NULL;
+    if (backend == NULL && (backend = PyObject_CallOneArg(which, xs)) == NULL)
+        goto error;
+    if (backend == Py_None) {
+        result = Py_NewRef(Py_None);
+        goto error;
+    }
+    tape = PyObject_CallOneArg((PyObject *)tape_cls, backend);
+    if (tape == NULL)
+        goto error;
+    /* from here on, as _on_tape's try: a NeedsTrace is the answer, and the tape stops
+     * recording whatever happens */
+    PyObject *ta[2] = {tape, leaves};
+    PyObject *diff = tape_leaves(NULL, ta, 2);
+    if (diff == Py_None) {
+        Py_DECREF(diff);
+        diff = PyObject_CallMethodOneArg(tape, s_leaves, leaves);
+    }
+    if (diff == NULL || !PyList_CheckExact(diff) || PyList_GET_SIZE(diff) != n) {
+        if (diff != NULL)
+            PyErr_SetString(PyExc_TypeError, "GradTape.leaves returned no list of leaves");
+        Py_XDECREF(diff);
+        goto stopped;
+    }
+    ok = PyList_SetSlice(xs, 0, n, diff);
+    PyObject *tree_arg = ok < 0 ? NULL : PyObject_CallFunctionObjArgs(py_unflatten, td, diff,
+                                                                       NULL);
+    Py_DECREF(diff);
+    if (tree_arg == NULL || (call = PyTuple_New(nf)) == NULL) {
+        Py_XDECREF(tree_arg);
+        goto stopped;
+    }
+    for (Py_ssize_t j = 0; j < nf; j++)
+        PyTuple_SET_ITEM(call, j, j == i ? tree_arg : Py_NewRef(PyTuple_GET_ITEM(fargs, j)));
+    Py_ssize_t nx = PyList_GET_SIZE(xs);
+    if ((before = PyList_New(nx)) == NULL)
+        goto stopped;
+    for (Py_ssize_t k = 0; k < nx; k++)
+        PyList_SET_ITEM(before, k, Py_NewRef(SLOT(PyList_GET_ITEM(xs, k), T.data)));
+    if ((stack = stack_made()) == NULL || !PyList_CheckExact(stack)) {
+        if (stack != NULL)
+            PyErr_SetString(PyExc_TypeError, "the backend stack is no list");
+        goto stopped;
+    }
+    if (PyList_Append(stack, tape) < 0)
+        goto stopped;
+    PyObject *out = PyObject_Call(f, call, NULL);
+    if (out != NULL) {
+        res = tape_results(out, xs, before);
+        Py_DECREF(out);
+    }
+    Py_ssize_t depth = PyList_GET_SIZE(stack); /* (s.pop(), whatever f left there) */
+    if (depth > 0 && PyList_SetSlice(stack, depth - 1, depth, NULL) < 0)
+        Py_CLEAR(res);
+    if (res == NULL)
+        goto stopped;
+    if (!PyTuple_CheckExact(res) || PyTuple_GET_SIZE(res) != 2) {
+        PyErr_SetString(PyExc_TypeError, "_tape_results returned no pair");
+        goto stopped;
+    }
+    slots = PyObject_CallMethodOneArg(tape, s_slots, PyTuple_GET_ITEM(res, 0));
+    if (slots == NULL)
+        goto stopped;
+    if (PyObject_SetAttr(tape, s_recording, Py_False) < 0)
+        goto error;
+    PyObject *nd = PyLong_FromSsize_t(n);
+    if (nd == NULL)
+        goto error;
+    PyObject *fin[7] = {tape, f, slots, PyTuple_GET_ITEM(res, 1), nd, args[3], holo};
+    PyObject *finish = autodiff_fn(s_tape_finish);
+    done = finish == NULL ? NULL : PyObject_Vectorcall(finish, fin, 7, NULL);
+    Py_DECREF(nd);
+    if (done == NULL)
+        goto error;
+    PyObject *outs = PyTuple_CheckExact(done) && PyTuple_GET_SIZE(done) == 3
+                         ? PyTuple_GET_ITEM(done, 0) : NULL;
+    Py_ssize_t n_out = outs ? PyLong_AsSsize_t(PyTuple_GET_ITEM(done, 1)) : -1;
+    if (outs == NULL || !PyList_CheckExact(outs) || n_out < 1 ||
+        n_out > PyList_GET_SIZE(outs)) {
+        if (!PyErr_Occurred())
+            PyErr_SetString(PyExc_TypeError, "_tape_finish returned no (outputs, n, aux)");
+        goto error;
+    }
+    PyObject *rest = PyList_GetSlice(outs, n_out, PyList_GET_SIZE(outs));
+    grads = rest ? PyObject_CallFunctionObjArgs(py_unflatten, td, rest, NULL) : NULL;
+    Py_XDECREF(rest);
+    if (grads == NULL)
+        goto error;
+    PyObject *aux_tree = PyTuple_GET_ITEM(done, 2);
+    if (aux_tree == Py_None)
+        value = Py_NewRef(PyList_GET_ITEM(outs, 0));
+    else {
+        PyObject *aux = PyList_GetSlice(outs, 1, n_out);
+        PyObject *a = aux ? PyObject_CallFunctionObjArgs(py_unflatten, aux_tree, aux, NULL)
+                          : NULL;
+        Py_XDECREF(aux);
+        value = a ? PyTuple_Pack(2, PyList_GET_ITEM(outs, 0), a) : NULL;
+        Py_XDECREF(a);
+        if (value == NULL)
+            goto error;
+    }
+    result = PyTuple_Pack(2, value, grads);
+    goto error;
+stopped:
+    result = needs_trace_taken();
+    {
+        PyObject *type, *exc, *tb; /* (another exception stays the one raised) */
+        PyErr_Fetch(&type, &exc, &tb);
+        if (PyObject_SetAttr(tape, s_recording, Py_False) < 0) {
+            Py_CLEAR(result);
+            if (type != NULL) {
+                PyErr_Clear();
+                PyErr_Restore(type, exc, tb);
+            }
+        }
+        else if (type != NULL)
+            PyErr_Restore(type, exc, tb);
+    }
+error:
+    Py_XDECREF(flat);
+    Py_XDECREF(xs);
+    Py_XDECREF(before);
+    Py_XDECREF(backend);
+    Py_XDECREF(tape);
+    Py_XDECREF(call);
+    Py_XDECREF(stack);
+    Py_XDECREF(res);
+    Py_XDECREF(slots);
+    Py_XDECREF(done);
+    Py_XDECREF(grads);
+    Py_XDECREF(value);
+    return result;
+}
+
+static PyObject *
+init_grad(PyObject *module, PyObject *args)
+{
+    PyObject *globals, *backend, *flatten, *unflatten, *leaf, *needs;
+    if (!PyArg_ParseTuple(args, "O!OOOOO!:init_grad", &PyDict_Type, &globals, &backend,
+                          &flatten, &unflatten, &leaf, &PyType_Type, &needs))
+        return NULL;
+#define KEEP(var, obj) Py_INCREF(obj); Py_XSETREF(var, obj)
+    KEEP(py_tape_backend, backend);
+    KEEP(py_flatten, flatten);
+    KEEP(py_unflatten, unflatten);
+    KEEP(tree_leaf, leaf);
+    KEEP(needs_trace, needs);
+    KEEP(autodiff_dict, globals); /* (last: tape_one reads it as "ready") */
+#undef KEEP
+    Py_RETURN_NONE;
+}
+
 static PyObject *
 init_tape(PyObject *module, PyObject *cls)
 {
@@ -3555,6 +3890,11 @@ static PyMethodDef methods[] = {
      "a device tensor read by a graph becomes its parameter in C"},
     {"init_state", init_state, METH_O,
      "init_state(Recorder): the offsets of its per-graph state (its __slots__)"},
+    {"init_grad", init_grad, METH_VARARGS,
+     "init_grad(autodiff's globals, grad_tape.tape_backend, tree.flatten, tree.unflatten, "
+     "tree.LEAF, NeedsTrace): what tape_one calls"},
+    {"tape_one", (PyCFunction)(void (*)(void))tape_one, METH_FASTCALL,
+     "tape_one(f, args, i, has_aux, holomorphic): autodiff._tape_one in C"},
     {"init_tape", init_tape, METH_O,
      "init_tape(GradTape): grad's tape records in C too (its own _slot rule)"},
     {"structural_entries", structural_entries, METH_O,
@@ -3618,6 +3958,13 @@ PyInit__recorder(void)
     INTERN(s_checks, "_checks");
     INTERN(s_kind, "kind");
     INTERN(fc_kinds, "fc");
+    INTERN(c_kinds, "c");
+    INTERN(s_leaves, "leaves");
+    INTERN(s_slots, "slots");
+    INTERN(s_python_tape_one, "_python_tape_one");
+    INTERN(s_tape_results, "_tape_results");
+    INTERN(s_tape_finish, "_tape_finish");
+    INTERN(s_tape_backend, "tape_backend");
     INTERN(s_tensors, "_tensors");
     INTERN(s_site, "site");
     INTERN(s_ops_list, "ops");

@@ -2,7 +2,8 @@
 (frontend/grad_tape.py) instead of tracing it. Every case runs on the traced path (the
 tape turned off: the reference), eagerly and in a lazy() block, and must give the same
 values, types and errors; `path` says which way the tape calls went (the tape, or the
-traced fallback for what a tape cannot do)."""
+traced fallback for what a tape cannot do). Every test runs on both paths: recorder.c's
+tape_one and the Python one (STABLEJIT_NATIVE=0)."""
 
 from __future__ import annotations
 
@@ -15,9 +16,20 @@ import stablejit as sj
 import stablejit.numpy as snp
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from stablejit import autodiff, grad_tape, lazy_backend, nn
+from stablejit import autodiff, grad_tape, lazy_backend, nn, recorder_native
 from stablejit.errors import EscapedTracerError
-from stablejit.grad_tape import NeedsTrace
+
+
+@pytest.fixture(autouse=True, params=["native", "python"])
+def grad_path(request):
+    """grad's tape call (and the recorder) in C, or in Python."""
+    if request.param == "native" and not recorder_native.available():
+        pytest.skip(f"stablejit._recorder is not usable: {recorder_native.unavailable}")
+    was = recorder_native.installed()
+    recorder_native.install(request.param == "native")
+    yield
+    recorder_native.install(was)
+
 
 RNG = np.random.default_rng(0)
 W = RNG.standard_normal((4, 3)).astype(np.float32)
@@ -96,6 +108,14 @@ def _signs(t):
     return np.signbit(np.stack([a.real, a.imag]) if np.iscomplexobj(a) else a)
 
 
+def _finished(monkeypatch) -> list:
+    """A list that gets a 1 for each grad completed on a tape (autodiff._tape_finish,
+    which both the C and the Python path call)."""
+    taken, real = [], autodiff._tape_finish
+    monkeypatch.setattr(autodiff, "_tape_finish", lambda *a: taken.append(1) or real(*a))
+    return taken
+
+
 def _traced(call):
     """call() with grad on the traced path only."""
     real = autodiff.tape_backend
@@ -111,16 +131,13 @@ def _traced(call):
 def test_grad_on_a_tape_equals_the_traced_path(index, lazy, monkeypatch):
     name, call, path = _cases()[index]
     want = _traced(call)
-    taken = []
-    real = autodiff._on_tape
-    monkeypatch.setattr(autodiff, "_on_tape", lambda *a: taken.append(
-        not isinstance(out := real(*a), NeedsTrace)) or out)
+    taken = _finished(monkeypatch)
     if lazy:
         with sj.lazy():
             got = call()
     else:
         got = call()
-    assert taken and taken[-1] == (path == "tape"), f"{name}: expected the {path} path"
+    assert bool(taken) == (path == "tape"), f"{name}: expected the {path} path"
     w_leaves, g_leaves = sj.tree.leaves(want), sj.tree.leaves(got)
     assert len(w_leaves) == len(g_leaves)
     for a, b in zip(w_leaves, g_leaves, strict=True):
@@ -160,6 +177,15 @@ def test_the_tape_reads_pending_values_of_the_graph_without_running_it():
     np.testing.assert_allclose(np.asarray(g), np.asarray(want), rtol=1e-6)
 
 
+def _writes_into(i: int, aux: bool = False):
+    """f(v, x) that writes into its argument i before returning a scalar (and an aux)."""
+    def f(*args):
+        args[i][0] = 1.0
+        loss = snp.sum(args[0] * 2.0)
+        return (loss, args[1]) if aux else loss
+    return f
+
+
 def test_errors_are_the_traced_paths():
     w, x = snp.asarray(W), snp.asarray(X)
     for bad, error, match in [
@@ -167,7 +193,15 @@ def test_errors_are_the_traced_paths():
             (lambda: sj.grad(lambda v: snp.sum(v))(snp.asarray(LABELS)), TypeError,
              "floating-point inputs"),
             (lambda: sj.grad(lambda v: (snp.sum(v), 1.0))(w), TypeError, "has_aux"),
-            (lambda: sj.grad(lambda v: snp.sum(v @ x))(w), ValueError, "matmul: the last axis")]:
+            (lambda: sj.grad(lambda v: snp.sum(v @ x))(w), ValueError, "matmul: the last axis"),
+            # a write into an argument (differentiated, or not), the output one tensor or
+            # a pair (recorder.c checks the first itself, _tape_results the second)
+            (lambda: sj.grad(_writes_into(0))(w, x), TypeError, "argument leaf 0"),
+            (lambda: sj.grad(_writes_into(1))(w, x), TypeError, "argument leaf 1"),
+            (lambda: sj.grad(_writes_into(1, aux=True), has_aux=True)(w, x), TypeError,
+             "argument leaf 1"),
+            (lambda: sj.grad(lambda v: snp.sum(v[:, 0].__iadd__(1.0)))(w), TypeError,
+             "argument leaf 0")]:
         with pytest.raises(error, match=match) as traced:
             _traced(bad)
         with pytest.raises(error, match=match) as eager:
@@ -274,6 +308,40 @@ def test_a_call_on_tensors_takes_no_argument_split(route, splits, lazy, monkeypa
         np.testing.assert_allclose(np.asarray(b), np.asarray(a), rtol=1e-6)
 
 
+@pytest.mark.parametrize("lazy", [False, True], ids=["eager", "lazy"])
+def test_a_call_on_tensors_is_taped_from_c_on_the_native_path(lazy, monkeypatch):
+    """grad(loss)(params, x, y) on Tensors: the native path records it without
+    autodiff._python_tape_one (recorder.c's tape_one), the Python path with it; both
+    complete the tape (_tape_finish) with the same values, for one output and for an
+    output with aux."""
+    w, x = snp.asarray(W), snp.asarray(X)
+    params = [{"w": w}, {"b": snp.ones(3)}]
+
+    def loss(p, x):
+        return _loss(p[0]["w"], x) + snp.sum(p[1]["b"] ** 2)
+
+    def with_aux(p, x):
+        return loss(p, x), {"n": snp.mean(p[1]["b"])}
+
+    python, finished = [], _finished(monkeypatch)
+    real = autodiff._python_tape_one
+    monkeypatch.setattr(autodiff, "_python_tape_one",
+                        lambda *a: python.append(1) or real(*a))
+    for f, has_aux in [(loss, False), (with_aux, True)]:
+        want = _traced(lambda f=f, has_aux=has_aux: sj.value_and_grad(f, has_aux=has_aux)(
+            params, x))
+        python.clear()
+        finished.clear()
+        with sj.lazy() if lazy else contextlib.nullcontext():
+            got = sj.value_and_grad(f, has_aux=has_aux)(params, x)
+        assert finished == [1]
+        assert len(python) == (0 if recorder_native.installed() else 1)
+        assert sj.tree.structure(got) == sj.tree.structure(want)
+        for a, b in zip(sj.tree.leaves(want), sj.tree.leaves(got), strict=True):
+            assert a.type == b.type and a.weak == b.weak
+            np.testing.assert_allclose(np.asarray(b), np.asarray(a), rtol=1e-6)
+
+
 def test_a_weak_leaf_stays_weak_on_a_tape():
     """A weak-typed leaf (a Python number made a tensor) is a weak parameter of the tape,
     so inside f it defers to a float16 operand as on the traced path: f's value is
@@ -293,19 +361,14 @@ def test_a_weak_leaf_stays_weak_on_a_tape():
         assert float(value) == float(want[0]) == 4.0 and float(g) == float(want[1])
 
 
-def test_the_tape_is_used_only_for_one_eager_device():
+def test_the_tape_is_used_only_for_one_eager_device(monkeypatch):
     """The reference backend and tensors of another backend take the traced path."""
-    calls = []
-    real = autodiff._on_tape
-    autodiff._on_tape = lambda *a: calls.append(1) or real(*a)
-    try:
-        with sj.default_backend("reference"):
-            g = sj.grad(_loss)(snp.asarray(W), snp.asarray(X))
-        assert calls == []
-        want = sj.grad(_loss)(snp.asarray(W), snp.asarray(X))
-        assert calls == [1]
-    finally:
-        autodiff._on_tape = real
+    calls = _finished(monkeypatch)
+    with sj.default_backend("reference"):
+        g = sj.grad(_loss)(snp.asarray(W), snp.asarray(X))
+    assert calls == []
+    want = sj.grad(_loss)(snp.asarray(W), snp.asarray(X))
+    assert calls == [1]
     np.testing.assert_allclose(np.asarray(g), np.asarray(want), rtol=1e-6)
 
 
@@ -355,17 +418,12 @@ def test_random_programs_differentiate_alike_on_the_tape_and_traced(steps, argnu
     f = _program(steps)
     a, b = snp.asarray(_A), snp.asarray(_B)
     want = _traced(lambda: sj.value_and_grad(f, argnums)(a, b))
-    taken = []
-    real = autodiff._on_tape
-    autodiff._on_tape = lambda *x: taken.append(
-        not isinstance(out := real(*x), NeedsTrace)) or out
-    try:
+    with pytest.MonkeyPatch.context() as mp:
+        taken = _finished(mp)
         eager = sj.value_and_grad(f, argnums)(a, b)
         with sj.lazy():
             lazy = sj.value_and_grad(f, argnums)(a, b)
-    finally:
-        autodiff._on_tape = real
-    assert taken == [True, True]
+    assert taken == [1, 1]
     for got in (eager, lazy):
         for w, g in zip(sj.tree.leaves(want), sj.tree.leaves(got), strict=True):
             assert w.type == g.type
