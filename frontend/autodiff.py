@@ -30,8 +30,8 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
+from . import grad_tape, recorder_native, tree
 from . import numpy as snp
-from . import recorder_native, tree
 from .built import built_function, call_function, run_built, run_function
 from .compiler import dtypes as dt
 from .compiler.autodiff import Linearized, inline, jvp_function, jvp_into, vjp_function
@@ -45,6 +45,7 @@ from .dispatch import bind1
 from .errors import at_user_line
 from .grad_checks import check_scalar_output, dtype_message, split_aux
 from .grad_tape import GradTape, NeedsTrace, ValueRead, tape_backend
+from .spmd import runs_on
 from .staging import stage_with_values
 from .tensor import Tensor
 from .tracebacks import api_boundary
@@ -336,8 +337,9 @@ def _tape_finish(tape: GradTape, f: Callable, slots: tuple, out_tree, n_diff: in
 
 # grad's first try (value_and_grad_f): recorder.c's tape_one where the extension is built
 # (it calls _python_tape_one while the Python path is on), else the Python one
-_tape_one = recorder_native.tape_one(globals(), tape_backend, tree.flatten, tree.unflatten,
-                                     tree.LEAF, NeedsTrace) or _python_tape_one
+_tape_one = recorder_native.tape_one(globals(), vars(grad_tape), tape_backend, runs_on,
+                                     tree.flatten, tree.unflatten, tree.LEAF,
+                                     NeedsTrace) or _python_tape_one
 
 
 def grad(f: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False,

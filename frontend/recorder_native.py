@@ -132,15 +132,17 @@ def composite_call(miss, traced_cls, run):
     return _recorder.composite_call
 
 
-def tape_one(autodiff_globals: dict, tape_backend, flatten, unflatten, leaf, needs_trace):
+def tape_one(autodiff_globals: dict, grad_tape_globals: dict, tape_backend, runs_on,
+             flatten, unflatten, leaf, needs_trace):
     """grad's first try, autodiff._tape_one, in C (recorder.c's tape_one), or None where
     the extension is not built. C reads autodiff's _python_tape_one (for any call it does
     not take, and all of them while the Python path is on), _tape_results, _tape_finish
-    and tape_backend from the module at each call, as the Python path does."""
+    (for what it does not finish itself) and tape_backend from the module at each call,
+    as the Python path does, and grad_tape's _last (the last tape's derivative)."""
     if _recorder is None:
         return None
-    _recorder.init_grad(autodiff_globals, tape_backend, flatten, unflatten, leaf,
-                        needs_trace)
+    _recorder.init_grad(autodiff_globals, grad_tape_globals, tape_backend, runs_on, flatten,
+                        unflatten, leaf, needs_trace)
     return _recorder.tape_one
 
 

@@ -3511,8 +3511,8 @@ init_state(PyObject *module, PyObject *cls)
  * not one tensor or an argument f wrote to, _tape_finish for the derivative and its run),
  * so both paths make the same tape and raise the same errors at the user's line. */
 
-static PyObject *autodiff_dict, *py_tape_backend, *py_flatten, *py_unflatten, *tree_leaf,
-    *needs_trace;
+static PyObject *autodiff_dict, *grad_tape_dict, *py_tape_backend, *py_flatten,
+    *py_unflatten, *tree_leaf, *needs_trace, *py_runs_on;
 static PyObject *s_leaves, *s_slots, *c_kinds, *s_python_tape_one, *s_tape_results,
     *s_tape_finish, *s_tape_backend;
 
@@ -3637,6 +3637,86 @@ differentiable(PyObject *leaves, int holomorphic)
     return 1;
 }
 
+/* _tape_finish's common case in a lazy() block: the tape ended with one result of a
+ * float (holomorphic: complex) scalar type, its derivative is the one the last tape found
+ * or built (grad_tape._last: the same tape, results and arguments), the graph is
+ * `backend`, the lazy backend ending this thread's stack, and each input is its tensor or
+ * one of its device's, so run_function would pick `backend` (dispatch.backend_for), and
+ * runs_on(fn, backend) says the derivative runs there: its outputs recorded by the
+ * backend's execute. NULL with no exception where _tape_finish decides. */
+static PyObject *
+finish_in_c(PyObject *tape, PyObject *backend, PyObject *slots, PyObject *out_tree,
+            PyObject *has_aux, PyObject *holo, Py_ssize_t n_diff)
+{
+    if (out_tree != tree_leaf || has_aux != Py_False || !Py_IS_TYPE(backend, lazy_cls) ||
+        !PyTuple_CheckExact(slots) || PyTuple_GET_SIZE(slots) != 1)
+        return NULL;
+    PyObject *types = recorder_slot(&RS, tape, RS.types);
+    PyObject *entries = recorder_slot(&RS, tape, RS.tape);
+    PyObject *inputs = recorder_slot(&RS, tape, RS.inputs);
+    PyObject *target = target_of(backend), *kind, *shape;
+    if (types == NULL || !PyList_CheckExact(types) || entries == NULL ||
+        !PyList_CheckExact(entries) || inputs == NULL || !PyList_CheckExact(inputs) ||
+        target == NULL)
+        return NULL;
+    Py_ssize_t s0 = PyLong_CheckExact(PyTuple_GET_ITEM(slots, 0))
+                        ? PyLong_AsSsize_t(PyTuple_GET_ITEM(slots, 0)) : -1;
+    if (s0 < 0 || s0 >= PyList_GET_SIZE(types)) {
+        PyErr_Clear();
+        return NULL;
+    }
+    PyObject *type = PyList_GET_ITEM(types, s0);
+    if (type_info(type, NULL, &kind) < 0) {
+        PyErr_Clear();
+        return NULL;
+    }
+    if (!PyUnicode_Check(kind) ||
+        PyUnicode_CompareWithASCIIString(kind, holo == Py_True ? "c" : "f") != 0)
+        return NULL; /* (check_scalar_output raises) */
+    if ((shape = PyObject_GetAttr(type, s_shape)) == NULL) {
+        PyErr_Clear();
+        return NULL;
+    }
+    int scalar = PyTuple_CheckExact(shape) && PyTuple_GET_SIZE(shape) == 0;
+    Py_DECREF(shape);
+    PyObject *last = scalar ? PyDict_GetItemWithError(grad_tape_dict, s_last) : NULL;
+    PyObject *key = last != NULL && PyTuple_CheckExact(last) && PyTuple_GET_SIZE(last) == 3
+                        ? PyTuple_GET_ITEM(last, 1) : NULL;
+    if (key == NULL || !PyTuple_CheckExact(key) || PyTuple_GET_SIZE(key) != 3 ||
+        PyTuple_GET_ITEM(key, 2) != holo || !PyLong_CheckExact(PyTuple_GET_ITEM(key, 1)) ||
+        PyLong_AsSsize_t(PyTuple_GET_ITEM(key, 1)) != n_diff ||
+        !PyList_CheckExact(PyTuple_GET_ITEM(last, 0))) {
+        PyErr_Clear();
+        return NULL;
+    }
+    Py_INCREF(last); /* (another thread may replace it while the tapes are compared) */
+    int same = PyObject_RichCompareBool(PyTuple_GET_ITEM(key, 0), slots, Py_EQ);
+    if (same > 0)
+        same = tapes_equal(PyTuple_GET_ITEM(last, 0), entries);
+    PyObject *fn = same > 0 ? Py_NewRef(PyTuple_GET_ITEM(last, 2)) : NULL;
+    Py_DECREF(last);
+    PyObject *stack = fn != NULL ? thread_stack() : NULL;
+    Py_ssize_t depth = stack != NULL && PyList_CheckExact(stack) ? PyList_GET_SIZE(stack) : 0;
+    int here = depth > 0 && PyList_GET_ITEM(stack, depth - 1) == backend;
+    Py_XDECREF(stack);
+    for (Py_ssize_t k = 0; here && k < PyList_GET_SIZE(inputs); k++) {
+        PyObject *t = PyList_GET_ITEM(inputs, k);
+        PyObject *b = Py_IS_TYPE(t, T.cls) ? SLOT(t, T.backend) : NULL;
+        here = b == backend || b == target;
+    }
+    PyObject *runs = here ? PyObject_CallFunctionObjArgs(py_runs_on, fn, backend, NULL) : NULL;
+    PyObject *outs = NULL;
+    if (runs == backend) {
+        PyObject *ex[3] = {backend, fn, inputs};
+        outs = execute(NULL, ex, 3, NULL);
+    }
+    Py_XDECREF(runs);
+    Py_XDECREF(fn);
+    if (outs == NULL && (same < 0 || runs == NULL))
+        PyErr_Clear(); /* (_tape_finish asks again, and raises what it raises) */
+    return outs;
+}
+
 /* autodiff._tape_one(f, args, i, has_aux, holomorphic): the result, the NeedsTrace that
  * stopped the tape, or None where f has not run (value_and_grad_f goes on) */
 static PyObject *
@@ -3753,9 +3833,16 @@ tape_one(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     PyObject *nd = PyLong_FromSsize_t(n);
     if (nd == NULL)
         goto error;
-    PyObject *fin[7] = {tape, f, slots, PyTuple_GET_ITEM(res, 1), nd, args[3], holo};
-    PyObject *finish = autodiff_fn(s_tape_finish);
-    done = finish == NULL ? NULL : PyObject_Vectorcall(finish, fin, 7, NULL);
+    PyObject *fast = finish_in_c(tape, backend, slots, PyTuple_GET_ITEM(res, 1), args[3],
+                                 holo, n);
+    if (fast != NULL) {
+        done = Py_BuildValue("(NiO)", fast, 1, Py_None);
+    }
+    else if (!PyErr_Occurred()) {
+        PyObject *fin[7] = {tape, f, slots, PyTuple_GET_ITEM(res, 1), nd, args[3], holo};
+        PyObject *finish = autodiff_fn(s_tape_finish);
+        done = finish == NULL ? NULL : PyObject_Vectorcall(finish, fin, 7, NULL);
+    }
     Py_DECREF(nd);
     if (done == NULL)
         goto error;
@@ -3822,11 +3909,14 @@ error:
 static PyObject *
 init_grad(PyObject *module, PyObject *args)
 {
-    PyObject *globals, *backend, *flatten, *unflatten, *leaf, *needs;
-    if (!PyArg_ParseTuple(args, "O!OOOOO!:init_grad", &PyDict_Type, &globals, &backend,
-                          &flatten, &unflatten, &leaf, &PyType_Type, &needs))
+    PyObject *globals, *tape_globals, *backend, *runs_on, *flatten, *unflatten, *leaf, *needs;
+    if (!PyArg_ParseTuple(args, "O!O!OOOOOO!:init_grad", &PyDict_Type, &globals, &PyDict_Type,
+                          &tape_globals, &backend, &runs_on, &flatten, &unflatten, &leaf,
+                          &PyType_Type, &needs))
         return NULL;
 #define KEEP(var, obj) Py_INCREF(obj); Py_XSETREF(var, obj)
+    KEEP(grad_tape_dict, tape_globals);
+    KEEP(py_runs_on, runs_on);
     KEEP(py_tape_backend, backend);
     KEEP(py_flatten, flatten);
     KEEP(py_unflatten, unflatten);
@@ -3891,8 +3981,8 @@ static PyMethodDef methods[] = {
     {"init_state", init_state, METH_O,
      "init_state(Recorder): the offsets of its per-graph state (its __slots__)"},
     {"init_grad", init_grad, METH_VARARGS,
-     "init_grad(autodiff's globals, grad_tape.tape_backend, tree.flatten, tree.unflatten, "
-     "tree.LEAF, NeedsTrace): what tape_one calls"},
+     "init_grad(autodiff's globals, grad_tape's, grad_tape.tape_backend, spmd.runs_on, "
+     "tree.flatten, tree.unflatten, tree.LEAF, NeedsTrace): what tape_one calls"},
     {"tape_one", (PyCFunction)(void (*)(void))tape_one, METH_FASTCALL,
      "tape_one(f, args, i, has_aux, holomorphic): autodiff._tape_one in C"},
     {"init_tape", init_tape, METH_O,

@@ -108,12 +108,13 @@ def _signs(t):
     return np.signbit(np.stack([a.real, a.imag]) if np.iscomplexobj(a) else a)
 
 
-def _finished(monkeypatch) -> list:
-    """A list that gets a 1 for each grad completed on a tape (autodiff._tape_finish,
-    which both the C and the Python path call)."""
-    taken, real = [], autodiff._tape_finish
-    monkeypatch.setattr(autodiff, "_tape_finish", lambda *a: taken.append(1) or real(*a))
-    return taken
+def _traces(monkeypatch) -> list:
+    """A list that gets a 1 each time grad takes the traced path (autodiff.trace_function):
+    a grad call that leaves it empty was recorded on a tape, on either path."""
+    traced, real = [], autodiff.trace_function
+    monkeypatch.setattr(autodiff, "trace_function",
+                        lambda *a, **k: traced.append(1) or real(*a, **k))
+    return traced
 
 
 def _traced(call):
@@ -131,13 +132,13 @@ def _traced(call):
 def test_grad_on_a_tape_equals_the_traced_path(index, lazy, monkeypatch):
     name, call, path = _cases()[index]
     want = _traced(call)
-    taken = _finished(monkeypatch)
+    traced = _traces(monkeypatch)
     if lazy:
         with sj.lazy():
             got = call()
     else:
         got = call()
-    assert bool(taken) == (path == "tape"), f"{name}: expected the {path} path"
+    assert bool(traced) == (path == "fallback"), f"{name}: expected the {path} path"
     w_leaves, g_leaves = sj.tree.leaves(want), sj.tree.leaves(got)
     assert len(w_leaves) == len(g_leaves)
     for a, b in zip(w_leaves, g_leaves, strict=True):
@@ -312,8 +313,9 @@ def test_a_call_on_tensors_takes_no_argument_split(route, splits, lazy, monkeypa
 def test_a_call_on_tensors_is_taped_from_c_on_the_native_path(lazy, monkeypatch):
     """grad(loss)(params, x, y) on Tensors: the native path records it without
     autodiff._python_tape_one (recorder.c's tape_one), the Python path with it; both
-    complete the tape (_tape_finish) with the same values, for one output and for an
-    output with aux."""
+    record it (no traced run) with the same values, for one output and for an output with
+    aux; repeated in a lazy() block, the native path also finishes it in C (the last
+    tape's derivative recorded without _tape_finish)."""
     w, x = snp.asarray(W), snp.asarray(X)
     params = [{"w": w}, {"b": snp.ones(3)}]
 
@@ -323,23 +325,28 @@ def test_a_call_on_tensors_is_taped_from_c_on_the_native_path(lazy, monkeypatch)
     def with_aux(p, x):
         return loss(p, x), {"n": snp.mean(p[1]["b"])}
 
-    python, finished = [], _finished(monkeypatch)
-    real = autodiff._python_tape_one
-    monkeypatch.setattr(autodiff, "_python_tape_one",
-                        lambda *a: python.append(1) or real(*a))
+    python, finished, traced = [], [], _traces(monkeypatch)
+    for name, log in [("_python_tape_one", python), ("_tape_finish", finished)]:
+        real = getattr(autodiff, name)
+        monkeypatch.setattr(autodiff, name, lambda *a, real=real, log=log:
+                            log.append(1) or real(*a))
+    native = recorder_native.installed()
     for f, has_aux in [(loss, False), (with_aux, True)]:
         want = _traced(lambda f=f, has_aux=has_aux: sj.value_and_grad(f, has_aux=has_aux)(
             params, x))
-        python.clear()
-        finished.clear()
-        with sj.lazy() if lazy else contextlib.nullcontext():
-            got = sj.value_and_grad(f, has_aux=has_aux)(params, x)
-        assert finished == [1]
-        assert len(python) == (0 if recorder_native.installed() else 1)
-        assert sj.tree.structure(got) == sj.tree.structure(want)
-        for a, b in zip(sj.tree.leaves(want), sj.tree.leaves(got), strict=True):
-            assert a.type == b.type and a.weak == b.weak
-            np.testing.assert_allclose(np.asarray(b), np.asarray(a), rtol=1e-6)
+        for repeat in range(2):
+            for log in (python, finished, traced):
+                log.clear()
+            with sj.lazy() if lazy else contextlib.nullcontext():
+                got = sj.value_and_grad(f, has_aux=has_aux)(params, x)
+            assert traced == []
+            assert len(python) == (0 if native else 1)
+            in_c = native and lazy and repeat == 1 and not has_aux
+            assert len(finished) == (0 if in_c else 1), (has_aux, repeat)
+            assert sj.tree.structure(got) == sj.tree.structure(want)
+            for a, b in zip(sj.tree.leaves(want), sj.tree.leaves(got), strict=True):
+                assert a.type == b.type and a.weak == b.weak
+                np.testing.assert_allclose(np.asarray(b), np.asarray(a), rtol=1e-6)
 
 
 def test_a_weak_leaf_stays_weak_on_a_tape():
@@ -363,12 +370,12 @@ def test_a_weak_leaf_stays_weak_on_a_tape():
 
 def test_the_tape_is_used_only_for_one_eager_device(monkeypatch):
     """The reference backend and tensors of another backend take the traced path."""
-    calls = _finished(monkeypatch)
+    traced = _traces(monkeypatch)
     with sj.default_backend("reference"):
         g = sj.grad(_loss)(snp.asarray(W), snp.asarray(X))
-    assert calls == []
+    assert traced == [1]
     want = sj.grad(_loss)(snp.asarray(W), snp.asarray(X))
-    assert calls == [1]
+    assert traced == [1]
     np.testing.assert_allclose(np.asarray(g), np.asarray(want), rtol=1e-6)
 
 
@@ -419,11 +426,11 @@ def test_random_programs_differentiate_alike_on_the_tape_and_traced(steps, argnu
     a, b = snp.asarray(_A), snp.asarray(_B)
     want = _traced(lambda: sj.value_and_grad(f, argnums)(a, b))
     with pytest.MonkeyPatch.context() as mp:
-        taken = _finished(mp)
+        traced = _traces(mp)
         eager = sj.value_and_grad(f, argnums)(a, b)
         with sj.lazy():
             lazy = sj.value_and_grad(f, argnums)(a, b)
-    assert taken == [1, 1]
+    assert traced == []
     for got in (eager, lazy):
         for w, g in zip(sj.tree.leaves(want), sj.tree.leaves(got), strict=True):
             assert w.type == g.type
