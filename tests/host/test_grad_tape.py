@@ -19,6 +19,8 @@ from hypothesis import strategies as st
 from stablejit import autodiff, grad_tape, lazy_backend, nn, recorder_native
 from stablejit.errors import EscapedTracerError
 
+from tests.support.threads import errors_while_evicting
+
 
 @pytest.fixture(autouse=True, params=["native", "python"])
 def grad_path(request):
@@ -523,3 +525,25 @@ def test_the_last_tapes_derivative_is_reused_only_for_an_equal_tape(index, lazy,
                                        err_msg=what)
             assert (_signs(b) == _signs(a)).all(), what
     assert keys == [], f"{what}: the same tape twice built a key"
+
+
+def test_threads_taking_grads_on_tapes_get_their_own_gradients():
+    """Four threads take grads of two different losses, eagerly and in lazy() blocks,
+    while programs are evicted: grad_tape._last (the last tape's derivative) flips
+    between the losses, and each thread's stack gets its own tape. Every gradient is
+    its own loss's (the traced path's values)."""
+    w, x = snp.asarray(W), snp.asarray(X)
+    losses = [_loss, lambda v, x: snp.sum(snp.sin(x @ v) * 3.0)]
+    want = [np.asarray(_traced(lambda f=f: sj.grad(f)(w, x))) for f in losses]
+    wrong = []
+
+    def step():
+        for k, f in enumerate(losses):
+            for lazy in (False, True):
+                with sj.lazy() if lazy else contextlib.nullcontext():
+                    g = sj.grad(f)(w * 1.0, x)
+                if not np.allclose(np.asarray(g), want[k], rtol=1e-5, atol=1e-6):
+                    wrong.append((k, lazy))
+
+    assert errors_while_evicting(step, 25) == []
+    assert wrong == []
