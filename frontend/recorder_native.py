@@ -1,13 +1,14 @@
 """The lazy recorder's hot path in C (the extension stablejit._recorder, built from
 frontend/_native/recorder.c by `pip install`), or recorder.Recorder's Python methods.
 
-Five parts: Recorder.apply / apply_scalar / apply_broadcast / execute in C; dispatch's
+Six parts: Recorder.apply / apply_scalar / apply_broadcast / execute in C; dispatch's
 fast binds and bind (FastBind); Tensor's arithmetic operators (`x * 2.0`, `x + b`:
 numpy/_elementwise's binary functions) as FastOp objects that record an op on a lazy
 backend or grad tape in C without entering Python at all, and call the Python operator
 for anything else; a composite's cached call (composite_call); and a graph's structural
 key (recorder.structural_entries), live values (recorder.live_pending) and grad's
-differentiated leaves (recorder.tape_leaves). The operators
+differentiated leaves (recorder.tape_leaves); grad's call on a tape (tape_one:
+autodiff._tape_one's steps around the user's function). The operators
 and fast binds also run an eager op on a device from C: its cached one-op program out of
 the device's op table (init_eager).
 
