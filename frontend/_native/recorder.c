@@ -3802,8 +3802,15 @@ tape_one(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     Py_ssize_t nx = PyList_GET_SIZE(xs);
     if ((before = PyList_New(nx)) == NULL)
         goto stopped;
-    for (Py_ssize_t k = 0; k < nx; k++)
-        PyList_SET_ITEM(before, k, Py_NewRef(SLOT(PyList_GET_ITEM(xs, k), T.data)));
+    for (Py_ssize_t k = 0; k < nx; k++) {
+        PyObject *x = PyList_GET_ITEM(xs, k);
+        PyObject *d = Py_IS_TYPE(x, T.cls) ? SLOT(x, T.data) : NULL;
+        if (d == NULL) { /* (GradTape.leaves gives Tensors: a broken override) */
+            PyErr_SetString(PyExc_TypeError, "a grad tape's leaf is no Tensor");
+            goto stopped;
+        }
+        PyList_SET_ITEM(before, k, Py_NewRef(d));
+    }
     if ((stack = stack_made()) == NULL || !PyList_CheckExact(stack)) {
         if (stack != NULL)
             PyErr_SetString(PyExc_TypeError, "the backend stack is no list");
