@@ -3620,6 +3620,17 @@ tape_results(PyObject *out, PyObject *xs, PyObject *before)
     return r;
 }
 
+/* A broken invariant of grad's C path (a stablejit bug, never the user's input): a
+ * TypeError that says so and how to go on meanwhile. */
+static void
+internal_error(const char *what)
+{
+    PyErr_Format(PyExc_TypeError,
+                 "grad's native path found %s: a bug in stablejit, not in your code. "
+                 "Run with STABLEJIT_NATIVE=0 (the Python path) meanwhile, and report it",
+                 what);
+}
+
 /* whether every leaf is a Tensor whose dtype kind may carry a gradient; -1 on error */
 static int
 differentiable(PyObject *leaves, int holomorphic)
@@ -3734,8 +3745,8 @@ tape_one(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
         return python_tape_one(args, nargs);
     Py_ssize_t nf = PyTuple_GET_SIZE(fargs);
     PyObject *flat = NULL, *xs = NULL, *before = NULL, *backend = NULL, *tape = NULL,
-             *call = NULL, *stack = NULL, *res = NULL, *slots = NULL, *done = NULL,
-             *grads = NULL, *value = NULL, *result = NULL;
+             *call = NULL, *stack = NULL, *res = NULL, *slots = NULL, *fast = NULL,
+             *done = NULL, *grads = NULL, *value = NULL, *result = NULL;
     flat = PyObject_CallOneArg(py_flatten, PyTuple_GET_ITEM(fargs, i));
     if (flat == NULL)
         return NULL;
@@ -3785,7 +3796,7 @@ tape_one(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     }
     if (diff == NULL || !PyList_CheckExact(diff) || PyList_GET_SIZE(diff) != n) {
         if (diff != NULL)
-            PyErr_SetString(PyExc_TypeError, "GradTape.leaves returned no list of leaves");
+            internal_error("GradTape.leaves returned no list of leaves");
         Py_XDECREF(diff);
         goto stopped;
     }
@@ -3806,14 +3817,14 @@ tape_one(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
         PyObject *x = PyList_GET_ITEM(xs, k);
         PyObject *d = Py_IS_TYPE(x, T.cls) ? SLOT(x, T.data) : NULL;
         if (d == NULL) { /* (GradTape.leaves gives Tensors: a broken override) */
-            PyErr_SetString(PyExc_TypeError, "a grad tape's leaf is no Tensor");
+            internal_error("a grad tape's leaf is no Tensor");
             goto stopped;
         }
         PyList_SET_ITEM(before, k, Py_NewRef(d));
     }
     if ((stack = stack_made()) == NULL || !PyList_CheckExact(stack)) {
         if (stack != NULL)
-            PyErr_SetString(PyExc_TypeError, "the backend stack is no list");
+            internal_error("the backend stack is no list");
         goto stopped;
     }
     if (PyList_Append(stack, tape) < 0)
@@ -3829,7 +3840,7 @@ tape_one(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     if (res == NULL)
         goto stopped;
     if (!PyTuple_CheckExact(res) || PyTuple_GET_SIZE(res) != 2) {
-        PyErr_SetString(PyExc_TypeError, "_tape_results returned no pair");
+        internal_error("_tape_results returned no pair");
         goto stopped;
     }
     slots = PyObject_CallMethodOneArg(tape, s_slots, PyTuple_GET_ITEM(res, 0));
@@ -3837,29 +3848,32 @@ tape_one(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
         goto stopped;
     if (PyObject_SetAttr(tape, s_recording, Py_False) < 0)
         goto error;
-    PyObject *nd = PyLong_FromSsize_t(n);
-    if (nd == NULL)
-        goto error;
-    PyObject *fast = finish_in_c(tape, backend, slots, PyTuple_GET_ITEM(res, 1), args[3],
-                                 holo, n);
-    if (fast != NULL) {
-        done = Py_BuildValue("(NiO)", fast, 1, Py_None);
-    }
-    else if (!PyErr_Occurred()) {
+    /* the derivative's outputs: f's (its value, then any aux leaves), then the grads;
+     * from C's finish (one output, no aux) or from _tape_finish's (outputs, n, aux) */
+    PyObject *aux_tree = Py_None;
+    Py_ssize_t n_out = 1;
+    PyObject *outs = fast = finish_in_c(tape, backend, slots, PyTuple_GET_ITEM(res, 1),
+                                        args[3], holo, n);
+    if (outs == NULL) {
+        if (PyErr_Occurred())
+            goto error;
+        PyObject *nd = PyLong_FromSsize_t(n);
         PyObject *fin[7] = {tape, f, slots, PyTuple_GET_ITEM(res, 1), nd, args[3], holo};
-        PyObject *finish = autodiff_fn(s_tape_finish);
-        done = finish == NULL ? NULL : PyObject_Vectorcall(finish, fin, 7, NULL);
+        PyObject *finish = nd ? autodiff_fn(s_tape_finish) : NULL;
+        done = finish ? PyObject_Vectorcall(finish, fin, 7, NULL) : NULL;
+        Py_XDECREF(nd);
+        if (done == NULL)
+            goto error;
+        if (PyTuple_CheckExact(done) && PyTuple_GET_SIZE(done) == 3) {
+            outs = PyTuple_GET_ITEM(done, 0);
+            n_out = PyLong_AsSsize_t(PyTuple_GET_ITEM(done, 1));
+            aux_tree = PyTuple_GET_ITEM(done, 2);
+        }
     }
-    Py_DECREF(nd);
-    if (done == NULL)
-        goto error;
-    PyObject *outs = PyTuple_CheckExact(done) && PyTuple_GET_SIZE(done) == 3
-                         ? PyTuple_GET_ITEM(done, 0) : NULL;
-    Py_ssize_t n_out = outs ? PyLong_AsSsize_t(PyTuple_GET_ITEM(done, 1)) : -1;
     if (outs == NULL || !PyList_CheckExact(outs) || n_out < 1 ||
         n_out > PyList_GET_SIZE(outs)) {
         if (!PyErr_Occurred())
-            PyErr_SetString(PyExc_TypeError, "_tape_finish returned no (outputs, n, aux)");
+            internal_error("_tape_finish returned no (outputs, n, aux)");
         goto error;
     }
     PyObject *rest = PyList_GetSlice(outs, n_out, PyList_GET_SIZE(outs));
@@ -3867,7 +3881,6 @@ tape_one(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     Py_XDECREF(rest);
     if (grads == NULL)
         goto error;
-    PyObject *aux_tree = PyTuple_GET_ITEM(done, 2);
     if (aux_tree == Py_None)
         value = Py_NewRef(PyList_GET_ITEM(outs, 0));
     else {
@@ -3907,6 +3920,7 @@ error:
     Py_XDECREF(stack);
     Py_XDECREF(res);
     Py_XDECREF(slots);
+    Py_XDECREF(fast);
     Py_XDECREF(done);
     Py_XDECREF(grads);
     Py_XDECREF(value);

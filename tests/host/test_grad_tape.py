@@ -547,3 +547,16 @@ def test_threads_taking_grads_on_tapes_get_their_own_gradients():
 
     assert errors_while_evicting(step, 25) == []
     assert wrong == []
+
+
+def test_a_broken_invariant_of_the_c_path_says_it_is_a_bug_and_how_to_go_on(monkeypatch):
+    """If an internal helper broke its contract, the C path's error names that, blames
+    stablejit and gives the way around it (the Python path), rather than a bare
+    TypeError from inside the extension."""
+    if not recorder_native.installed():
+        pytest.skip("the C path's own check")
+    monkeypatch.setattr(autodiff, "_tape_results", lambda out, xs, before: [out])
+    w = snp.asarray(W)
+    with pytest.raises(TypeError, match="_tape_results returned no pair: a bug in "
+                       "stablejit.*STABLEJIT_NATIVE=0"):
+        sj.grad(lambda v: (snp.sum(v), 1.0))(w)  # (a pair: _tape_results is asked)
