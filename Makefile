@@ -6,7 +6,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 
 # setup.py builds the native extensions (frontend/_native): a changed source rebuilds them
-$(VENV)/.installed: pyproject.toml setup.py frontend/_native/fastcall.c frontend/_native/recorder.c frontend/_native/slots.h frontend/_native/memo.h
+$(VENV)/.installed: pyproject.toml setup.py frontend/_native/fastcall.c frontend/_native/recorder.c frontend/_native/slots.h frontend/_native/memo.h frontend/_native/treedef.h
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
 	$(PY) -m pip install -q -e '.[test]'

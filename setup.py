@@ -9,7 +9,8 @@ from pathlib import Path
 from setuptools import Extension, setup
 
 # the headers the sources include (frontend/native_build.py's HEADERS)
-HEADERS = ["frontend/_native/slots.h", "frontend/_native/memo.h"]
+HEADERS = ["frontend/_native/slots.h", "frontend/_native/memo.h",
+           "frontend/_native/treedef.h"]
 
 
 def native(module: str, source: str) -> Extension:

@@ -8,7 +8,7 @@ import hashlib
 import importlib
 from pathlib import Path
 
-HEADERS = ("slots.h", "memo.h")  # what the sources include, in setup.py's digest too
+HEADERS = ("slots.h", "memo.h", "treedef.h")  # what the sources include, in setup.py's digest too
 
 
 def source_digest(name: str) -> str | None:

@@ -26,6 +26,7 @@
 
 #include "memo.h"
 #include "slots.h"
+#include "treedef.h"
 
 #ifndef SOURCE_DIGEST /* setup.py defines it: recorder_native.py refuses a stale build */
 #define SOURCE_DIGEST "unknown"
@@ -3516,6 +3517,50 @@ static PyObject *autodiff_dict, *grad_tape_dict, *py_tape_backend, *py_flatten,
 static PyObject *s_leaves, *s_slots, *c_kinds, *s_python_tape_one, *s_tape_results,
     *s_tape_finish, *s_tape_backend;
 
+/* the structure of the last differentiated argument whose nodes treedef.h walks: the next
+ * call's is checked against it before tree.flatten is asked (a training step passes the
+ * same one every call). Held under the GIL, as the module's other state. */
+static TreeDefSlots TD;
+static PyObject *last_arg_td;
+
+/* (leaves, treedef) of a differentiated argument: its leaves, Tensors laid out as the last
+ * argument's structure, or tree.flatten's answer (a new reference either way) */
+static PyObject *
+flatten_arg(PyObject *arg)
+{
+    if (last_arg_td != NULL) {
+        PyObject *td = Py_NewRef(last_arg_td), *leaves = PyList_New(0);
+        int same = leaves ? flatten_as(&TD, td, arg, T.cls, leaves, 0) : -1;
+        PyObject *res = same > 0 ? PyTuple_Pack(2, leaves, td) : NULL;
+        Py_XDECREF(leaves);
+        Py_DECREF(td);
+        if (res != NULL || same < 0)
+            return res;
+    }
+    PyObject *flat = PyObject_CallOneArg(py_flatten, arg);
+    if (flat != NULL && PyTuple_CheckExact(flat) && PyTuple_GET_SIZE(flat) == 2 &&
+        builds_as(&TD, PyTuple_GET_ITEM(flat, 1), 0)) {
+        Py_INCREF(PyTuple_GET_ITEM(flat, 1));
+        Py_XSETREF(last_arg_td, PyTuple_GET_ITEM(flat, 1));
+    }
+    return flat;
+}
+
+/* tree.unflatten(td, leaves), built in C where treedef.h builds td's nodes */
+static PyObject *
+unflatten_tree(PyObject *td, PyObject *leaves)
+{
+    if (PyList_CheckExact(leaves) && (td == last_arg_td || builds_as(&TD, td, 0))) {
+        PyObject *num = SLOT(td, TD.num_leaves);
+        Py_ssize_t pos = 0, n = num != NULL && PyLong_CheckExact(num)
+                                    ? PyLong_AsSsize_t(num) : -1;
+        if (n == PyList_GET_SIZE(leaves))
+            return unflatten_as(&TD, td, leaves, &pos);
+        PyErr_Clear(); /* (tree.unflatten says what differs) */
+    }
+    return PyObject_CallFunctionObjArgs(py_unflatten, td, leaves, NULL);
+}
+
 /* autodiff's function `name`, read from its module at each call as Python's global lookup
  * reads it (a test that swaps one sees both paths call its own); borrowed, or NULL with an
  * exception */
@@ -3747,7 +3792,7 @@ tape_one(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     PyObject *flat = NULL, *xs = NULL, *before = NULL, *backend = NULL, *tape = NULL,
              *call = NULL, *stack = NULL, *res = NULL, *slots = NULL, *fast = NULL,
              *done = NULL, *grads = NULL, *value = NULL, *result = NULL;
-    flat = PyObject_CallOneArg(py_flatten, PyTuple_GET_ITEM(fargs, i));
+    flat = flatten_arg(PyTuple_GET_ITEM(fargs, i));
     if (flat == NULL)
         return NULL;
     PyObject *leaves = PyTuple_CheckExact(flat) && PyTuple_GET_SIZE(flat) == 2
@@ -3801,8 +3846,7 @@ tape_one(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
         goto stopped;
     }
     ok = PyList_SetSlice(xs, 0, n, diff);
-    PyObject *tree_arg = ok < 0 ? NULL : PyObject_CallFunctionObjArgs(py_unflatten, td, diff,
-                                                                       NULL);
+    PyObject *tree_arg = ok < 0 ? NULL : unflatten_tree(td, diff);
     Py_DECREF(diff);
     if (tree_arg == NULL || (call = PyTuple_New(nf)) == NULL) {
         Py_XDECREF(tree_arg);
@@ -3877,7 +3921,7 @@ tape_one(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
         goto error;
     }
     PyObject *rest = PyList_GetSlice(outs, n_out, PyList_GET_SIZE(outs));
-    grads = rest ? PyObject_CallFunctionObjArgs(py_unflatten, td, rest, NULL) : NULL;
+    grads = rest ? unflatten_tree(td, rest) : NULL;
     Py_XDECREF(rest);
     if (grads == NULL)
         goto error;
@@ -3885,8 +3929,7 @@ tape_one(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
         value = Py_NewRef(PyList_GET_ITEM(outs, 0));
     else {
         PyObject *aux = PyList_GetSlice(outs, 1, n_out);
-        PyObject *a = aux ? PyObject_CallFunctionObjArgs(py_unflatten, aux_tree, aux, NULL)
-                          : NULL;
+        PyObject *a = aux ? unflatten_tree(aux_tree, aux) : NULL;
         Py_XDECREF(aux);
         value = a ? PyTuple_Pack(2, PyList_GET_ITEM(outs, 0), a) : NULL;
         Py_XDECREF(a);
@@ -3941,6 +3984,8 @@ init_grad(PyObject *module, PyObject *args)
     KEEP(py_tape_backend, backend);
     KEEP(py_flatten, flatten);
     KEEP(py_unflatten, unflatten);
+    if (treedef_slots((PyObject *)Py_TYPE(leaf), &TD) < 0)
+        return NULL;
     KEEP(tree_leaf, leaf);
     KEEP(needs_trace, needs);
     KEEP(autodiff_dict, globals); /* (last: tape_one reads it as "ready") */
