@@ -138,6 +138,10 @@ class Jitted:
             self._backend_spec = backend_for(in_shardings, out_shardings)
         self._cache = SingleFlightCache()
         self._fast: dict = {}
+        # the last pytree structure entered in _fast: (registry, TreeDef, the key's
+        # PyTreeDef); fastcall.c checks a call's arguments against it before jaxlib
+        # flattens them, and its key then compares that PyTreeDef by identity
+        self._structure = None
         self._epoch = writes.epoch  # see writes.py: a tensor a trace read was written,
         self._written = writes.written  # or (epoch alone) x64 mode changed
         self._simple = not (self.static_argnums or self.static_argnames or self.donate_argnums
@@ -240,6 +244,7 @@ class Jitted:
                                                                     strict=True)):
             self._fast[tuple(map(_fast_leaf, args))] = entry
             return
+        registry = tree._cpp_registry
         try:
             fast_leaves, structure = tree.fast_flatten(args)
         except (RecursionError, SystemError):  # too deep for C++: the general path only
@@ -250,7 +255,10 @@ class Jitted:
         try:
             self._fast[(structure, *map(_fast_leaf, leaves))] = entry
         except TypeError:  # unhashable aux data in the structure
-            pass
+            return
+        ours, td = tree.flatten(args)
+        if len(ours) == len(leaves) and all(a is b for a, b in zip(ours, leaves, strict=True)):
+            self._structure = (registry, td, structure)
 
     def _split(self, args, kwargs):
         """(static part, dynamic part) of the arguments."""

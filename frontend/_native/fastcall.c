@@ -20,6 +20,7 @@
 #include <structmember.h>
 
 #include "slots.h"
+#include "treedef.h"
 
 #ifndef SOURCE_DIGEST /* setup.py defines it: fastcall.py refuses a stale build */
 #define SOURCE_DIGEST "unknown"
@@ -30,7 +31,10 @@ static PyObject *s_fast, *s_epoch, *s_jepoch, *s_checks, *s_disabled, *s_registr
     *s_consume, *s_record, *s_outputs, *s_unflatten, *s_execute, *s_weak;
 /* slot offsets of Tensor, Entry and Program (their __slots__' member descriptors) */
 static TensorSlots T; /* Tensor and its slots' offsets */
-static Py_ssize_t e_prog, e_lazy, e_single, e_backend, e_out_types, e_out_weak, e_fast_out;
+static Py_ssize_t e_prog, e_lazy, e_single, e_backend, e_out_types, e_out_weak, e_fast_out,
+    e_out_tree;
+static TreeDefSlots TD; /* tree.TreeDef's slots: argument and output trees walked in C */
+static PyObject *s_structure;
 static Py_ssize_t p_execute, p_handlers;
 /* lazy_backend.Pending and the offset of its buffer slot; names of a LazyBackend's dict */
 static PyTypeObject *pending_cls, *program_cls;
@@ -87,6 +91,27 @@ must_ask_python(PyObject *jitted)
     return same < 0 ? -1 : !same;
 }
 
+/* (leaves, structure) of the arguments `argt` laid out as the jitted's last entered
+ * structure (Jitted._structure: the registry, our TreeDef and the jaxlib PyTreeDef that
+ * _fast's key holds), walked by treedef.h: jaxlib's flatten would give those leaves and
+ * an equal PyTreeDef, and the key then holds the key's own PyTreeDef, compared by
+ * identity rather than node by node. NULL, maybe with an exception, where it differs. */
+static PyObject *
+flatten_as_entered(PyObject *jitted, PyObject *registry, PyObject *argt)
+{
+    PyObject *memo = PyObject_GetAttr(jitted, s_structure), *res = NULL;
+    if (memo != NULL && PyTuple_CheckExact(memo) && PyTuple_GET_SIZE(memo) == 3 &&
+        PyTuple_GET_ITEM(memo, 0) == registry) {
+        PyObject *leaves = PyList_New(0);
+        if (leaves != NULL && flatten_as(&TD, PyTuple_GET_ITEM(memo, 1), argt, T.cls, leaves,
+                                         0) > 0)
+            res = PyTuple_Pack(2, leaves, PyTuple_GET_ITEM(memo, 2));
+        Py_XDECREF(leaves);
+    }
+    Py_XDECREF(memo);
+    return res;
+}
+
 /* The Entry for these arguments, or NULL (with no exception: a miss). *leaves gets a
  * new reference to the flattened leaves (a tuple or list). */
 static PyObject *
@@ -116,8 +141,11 @@ lookup(PyObject *jitted, PyObject *const *args, Py_ssize_t n, PyObject **leaves)
         /* pytrees: jaxlib's C++ flattener with our registry (tree.fast_flatten) */
         PyObject *registry = PyDict_GetItemWithError(tree_dict, s_registry);
         Py_XINCREF(registry); /* another thread may register a node (a new registry) */
-        PyObject *flat = registry ? PyObject_CallMethodOneArg(registry, s_flatten, argt)
-                                  : NULL;
+        PyObject *flat = registry ? flatten_as_entered(jitted, registry, argt) : NULL;
+        if (flat == NULL && registry != NULL) {
+            PyErr_Clear(); /* (jaxlib's flatten meets any error again) */
+            flat = PyObject_CallMethodOneArg(registry, s_flatten, argt);
+        }
         Py_XDECREF(registry);
         Py_DECREF(argt);
         if (flat == NULL || !PyTuple_Check(flat) || PyTuple_GET_SIZE(flat) != 2 ||
@@ -158,6 +186,22 @@ miss:
     return entry;
 }
 
+
+/* The output tree holding `outs`: built in C where treedef.h builds the entry's out_tree
+ * (a TreeDef of list, tuple, dict and None nodes), else by its jaxlib PyTreeDef */
+static PyObject *
+output_tree(PyObject *entry, PyObject *fast_out, PyObject *outs)
+{
+    PyObject *out_tree = SLOT(entry, e_out_tree);
+    PyObject *num = out_tree != NULL && Py_IS_TYPE(out_tree, TD.cls)
+                        ? SLOT(out_tree, TD.num_leaves) : NULL;
+    if (num != NULL && PyLong_CheckExact(num) && PyList_CheckExact(outs) &&
+        PyLong_AsSsize_t(num) == PyList_GET_SIZE(outs) && builds_as(&TD, out_tree, 0)) {
+        Py_ssize_t pos = 0;
+        return unflatten_as(&TD, out_tree, outs, &pos);
+    }
+    return PyObject_CallMethodOneArg(fast_out, s_unflatten, outs);
+}
 
 /* The call's result from the output buffers, as Entry.outputs (or the single output
  * tensor) makes it: one Tensor per buffer, rebuilt into the output tree by jaxlib's
@@ -200,7 +244,7 @@ outputs(PyObject *entry, PyObject *outs)
             goto done;
         PyList_SET_ITEM(tensors, i, t);
     }
-    res = PyObject_CallMethodOneArg(fast_out, s_unflatten, tensors);
+    res = output_tree(entry, fast_out, tensors);
 done:
     Py_XDECREF(tensors);
     Py_DECREF(types);
@@ -344,7 +388,7 @@ lazy_record(PyObject *entry, PyObject *leaves)
         }
     }
     res = is_single ? Py_NewRef(PySequence_Fast_GET_ITEM(outs, 0))
-                    : PyObject_CallMethodOneArg(fast_out, s_unflatten, outs);
+                    : output_tree(entry, fast_out, outs);
 done:
     Py_XDECREF(outs);
     Py_DECREF(backend);
@@ -541,12 +585,19 @@ init(PyObject *module, PyObject *args)
         slot_offset(entry, "out_types", &e_out_types) ||
         slot_offset(entry, "out_weak", &e_out_weak) ||
         slot_offset(entry, "fast_out", &e_fast_out) ||
+        slot_offset(entry, "out_tree", &e_out_tree) ||
         slot_offset(program, "execute", &p_execute) ||
         slot_offset(program, "handlers", &p_handlers))
         return NULL;
     if (module_dict(writes, &writes_dict) || module_dict(config, &config_dict) ||
         module_dict(debugging, &debugging_dict) || module_dict(tree, &tree_dict))
         return NULL;
+    PyObject *treedef = PyDict_GetItemString(tree_dict, "TreeDef");
+    if (treedef == NULL || treedef_slots(treedef, &TD) < 0) {
+        if (!PyErr_Occurred())
+            PyErr_SetString(PyExc_TypeError, "init: stablejit.tree has no TreeDef");
+        return NULL;
+    }
     if (tensor_slots(tensor, &T) < 0)
         return NULL;
     Py_RETURN_NONE;
@@ -588,6 +639,7 @@ PyInit__fastcall(void)
     INTERN(s_flushes, "flushes");
     INTERN(s_start_at, "_start_at");
     INTERN(s_ops_list, "ops");
+    INTERN(s_structure, "_structure");
 #undef INTERN
     PyObject *m = PyModule_Create(&moduledef);
     if (m == NULL)
