@@ -3503,6 +3503,105 @@ init_state(PyObject *module, PyObject *cls)
     Py_RETURN_NONE;
 }
 
+/* the functions GradTape(backend) runs (GradTape.__init__, Recorder.__init__,
+ * Recorder._new_graph) as init_tape found them: make_tape builds a tape in C only while
+ * they are still these (a test or subclass that replaces one gets its own) */
+static PyObject *tape_init_fns[3], *s_init, *s_device_buffers, *s_device, *s_name,
+    *s_also_reads, *s_new_lock, *graph_one, *max_ops_start;
+
+static int
+tape_fns_unchanged(void)
+{
+    PyTypeObject *rec = RS.cls;
+    if (tape_cls == NULL || rec == NULL || tape_init_fns[0] == NULL)
+        return 0;
+    PyObject *now[3] = {PyDict_GetItemWithError(tape_cls->tp_dict, s_init),
+                        PyDict_GetItemWithError(rec->tp_dict, s_init),
+                        PyDict_GetItemWithError(rec->tp_dict, s_new_graph)};
+    if (PyErr_Occurred())
+        return -1;
+    if (now[0] != tape_init_fns[0] || now[1] != tape_init_fns[1] ||
+        now[2] != tape_init_fns[2] || !PyFunction_Check(now[1]))
+        return 0;
+    /* recorder.new_lock: the native RLock (threading's needs its bound methods kept) */
+    PyObject *lock = PyDict_GetItemWithError(PyFunction_GET_GLOBALS(now[1]), s_new_lock);
+    return lock == (PyObject *)&RLockType ? 1 : PyErr_Occurred() ? -1 : 0;
+}
+
+/* GradTape(backend), made as its __init__ makes it (the target, Recorder.__init__'s
+ * attributes, _new_graph's empty graph, recording): tests/host/test_grad_tape.py compares
+ * the two attribute by attribute. A new reference, or NULL with an exception. */
+static PyObject *
+make_tape(PyObject *backend)
+{
+    int same = tape_fns_unchanged();
+    if (same <= 0)
+        return same < 0 ? NULL : PyObject_CallOneArg((PyObject *)tape_cls, backend);
+    PyObject *db = PyObject_GetAttr(backend, s_device_buffers);
+    int own = db ? PyObject_IsTrue(db) : -1;
+    Py_XDECREF(db);
+    PyObject *target = own < 0 ? NULL : own ? backend : recorder_slot(&RS, backend, RS.target);
+    if (target == NULL) {
+        if (PyErr_Occurred())
+            return NULL;
+        return PyObject_CallOneArg((PyObject *)tape_cls, backend); /* (its error) */
+    }
+    Py_INCREF(target);
+    PyObject *device = PyObject_GetAttr(target, s_device), *tname = NULL, *name = NULL,
+             *reads = NULL, *lock = NULL, *tape = NULL, *dict = NULL;
+    tname = device ? PyObject_GetAttr(target, s_name) : NULL;
+    if (tname != NULL && !PyUnicode_Check(tname)) { /* (f"{...}" formats it: Python's) */
+        tape = PyObject_CallOneArg((PyObject *)tape_cls, backend);
+        goto done;
+    }
+    name = tname ? PyUnicode_FromFormat("grad tape:%U", tname) : NULL;
+    reads = name ? PyTuple_Pack(1, target) : NULL;
+    lock = reads ? PyObject_CallNoArgs((PyObject *)&RLockType) : NULL;
+    tape = lock ? tape_cls->tp_alloc(tape_cls, 0) : NULL;
+    if (tape == NULL)
+        goto done;
+    /* the slots, as Recorder.__init__ and _new_graph set them */
+    const Py_ssize_t lists[] = {RS.tape, RS.locs, RS.types, RS.inputs, RS.keep, RS.pending};
+    const Py_ssize_t dicts[] = {RS.input_of, RS.constants, RS.broadcasts};
+    SLOT(tape, RS.target) = Py_NewRef(target);
+    SLOT(tape, RS.lock) = Py_NewRef(lock);
+    SLOT(tape, RS.graph) = Py_NewRef(graph_one);
+    SLOT(tape, RS.holds) = Py_NewRef(Py_False);
+    SLOT(tape, RS.ops) = PyLong_FromLong(0);
+    SLOT(tape, RS.max_ops) = Py_NewRef(max_ops_start);
+    for (size_t k = 0; k < sizeof lists / sizeof lists[0]; k++)
+        if ((SLOT(tape, lists[k]) = PyList_New(0)) == NULL)
+            Py_CLEAR(tape);
+    for (size_t k = 0; tape != NULL && k < sizeof dicts / sizeof dicts[0]; k++)
+        if ((SLOT(tape, dicts[k]) = PyDict_New()) == NULL)
+            Py_CLEAR(tape);
+    PyObject **dp = tape ? _PyObject_GetDictPtr(tape) : NULL;
+    if (tape != NULL && (dp == NULL || (*dp == NULL && (*dp = PyDict_New()) == NULL)))
+        Py_CLEAR(tape);
+    dict = tape ? Py_NewRef(*dp) : NULL;
+    if (dict != NULL && (PyDict_SetItem(dict, s_device, device) < 0 ||
+                         PyDict_SetItem(dict, s_name, name) < 0 ||
+                         PyDict_SetItem(dict, s_also_reads, reads) < 0 ||
+                         PyDict_SetItem(dict, s_recording, Py_True) < 0))
+        Py_CLEAR(tape);
+done:
+    Py_DECREF(target);
+    Py_XDECREF(device);
+    Py_XDECREF(tname);
+    Py_XDECREF(name);
+    Py_XDECREF(reads);
+    Py_XDECREF(lock);
+    Py_XDECREF(dict);
+    return tape;
+}
+
+/* recorder_native's test hook: make_tape(backend) as tape_one calls it */
+static PyObject *
+make_tape_py(PyObject *module, PyObject *backend)
+{
+    return make_tape(backend);
+}
+
 /* ---- grad's tape call: autodiff._python_tape_one in C --------------------------------
  * value_and_grad(f)(*args) w.r.t. args[i] on a GradTape, where every leaf is a Tensor: the
  * steps between the user's call and f, and between f and the derivative's run, were a
@@ -3828,7 +3927,7 @@ tape_one(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
         result = Py_NewRef(Py_None);
         goto error;
     }
-    tape = PyObject_CallOneArg((PyObject *)tape_cls, backend);
+    tape = make_tape(backend);
     if (tape == NULL)
         goto error;
     /* from here on, as _on_tape's try: a NeedsTrace is the answer, and the tape stops
@@ -3996,14 +4095,22 @@ init_grad(PyObject *module, PyObject *args)
 static PyObject *
 init_tape(PyObject *module, PyObject *cls)
 {
-    if (!PyType_Check(cls))
-        return PyErr_Format(PyExc_TypeError, "init_tape takes the GradTape class");
+    if (!PyType_Check(cls) || RS.cls == NULL)
+        return PyErr_Format(PyExc_TypeError, "init_tape takes the GradTape class, after "
+                                             "init_state");
     PyObject *slot = PyObject_GetAttr(cls, s_slot);
     if (slot == NULL)
         return NULL;
     Py_XSETREF(tape_slot, slot);
     Py_INCREF(cls);
     Py_XSETREF(tape_cls, (PyTypeObject *)cls);
+    PyObject *fns[3] = {PyDict_GetItemWithError(tape_cls->tp_dict, s_init),
+                        PyDict_GetItemWithError(RS.cls->tp_dict, s_init),
+                        PyDict_GetItemWithError(RS.cls->tp_dict, s_new_graph)};
+    for (int k = 0; k < 3; k++)
+        Py_XSETREF(tape_init_fns[k], Py_XNewRef(fns[k]));
+    if (PyErr_Occurred())
+        return NULL;
     Py_RETURN_NONE;
 }
 
@@ -4049,6 +4156,8 @@ static PyMethodDef methods[] = {
     {"init_grad", init_grad, METH_VARARGS,
      "init_grad(autodiff's globals, grad_tape's, grad_tape.tape_backend, spmd.runs_on, "
      "tree.flatten, tree.unflatten, tree.LEAF, NeedsTrace): what tape_one calls"},
+    {"make_tape", make_tape_py, METH_O,
+     "make_tape(backend): GradTape(backend), made in C as tape_one makes it"},
     {"tape_one", (PyCFunction)(void (*)(void))tape_one, METH_FASTCALL,
      "tape_one(f, args, i, has_aux, holomorphic): autodiff._tape_one in C"},
     {"init_tape", init_tape, METH_O,
@@ -4132,7 +4241,16 @@ PyInit__recorder(void)
     INTERN(s_new_graph, "_new_graph");
     INTERN(s_dump_to, "dump_to");
     INTERN(s_log_compiles, "log_compiles");
+    INTERN(s_init, "__init__");
+    INTERN(s_device_buffers, "device_buffers");
+    INTERN(s_device, "device");
+    INTERN(s_name, "name");
+    INTERN(s_also_reads, "also_reads");
+    INTERN(s_new_lock, "new_lock");
 #undef INTERN
+    if ((graph_one = PyLong_FromLong(1)) == NULL ||
+        (max_ops_start = PyLong_FromLongLong(1LL << 62)) == NULL)
+        return NULL;
     if ((one_type[0] = PyDict_New()) == NULL || (one_type[1] = PyDict_New()) == NULL ||
         (mixed_types = PyDict_New()) == NULL)
         return NULL;

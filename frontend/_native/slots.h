@@ -81,7 +81,7 @@ make_tensor(const TensorSlots *t, PyObject *data, PyObject *backend, PyObject *t
 typedef struct {
     PyTypeObject *cls;
     Py_ssize_t lock, target, graph, tape, locs, types, inputs, input_of, keep, pending,
-        broadcasts, holds, ops, max_ops;
+        constants, broadcasts, holds, ops, max_ops;
 } RecorderSlots;
 
 static inline int
@@ -97,6 +97,7 @@ recorder_slots(PyObject *cls, RecorderSlots *r)
         slot_offset(cls, "_inputs", &r->inputs) ||
         slot_offset(cls, "_input_of", &r->input_of) || slot_offset(cls, "_keep", &r->keep) ||
         slot_offset(cls, "_pending", &r->pending) ||
+        slot_offset(cls, "_constants", &r->constants) ||
         slot_offset(cls, "_broadcasts", &r->broadcasts) ||
         slot_offset(cls, "_holds_functions", &r->holds) ||
         slot_offset(cls, "_ops", &r->ops) || slot_offset(cls, "_max_ops", &r->max_ops))

@@ -614,3 +614,46 @@ def test_each_call_flattens_its_own_structure_whatever_came_before(lazy):
                                        rtol=1e-6, err_msg=f"{name} at {path}")
             want += weight(path) * float(np.sum(np.asarray(t) ** 2))
         np.testing.assert_allclose(float(value), want, rtol=1e-5, err_msg=name)
+
+
+def _tape_state(tape):
+    """Every attribute of a tape: its slots (Recorder's __slots__) and its dict."""
+    slots = {name: getattr(tape, name) for cls in type(tape).__mro__
+             for name in getattr(cls, "__slots__", ()) if hasattr(tape, name)}
+    return slots, dict(vars(tape))
+
+
+@pytest.mark.parametrize("where", ["device", "lazy"])
+def test_a_tape_made_in_c_is_the_tape_python_makes(where):
+    """tape_one makes its GradTape in C (recorder.c's make_tape): every slot and
+    attribute equal to GradTape(backend)'s, each container its own."""
+    if not recorder_native.installed():
+        pytest.skip("the C path's own tape")
+    from stablejit import _recorder, context
+    with sj.lazy() if where == "lazy" else contextlib.nullcontext():
+        backend = context.current_backend()
+        ours, theirs = _recorder.make_tape(backend), grad_tape.GradTape(backend)
+    assert type(ours) is grad_tape.GradTape
+    (slots, attrs), (want_slots, want_attrs) = _tape_state(ours), _tape_state(theirs)
+    assert slots.keys() == want_slots.keys() and attrs == want_attrs
+    for name, value in slots.items():
+        want = want_slots[name]
+        assert type(value) is type(want), name
+        if isinstance(value, (list, dict)):
+            assert value == want and value is not want, name
+        elif name != "_lock":
+            assert value == want, name
+
+
+def test_a_replaced_tape_init_is_called_by_the_c_path(monkeypatch):
+    """A GradTape.__init__ (or Recorder's) replaced after import is the one that runs."""
+    made = []
+    real = grad_tape.GradTape.__init__
+
+    def init(self, backend):
+        made.append(backend)
+        real(self, backend)
+
+    monkeypatch.setattr(grad_tape.GradTape, "__init__", init)
+    sj.grad(lambda v: snp.sum(v * v))(snp.asarray(W))
+    assert len(made) == 1
