@@ -3612,7 +3612,7 @@ make_tape_py(PyObject *module, PyObject *backend)
  * so both paths make the same tape and raise the same errors at the user's line. */
 
 static PyObject *autodiff_dict, *grad_tape_dict, *py_tape_backend, *py_flatten,
-    *py_unflatten, *tree_leaf, *needs_trace, *py_runs_on;
+    *py_unflatten, *tree_leaf, *needs_trace, *py_runs_on, *s_meshes;
 static PyObject *s_leaves, *s_slots, *c_kinds, *s_python_tape_one, *s_tape_results,
     *s_tape_finish, *s_tape_backend;
 
@@ -3799,6 +3799,25 @@ differentiable(PyObject *leaves, int holomorphic)
  * one of its device's, so run_function would pick `backend` (dispatch.backend_for), and
  * runs_on(fn, backend) says the derivative runs there: its outputs recorded by the
  * backend's execute. NULL with no exception where _tape_finish decides. */
+/* runs_on(fn, backend) where spmd's memo (_MESHES: id(fn) -> (fn, its mesh)) says fn
+ * names no mesh: backend, whatever backend is (runs_on's answer then). NULL with no
+ * exception where runs_on must answer (not remembered yet, or a mesh). */
+static PyObject *
+runs_here(PyObject *fn, PyObject *backend)
+{
+    PyObject *meshes = PyFunction_Check(py_runs_on)
+                           ? PyDict_GetItemWithError(PyFunction_GET_GLOBALS(py_runs_on),
+                                                     s_meshes) : NULL;
+    PyObject *id = meshes != NULL && PyDict_CheckExact(meshes) ? PyLong_FromVoidPtr(fn) : NULL;
+    PyObject *hit = id ? PyDict_GetItemWithError(meshes, id) : NULL;
+    Py_XDECREF(id);
+    PyErr_Clear(); /* (runs_on meets any error again) */
+    if (hit != NULL && PyTuple_CheckExact(hit) && PyTuple_GET_SIZE(hit) == 2 &&
+        PyTuple_GET_ITEM(hit, 0) == fn && PyTuple_GET_ITEM(hit, 1) == Py_None)
+        return Py_NewRef(backend);
+    return NULL;
+}
+
 static PyObject *
 finish_in_c(PyObject *tape, PyObject *backend, PyObject *slots, PyObject *out_tree,
             PyObject *has_aux, PyObject *holo, Py_ssize_t n_diff)
@@ -3859,7 +3878,9 @@ finish_in_c(PyObject *tape, PyObject *backend, PyObject *slots, PyObject *out_tr
         PyObject *b = Py_IS_TYPE(t, T.cls) ? SLOT(t, T.backend) : NULL;
         here = b == backend || b == target;
     }
-    PyObject *runs = here ? PyObject_CallFunctionObjArgs(py_runs_on, fn, backend, NULL) : NULL;
+    PyObject *runs = here ? runs_here(fn, backend) : NULL;
+    if (here && runs == NULL)
+        runs = PyObject_CallFunctionObjArgs(py_runs_on, fn, backend, NULL);
     PyObject *outs = NULL;
     if (runs == backend) {
         PyObject *ex[3] = {backend, fn, inputs};
@@ -4247,6 +4268,7 @@ PyInit__recorder(void)
     INTERN(s_name, "name");
     INTERN(s_also_reads, "also_reads");
     INTERN(s_new_lock, "new_lock");
+    INTERN(s_meshes, "_MESHES");
 #undef INTERN
     if ((graph_one = PyLong_FromLong(1)) == NULL ||
         (max_ops_start = PyLong_FromLongLong(1LL << 62)) == NULL)
