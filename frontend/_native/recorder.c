@@ -3504,9 +3504,10 @@ init_state(PyObject *module, PyObject *cls)
 }
 
 /* the functions GradTape(backend) runs (GradTape.__init__, Recorder.__init__,
- * Recorder._new_graph) as init_tape found them: make_tape builds a tape in C only while
- * they are still these (a test or subclass that replaces one gets its own) */
-static PyObject *tape_init_fns[3], *s_init, *s_device_buffers, *s_device, *s_name,
+ * Recorder._new_graph) and GradTape.slots, as init_tape found them: make_tape builds a
+ * tape and result_slots reads its slots in C only while they are still these (a test or
+ * subclass that replaces one gets its own) */
+static PyObject *tape_init_fns[4], *s_init, *s_result_slots, *s_slots, *s_device_buffers, *s_device, *s_name,
     *s_also_reads, *s_new_lock, *graph_one, *max_ops_start;
 
 static int
@@ -3595,6 +3596,32 @@ done:
     return tape;
 }
 
+/* GradTape.slots(results) (the results' slots, kept as tape._result_slots), in C where
+ * each result is a pending value of the tape, as the method's common case reads it; the
+ * method itself for anything else, or where it was replaced */
+static PyObject *
+result_slots(PyObject *tape, PyObject *results)
+{
+    PyObject *fn = PyDict_GetItemWithError(tape_cls->tp_dict, s_slots);
+    if (fn == NULL || fn != tape_init_fns[3] || !PyList_CheckExact(results))
+        return PyErr_Occurred() ? NULL : PyObject_CallMethodOneArg(tape, s_slots, results);
+    Py_ssize_t n = PyList_GET_SIZE(results);
+    PyObject *slots = PyTuple_New(n);
+    for (Py_ssize_t k = 0; slots != NULL && k < n; k++) {
+        PyObject *t = PyList_GET_ITEM(results, k);
+        PyObject *d = Py_IS_TYPE(t, T.cls) && SLOT(t, T.backend) == tape ? SLOT(t, T.data)
+                                                                          : NULL;
+        if (d == NULL || !Py_IS_TYPE(d, &PendingType)) {
+            Py_DECREF(slots);
+            return PyObject_CallMethodOneArg(tape, s_slots, results);
+        }
+        PyTuple_SET_ITEM(slots, k, Py_NewRef(((PendingObject *)d)->slot));
+    }
+    if (slots != NULL && PyObject_SetAttr(tape, s_result_slots, slots) < 0)
+        Py_CLEAR(slots);
+    return slots;
+}
+
 /* recorder_native's test hook: make_tape(backend) as tape_one calls it */
 static PyObject *
 make_tape_py(PyObject *module, PyObject *backend)
@@ -3613,7 +3640,7 @@ make_tape_py(PyObject *module, PyObject *backend)
 
 static PyObject *autodiff_dict, *grad_tape_dict, *py_tape_backend, *py_flatten,
     *py_unflatten, *tree_leaf, *needs_trace, *py_runs_on, *s_meshes;
-static PyObject *s_leaves, *s_slots, *c_kinds, *s_python_tape_one, *s_tape_results,
+static PyObject *s_leaves, *c_kinds, *s_python_tape_one, *s_tape_results,
     *s_tape_finish, *s_tape_backend;
 
 /* the structure of the last differentiated argument whose nodes treedef.h walks: the next
@@ -4007,7 +4034,7 @@ tape_one(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
         internal_error("_tape_results returned no pair");
         goto stopped;
     }
-    slots = PyObject_CallMethodOneArg(tape, s_slots, PyTuple_GET_ITEM(res, 0));
+    slots = result_slots(tape, PyTuple_GET_ITEM(res, 0));
     if (slots == NULL)
         goto stopped;
     if (PyObject_SetAttr(tape, s_recording, Py_False) < 0)
@@ -4125,10 +4152,11 @@ init_tape(PyObject *module, PyObject *cls)
     Py_XSETREF(tape_slot, slot);
     Py_INCREF(cls);
     Py_XSETREF(tape_cls, (PyTypeObject *)cls);
-    PyObject *fns[3] = {PyDict_GetItemWithError(tape_cls->tp_dict, s_init),
+    PyObject *fns[4] = {PyDict_GetItemWithError(tape_cls->tp_dict, s_init),
                         PyDict_GetItemWithError(RS.cls->tp_dict, s_init),
-                        PyDict_GetItemWithError(RS.cls->tp_dict, s_new_graph)};
-    for (int k = 0; k < 3; k++)
+                        PyDict_GetItemWithError(RS.cls->tp_dict, s_new_graph),
+                        PyDict_GetItemWithError(tape_cls->tp_dict, s_slots)};
+    for (int k = 0; k < 4; k++)
         Py_XSETREF(tape_init_fns[k], Py_XNewRef(fns[k]));
     if (PyErr_Occurred())
         return NULL;
@@ -4269,6 +4297,7 @@ PyInit__recorder(void)
     INTERN(s_also_reads, "also_reads");
     INTERN(s_new_lock, "new_lock");
     INTERN(s_meshes, "_MESHES");
+    INTERN(s_result_slots, "_result_slots");
 #undef INTERN
     if ((graph_one = PyLong_FromLong(1)) == NULL ||
         (max_ops_start = PyLong_FromLongLong(1LL << 62)) == NULL)

@@ -645,15 +645,18 @@ def test_a_tape_made_in_c_is_the_tape_python_makes(where):
             assert value == want, name
 
 
-def test_a_replaced_tape_init_is_called_by_the_c_path(monkeypatch):
-    """A GradTape.__init__ (or Recorder's) replaced after import is the one that runs."""
-    made = []
-    real = grad_tape.GradTape.__init__
+@pytest.mark.parametrize("method", ["__init__", "slots"])
+def test_a_replaced_tape_method_is_called_by_the_c_path(method, monkeypatch):
+    """A GradTape method the C path does itself (making the tape, reading its result
+    slots), replaced after import, is the one that runs, and the gradient stays right."""
+    calls = []
+    real = getattr(grad_tape.GradTape, method)
 
-    def init(self, backend):
-        made.append(backend)
-        real(self, backend)
+    def replaced(self, *args):
+        calls.append(method)
+        return real(self, *args)
 
-    monkeypatch.setattr(grad_tape.GradTape, "__init__", init)
-    sj.grad(lambda v: snp.sum(v * v))(snp.asarray(W))
-    assert len(made) == 1
+    monkeypatch.setattr(grad_tape.GradTape, method, replaced)
+    g = sj.grad(lambda v: snp.sum(v * v))(snp.asarray(W))
+    assert calls == [method]
+    np.testing.assert_allclose(np.asarray(g), 2 * W, rtol=1e-6)
