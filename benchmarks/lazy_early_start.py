@@ -2,10 +2,11 @@
 
     python benchmarks/lazy_early_start.py          # STABLEJIT_PLATFORM=cuda on a GPU
 
-A Function of LazyBackend._START_AT ops or more (grad's derivative, a jitted update)
-starts the pending graph at once on the host; elsewhere the step stays one program
-(docs/native.md). This times each step in lazy() both ways, plain eager and under jit,
-in alternating batches in one process (medians per call, microseconds).
+With the early start on (a backend's _start_at lowered to LazyBackend._START_AT), a
+Function of that many ops or more (grad's derivative, a jitted update) starts the
+pending graph at once; by default it is off and a step is one program (docs/native.md,
+"One program per step"). This times each step in lazy() both ways, plain eager and
+under jit, in alternating batches in one process (medians per call, microseconds).
 """
 
 from __future__ import annotations
@@ -15,8 +16,9 @@ import stablejit
 import stablejit.numpy as snp
 from common import digits_setup, paired_per_call
 from lazy import mlp_step
+from stablejit.lazy_backend import LazyBackend
 
-ON, OFF = 64, 1 << 62
+ON, OFF = LazyBackend._START_AT, 1 << 62
 
 
 def _lazy(backend, start_at, step, read):

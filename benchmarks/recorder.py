@@ -112,17 +112,11 @@ def _steps() -> list[tuple[str, object, object]]:
 def step_split(run, result, steps: int = 1500) -> tuple[float, ...]:
     """Median (record, flush, run) of one training step in lazy(): its Python recorded;
     the flush (graph key, program lookup, PJRT's dispatch); the wait for the program.
-    grad's derivative does not start the graph early here (LazyBackend._START_AT), so
-    that the record column is the recording alone (benchmarks/lazy.py times the steps
-    as they run, early start included)."""
+    grad's derivative does not start the graph early (the default: LazyBackend._START_AT),
+    so the record column is the recording alone."""
     rec, flush, wait = [], [], []
-    with stablejit.lazy() as backend:
-        backend._start_at = 1 << 62
-    try:
-        for _ in range(steps):
-            _one_step(run, result, rec, flush, wait)
-    finally:
-        backend._start_at = backend._START_AT
+    for _ in range(steps):
+        _one_step(run, result, rec, flush, wait)
     return tuple(float(np.median(v)) for v in (rec, flush, wait))
 
 

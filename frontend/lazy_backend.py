@@ -31,7 +31,6 @@ from . import compilation, config, recorder
 from .backends import XlaBackend
 from .recorder import Pending, Recorder, function_of, structural_key
 from .runtime.cache import SingleFlightCache
-from .runtime.client import platform_of
 from .tensor import Tensor
 
 log = logging.getLogger("stablejit")
@@ -43,21 +42,22 @@ class LazyBackend(Recorder):
     """Records ops for the device of `target` (an XlaBackend) and runs them in batches."""
 
     batches_ops = True
-    # A recorded Function of this many ops or more (grad's derivative, a jitted step)
-    # starts the graph at once, so the device computes it while Python records what
-    # follows, as eager execution overlaps them. On the host too, since its waits poll
-    # (runtime/buffers.py): paired batches of benchmarks/lazy.py's steps (2026-11-26),
-    # digits step (adam) 141 -> 120 us against plain eager's 102 us; MLP step 156 -> 153
-    # us against eager's 158 us. (Before the poll, the host measured the other way, and
-    # never started early.) On the host only: a GPU's launch is asynchronous already,
-    # so starting early overlaps nothing there, and it splits a step into two programs,
-    # each with a launch that costs the CPU 30-130 us on the H200 measured
-    # (docs/devices.md, "Measured on a GPU"); there a step stays one graph, one program.
+    # A recorded Function of _START_AT ops or more (grad's derivative, a jitted step) can
+    # start the graph at once, so the device computes it while Python records what
+    # follows; a backend does so where its _start_at is lowered to it (tests, and
+    # benchmarks/lazy_early_start.py, which times both ways). Off by default on every
+    # platform: it splits a step into two programs, each with its launch. On a GPU a
+    # launch is asynchronous already (starting early overlaps nothing; each launch
+    # costs the CPU 30-130 us on the H200 measured, docs/devices.md). On the host it
+    # helped while recording a step cost ~50 us (digits step 141 -> 120 us, 2026-11-26);
+    # with recording at ~25 us (2026-11-27), one program was faster in each of 4 runs of
+    # lazy_early_start.py for the digits step (130-178 us against 136-205) and even for
+    # the MLP step (150-205 against 151-205): docs/native.md, "One program per step".
     _START_AT = 64
 
     def __init__(self, target: XlaBackend):
         super().__init__(target)
-        self._start_at = self._START_AT if platform_of(target.device) == "host" else 1 << 62
+        self._start_at = 1 << 62  # (the early start off: see _START_AT)
         self.name = f"lazy:{target.name}"
         self.flushes = 0  # how many graphs ran (for tests and the benchmark)
         # graph key -> Program: the counterpart of jit's signature cache in front of the

@@ -297,10 +297,9 @@ def test_graph_keys_are_the_same_on_both_paths():
                 sj.grad(lambda v: snp.sum(v * v))(x), x + 1.0)
 
     with sj.lazy() as b:
-        b._start_at = 1 << 62  # (one graph: the derivative does not start it)
+        assert b._start_at >= 1 << 62  # (one graph: the derivative does not start it)
         program(_x() + 0.0)
         tape = list(b._tape)
-        b._start_at = b._START_AT
     assert any(len(e) == 4 for e in tape) and any(e[0] == "inline" for e in tape)
     native = recorder_native._recorder.structural_entries(tape)
     assert native == recorder._python_structural_entries(tape)
