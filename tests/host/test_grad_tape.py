@@ -20,6 +20,7 @@ from stablejit import autodiff, grad_tape, lazy_backend, nn, recorder_native
 from stablejit.errors import EscapedTracerError
 
 from tests.support.threads import errors_while_evicting
+from tests.support.trees import path_weight, structures
 
 
 @pytest.fixture(autouse=True, params=["native", "python"])
@@ -562,46 +563,19 @@ def test_a_broken_invariant_of_the_c_path_says_it_is_a_bug_and_how_to_go_on(monk
         sj.grad(lambda v: (snp.sum(v), 1.0))(w)  # (a pair: _tape_results is asked)
 
 
-class _Pair(__import__("typing").NamedTuple):
-    first: object
-    second: object
-
-
-def _structures():
-    """Differentiated arguments one after another: recorder.c checks each call's tree
-    against the last one's structure before asking tree.flatten, so each is preceded by
-    one that differs from it in one way (keys, node kind, length, depth, a None, a leaf
-    where a list was) or not at all (the same structure with other leaves)."""
-    a, b, c, d = (snp.asarray(RNG.standard_normal(3).astype(np.float32)) for _ in range(4))
-    return [
-        ("list of dicts", [{"w": a, "b": b}, {"w": c, "b": d}]),
-        ("the same, other leaves", [{"w": d, "b": c}, {"w": b, "b": a}]),
-        ("other keys", [{"w": a, "c": b}, {"w": c, "b": d}]),
-        ("a tuple for the list", ({"w": a, "b": b}, {"w": c, "b": d})),
-        ("shorter", [{"w": a, "b": b}]),
-        ("deeper", [{"w": a, "b": {"x": b}}]),
-        ("keys not in sorted order", {"b": b, "a": a}),
-        ("the same, inserted the other way", {"a": c, "b": d}),
-        ("int keys", {2: a, 1: b}),
-        ("a namedtuple", _Pair(a, b)),
-        ("a None node", [a, None, b]),
-        ("one tensor", a),
-        ("a list where a leaf was", [a, [b, c]]),
-        ("a leaf where a list was", [[a, b], c]),
-    ]
-
-
 @pytest.mark.parametrize("lazy", [False, True], ids=["eager", "lazy"])
 def test_each_call_flattens_its_own_structure_whatever_came_before(lazy):
-    """The loss weights each leaf by its path: the tree it is given and the gradients
-    it returns must have every leaf at its own path, call after call."""
-    def weight(path):
-        return 1.0 + sum(map(ord, sj.tree.keystr(path))) % 7
+    """recorder.c checks each call's differentiated tree against the last one's structure
+    before tree.flatten is asked. The loss weights each leaf by its path: the tree it is
+    given and the gradients it returns must have every leaf at its own path, call after
+    call."""
+    weight = path_weight
 
     def loss(p):
         return sum(weight(k) * snp.sum(v * v) for k, v in sj.tree.leaves_with_path(p))
 
-    cases = _structures()
+    cases = structures(*(snp.asarray(RNG.standard_normal(3).astype(np.float32))
+                         for _ in range(4)))
     for name, tree in cases + cases[::-1]:
         with sj.lazy() if lazy else contextlib.nullcontext():
             value, grads = sj.value_and_grad(loss)(tree)

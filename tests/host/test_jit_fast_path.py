@@ -19,6 +19,8 @@ import stablejit.numpy as snp
 from stablejit import tree
 from stablejit.jit import Jitted
 
+from tests.support.trees import path_weight, structures
+
 
 class Pair(NamedTuple):
     a: object
@@ -122,41 +124,18 @@ def test_reregistered_node_is_flattened_the_new_way():
     assert tree.fast_flatten(box)[0][0] is box.b
 
 
-def _structures():
-    """Arguments one after another: fastcall.c checks each call's tree against the last
-    structure entered in the cache before jaxlib flattens it, so each follows one that
-    differs from it in one way (keys, node kind, length, depth, a None, a leaf where a
-    list was, a leaf that is no tensor) or not at all (the same structure, other leaves)."""
-    a, b, c, d = (snp.asarray(np.arange(3, dtype=np.float32) + k) for k in range(4))
-    return [
-        ("list of dicts", [{"w": a, "b": b}, {"w": c, "b": d}]),
-        ("the same, other leaves", [{"w": d, "b": c}, {"w": b, "b": a}]),
-        ("other keys", [{"w": a, "c": b}, {"w": c, "b": d}]),
-        ("a tuple for the list", ({"w": a, "b": b}, {"w": c, "b": d})),
-        ("shorter", [{"w": a, "b": b}]),
-        ("deeper", [{"w": a, "b": {"x": b}}]),
-        ("keys not in sorted order", {"b": b, "a": a}),
-        ("the same, inserted the other way", {"b": d, "a": c}),
-        ("int keys", {2: a, 1: b}),
-        ("a namedtuple", Pair(a, b)),
-        ("a None node", [a, None, b]),
-        ("a list where a leaf was", [a, [b, c]]),
-        ("a leaf where a list was", [[a, b], c]),
-        ("a numpy leaf", [[a, b], np.arange(3, dtype=np.float32)]),
-    ]
-
-
 @pytest.mark.parametrize("lazy", [False, True], ids=["eager", "lazy"])
 def test_each_call_is_keyed_and_rebuilt_as_its_own_structure_whatever_came_before(lazy):
-    """Each leaf scaled by a weight of its path: the function must see every leaf at its
-    own path and the outputs come back in the argument's structure, call after call,
-    with one trace per structure."""
-    def weight(path):
-        return 1.0 + sum(map(ord, tree.keystr(path))) % 7
-
+    """fastcall.c checks each call's tree against the last structure entered in the cache
+    before jaxlib flattens it. Each leaf scaled by a weight of its path: the function
+    must see every leaf at its own path and the outputs come back in the argument's
+    structure, call after call, with one trace per structure."""
+    weight = path_weight
     f = stablejit.jit(lambda t: tree.map_with_path(lambda p, v: v * weight(p), t))
     f.warn_recompiles = False  # (a new structure each call, on purpose)
-    cases = _structures()
+    a, b, c, d = (snp.asarray(np.arange(3, dtype=np.float32) + k) for k in range(4))
+    # (and a leaf that is no tensor: jaxlib's flatten, then the general path)
+    cases = [*structures(a, b, c, d), ("a numpy leaf", [[a, b], np.arange(3, dtype=np.float32)])]
     for name, arg in cases + cases[::-1] + cases:
         with stablejit.lazy() if lazy else contextlib.nullcontext():
             got = f(arg)
