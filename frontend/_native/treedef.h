@@ -56,16 +56,17 @@ flatten_as(const TreeDefSlots *ts, PyObject *td, PyObject *obj, PyTypeObject *le
                  : !PyTuple_CheckExact(obj) || PyTuple_GET_SIZE(obj) != n)
             return 0;
         for (Py_ssize_t k = 0; k < n; k++) {
-            /* (a list's item held: a leaf's __eq__ cannot run here, but stay safe) */
+            /* (a dict key's __eq__ deeper down may run Python that changes the list:
+             * its length read again, its item held while walked) */
+            if (list && k >= PyList_GET_SIZE(obj))
+                return 0;
             PyObject *c = Py_NewRef(list ? PyList_GET_ITEM(obj, k) : PyTuple_GET_ITEM(obj, k));
-            int r = list && k >= PyList_GET_SIZE(obj)
-                        ? 0 : flatten_as(ts, PyTuple_GET_ITEM(children, k), c, leaf_type, out,
-                                         depth + 1);
+            int r = flatten_as(ts, PyTuple_GET_ITEM(children, k), c, leaf_type, out, depth + 1);
             Py_DECREF(c);
             if (r <= 0)
                 return r;
         }
-        return 1;
+        return !list || PyList_GET_SIZE(obj) == n;
     }
     if (kind == (PyObject *)&PyDict_Type) {
         /* td's aux: the sorted keys; a dict of as many keys holding each has the same */
@@ -84,7 +85,7 @@ flatten_as(const TreeDefSlots *ts, PyObject *td, PyObject *obj, PyTypeObject *le
             if (r <= 0)
                 return r;
         }
-        return 1;
+        return PyDict_GET_SIZE(obj) == n; /* (unchanged by a key's __eq__ on the way) */
     }
     return 0; /* a registered node or a namedtuple: tree.flatten's */
 }
