@@ -196,6 +196,24 @@ def test_eager_grad_of_shard_map_inside_lazy(functions):
     np.testing.assert_allclose(np.asarray(got), np.asarray(want), rtol=2e-5, atol=2e-5)
 
 
+@pytest.mark.parametrize("name", ["sharding_constraint", "shard_map", "sharded_jit"])
+def test_eager_grad_inside_lazy_runs_where_the_first_call_ran_call_after_call(name, functions):
+    """Eager grad of a function over a mesh, in lazy(), again and again: the same
+    gradient on the same devices every call. (grad's tape stops at the mesh and the
+    traced path runs it; a repeated tape that did reach recorder.c's C finish would be
+    run there only where spmd's memo says its derivative names no mesh.)"""
+    ours, theirs = functions[name]
+    want = jax.grad(lambda w: jnp.sum(theirs(X, w) ** 2))(W)
+    grad = stablejit.grad(lambda w: snp.sum(ours(X, w) ** 2))
+    placed = []
+    for _ in range(3):
+        with stablejit.lazy():
+            got = grad(snp.asarray(W))
+        np.testing.assert_allclose(np.asarray(got), np.asarray(want), rtol=2e-5, atol=2e-5)
+        placed.append((got._backend.name, got.sharding))
+    assert placed[1:] == placed[:1] * 2
+
+
 def test_eager_grad_of_shard_map_called_again_gives_the_same_gradient(functions):
     ours, _ = functions["shard_map"]
     grad = stablejit.grad(lambda w: snp.sum(ours(X, w) ** 2))
