@@ -256,7 +256,10 @@ class Jitted:
             self._fast[(structure, *map(_fast_leaf, leaves))] = entry
         except TypeError:  # unhashable aux data in the structure
             return
-        ours, td = tree.flatten(args)
+        try:
+            ours, td = tree.flatten(args)
+        except ValueError:  # too deep for Python's recursion limit: no structure kept
+            return
         if len(ours) == len(leaves) and all(a is b for a, b in zip(ours, leaves, strict=True)):
             self._structure = (registry, td, structure)
 
