@@ -24,13 +24,15 @@ import tempfile
 
 SMALL, LARGE = 30, 130
 
-# the recorded graphs: the 30-op chain of benchmarks/lazy.py, and its MLP step
-# (grad of the loss on a tape, then the SGD update), recorded with no early start
+# the recorded graphs: the 30-op chain of benchmarks/lazy.py, its MLP step (grad of the
+# loss on a tape, then the SGD update) and its digits step (value_and_grad of
+# examples/digits_mlp.py's loss, then adam's jitted update), recorded with no early start
 _PRELUDE = """
 import sys
 import numpy as np
 import stablejit, stablejit.numpy as snp
 sys.path.insert(0, {bench!r})
+from common import digits_setup
 from lazy import chain, mlp_step
 rng = np.random.default_rng(0)
 X = snp.asarray(np.linspace(-1, 1, 1000, dtype=np.float32))
@@ -43,7 +45,14 @@ def mlp(p, x, y):
     g = stablejit.grad(mlp_step(snp, p, x, y))(p)
     return [a - 0.1 * b for a, b in zip(p, g, strict=True)]
 
-CASES = {{"chain": lambda: chain(snp, X), "mlp": lambda: mlp(P, XB, YB)}}
+DIGITS, DX, DY, OPT, DP, DS = digits_setup()
+
+def adam(p, s, x, y):
+    loss, grads = stablejit.value_and_grad(DIGITS.loss_fn)(p, x, y)
+    return OPT.update(grads, s, p), loss
+
+CASES = {{"chain": lambda: chain(snp, X), "mlp": lambda: mlp(P, XB, YB),
+          "digits": lambda: adam(DP, DS, DX, DY)}}
 
 def record(case):
     with stablejit.lazy() as b:
@@ -85,7 +94,7 @@ def main() -> None:
     try:
         print("main-thread instructions per recorded graph (callgrind, "
               f"{LARGE} - {SMALL} graphs)")
-        for case in ("chain", "mlp"):
+        for case in ("chain", "mlp", "digits"):
             for native in paths:
                 small = main_thread_instructions(f.name, case, SMALL, native)
                 large = main_thread_instructions(f.name, case, LARGE, native)
