@@ -634,3 +634,34 @@ def test_a_replaced_tape_method_is_called_by_the_c_path(method, monkeypatch):
     g = sj.grad(lambda v: snp.sum(v * v))(snp.asarray(W))
     assert calls == [method]
     np.testing.assert_allclose(np.asarray(g), 2 * W, rtol=1e-6)
+
+
+def test_a_repeated_lazy_tape_asks_runs_on_unless_the_mesh_memo_says_no_mesh(monkeypatch):
+    """The C finish of a repeated tape in lazy() takes runs_on's answer from spmd's memo
+    only where it says the derivative names no mesh; where the memo names one, runs_on
+    itself is asked (it would run the derivative over that mesh)."""
+    if not recorder_native.installed():
+        pytest.skip("the C finish's own shortcut")
+    from stablejit import spmd
+    asked = []
+
+    def mesh_of(fn):  # runs_on's lookup, counted; the mesh read from fn, not the memo
+        asked.append(fn)
+        return spmd.program_mesh(fn)
+
+    w = snp.asarray(W)
+    grad = sj.grad(lambda v: snp.sum(snp.tanh(v) ** 2))
+    for _ in range(2):  # the derivative built, then found by the C finish
+        with sj.lazy():
+            want = np.asarray(grad(w))
+    fn = grad_tape._last[2]
+    monkeypatch.setattr(spmd, "_mesh_of", mesh_of)
+    with sj.lazy():
+        got = grad(w)
+    assert asked == []  # (the memo: no mesh)
+    np.testing.assert_array_equal(np.asarray(got), want)
+    monkeypatch.setitem(spmd._MESHES, id(fn), (fn, object()))  # the memo names a mesh
+    with sj.lazy():
+        got = grad(w)
+    assert asked == [fn]  # runs_on asked (and found no mesh in fn itself)
+    np.testing.assert_array_equal(np.asarray(got), want)
