@@ -145,13 +145,22 @@ def _run_plan(x: Tensor, plan: tuple, index) -> Tensor:
         if len(step) == 2:
             out = bind(step[0], (out,), step[1])[0]
             continue
-        values = [i for i in (index if type(index) is tuple else (index,)) if type(i) is int]
-        runtime, dynamic = x._backend.runtime_scalar, []
-        for i, (axis, n) in zip(values, step[2], strict=True):
-            if not -n <= i < n:
-                raise _out_of_bounds(i, axis, n)
-            dynamic.append((axis, runtime(i % n, DEFAULT_INT), True))
-        out = _dynamic(out, dynamic)
+        # (dynamic_slice, its sizes' Attrs, (axis, size) of each int, the other axes)
+        runtime = x._backend.runtime_scalar
+        starts = [None] * out.ndim
+        if step[3]:
+            zero = out._backend.scalar(0, DEFAULT_INT)  # (a constant: as _dynamic makes it)
+            for axis in step[3]:
+                starts[axis] = zero
+        k = 0
+        for i in (index if type(index) is tuple else (index,)):
+            if type(i) is int:
+                axis, n = step[2][k]
+                if not -n <= i < n:
+                    raise _out_of_bounds(i, axis, n)
+                starts[axis] = runtime(i % n, DEFAULT_INT)
+                k += 1
+        out = bind(step[0], (out, *starts), step[1])[0]
     return out
 
 
@@ -242,7 +251,9 @@ def getitem(x: Tensor, index, mode: str | None = None, fill_value=None) -> Tenso
         out = bind(plan[-1][0], (out,), plan[-1][1])[0]
     if dynamic:
         out = _dynamic(out, dynamic)
-        plan.append((so.dynamic_slice, None, tuple(int_axes)))
+        ints = {axis for axis, _ in int_axes}
+        plan.append((so.dynamic_slice, kept_attrs(_SIZES, "sizes", out.shape), tuple(int_axes),
+                     tuple(a for a in range(out.ndim) if a not in ints)))
     shape = []
     for item in out_shape:
         shape.append(1 if item[0] == "new" else out.shape[item[1]])
