@@ -5,6 +5,10 @@ timings of benchmarks/recorder.py move by 30-50% on a shared 2-core host
 
     python benchmarks/recorder_instructions.py            # native and Python paths
     python benchmarks/recorder_instructions.py --native   # the native path only
+    python benchmarks/recorder_instructions.py --native 'm[3]x10'   # named cases only
+
+The cases: the 30-op chain, the MLP step and the digits step of benchmarks/lazy.py, and
+ten calls each of x[3], y[:, None] and reshape (benchmarks/recorder.py's slow rows).
 
 Each case records its graph SMALL and LARGE times in two processes under callgrind
 (address randomisation off, one output per thread) and reports the main thread's
@@ -51,8 +55,14 @@ def adam(p, s, x, y):
     loss, grads = stablejit.value_and_grad(DIGITS.loss_fn)(p, x, y)
     return OPT.update(grads, s, p), loss
 
+M = snp.asarray(rng.standard_normal((16, 8)).astype(np.float32))
+
 CASES = {{"chain": lambda: chain(snp, X), "mlp": lambda: mlp(P, XB, YB),
-          "digits": lambda: adam(DP, DS, DX, DY)}}
+          "digits": lambda: adam(DP, DS, DX, DY),
+          # the indexing and reshape rows of benchmarks/recorder.py, ten calls a graph
+          "m[3]x10": lambda: [M[3] for _ in range(10)],
+          "y[:,None]x10": lambda: [YB[:, None] for _ in range(10)],
+          "reshapex10": lambda: [snp.reshape(M, (8, 16)) for _ in range(10)]}}
 
 def record(case):
     with stablejit.lazy() as b:
@@ -94,12 +104,14 @@ def main() -> None:
     try:
         print("main-thread instructions per recorded graph (callgrind, "
               f"{LARGE} - {SMALL} graphs)")
-        for case in ("chain", "mlp", "digits"):
+        chosen = [a for a in sys.argv[1:] if not a.startswith("--")]
+        for case in chosen or ["chain", "mlp", "digits", "m[3]x10", "y[:,None]x10",
+                               "reshapex10"]:
             for native in paths:
                 small = main_thread_instructions(f.name, case, SMALL, native)
                 large = main_thread_instructions(f.name, case, LARGE, native)
                 path = "native" if native else "python"
-                print(f"{case:6} {path:7} {(large - small) / (LARGE - SMALL):12,.0f}")
+                print(f"{case:12} {path:7} {(large - small) / (LARGE - SMALL):12,.0f}")
     finally:
         os.unlink(f.name)
 
