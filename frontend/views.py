@@ -37,6 +37,8 @@ class View:
     """How a view was taken from its base. Its NumPy layout is made when first asked
     for (reshape's view-or-copy decision, shares_memory): most views never need it."""
 
+    # _make_layout: the function giving this view's layout from its parent's, and the
+    # parent's View (None: the parent is the base), kept as data rather than a closure
     __slots__ = ("base", "forward", "backward", "writable", "_layout", "_make_layout")
 
     def __init__(self, base, forward, backward, make_layout, writable):
@@ -46,7 +48,9 @@ class View:
     @property
     def layout(self) -> np.ndarray:
         if self._layout is None:
-            self._layout, self._make_layout = self._make_layout(), None
+            g, parent = self._make_layout
+            self._layout = g(layout_of(self.base) if parent is None else parent.layout)
+            self._make_layout = None
         return self._layout
 
 
@@ -122,9 +126,6 @@ def make_view(parent, result, forward, backward, layout, writable: bool = True):
     pv = parent._view
     if pv is None:
         base, f, b = parent, forward, backward
-
-        def make_layout(g=layout):
-            return g(layout_of(base))
     else:
         base, pf, pb = pv.base, pv.forward, pv.backward
         writable = writable and pv.writable
@@ -134,13 +135,11 @@ def make_view(parent, result, forward, backward, layout, writable: bool = True):
 
         def b(r, new, pf=pf, pb=pb, g=backward):
             return pb(r, g(pf(r), new))
-
-        def make_layout(g=layout):
-            return g(pv.layout)
-    if base._aliases is None:
-        base._aliases = Aliases()
-    result._view = View(base, f, b, make_layout, writable)
-    base._aliases.add(result)
+    aliases = base._aliases
+    if aliases is None:
+        aliases = base._aliases = Aliases()
+    result._view = View(base, f, b, (layout, pv), writable)
+    aliases.add(result)
     return result
 
 
