@@ -125,7 +125,8 @@ def follow_boundary(fn):
     @functools.wraps(fn)
     def boundary(*args, **kwargs):
         try:
-            b = _first_backend(args)
+            # (the first argument a tensor, the common case, read without a call)
+            b = args[0]._backend if args and type(args[0]) is Tensor else _first_backend(args)
             if b is None and kwargs:
                 b = _first_backend(kwargs.values())
             if b is None or b is context._global_default or not b.concrete \
