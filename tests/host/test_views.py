@@ -278,6 +278,38 @@ def test_shares_memory_and_may_share_memory_answer_as_numpy(a_index, b_index):
     assert not snp.shares_memory(t, snp.asarray(BASE))
 
 
+# views of views: each one's layout is made from its parent's, not from the base's
+# (View.layout), over transposes, strided slices, integer indices and reshapes
+NESTED = {
+    "slice of a transpose": lambda a: a.T[1:],
+    "transpose of a slice": lambda a: a[1:].T,
+    "strided slice of a strided slice": lambda a: a[:, ::2][::-1, 1:],
+    "row of a transpose": lambda a: a.T[2],
+    "reshape of a row, sliced": lambda a: a[1].reshape(2, 3)[:, 1:],
+    "three levels": lambda a: a.T[::2][:, 1:][1],
+}
+GRID = np.arange(24, dtype=np.float32).reshape(4, 6)
+
+
+@pytest.mark.parametrize("name", NESTED)
+def test_a_view_of_a_view_shares_memory_and_reshapes_as_numpy(name):
+    n, t = GRID.copy(), snp.asarray(GRID)
+    nv, v = NESTED[name](n), NESTED[name](t)
+    for region in [(0,), (3,), (slice(None), 0), (slice(None), 5), (slice(1, 3), slice(2, 4))]:
+        assert snp.shares_memory(v, t[region]) == np.shares_memory(nv, n[region]), region
+    try:
+        np.reshape(nv, (-1,), copy=False)
+        numpy_copies = False
+    except ValueError:
+        numpy_copies = True
+    if numpy_copies:
+        with pytest.raises(ValueError, match="without a copy"):
+            snp.reshape(v, (-1,), copy=False)
+    else:
+        flat = snp.reshape(v, (-1,), copy=False)
+        assert snp.shares_memory(flat, t)
+
+
 def test_reshape_copy_false_raises_where_numpy_would_copy():
     t = snp.asarray(BASE)
     with pytest.raises(ValueError, match="without a copy"):
