@@ -73,6 +73,9 @@ def _op_key(prim, attrs, tensors, regions):
     return key + tuple(f.key() for f in regions) if regions else key
 
 
+_SCALAR_TYPES: dict = {}  # a dtype's name -> the 0-d TensorType of that dtype
+
+
 def scalar_key(value, dtype: dt.DType):
     """A dict key for a number made a constant of `dtype` (see keys.exact_key)."""
     return dtype, exact_key(value)
@@ -354,7 +357,10 @@ class XlaBackend(ProgramBackend):
             buf = buffers.to_device(np.asarray(value, dtype=dtype.np), self.device)
             if len(self._scalars) < 4096:
                 self._scalars[key] = buf
-        return Tensor(buf, self, TensorType((), dtype), weak)
+        t = _SCALAR_TYPES.get(dtype.name)  # (a str key: a DType hashes in Python)
+        if t is None:
+            t = _SCALAR_TYPES[dtype.name] = TensorType((), dtype)
+        return Tensor(buf, self, t, weak)
 
     def runtime_scalar(self, value, dtype: dt.DType) -> Tensor:
         return self.scalar(value, dtype)  # a cached device buffer
