@@ -251,7 +251,11 @@ def test_exported_vjp_with_a_symbolic_batch(model):
         x = np.random.default_rng(n).normal(size=(n, *features)).astype(np.float32)
         got = stablejit.grad(lambda x: snp.sum(exp.call(x) ** 2))(x)
         want = stablejit.grad(lambda x: snp.sum(f(x) ** 2))(x)
-        np.testing.assert_allclose(np.asarray(got), np.asarray(want), rtol=1e-5, atol=1e-6)
+        # (atol against the gradient's scale: a GPU picks its convolution algorithm by
+        # shape, so the symbolic program sums in another order than the concrete one)
+        want = np.asarray(want)
+        np.testing.assert_allclose(np.asarray(got), want, rtol=1e-5,
+                                   atol=1e-5 * np.abs(want).max())
 
 
 # (argument shapes, constraints, call arguments' shapes, what the error says)

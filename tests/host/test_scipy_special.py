@@ -101,8 +101,10 @@ CASES = [
     *_unary("logit", PROB),
     *_unary("expit", NORMAL_X, f64=False),
     *_unary("entr", ENTR_P),
+    # (a difference of gammaln terms near 1.7, so float32's rounding leaves ~1e-6: at
+    # (3.4, 0.5) jax's answer on an H200 is 1.2e-6 from SciPy's float64 one, ours 6e-7)
     *_case("betaln", special.betaln, jsp.betaln, np.abs(GAMMA_X) + 0.1,
-           np.abs(GAMMA_X[::-1]) + 0.5, rtol=3e-5),
+           np.abs(GAMMA_X[::-1]) + 0.5, rtol=3e-5, atol=2e-6),
     *_case("xlogy", special.xlogy, jsp.xlogy, XLOGY_X, XLOGY_Y),
     *_case("xlog1py", special.xlog1py, jsp.xlog1py, XLOGY_X, XLOGY_Y - 1, f64=False),
     # jax's rel_entr is inf for a nan argument and nan for (inf, 1); SciPy's, and ours,
