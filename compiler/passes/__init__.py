@@ -7,12 +7,15 @@ from .cse import cse
 from .dce import dce
 from .fold import fold
 from .fusion import fuse
+from .pin import pin_constants
 from .verify import verify
 
 # fuse is not in the pipeline: XLA fuses kernels itself and nothing here runs per
 # cluster (a lazy graph is compiled whole), so its clusters are a report, made where one
 # is shown (explain, STABLEJIT_DUMP_TO's ir.txt)
-DEFAULT_PIPELINE = (fold, cse, dce)
+# (pin_constants after fold: what fold leaves of constants, StableHLO's and XLA's folders
+# must not round on the compiling host)
+DEFAULT_PIPELINE = (fold, pin_constants, cse, dce)
 
 
 def optimize(fn: Function, *, check: bool = False) -> Function:
@@ -26,4 +29,4 @@ def optimize(fn: Function, *, check: bool = False) -> Function:
     return fn
 
 
-__all__ = ["verify", "dce", "cse", "fold", "fuse", "optimize", "DEFAULT_PIPELINE"]
+__all__ = ["verify", "dce", "cse", "fold", "fuse", "pin_constants", "optimize", "DEFAULT_PIPELINE"]

@@ -2,7 +2,13 @@
 
 Folding: an op whose operands are all constants is evaluated with its reference rule
 and becomes a constant, if the result is small (large constants bloat the program;
-XLA folds those itself).
+XLA folds those itself) and the rule gives the bits every device gives: data movement,
+comparisons, integer arithmetic and IEEE's correctly rounded float arithmetic. Anything
+else (exp, a float sum, a product, a decomposition) runs on the device, as it runs when
+its operands are buffers, or jit of a function of constants would differ from the same
+function run eagerly: an eigh folded by NumPy's LAPACK gave other eigenvector signs than
+the GPU's cuSOLVER, so a sampler drew other numbers under jit than eagerly. (pin.py keeps
+StableHLO's and XLA's folders from evaluating what this one leaves.)
 Simplification: identities that are exact for every input — x+(-0.0), x-(+0.0), x*1, x/1,
 neg(neg(x)), no-op reshape/transpose/convert/broadcast/slice/reverse, one rule per
 primitive in the SIMPLIFY table. x*0 is not rewritten for floats (NaN*0 is NaN). Both
@@ -24,14 +30,14 @@ FOLD_LIMIT = 1024  # elements
 _GENERATORS = (so.constant, so.broadcast_in_dim, so.iota)
 
 
-def _constant_of(v: Value, producers: dict) -> np.ndarray | None:
+def constant_of(v: Value, producers: dict) -> np.ndarray | None:
     op = producers.get(v)
     if op is None:
         return None
     if op.prim is so.constant:
         return op.attrs["value"].array
     if op.prim is so.broadcast_in_dim:  # splat constants are usually broadcasts
-        inner = _constant_of(op.operands[0], producers)
+        inner = constant_of(op.operands[0], producers)
         if inner is not None and inner.size == 1 and not v.type.symbolic:
             return np.broadcast_to(inner.reshape(()), v.type.shape)
     return None
@@ -69,6 +75,40 @@ def fold(fn: Function) -> Function:
     return rewrite(fn, rule)
 
 
+# The ops whose reference rule gives every device's bits: moving data, comparing,
+# selecting, and (exact) arithmetic that IEEE defines to the bit.
+_MOVES = frozenset({"constant", "iota", "broadcast_in_dim", "reshape", "transpose", "slice",
+                    "concatenate", "pad", "reverse", "dynamic_slice", "dynamic_update_slice",
+                    "gather", "select", "clamp",
+                    "maximum", "minimum", "eq", "ne", "lt", "le", "gt", "ge", "and", "or",
+                    "xor", "not", "shift_left", "shift_right", "bitcast_convert", "real",
+                    "imag", "conj", "complex", "is_finite", "sign", "floor", "ceil",
+                    "round", "neg", "abs", "reduce_max", "reduce_min", "reduce_and",
+                    "reduce_or", "argmax", "argmin", "cummax", "cummin", "nextafter"})
+# correctly rounded for real floats (not complex: its products and quotients are each
+# library's own formula), exact for integers
+_ROUNDED = frozenset({"add", "subtract", "divide", "remainder"})
+# exact for integers only: a float sum's order is the device's, and a float product is
+# not always rounded alone (XLA contracts x * y + z into one fused multiply-add, as it
+# does when x and y are buffers)
+_INTEGER_ONLY = frozenset({"multiply", "reduce_sum", "reduce_prod", "cumsum", "cumprod",
+                           "dot_general"})
+
+
+def exact(op: Op) -> bool:
+    """The op's reference rule gives the bits the device gives, for these operands."""
+    name, kinds = op.prim.name, {v.type.dtype.kind for v in op.operands}
+    if name == "convert":  # float to integer is the platform's outside the range
+        return not (kinds & set("fc") and op.results[0].type.dtype.kind in "iub")
+    if name in _INTEGER_ONLY:
+        return not kinds & set("fc")
+    if name in _ROUNDED and "c" in kinds:
+        return False
+    if name == "abs" and "c" in kinds:  # a hypot
+        return False
+    return name in _MOVES or name in _ROUNDED
+
+
 def _fold(op: Op, producers):
     # an exported module's reference rule runs XLA (its IR is gone): never at compile time
     if op.prim in _GENERATORS or op.regions or not op.operands or op.prim.family == "exported":
@@ -76,7 +116,9 @@ def _fold(op: Op, producers):
     # (a symbolic result's size is known only when the exported function runs)
     if any(r.type.symbolic or r.type.size > FOLD_LIMIT for r in op.results):
         return None
-    values = [_constant_of(v, producers) for v in op.operands]
+    if not exact(op):
+        return None
+    values = [constant_of(v, producers) for v in op.operands]
     if any(v is None for v in values):
         return None
     outs = run_op(op, values)
@@ -106,7 +148,7 @@ def _double_neg(op: Op, producers):
 
 
 def _constants(op: Op, producers):
-    return [_constant_of(v, producers) for v in op.operands]
+    return [constant_of(v, producers) for v in op.operands]
 
 
 # For floats only -0.0 is the additive identity (-0.0 + 0.0 is +0.0), and x - (+0.0).
@@ -120,7 +162,7 @@ def _add_zero(op: Op, producers):
 
 
 def _subtract_zero(op: Op, producers):
-    rhs = _constant_of(op.operands[1], producers)
+    rhs = constant_of(op.operands[1], producers)
     return (op.operands[0],) if _is_zero(rhs, op.operands[0].type.dtype, False) else None
 
 
@@ -132,7 +174,7 @@ def _multiply_one(op: Op, producers):
 
 
 def _divide_one(op: Op, producers):
-    return (op.operands[0],) if _is_all(_constant_of(op.operands[1], producers), 1) else None
+    return (op.operands[0],) if _is_all(constant_of(op.operands[1], producers), 1) else None
 
 
 SIMPLIFY = {

@@ -5,10 +5,11 @@ import numpy as np
 import pytest
 from stablejit.compiler import dtypes as dt
 from stablejit.compiler.builder import Builder
-from stablejit.compiler.interpreter import interpret
-from stablejit.compiler.ir import Literal, TensorType
-from stablejit.compiler.passes import cse, dce, fold, optimize, verify
+from stablejit.compiler.interpreter import interpret, run_op
+from stablejit.compiler.ir import Attrs, Literal, Op, TensorType
+from stablejit.compiler.passes import cse, dce, fold, optimize, pin_constants, verify
 from stablejit.compiler.passes.fold import FOLD_LIMIT
+from stablejit.compiler.passes.rewrite import rewrite
 from stablejit.compiler.registry import ALL
 
 F32 = dt.float32
@@ -117,14 +118,14 @@ def test_fold_evaluates_ops_on_constants():
     g = B(T((3,)))
     (x,) = g.params
     c = g("add", g.const(2.0), g.const(3.0))
-    c = g("multiply", c, g.const(4.0))
+    c = g("divide", c, g.const(4.0))
     before = g.build(g("add", x, g("broadcast_in_dim", c, shape=(3,), broadcast_dimensions=())))
     after = dce(fold(before))
     msg = f"before:\n{before}\nafter:\n{after}"
-    assert count(before, "multiply") == 1 and count(after, "multiply") == 0, msg
+    assert count(before, "divide") == 1 and count(after, "divide") == 0, msg
     assert prims(after) == ["constant", "broadcast_in_dim", "add"], msg
     folded = next(op for op in after.ops if op.prim.name == "constant")
-    assert folded.attrs["value"].array == np.float32(20.0), msg
+    assert folded.attrs["value"].array == np.float32(1.25), msg
     run_and_compare(before, after, np.arange(3, dtype=np.float32))
 
 
@@ -137,17 +138,129 @@ def test_fold_sees_through_splat_broadcasts():
     np.testing.assert_array_equal(interpret(after, [])[0], np.full(4, 16, np.int32))
 
 
-def test_fold_evaluates_an_op_with_several_results():
-    """A folded multi-result op becomes one constant per result (the rewrite driver took
-    only the last new op's results and raised on eigh or svd of a constant in jit)."""
+def test_the_rewrite_driver_takes_new_ops_that_define_an_ops_results():
+    """A rule may replace a multi-result op by one new op per result, each defining the
+    op's own Value (the driver took only the last new op's results and raised on eigh
+    or svd of a constant when fold evaluated them)."""
     g = B(T((2,)))
     (x,) = g.params
-    m = g.const(np.array([[2.0, 1.0], [1.0, 3.0]], np.float32), shape=())
-    w, v = g.b.bind(ALL["eigh"], [m], {"lower": True})
+    matrix = np.array([[2.0, 1.0], [1.0, 3.0]], np.float32)
+    w, v = g.b.bind(ALL["eigh"], [g.const(matrix, shape=())], {"lower": True})
     before = g.build(g("add", x, w), v)
-    after = dce(fold(before))
+
+    def evaluate(op):
+        if op.prim.name != "eigh":
+            return None
+        outs = run_op(op, [matrix])
+        return [Op(ALL["constant"], (), Attrs({"value": Literal(o)}), (r,), op.loc)
+                for o, r in zip(outs, op.results, strict=True)]
+
+    after = dce(rewrite(before, evaluate))
     assert count(after, "eigh") == 0, f"before:\n{before}\nafter:\n{after}"
     run_and_compare(before, after, np.ones(2, np.float32))
+
+
+def _unary(name, value, dtype=F32):
+    def build(g):
+        return g(name, g.const(value, dtype, shape=(3,)))
+    return build
+
+
+def _binary(name, a, b, dtype=F32):
+    def build(g):
+        return g(name, g.const(a, dtype, shape=(3,)), g.const(b, dtype, shape=(3,)))
+    return build
+
+
+def _reduce(name, dtype):
+    def build(g):
+        return g(name, g.const(3, dtype, shape=(4,)), axes=(0,))
+    return build
+
+
+def _dot(dtype):
+    def build(g):
+        a = g.const(3, dtype, shape=(2, 2))
+        return g("dot_general", a, a, contracting=((1,), (0,)), batch=((), ()))
+    return build
+
+
+def _convert(value, src, dst):
+    def build(g):
+        return g("convert", g.const(value, src, shape=(3,)), dtype=dst)
+    return build
+
+
+# (an op of constants, whether fold evaluates it): only what every device computes to
+# the same bits as NumPy's reference (moves, comparisons, correctly rounded arithmetic
+# on real floats, integers); jit of constants must give the eager bits
+FOLDS = {
+    "add f32": (_binary("add", 1.5, 2.25), True),
+    "divide f32": (_binary("divide", 1.0, 3.0), True),
+    "multiply i32": (_binary("multiply", 7, 9, dt.int32), True),
+    "maximum f32": (_binary("maximum", 1.0, 2.0), True),
+    "compare": (_binary("lt", 1.0, 2.0), True),
+    "sum i32": (_reduce("reduce_sum", dt.int32), True),
+    "max f32": (_reduce("reduce_max", F32), True),
+    "dot i32": (_dot(dt.int32), True),
+    "convert i32 -> f32": (_convert(3, dt.int32, F32), True),
+    "exp": (_unary("exp", 0.3), False),
+    "tanh": (_unary("tanh", 0.3), False),
+    "sqrt": (_unary("sqrt", 2.0), False),
+    "sum f32": (_reduce("reduce_sum", F32), False),
+    "prod f32": (_reduce("reduce_prod", F32), False),
+    "dot f32": (_dot(F32), False),
+    "multiply f32": (_binary("multiply", 1.5, 3.0), False),
+    "multiply c64": (_binary("multiply", 1 + 2j, 3 - 1j, dt.complex64), False),
+    "abs c64": (_unary("abs", 3 + 4j, dt.complex64), False),
+    "convert f32 -> i32": (_convert(3.5, F32, dt.int32), False),
+}
+
+
+@pytest.mark.parametrize("case", list(FOLDS))
+def test_fold_evaluates_only_what_every_device_computes_alike(case):
+    build, folds = FOLDS[case]
+    g = B()
+    before = g.build(build(g))
+    after = dce(fold(before))
+    computed = [p for p in prims(after) if p not in ("constant", "broadcast_in_dim")]
+    assert (computed == []) is folds, f"before:\n{before}\nafter:\n{after}"
+    run_and_compare(before, after)
+
+
+@pytest.mark.parametrize("case", list(FOLDS))
+def test_pin_holds_the_constants_of_what_fold_leaves(case):
+    """The operands of an op that fold leaves pass a barrier, so StableHLO's and XLA's
+    folders do not evaluate it on the compiling host either; ops on parameters and ops
+    fold would evaluate pass none."""
+    build, folds = FOLDS[case]
+    g = B()
+    before = g.build(build(g))
+    after = pin_constants(before)
+    assert count(after, "optimization_barrier") == (0 if folds else 1), str(after)
+    barrier = next((op for op in after.ops if op.prim.name == "optimization_barrier"), None)
+    if barrier is not None:  # right in front of the op it holds
+        op = after.ops[after.ops.index(barrier) + 1]
+        assert op.operands == barrier.results and op.prim.name not in ("constant",)
+    run_and_compare(before, after)
+    g = B(T((3,)))
+    on_a_parameter = g.build(g("exp", g("add", g.params[0], g.const(1.0, shape=(3,)))))
+    assert pin_constants(on_a_parameter) is on_a_parameter
+
+
+def test_pin_holds_constants_inside_a_region():
+    inner = B(T(()))
+    body = inner.build(inner("add", inner.params[0], inner("exp", inner.const(0.5))))
+    pinned = pin_constants(body)
+    assert count(pinned, "optimization_barrier") == 1, str(pinned)
+    g = B(T(()))
+    (out,) = g.b.bind(ALL["checkpoint"], [g.params[0]], {"prevent_cse": True},
+                      regions=[body])
+    outer = g.build(out)
+    after = pin_constants(outer)
+    (op,) = [op for op in after.ops if op.regions]
+    assert count(op.regions[0], "optimization_barrier") == 1, str(after)
+    run_and_compare(outer, after, np.float32(2.0))
 
 
 def test_fold_leaves_large_results_to_xla():
