@@ -59,7 +59,14 @@ def lower(fn: Function, *, optimize: bool = True, donated=(),
     `platform` (some emission rules depend on it)."""
     if optimize:
         fn = passes.optimize(fn, check=config.verify())
-    return fn, emit_module(fn, module_name=fn.name, donated=donated, platform=platform)
+    return fn, program_text(fn, module_name=fn.name, donated=donated, platform=platform)
+
+
+def program_text(fn: Function, **emit_options) -> str:
+    """The StableHLO text XLA gets for `fn`: every program (jit, an eager op, a lazy
+    graph, an export, a partitioned one) is written here, its operands held where XLA
+    would compute other bits than the ops give on buffers (compiler/passes/hold.py)."""
+    return emit_module(passes.hold_operands(fn), **emit_options)
 
 
 class Program:

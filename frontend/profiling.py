@@ -21,9 +21,9 @@ import numpy as np
 
 from . import config, tree
 from .backends import XlaBackend
-from .compilation import compile_text
+from .compilation import compile_text, program_text
 from .compiler import passes
-from .compiler.emitter import emit_module, host_callbacks
+from .compiler.emitter import host_callbacks
 from .explain import parse_arg
 from .jit import Jitted, jit
 from .platforms import default_platform
@@ -72,7 +72,7 @@ class Profile:
         (self.ir, *_), self.trace_s = _timed(lambda: jitted.trace(self.args, {}))
         self.optimized_ir, self.passes_s = _timed(
             lambda: passes.optimize(self.ir, check=config.verify()))
-        self.stablehlo, self.emit_s = _timed(lambda: emit_module(
+        self.stablehlo, self.emit_s = _timed(lambda: program_text(
             self.optimized_ir, module_name=self.optimized_ir.name, platform=backend.platform))
         exe, self.outcome, self.compile_s = compile_text(
             self.stablehlo, self.device, name=self.name,

@@ -21,9 +21,9 @@ import numpy as np
 
 from . import config, tree
 from .backends import ProgramBackend, XlaBackend, native
+from .compilation import program_text
 from .compiler import dtypes as dt
 from .compiler import passes
-from .compiler.emitter import emit_module
 from .compiler.ir import Function, TensorType
 from .compiler.primitives.sharding import program_mesh, sharding_attr, sharding_constraint
 from .context import concrete_default
@@ -256,7 +256,7 @@ class SpmdProgram:
         ins = tuple(s if isinstance(s, NamedSharding) and s.mesh == mesh else replicated
                     for s in shardings)
         opt = passes.optimize(fn, check=config.verify()) if self.optimize else fn
-        text = emit_module(
+        text = program_text(
             opt, module_name=self.name, mesh=mesh,
             arg_shardings=[sharding_attr(s.dims(p.type.ndim)) for s, p in
                            zip(ins, fn.params, strict=True)],

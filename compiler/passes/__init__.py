@@ -7,15 +7,14 @@ from .cse import cse
 from .dce import dce
 from .fold import fold
 from .fusion import fuse
-from .pin import pin_constants
+from .hold import hold_operands
 from .verify import verify
 
 # fuse is not in the pipeline: XLA fuses kernels itself and nothing here runs per
 # cluster (a lazy graph is compiled whole), so its clusters are a report, made where one
 # is shown (explain, STABLEJIT_DUMP_TO's ir.txt)
-# (pin_constants after fold: what fold leaves of constants, StableHLO's and XLA's folders
-# must not round on the compiling host)
-DEFAULT_PIPELINE = (fold, pin_constants, cse, dce)
+# (hold_operands is no optimization: emit_module runs it on every program)
+DEFAULT_PIPELINE = (fold, cse, dce)
 
 
 def optimize(fn: Function, *, check: bool = False) -> Function:
@@ -29,4 +28,4 @@ def optimize(fn: Function, *, check: bool = False) -> Function:
     return fn
 
 
-__all__ = ["verify", "dce", "cse", "fold", "fuse", "pin_constants", "optimize", "DEFAULT_PIPELINE"]
+__all__ = ["verify", "dce", "cse", "fold", "fuse", "hold_operands", "optimize", "DEFAULT_PIPELINE"]

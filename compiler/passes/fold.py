@@ -7,7 +7,7 @@ comparisons, integer arithmetic and IEEE's correctly rounded float arithmetic. A
 else (exp, a float sum, a product, a decomposition) runs on the device, as it runs when
 its operands are buffers, or jit of a function of constants would differ from the same
 function run eagerly: an eigh folded by NumPy's LAPACK gave other eigenvector signs than
-the GPU's cuSOLVER, so a sampler drew other numbers under jit than eagerly. (pin.py keeps
+the GPU's cuSOLVER, so a sampler drew other numbers under jit than eagerly. (hold.py keeps
 StableHLO's and XLA's folders from evaluating what this one leaves.)
 Simplification: identities that are exact for every input — x+(-0.0), x-(+0.0), x*1, x/1,
 neg(neg(x)), no-op reshape/transpose/convert/broadcast/slice/reverse, one rule per

@@ -1,0 +1,93 @@
+"""Operands held behind an optimization barrier where XLA would compute other bits.
+
+A program must give the bits its ops give on buffers, whatever the operands are made
+of. Two kinds of rewrite on the compiling host break that, and a barrier, which no
+folder or simplifier looks through, stops both:
+
+- Folding. StableHLO's folders (run when the text is parsed) and XLA's constant folding
+  evaluate an op of constants with their own arithmetic: `exp`, a float sum or product,
+  a matrix product (on a GPU the one on buffers runs in TF32), a decomposition (an eigh
+  of a constant covariance came back with other signs than cuSOLVER's on the GPU, so a
+  sampler drew other numbers under jit than eagerly). The operands of such an op, when
+  all of them are computed from constants alone, are held. What fold.py folds (data
+  movement, correctly rounded arithmetic) stays foldable: every device gives those bits.
+- Division by a broadcast or a constant. XLA's algebraic simplifier turns x / c and
+  x / broadcast(y) into x * (1 / c): not IEEE's quotient (x / 3.0 differed from NumPy's
+  in 358 of 1000 float32 elements, eagerly and under jit, as in jax; so did a softmax's
+  division by its broadcast sum). The divisor is held.
+
+emit_module runs this on every program, so each path to XLA (jit, an eager op, a lazy
+graph, an export) has it. Not reached: XLA removes the barriers late, after which LLVM
+may still fold the arithmetic of a fused kernel's constants (a subnormal float32 product
+of two constants survives where the host's XLA flushes it to zero on buffers).
+"""
+
+from __future__ import annotations
+
+from ..ir import EMPTY_ATTRS, Function, Op, Value
+from ..primitives import custom_ad
+from ..primitives import elementwise as ew
+from ..primitives import shape_ops as so
+from .fold import exact
+
+# ops whose one region takes the operands as its params (the emitter inlines it): what
+# is computed from constants flows in, and out through the results
+_CALLS = frozenset({"custom_jvp_call", "custom_vjp_call", "checkpoint"})
+
+
+def hold_operands(fn: Function) -> Function:
+    return _hold_in(fn, frozenset())[0]
+
+
+def _hold(op: Op, which, ops: list[Op]) -> Op:
+    """op with its operands at `which` passed through one barrier (appended to ops)."""
+    which = tuple(which)
+    held = tuple(Value(op.operands[i].type) for i in which)
+    ops.append(Op(custom_ad.optimization_barrier, tuple(op.operands[i] for i in which),
+                  EMPTY_ATTRS, held, op.loc))
+    operands = list(op.operands)
+    for i, v in zip(which, held, strict=True):
+        operands[i] = v
+    return Op(op.prim, tuple(operands), op.attrs, op.results, op.loc, op.regions)
+
+
+def _hold_in(fn: Function, constant_params) -> tuple[Function, list[bool]]:
+    """fn with its operands held; which of its results are computed from constants."""
+    from_constants: set[Value] = set(constant_params)  # computed from constants alone
+    broadcasts: set[Value] = set()
+    ops: list[Op] = []
+    changed = False
+    for op in fn.ops:
+        if op.regions:
+            if op.prim.name in _CALLS:
+                (region,) = op.regions
+                inner = {p for p, v in zip(region.params, op.operands, strict=True)
+                         if v in from_constants}
+                new, constant_results = _hold_in(region, inner)
+                from_constants.update(r for r, c in zip(op.results, constant_results,
+                                                        strict=True) if c)
+                regions = (new,)
+            else:  # (a loop's carry, a branch's operands: computed on the device)
+                regions = tuple(_hold_in(r, frozenset())[0] for r in op.regions)
+            if any(new is not old for new, old in zip(regions, op.regions, strict=True)):
+                op = Op(op.prim, op.operands, op.attrs, op.results, op.loc, regions)
+                changed = True
+        elif op.prim.effectful or op.prim is custom_ad.optimization_barrier:
+            pass
+        elif op.prim is ew.divide and op.results[0].type.dtype.kind in "fc" and (
+                op.operands[1] in from_constants or op.operands[1] in broadcasts):
+            op = _hold(op, (1,), ops)
+            changed = True
+        elif all(v in from_constants for v in op.operands):
+            if not op.operands or exact(op):
+                from_constants.update(op.results)
+            else:
+                op = _hold(op, range(len(op.operands)), ops)
+                changed = True
+        if op.prim is so.broadcast_in_dim:
+            broadcasts.add(op.results[0])
+        ops.append(op)
+    constant_results = [r in from_constants for r in fn.results]
+    if not changed:
+        return fn, constant_results
+    return Function(fn.name, fn.params, ops, fn.results), constant_results
