@@ -11,10 +11,13 @@ folder or simplifier looks through, stops both:
   sampler drew other numbers under jit than eagerly). The operands of such an op, when
   all of them are computed from constants alone, are held. What fold.py folds (data
   movement, correctly rounded arithmetic) stays foldable: every device gives those bits.
-- Division by a broadcast or a constant. XLA's algebraic simplifier turns x / c and
-  x / broadcast(y) into x * (1 / c): not IEEE's quotient (x / 3.0 differed from NumPy's
-  in 358 of 1000 float32 elements, eagerly and under jit, as in jax; so did a softmax's
-  division by its broadcast sum). The divisor is held.
+- Division. XLA's algebraic simplifier turns x / c and x / broadcast(y) into
+  x * (1 / c), x / sqrt(y) into x * rsqrt(y), (x / y) / z into x / (y * z) and the like:
+  not IEEE's quotient, and not what the ops give one by one (x / 3.0 differed from
+  NumPy's in 358 of 1000 float32 elements, eagerly and under jit, as in jax; a softmax's
+  division by its broadcast sum too; x / sqrt(v) under jit from eager in 393; and
+  (0 / -1e-300) / -1e-300 was NaN). The divisor is held unless it is a parameter, and
+  a dividend that is a quotient.
 
 emit_module runs this on every program, so each path to XLA (jit, an eager op, a lazy
 graph, an export) has it. Not reached: XLA removes the barriers late, after which LLVM
@@ -27,7 +30,6 @@ from __future__ import annotations
 from ..ir import EMPTY_ATTRS, Function, Op, Value
 from ..primitives import custom_ad
 from ..primitives import elementwise as ew
-from ..primitives import shape_ops as so
 from .fold import exact
 
 # ops whose one region takes the operands as its params (the emitter inlines it): what
@@ -51,10 +53,19 @@ def _hold(op: Op, which, ops: list[Op]) -> Op:
     return Op(op.prim, tuple(operands), op.attrs, op.results, op.loc, op.regions)
 
 
+def _rewritable(op: Op, params: set, quotients: set) -> tuple[int, ...]:
+    """The operands of a float division that XLA's simplifier may rewrite it through:
+    the divisor unless it is a parameter (x / c, x / broadcast(y), x / sqrt(y),
+    x / exp(y), x / pow(y, p), x / (y / z) all become products), and a dividend that is
+    itself a quotient ((x / y) / z becomes x / (y * z))."""
+    x, y = op.operands
+    return (*((0,) if x in quotients else ()), *(() if y in params else (1,)))
+
+
 def _hold_in(fn: Function, constant_params) -> tuple[Function, list[bool]]:
     """fn with its operands held; which of its results are computed from constants."""
     from_constants: set[Value] = set(constant_params)  # computed from constants alone
-    broadcasts: set[Value] = set()
+    params, quotients = set(fn.params), set()
     ops: list[Op] = []
     changed = False
     for op in fn.ops:
@@ -75,8 +86,8 @@ def _hold_in(fn: Function, constant_params) -> tuple[Function, list[bool]]:
         elif op.prim.effectful or op.prim is custom_ad.optimization_barrier:
             pass
         elif op.prim is ew.divide and op.results[0].type.dtype.kind in "fc" and (
-                op.operands[1] in from_constants or op.operands[1] in broadcasts):
-            op = _hold(op, (1,), ops)
+                which := _rewritable(op, params, quotients)):
+            op = _hold(op, which, ops)
             changed = True
         elif all(v in from_constants for v in op.operands):
             if not op.operands or exact(op):
@@ -84,8 +95,8 @@ def _hold_in(fn: Function, constant_params) -> tuple[Function, list[bool]]:
             else:
                 op = _hold(op, range(len(op.operands)), ops)
                 changed = True
-        if op.prim is so.broadcast_in_dim:
-            broadcasts.add(op.results[0])
+        if op.prim is ew.divide:
+            quotients.add(op.results[0])
         ops.append(op)
     constant_results = [r in from_constants for r in fn.results]
     if not changed:

@@ -20,7 +20,11 @@ MEAN2 = np.array([1.0, -1.0], F32)
 # (name, call(random module, key), how the numbers compare with jax's):
 #   "exact": assert_array_equal -- the same algorithm on the same bits;
 #   "index": the same values, in stablejit's default int (int64) where jax has int32;
-#   "close": the same draws, values to float rounding (the reason is on the line).
+#   "close": the same draws, values to float rounding (the reason is on the line; for
+#     gamma, loggamma, pareto, dirichlet, f, generalized_normal and ball: jax's program
+#     divides by multiplying with the reciprocal, as XLA's simplifier rewrites x / c,
+#     x / sqrt(y) and x / broadcast(y); ours divides, as IEEE and NumPy do, see
+#     compiler/passes/hold.py).
 CASES = [
     ("exponential", lambda r, k: r.exponential(k, (500,)), "exact"),
     ("exponential_f16", lambda r, k: r.exponential(k, (64,), "float16"), "exact"),
@@ -36,8 +40,8 @@ CASES = [
     ("double_sided_maxwell_params",
      lambda r, k: r.double_sided_maxwell(k, np.array([0.0, 1.0], F32), 2.0), "close"),
     ("weibull_min", lambda r, k: r.weibull_min(k, 2.0, 1.5, (500,)), "exact"),
-    ("pareto", lambda r, k: r.pareto(k, 3.0, (500,)), "exact"),
-    ("pareto_bcast", lambda r, k: r.pareto(k, A4, (3, 4)), "exact"),
+    ("pareto", lambda r, k: r.pareto(k, 3.0, (500,)), "close"),
+    ("pareto_bcast", lambda r, k: r.pareto(k, A4, (3, 4)), "close"),
     ("rayleigh", lambda r, k: r.rayleigh(k, 2.0, (500,)), "exact"),
     ("wald", lambda r, k: r.wald(k, 1.5, (500,)), "exact"),
     ("wald_default_shape", lambda r, k: r.wald(k, A4), "exact"),
@@ -45,19 +49,19 @@ CASES = [
     ("triangular", lambda r, k: r.triangular(k, -1.0, 0.5, 2.0, (500,)), "exact"),
     ("lognormal", lambda r, k: r.lognormal(k, 0.5, (500,)), "exact"),
     ("lognormal_default", lambda r, k: r.lognormal(k), "exact"),
-    ("gamma", lambda r, k: r.gamma(k, A4, (100, 4)), "exact"),
+    ("gamma", lambda r, k: r.gamma(k, A4, (100, 4)), "close"),
     ("gamma_scalar", lambda r, k: r.gamma(k, 0.7), "exact"),
     ("loggamma", lambda r, k: r.loggamma(k, np.array([0.01, 0.3, 1.0, 2.5], F32), (100, 4)),
-     "exact"),
+     "close"),
     ("beta", lambda r, k: r.beta(k, 0.5, 2.0, (500,)), "exact"),
     ("dirichlet", lambda r, k: r.dirichlet(k, np.array([0.5, 1.0, 3.0], F32), (100,)),
-     "exact"),
+     "close"),
     ("chisquare", lambda r, k: r.chisquare(k, 3.0, (500,)), "exact"),
     ("t", lambda r, k: r.t(k, 4.0, (500,)), "exact"),
-    ("f", lambda r, k: r.f(k, 3.0, 5.0, (500,)), "exact"),
-    ("generalized_normal", lambda r, k: r.generalized_normal(k, 1.5, (500,)), "exact"),
-    ("ball", lambda r, k: r.ball(k, 3, 2, (100,)), "exact"),
-    ("ball_p1", lambda r, k: r.ball(k, 2, 1.0, (50,)), "exact"),
+    ("f", lambda r, k: r.f(k, 3.0, 5.0, (500,)), "close"),
+    ("generalized_normal", lambda r, k: r.generalized_normal(k, 1.5, (500,)), "close"),
+    ("ball", lambda r, k: r.ball(k, 3, 2, (100,)), "close"),
+    ("ball_p1", lambda r, k: r.ball(k, 2, 1.0, (50,)), "close"),
     ("poisson", lambda r, k: r.poisson(
         k, np.array([0.0, 0.5, 3.0, 9.5, 12.0, 100.0, 1e4], F32), (50, 7)), "index"),
     ("binomial", lambda r, k: r.binomial(
