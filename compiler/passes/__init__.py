@@ -13,7 +13,7 @@ from .verify import verify
 # fuse is not in the pipeline: XLA fuses kernels itself and nothing here runs per
 # cluster (a lazy graph is compiled whole), so its clusters are a report, made where one
 # is shown (explain, STABLEJIT_DUMP_TO's ir.txt)
-# (hold_operands is no optimization: emit_module runs it on every program)
+# (hold_operands is no optimization: compilation.program_text runs it on every program)
 DEFAULT_PIPELINE = (fold, cse, dce)
 
 

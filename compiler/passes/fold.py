@@ -30,14 +30,14 @@ FOLD_LIMIT = 1024  # elements
 _GENERATORS = (so.constant, so.broadcast_in_dim, so.iota)
 
 
-def constant_of(v: Value, producers: dict) -> np.ndarray | None:
+def _constant_of(v: Value, producers: dict) -> np.ndarray | None:
     op = producers.get(v)
     if op is None:
         return None
     if op.prim is so.constant:
         return op.attrs["value"].array
     if op.prim is so.broadcast_in_dim:  # splat constants are usually broadcasts
-        inner = constant_of(op.operands[0], producers)
+        inner = _constant_of(op.operands[0], producers)
         if inner is not None and inner.size == 1 and not v.type.symbolic:
             return np.broadcast_to(inner.reshape(()), v.type.shape)
     return None
@@ -118,7 +118,7 @@ def _fold(op: Op, producers):
         return None
     if not exact(op):
         return None
-    values = [constant_of(v, producers) for v in op.operands]
+    values = [_constant_of(v, producers) for v in op.operands]
     if any(v is None for v in values):
         return None
     outs = run_op(op, values)
@@ -148,7 +148,7 @@ def _double_neg(op: Op, producers):
 
 
 def _constants(op: Op, producers):
-    return [constant_of(v, producers) for v in op.operands]
+    return [_constant_of(v, producers) for v in op.operands]
 
 
 # For floats only -0.0 is the additive identity (-0.0 + 0.0 is +0.0), and x - (+0.0).
@@ -162,7 +162,7 @@ def _add_zero(op: Op, producers):
 
 
 def _subtract_zero(op: Op, producers):
-    rhs = constant_of(op.operands[1], producers)
+    rhs = _constant_of(op.operands[1], producers)
     return (op.operands[0],) if _is_zero(rhs, op.operands[0].type.dtype, False) else None
 
 
@@ -174,7 +174,7 @@ def _multiply_one(op: Op, producers):
 
 
 def _divide_one(op: Op, producers):
-    return (op.operands[0],) if _is_all(constant_of(op.operands[1], producers), 1) else None
+    return (op.operands[0],) if _is_all(_constant_of(op.operands[1], producers), 1) else None
 
 
 SIMPLIFY = {

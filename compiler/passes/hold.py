@@ -19,10 +19,11 @@ folder or simplifier looks through, stops both:
   (0 / -1e-300) / -1e-300 was NaN). The divisor is held unless it is a parameter, and
   a dividend that is a quotient.
 
-emit_module runs this on every program, so each path to XLA (jit, an eager op, a lazy
-graph, an export) has it. Not reached: XLA removes the barriers late, after which LLVM
-may still fold the arithmetic of a fused kernel's constants (a subnormal float32 product
-of two constants survives where the host's XLA flushes it to zero on buffers).
+compilation.program_text runs this on every program, so each path to XLA (jit, an eager
+op, a lazy graph, an export) has it. Not reached: XLA removes the barriers late, after
+which LLVM may still fold the arithmetic of a fused kernel's constants (a subnormal
+float32 product of two constants survives where the host's XLA flushes it to zero on
+buffers), and a fused kernel may contract x * y + z into one multiply-add.
 """
 
 from __future__ import annotations
