@@ -244,7 +244,7 @@ def test_hold_holds_the_constants_of_what_fold_leaves(case):
         assert barrier.results[-1] in op.operands, str(after)
     run_and_compare(before, after)
     g = B(T((3,)))
-    on_a_parameter = g.build(g("exp", g("add", g.params[0], g.const(1.0, shape=(3,)))))
+    on_a_parameter = g.build(g("exp", g("add", g.params[0], g.params[0])))
     assert hold_operands(on_a_parameter) is on_a_parameter
 
 
@@ -379,4 +379,37 @@ def test_hold_holds_a_divisor_the_simplifier_would_invert(case):
         assert division.operands == (x, barrier.results[0]), str(after)
     args = [np.array([1, 2, 3], dtype.np), np.asarray(3, dtype.np),
             np.array([3, 3, 3], dtype.np)]
+    run_and_compare(before, after, *args)
+
+
+# (op, operand kinds, which operands hold_operands holds): a constant operand of float
+# arithmetic, which XLA's simplifier would fold with another constant or drop
+ARITHMETIC = {
+    "add param + const": ("add", ("param", "const"), F32, (1,)),
+    "add const + param": ("add", ("const", "param"), F32, (0,)),
+    "subtract param - const": ("subtract", ("param", "const"), F32, (1,)),
+    "multiply param * const": ("multiply", ("param", "const"), F32, (1,)),
+    "multiply in float64": ("multiply", ("param", "const"), dt.float64, (1,)),
+    "add param + param": ("add", ("param", "param"), F32, ()),
+    "add int32 param + const": ("add", ("param", "const"), dt.int32, ()),
+    "maximum param, const": ("maximum", ("param", "const"), F32, ()),
+}
+
+
+@pytest.mark.parametrize("case", list(ARITHMETIC))
+def test_hold_holds_the_constant_of_float_arithmetic(case):
+    name, kinds, dtype, held = ARITHMETIC[case]
+    g = B(T((3,), dtype), T((3,), dtype))
+    params = iter(g.params)
+    operands = [next(params) if k == "param" else g.const(2, dtype, shape=(3,))
+                for k in kinds]
+    before = g.build(g(name, *operands))
+    after = hold_operands(before)
+    barriers = [op for op in after.ops if op.prim.name == "optimization_barrier"]
+    assert len(barriers) == (1 if held else 0), str(after)
+    if held:
+        op = after.ops[-1]
+        assert [op.operands[i] for i in held] == list(barriers[0].results), str(after)
+        assert all(op.operands[i] is operands[i] for i in range(2) if i not in held)
+    args = [np.array([1, 2, 3], dtype.np), np.array([4, 5, 6], dtype.np)]
     run_and_compare(before, after, *args)

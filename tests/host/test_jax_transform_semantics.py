@@ -513,8 +513,14 @@ def test_checkpoint_recomputes_the_forward_in_the_backward_pass_as_jax_does():
         got[ck] = counts(lo.as_text(), lo.compile().as_text())
         jl = jax.jit(jax.grad(_chain(jnp, jax.checkpoint if ck else None, w))).lower(x)
         want[ck] = counts(jl.as_text(), jl.compile().as_text())
-    assert got[False] == want[False] and got[False][:2] == (20, 0)
-    assert got[True] == want[True] and got[True][:2] == (35, 4)  # 15 live + 20 recomputed
+    # (barriers: those checkpoint adds, beyond the ones every program of ours has in
+    # front of a constant operand of float arithmetic, compiler/passes/hold.py)
+    def checkpointed(c):
+        return c[True][0], c[True][1] - c[False][1], c[True][2]
+
+    assert got[False][0::2] == want[False][0::2] and got[False][0] == 20 and want[False][1] == 0
+    assert checkpointed(got) == checkpointed(want) and checkpointed(got)[:2] == (35, 4)
+    # (35 tanh: 15 live + 20 recomputed)
 
 
 def test_checkpoint_outside_any_trace_just_runs():
