@@ -39,7 +39,7 @@ from .fold import exact
 
 # ops whose one region takes the operands as its params (the emitter inlines it): what
 # is computed from constants flows in, and out through the results
-_CALLS = frozenset({"custom_jvp_call", "custom_vjp_call", "checkpoint"})
+_CALLS = frozenset({custom_ad.custom_jvp_call, custom_ad.custom_vjp_call, custom_ad.checkpoint})
 # float arithmetic whose constant operand XLA's simplifier would fold with another
 # ((x + c1) + c2 becomes x + (c1 + c2)) or drop (x + 0.0 becomes x, -0.0 for -0.0)
 _ARITHMETIC = frozenset({ew.add, ew.subtract, ew.multiply})
@@ -84,7 +84,7 @@ def _hold_in(fn: Function, constant_params) -> tuple[Function, list[bool]]:
     changed = False
     for op in fn.ops:
         if op.regions:
-            if op.prim.name in _CALLS:
+            if op.prim in _CALLS:
                 (region,) = op.regions
                 inner = {p for p, v in zip(region.params, op.operands, strict=True)
                          if v in from_constants}
