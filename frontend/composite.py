@@ -158,7 +158,7 @@ def one_program(f):
         return outs[0] if entry.single else tuple(outs)
 
     g.eager = f  # the function as written (tests compare the two)
-    return g
+    return recorder_native.composite_fn(g, done)
 
 
 def _run(entry: _Traced, backend: XlaBackend, tensors) -> list[Tensor]:

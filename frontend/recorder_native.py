@@ -133,6 +133,13 @@ def composite_call(miss, traced_cls, run):
     return _recorder.composite_call
 
 
+def composite_fn(g, done: dict):
+    """one_program's `g` as a C callable (recorder.c's CompositeFn: its cached call keyed
+    and recorded or run with no Python frame; g for the rest), or g itself where the
+    extension is not built."""
+    return g if _recorder is None else _recorder.composite_fn(g, done)
+
+
 def tape_one(autodiff_globals: dict, grad_tape_globals: dict, tape_backend, runs_on,
              flatten, unflatten, leaf, needs_trace):
     """grad's first try, autodiff._tape_one, in C (recorder.c's tape_one), or None where
@@ -171,8 +178,10 @@ def _fast_op(python, gated: bool = False):
     (numpy/_elementwise, numpy/_methods): (prim, dtype kinds, inexact), and whether it
     is reflected (__radd__) or unary."""
     prim, kinds, inexact = python._native_op
+    extra = {} if getattr(python, "_dot_attrs", None) is None else \
+        {"dot_attrs": python._dot_attrs}  # matmul: its common case (numpy/_products)
     return _recorder.FastOp(python, prim, kinds, inexact, getattr(python, "_reflects", False),
-                            getattr(python, "_unary", False), gated=gated)
+                            getattr(python, "_unary", False), gated=gated, **extra)
 
 
 def namespace_ops(namespace: dict) -> None:

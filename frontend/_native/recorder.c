@@ -1799,6 +1799,11 @@ typedef struct {
      * (or alone) and with a number: a loop meets one type per op again and again, and
      * the checks cost ~190 instructions. Types are interned and immutable; held. */
     PyObject *ok_pair, *ok_scalar;
+    /* matmul (dot_attrs set: numpy/_products' _DOT_ATTRS): its common case, two strong
+     * tensors of one dtype and one or two axes that contract, as one dot_general. The
+     * attrs for a 1-d and a 2-d left operand, found in dot_attrs under the default
+     * precision mm_prec (all three held; looked up again when the default changes). */
+    PyObject *dot_attrs, *mm_prec, *mm_attrs[2];
     vectorcallfunc vectorcall;
 } FastOp;
 
@@ -2352,6 +2357,97 @@ fastop_record_unary(FastOp *op, PyObject *x)
     return only_result(res);
 }
 
+static PyObject *fastbind_general(PyObject *const *args, Py_ssize_t nargs);
+static PyObject *precision_dict, *s_default; /* (the composite call's: init_composite) */
+
+/* a shape's axis as a C integer, or -1 (a symbolic dimension: Python's) */
+static Py_ssize_t
+int_dim(PyObject *shape, Py_ssize_t i)
+{
+    PyObject *d = PyTuple_GET_ITEM(shape, i);
+    return PyLong_CheckExact(d) ? PyLong_AsSsize_t(d) : -1;
+}
+
+/* numpy/_products.matmul's first branch in C: x @ y of two strong tensors of one
+ * non-boolean dtype, each of one or two axes, that contract (the last axis of x with the
+ * first of y), as the one dot_general Python binds (recorded on a lazy backend or grad
+ * tape as bind records it, or run on a device as its one-op program). The result tensor;
+ * NULL with no exception: Python's. */
+static PyObject *
+fastop_matmul(FastOp *op, PyObject *x, PyObject *y)
+{
+    if (!Py_IS_TYPE(x, T.cls) || !Py_IS_TYPE(y, T.cls) || precision_dict == NULL)
+        return NULL;
+    PyObject *tx = SLOT(x, T.type), *ty = SLOT(y, T.type);
+    if (tx == NULL || ty == NULL || SLOT(x, T.weak) != Py_False ||
+        SLOT(y, T.weak) != Py_False || SLOT(x, T.data) == NULL || SLOT(y, T.data) == NULL)
+        return NULL;
+    PyObject *dx, *dy, *kind;
+    if (type_info(tx, &dx, &kind) < 0)
+        return NULL;
+    Py_INCREF(dx); /* (the memo's slot may be refilled by the next call) */
+    int ok = str_has(op->kinds, kind);
+    if (ok > 0 && type_info(ty, &dy, NULL) < 0)
+        ok = -1;
+    ok = ok > 0 ? dx == dy : ok;
+    Py_DECREF(dx);
+    if (ok <= 0)
+        return NULL;
+    PyObject *xs = PyObject_GetAttr(tx, s_shape);
+    PyObject *ys = xs ? PyObject_GetAttr(ty, s_shape) : NULL;
+    Py_ssize_t nx = xs && PyTuple_CheckExact(xs) ? PyTuple_GET_SIZE(xs) : 0;
+    Py_ssize_t ny = ys && PyTuple_CheckExact(ys) ? PyTuple_GET_SIZE(ys) : 0;
+    ok = nx >= 1 && nx <= 2 && ny >= 1 && ny <= 2;
+    if (ok) {
+        Py_ssize_t inner = int_dim(xs, nx - 1);
+        ok = inner >= 0 && inner == int_dim(ys, 0);
+    }
+    Py_XDECREF(xs);
+    Py_XDECREF(ys);
+    if (!ok || PyErr_Occurred())
+        return NULL;
+    PyObject *prec = PyDict_GetItemWithError(precision_dict, s_default);
+    if (prec == NULL)
+        return NULL;
+    if (prec != op->mm_prec) {
+        Py_XSETREF(op->mm_prec, Py_NewRef(prec));
+        Py_CLEAR(op->mm_attrs[0]);
+        Py_CLEAR(op->mm_attrs[1]);
+    }
+    PyObject *attrs = op->mm_attrs[nx - 1];
+    if (attrs == NULL) { /* _DOT_ATTRS's key, as matmul looks it up */
+        PyObject *key = Py_BuildValue("((n)(i))(()())OO", nx - 1, 0, prec, Py_None);
+        attrs = key ? PyDict_GetItemWithError(op->dot_attrs, key) : NULL;
+        Py_XDECREF(key);
+        if (attrs == NULL)
+            return NULL; /* (Python's call makes them) */
+        op->mm_attrs[nx - 1] = Py_NewRef(attrs);
+    }
+    Py_INCREF(attrs);
+    PyObject *pair = PyTuple_Pack(2, x, y), *res = NULL;
+    if (pair != NULL) {
+        PyObject *targs[3] = {op->prim, pair, attrs};
+        res = fastbind_general(targs, 3);
+        Py_DECREF(pair);
+        if (res == NULL && !PyErr_Occurred()) { /* on a device now: its one-op program */
+            PyObject *bs[2] = {SLOT(x, T.backend), SLOT(y, T.backend)};
+            PyObject *dev = eager_backend(bs, 2);
+            PyObject *items[2] = {x, y};
+            if (dev != NULL) {
+                res = eager_run(dev, op->prim, attrs, items, 2);
+                Py_DECREF(attrs);
+                return res;
+            }
+        }
+    }
+    Py_DECREF(attrs);
+    if (res != NULL && (!PyTuple_CheckExact(res) || PyTuple_GET_SIZE(res) != 1)) {
+        Py_DECREF(res);
+        return PyErr_Format(PyExc_TypeError, "dot_general gave other than one result");
+    }
+    return only_result(res);
+}
+
 static PyObject *
 fastop_vectorcall(FastOp *op, PyObject *const *args, size_t nargsf, PyObject *kwnames)
 {
@@ -2367,8 +2463,9 @@ fastop_vectorcall(FastOp *op, PyObject *const *args, size_t nargsf, PyObject *kw
         return PyObject_Vectorcall(op->python, args, nargsf, kwnames);
     }
     if (nargs == 2 && kwnames == NULL) {
-        PyObject *res = op->reflected ? fastop_record(op, args[1], args[0])
-                                      : fastop_record(op, args[0], args[1]);
+        PyObject *a = op->reflected ? args[1] : args[0], *b = op->reflected ? args[0] : args[1];
+        PyObject *res = op->dot_attrs != NULL ? fastop_matmul(op, a, b)
+                                              : fastop_record(op, a, b);
         if (res != NULL || PyErr_Occurred())
             return res;
     }
@@ -2378,12 +2475,13 @@ fastop_vectorcall(FastOp *op, PyObject *const *args, size_t nargsf, PyObject *kw
 static PyObject *
 fastop_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
 {
-    PyObject *python, *prim, *kinds;
+    PyObject *python, *prim, *kinds, *dot_attrs = NULL;
     int inexact, reflected, unary = 0, gated = 0;
     static char *names[] = {"python", "prim", "kinds", "inexact", "reflected", "unary",
-                            "gated", NULL};
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "OOUpp|pp:FastOp", names, &python, &prim,
-                                     &kinds, &inexact, &reflected, &unary, &gated))
+                            "gated", "dot_attrs", NULL};
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "OOUpp|ppO!:FastOp", names, &python, &prim,
+                                     &kinds, &inexact, &reflected, &unary, &gated,
+                                     &PyDict_Type, &dot_attrs))
         return NULL;
     if (lazy_cls == NULL)
         return PyErr_Format(PyExc_RuntimeError, "stablejit._recorder.init_operators first");
@@ -2396,6 +2494,7 @@ fastop_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
     self->python = python, self->prim = prim, self->kinds = kinds;
     self->inexact = inexact, self->reflected = reflected, self->unary = unary;
     self->gated = gated;
+    self->dot_attrs = Py_XNewRef(dot_attrs);
     self->vectorcall = (vectorcallfunc)fastop_vectorcall;
     return (PyObject *)self;
 }
@@ -2408,6 +2507,10 @@ fastop_traverse(FastOp *self, visitproc visit, void *arg)
     Py_VISIT(self->kinds);
     Py_VISIT(self->ok_pair);
     Py_VISIT(self->ok_scalar);
+    Py_VISIT(self->dot_attrs);
+    Py_VISIT(self->mm_prec);
+    Py_VISIT(self->mm_attrs[0]);
+    Py_VISIT(self->mm_attrs[1]);
     return 0;
 }
 
@@ -2419,6 +2522,10 @@ fastop_clear(FastOp *self)
     Py_CLEAR(self->kinds);
     Py_CLEAR(self->ok_pair);
     Py_CLEAR(self->ok_scalar);
+    Py_CLEAR(self->dot_attrs);
+    Py_CLEAR(self->mm_prec);
+    Py_CLEAR(self->mm_attrs[0]);
+    Py_CLEAR(self->mm_attrs[1]);
     return 0;
 }
 
@@ -2428,28 +2535,6 @@ fastop_dealloc(FastOp *self)
     PyObject_GC_UnTrack(self);
     fastop_clear(self);
     Py_TYPE(self)->tp_free((PyObject *)self);
-}
-
-/* t.__add__ is the Python function bound to t (so it reads as the method it replaces) */
-static PyObject *
-fastop_get(FastOp *self, PyObject *obj, PyObject *type)
-{
-    if (obj == NULL || obj == Py_None) {
-        Py_INCREF(self);
-        return (PyObject *)self;
-    }
-    return PyMethod_New((PyObject *)self, obj);
-}
-
-static PyObject *
-fastop_getattro(FastOp *self, PyObject *name)
-{
-    /* __name__, __doc__, __qualname__, __module__, __wrapped__ ...: the Python operator's */
-    PyObject *v = PyObject_GenericGetAttr((PyObject *)self, name);
-    if (v != NULL || !PyErr_ExceptionMatches(PyExc_AttributeError))
-        return v;
-    PyErr_Clear();
-    return PyObject_GetAttr(self->python, name);
 }
 
 /* FastOp and FastBind both begin with the Python function they stand for */
@@ -2469,6 +2554,26 @@ static PyObject *
 wrapped_attr(Wrapper *self, void *name)
 {
     return PyObject_GetAttrString(self->python, (const char *)name);
+}
+
+/* the Python function's attribute where the type has none (__wrapped__, eager ...) */
+static PyObject *
+wrapper_getattro(Wrapper *self, PyObject *name)
+{
+    PyObject *v = PyObject_GenericGetAttr((PyObject *)self, name);
+    if (v != NULL || !PyErr_ExceptionMatches(PyExc_AttributeError))
+        return v;
+    PyErr_Clear();
+    return PyObject_GetAttr(self->python, name);
+}
+
+/* bound to an instance as a method, as the Python function would be */
+static PyObject *
+wrapper_get(PyObject *self, PyObject *obj, PyObject *type)
+{
+    if (obj == NULL || obj == Py_None)
+        return Py_NewRef(self);
+    return PyMethod_New(self, obj);
 }
 
 /* what the type itself would answer first: the Python function's instead */
@@ -2502,8 +2607,8 @@ static PyTypeObject FastOpType = {
     .tp_clear = (inquiry)fastop_clear,
     .tp_call = PyVectorcall_Call,
     .tp_vectorcall_offset = offsetof(FastOp, vectorcall),
-    .tp_descr_get = (descrgetfunc)fastop_get,
-    .tp_getattro = (getattrofunc)fastop_getattro,
+    .tp_descr_get = wrapper_get,
+    .tp_getattro = (getattrofunc)wrapper_getattro,
     .tp_repr = (reprfunc)wrapper_repr,
     .tp_members = fastop_members,
     .tp_getset = wrapper_getset,
@@ -3101,7 +3206,7 @@ static PyTypeObject *dtype_cls; /* compiler.dtypes.DType: a setting keyed as exa
  * (borrowed), *mixed: whether another tensor's differs; tens[] gets the tensors in
  * order. A new reference; NULL without an exception for an argument only Python keys. */
 static PyObject *
-composite_key(PyObject **items, Py_ssize_t n, PyObject *names, PyObject **backend,
+composite_key(PyObject *const *items, Py_ssize_t n, PyObject *names, PyObject **backend,
               PyObject **tens, Py_ssize_t *nt, int *mixed)
 {
     PyObject *x64 = PyDict_GetItemWithError(promotion_dict, s_x64);
@@ -3250,6 +3355,9 @@ composite_eager(PyObject *entry, PyObject *backend, PyObject *tensors)
     return res;
 }
 
+static PyObject *composite_items(PyObject *done, PyObject *const *items, Py_ssize_t n,
+                                 PyObject *names);
+
 /* composite_call(done, args, kwargs): composite.one_program's g, for a call it can key
  * in C (composite_key) whose signature `done` (its cache's entries) holds, where its
  * tensors' backend is the lazy backend or grad tape that ends the backend stack and
@@ -3270,7 +3378,7 @@ composite_call(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     Py_ssize_t np = PyTuple_GET_SIZE(pos), n = np + PyDict_GET_SIZE(kw);
     if (n > COMP_ARGS)
         return Py_NewRef(comp_miss);
-    PyObject *items[COMP_ARGS], *tens[COMP_ARGS], *backend, *names = NULL;
+    PyObject *items[COMP_ARGS], *names = NULL;
     for (Py_ssize_t i = 0; i < np; i++)
         items[i] = PyTuple_GET_ITEM(pos, i);
     if (n > np) {
@@ -3284,10 +3392,20 @@ composite_call(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
             items[np + i++] = v;
         }
     }
+    PyObject *res = composite_items(done, items, n, names);
+    Py_XDECREF(names);
+    return res;
+}
+
+/* composite_call's work on the arguments items[0..n): the positional ones, then the
+ * values of the keywords `names` (a tuple, or NULL for none), in the call's order */
+static PyObject *
+composite_items(PyObject *done, PyObject *const *items, Py_ssize_t n, PyObject *names)
+{
+    PyObject *tens[COMP_ARGS], *backend;
     Py_ssize_t nt;
     int mixed;
     PyObject *key = composite_key(items, n, names, &backend, tens, &nt, &mixed);
-    Py_XDECREF(names);
     if (key == NULL)
         return PyErr_Occurred() ? NULL : Py_NewRef(comp_miss);
     PyObject *entry = PyDict_GetItemWithError(done, key);
@@ -3398,6 +3516,105 @@ init_composite(PyObject *module, PyObject *args)
     KEEP(dtype_cls, (PyTypeObject *)dtype);
 #undef KEEP
     Py_RETURN_NONE;
+}
+
+/* one_program's g as a C callable: a call reaches composite_items with its arguments as
+ * they came (no args tuple, no kwargs dict, no Python frame), and g itself runs for
+ * everything composite_items leaves to Python (it asks once more, and misses again),
+ * and for every call while the Python path is on. Its attributes are g's. */
+typedef struct {
+    PyObject_HEAD
+    PyObject *python; /* g (first, as in FastOp and FastBind: Wrapper's layout) */
+    PyObject *done;   /* g's cache entries */
+    vectorcallfunc vectorcall;
+} CompositeFn;
+
+static PyObject *
+compfn_vectorcall(CompositeFn *self, PyObject *const *args, size_t nargsf, PyObject *kwnames)
+{
+    Py_ssize_t nargs = PyVectorcall_NARGS(nargsf);
+    Py_ssize_t nk = kwnames == NULL ? 0 : PyTuple_GET_SIZE(kwnames);
+    if (binds_on && comp_miss != NULL && nargs + nk <= COMP_ARGS) {
+        PyObject *res = composite_items(self->done, args, nargs + nk, nk ? kwnames : NULL);
+        if (res != comp_miss)
+            return res; /* (a result, or NULL with the error) */
+        Py_DECREF(res);
+    }
+    return PyObject_Vectorcall(self->python, args, nargsf, kwnames);
+}
+
+static int
+compfn_traverse(CompositeFn *self, visitproc visit, void *arg)
+{
+    Py_VISIT(self->python);
+    Py_VISIT(self->done);
+    return 0;
+}
+
+static int
+compfn_clear(CompositeFn *self)
+{
+    Py_CLEAR(self->python);
+    Py_CLEAR(self->done);
+    return 0;
+}
+
+static void
+compfn_dealloc(CompositeFn *self)
+{
+    PyObject_GC_UnTrack(self);
+    compfn_clear(self);
+    Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+/* an attribute set on it (a composed docstring) is set on g, where it is read */
+static int
+compfn_setattro(CompositeFn *self, PyObject *name, PyObject *value)
+{
+    return PyObject_SetAttr(self->python, name, value);
+}
+
+static PyMemberDef compfn_members[] = {
+    {"python", T_OBJECT, offsetof(CompositeFn, python), READONLY, "one_program's g"},
+    {NULL},
+};
+
+static PyTypeObject CompositeFnType = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "stablejit._recorder.CompositeFn",
+    .tp_doc = "A one_program function: its cached call keyed and recorded (or run) in C, "
+              "the Python function otherwise.",
+    .tp_basicsize = sizeof(CompositeFn),
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC | Py_TPFLAGS_HAVE_VECTORCALL |
+                Py_TPFLAGS_METHOD_DESCRIPTOR,
+    .tp_dealloc = (destructor)compfn_dealloc,
+    .tp_traverse = (traverseproc)compfn_traverse,
+    .tp_clear = (inquiry)compfn_clear,
+    .tp_call = PyVectorcall_Call,
+    .tp_vectorcall_offset = offsetof(CompositeFn, vectorcall),
+    .tp_descr_get = wrapper_get,
+    .tp_getattro = (getattrofunc)wrapper_getattro,
+    .tp_setattro = (setattrofunc)compfn_setattro,
+    .tp_repr = (reprfunc)wrapper_repr,
+    .tp_members = compfn_members,
+    .tp_getset = wrapper_getset,
+};
+
+/* composite_fn(g, done): g as a CompositeFn */
+static PyObject *
+composite_fn(PyObject *module, PyObject *args)
+{
+    PyObject *g, *done;
+    if (!PyArg_ParseTuple(args, "OO!:composite_fn", &g, &PyDict_Type, &done))
+        return NULL;
+    CompositeFn *self = PyObject_GC_New(CompositeFn, &CompositeFnType);
+    if (self == NULL)
+        return NULL;
+    self->python = Py_NewRef(g);
+    self->done = Py_NewRef(done);
+    self->vectorcall = (vectorcallfunc)compfn_vectorcall;
+    PyObject_GC_Track(self);
+    return (PyObject *)self;
 }
 
 static PyObject *
@@ -4224,6 +4441,8 @@ static PyMethodDef methods[] = {
      "live_pending(pending, graph): the live, uncomputed Pendings of a graph, as a list"},
     {"composite_call", (PyCFunction)(void (*)(void))composite_call, METH_FASTCALL,
      "composite_call(done, args, kwargs): one_program's cached call in C, or _MISS"},
+    {"composite_fn", composite_fn, METH_VARARGS,
+     "composite_fn(g, done): one_program's g as a C callable (CompositeFn)"},
     {"init_composite", init_composite, METH_VARARGS,
      "init_composite(_MISS, _Traced, _run, XlaBackend, promotion, precision, DType)"},
     {"init_eager", init_eager, METH_VARARGS,
@@ -4306,6 +4525,7 @@ PyInit__recorder(void)
         (mixed_types = PyDict_New()) == NULL)
         return NULL;
     if (PyType_Ready(&FastOpType) < 0 || PyType_Ready(&FastBindType) < 0 ||
+        PyType_Ready(&CompositeFnType) < 0 ||
         PyType_Ready(&RLockType) < 0 || PyType_Ready(&PendingType) < 0)
         return NULL;
 #endif

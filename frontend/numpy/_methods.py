@@ -138,6 +138,7 @@ def install(ns) -> None:
                 raise
         if hasattr(f, "_native_op"):
             reflected._native_op, reflected._reflects = f._native_op, True
+            reflected._dot_attrs = getattr(f, "_dot_attrs", None)
         return reflected
 
     def method(f):

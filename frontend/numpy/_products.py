@@ -109,6 +109,11 @@ def matmul(x, y, *, precision=None, preferred_element_type=None) -> Tensor:
         raise
 
 
+# recorder_native makes matmul and Tensor.__matmul__ C operators (recorder.c's
+# fastop_matmul): the first branch above, which finds its attrs in _DOT_ATTRS
+matmul._native_op, matmul._dot_attrs = (products.dot_general, "iufc", False), _DOT_ATTRS
+
+
 def _check_inner(xshape, yshape, inner: int) -> None:
     if xshape[-1] != inner:
         raise ValueError(at_user_line(
