@@ -8,7 +8,7 @@ from ..compiler.ir import Attrs
 from ..compiler.primitives import reductions as red
 from ..compiler.symbolic import DimExpr
 from ..composite import one_program
-from ..dispatch import bind, bind1, bind_unary
+from ..dispatch import bind, bind1
 from ..errors import at_user_line
 from ..promotion import DEFAULT_INT, default_float
 from ..tensor import Tensor
@@ -58,7 +58,6 @@ _REDUCE = {"sum": red.reduce_sum, "prod": red.reduce_prod, "max": red.reduce_max
 
 
 _AXES_ATTRS: dict = {}  # axes -> Attrs(axes=axes): made once, not on every call
-_ALL_AXES: dict = {}   # ndim -> the Attrs of all its axes
 
 
 # Sums and products of 16-bit floats accumulate in float32 and round once at the end, as
@@ -111,21 +110,10 @@ def _where_filled(x: Tensor, where, fill) -> Tensor:
     return select(mask, x, fill)
 
 
+@one_program
 def sum(x, axis=None, dtype=None, keepdims: bool = False, *, initial=None,  # noqa: A001
         where=None) -> Tensor:
     """Sum over `axis`; `where=` masks out elements (counted as 0), `initial` is added."""
-    if (type(x) is Tensor and axis is None and x.type.dtype.kind in "fc" and dtype is None
-            and not keepdims and initial is None and where is None
-            and x.type.dtype not in _HALF):
-        attrs = _ALL_AXES.get(len(x.type.shape))
-        if attrs is None:
-            attrs = _ALL_AXES[len(x.type.shape)] = _axes_attrs(tuple(range(x.ndim)))
-        return bind_unary(red.reduce_sum, x, attrs)
-    return _sum(x, axis, dtype, keepdims, initial=initial, where=where)
-
-
-@one_program
-def _sum(x, axis=None, dtype=None, keepdims: bool = False, *, initial=None, where=None):
     x = as_tensor(x)
     out = _reduce("sum", _where_filled(x, where, 0), axis, keepdims, dtype or _sum_dtype(x))
     return out if initial is None else add(out, values_in(out, initial))
