@@ -171,6 +171,11 @@ def _install_operators(native: bool) -> None:
         python = op.python if _recorder is not None and type(op) is _recorder.FastOp else op
         if getattr(python, "_native_op", None) is not None:
             setattr(Tensor, name, _fast_op(python) if native else python)
+        elif getattr(python, "_native_index", None) is not None:  # __getitem__
+            if native:
+                _recorder.init_views(*python._native_index)
+            setattr(Tensor, name, _recorder.FastOp(python, None, "", False, False, indexing=True)
+                    if native else python)
 
 
 def _fast_op(python, gated: bool = False):

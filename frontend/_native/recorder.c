@@ -1804,6 +1804,7 @@ typedef struct {
      * attrs for a 1-d and a 2-d left operand, found in dot_attrs under the default
      * precision mm_prec (all three held; looked up again when the default changes). */
     PyObject *dot_attrs, *mm_prec, *mm_attrs[2];
+    int indexing;      /* Tensor.__getitem__ (numpy/_views.getitem): fastop_getitem */
     vectorcallfunc vectorcall;
 } FastOp;
 
@@ -2448,6 +2449,282 @@ fastop_matmul(FastOp *op, PyObject *x, PyObject *y)
     return only_result(res);
 }
 
+/* ---- basic indexing and its view: numpy/_views.getitem's common case -------------- */
+
+/* Bound(fn, extra): fn(*args, *extra), a closure made in C (a view's forward, backward
+ * and layout functions, as _views.getitem's lambdas compute them) */
+typedef struct {
+    PyObject_HEAD
+    PyObject *fn, *extra; /* extra: a tuple */
+    vectorcallfunc vectorcall;
+} Bound;
+
+#define BOUND_ARGS 8
+
+static PyObject *
+bound_vectorcall(Bound *self, PyObject *const *args, size_t nargsf, PyObject *kwnames)
+{
+    Py_ssize_t n = PyVectorcall_NARGS(nargsf), ne = PyTuple_GET_SIZE(self->extra);
+    if (kwnames != NULL || n + ne > BOUND_ARGS)
+        return PyErr_Format(PyExc_TypeError, "a view function takes %zd positional arguments",
+                            BOUND_ARGS - ne);
+    PyObject *all[BOUND_ARGS];
+    for (Py_ssize_t i = 0; i < n; i++)
+        all[i] = args[i];
+    for (Py_ssize_t i = 0; i < ne; i++)
+        all[n + i] = PyTuple_GET_ITEM(self->extra, i);
+    return PyObject_Vectorcall(self->fn, all, n + ne, NULL);
+}
+
+static int
+bound_traverse(Bound *self, visitproc visit, void *arg)
+{
+    Py_VISIT(self->fn);
+    Py_VISIT(self->extra);
+    return 0;
+}
+
+static int
+bound_clear(Bound *self)
+{
+    Py_CLEAR(self->fn);
+    Py_CLEAR(self->extra);
+    return 0;
+}
+
+static void
+bound_dealloc(Bound *self)
+{
+    PyObject_GC_UnTrack(self);
+    bound_clear(self);
+    Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+static PyObject *
+bound_repr(Bound *self)
+{
+    return PyUnicode_FromFormat("<view function %R%R>", self->fn, self->extra);
+}
+
+static PyTypeObject BoundType = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "stablejit._recorder.Bound",
+    .tp_doc = "fn(*args, *extra): a view's function, made in C.",
+    .tp_basicsize = sizeof(Bound),
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC | Py_TPFLAGS_HAVE_VECTORCALL,
+    .tp_dealloc = (destructor)bound_dealloc,
+    .tp_traverse = (traverseproc)bound_traverse,
+    .tp_clear = (inquiry)bound_clear,
+    .tp_call = PyVectorcall_Call,
+    .tp_vectorcall_offset = offsetof(Bound, vectorcall),
+    .tp_repr = (reprfunc)bound_repr,
+};
+
+/* Bound(fn, (a,)) */
+static PyObject *
+bound_new(PyObject *fn, PyObject *a)
+{
+    PyObject *extra = PyTuple_Pack(1, a);
+    if (extra == NULL)
+        return NULL;
+    Bound *self = PyObject_GC_New(Bound, &BoundType);
+    if (self == NULL) {
+        Py_DECREF(extra);
+        return NULL;
+    }
+    self->fn = Py_NewRef(fn);
+    self->extra = extra;
+    self->vectorcall = (vectorcallfunc)bound_vectorcall;
+    PyObject_GC_Track(self);
+    return (PyObject *)self;
+}
+
+/* what init_views hands over: _indexing._PLANS, views.View and views.Aliases, and the
+ * three functions a view of x[index] is made of (x[index] of a parent p; p with the
+ * view's elements set to new; a NumPy layout indexed) */
+static PyObject *plans, *aliases_cls, *index_get, *index_set, *layout_get, *s_add_view;
+static PyTypeObject *view_cls;
+static Py_ssize_t V_base, V_forward, V_backward, V_writable, V_layout, V_make_layout,
+    A_views, A_prune_at;
+
+/* _indexing._plain_key of an index made of None, Ellipsis and slices with int or None
+ * bounds (no int: an int is a program input, Python's), and the index as a tuple
+ * (*items); NULL with no exception for any other index */
+static PyObject *
+plain_key(PyObject *index, PyObject **items)
+{
+    *items = PyTuple_CheckExact(index) ? Py_NewRef(index) : PyTuple_Pack(1, index);
+    if (*items == NULL)
+        return NULL;
+    Py_ssize_t n = PyTuple_GET_SIZE(*items);
+    PyObject *key = n > 0 ? PyTuple_New(n) : NULL;
+    for (Py_ssize_t i = 0; key != NULL && i < n; i++) {
+        PyObject *v = PyTuple_GET_ITEM(*items, i), *k = NULL;
+        if (v == Py_None || v == Py_Ellipsis) {
+            k = Py_NewRef(v);
+        }
+        else if (Py_IS_TYPE(v, &PySlice_Type)) {
+            PySliceObject *sl = (PySliceObject *)v;
+            PyObject *b[3] = {sl->start, sl->stop, sl->step};
+            int ok = 1;
+            for (int j = 0; j < 3; j++)
+                ok = ok && (b[j] == Py_None || PyLong_CheckExact(b[j]));
+            k = ok ? PyTuple_Pack(3, b[0], b[1], b[2]) : NULL;
+        }
+        if (k == NULL)
+            Py_CLEAR(key);
+        else
+            PyTuple_SET_ITEM(key, i, k);
+    }
+    if (key == NULL)
+        Py_CLEAR(*items);
+    return key;
+}
+
+/* x[index] for a tensor x that owns its memory (no view itself), of a static shape, and
+ * an index plain_key takes whose plan _indexing.getitem made before: the plan's ops bound
+ * as Python binds them (recorded on the lazy backend or grad tape that records now, or
+ * run on x's device), and the result made a view of x as views.make_view makes it. NULL
+ * with no exception: Python's. */
+static PyObject *
+fastop_getitem(PyObject *x, PyObject *index)
+{
+    if (plans == NULL || !Py_IS_TYPE(x, T.cls) || SLOT(x, T.view) != Py_None ||
+        SLOT(x, T.weak) != Py_False || SLOT(x, T.type) == NULL || SLOT(x, T.data) == NULL)
+        return NULL;
+    PyObject *items, *key = plain_key(index, &items);
+    if (key == NULL)
+        return NULL;
+    PyObject *shape = PyObject_GetAttr(SLOT(x, T.type), s_shape);
+    PyObject *pkey = shape ? PyTuple_Pack(2, shape, key) : NULL;
+    Py_XDECREF(shape);
+    Py_DECREF(key);
+    PyObject *plan = pkey ? PyDict_GetItemWithError(plans, pkey) : NULL;
+    Py_XDECREF(pkey);
+    Py_ssize_t n = plan && PyTuple_CheckExact(plan) ? PyTuple_GET_SIZE(plan) : 0;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *step = PyTuple_GET_ITEM(plan, i);
+        if (!PyTuple_CheckExact(step) || PyTuple_GET_SIZE(step) != 2)
+            n = 0; /* (a dynamic slice: Python's) */
+    }
+    if (n == 0) {
+        Py_DECREF(items);
+        return NULL;
+    }
+    Py_INCREF(plan); /* (the table may be cleared by another thread meanwhile) */
+    PyObject *out = Py_NewRef(x), *res = NULL;
+    PyObject *dev = NULL;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *step = PyTuple_GET_ITEM(plan, i);
+        PyObject *prim = PyTuple_GET_ITEM(step, 0), *attrs = PyTuple_GET_ITEM(step, 1);
+        PyObject *next = NULL;
+        if (dev == NULL) {
+            PyObject *one = PyTuple_Pack(1, out);
+            PyObject *targs[3] = {prim, one, attrs};
+            PyObject *r = one ? fastbind_general(targs, 3) : NULL;
+            Py_XDECREF(one);
+            if (r != NULL) {
+                next = PyTuple_CheckExact(r) && PyTuple_GET_SIZE(r) == 1
+                           ? Py_NewRef(PyTuple_GET_ITEM(r, 0)) : NULL;
+                Py_DECREF(r);
+                if (next == NULL) {
+                    PyErr_SetString(PyExc_TypeError, "an index step gave other than one result");
+                    goto done;
+                }
+            }
+            else if (PyErr_Occurred()) {
+                goto done;
+            }
+            else if (i == 0) { /* not recording: on x's device now, or Python's */
+                PyObject *bx = SLOT(x, T.backend);
+                if ((dev = eager_backend(&bx, 1)) == NULL)
+                    goto done;
+            }
+            else { /* (not reached: a recorder takes every step or none) Python's, anew */
+                goto done;
+            }
+        }
+        if (dev != NULL && (next = eager_run(dev, prim, attrs, &out, 1)) == NULL)
+            goto done;
+        Py_SETREF(out, next);
+    }
+    /* views.make_view(x, out, forward, backward, layout) for a parent that is a base */
+    PyObject *aliases = SLOT(x, T.aliases);
+    if (aliases == Py_None) {
+        if ((aliases = PyObject_CallNoArgs(aliases_cls)) == NULL)
+            goto done;
+        Py_SETREF(SLOT(x, T.aliases), aliases);
+    }
+    Py_INCREF(aliases);
+    PyObject *fwd = bound_new(index_get, index);
+    PyObject *bwd = fwd ? bound_new(index_set, index) : NULL;
+    PyObject *lay = bwd ? bound_new(layout_get, items) : NULL;
+    PyObject *make = lay ? PyTuple_Pack(2, lay, Py_None) : NULL;
+    PyObject *view = make ? view_cls->tp_alloc(view_cls, 0) : NULL;
+    if (view != NULL) {
+        SLOT(view, V_base) = Py_NewRef(x);
+        SLOT(view, V_forward) = Py_NewRef(fwd);
+        SLOT(view, V_backward) = Py_NewRef(bwd);
+        SLOT(view, V_writable) = Py_NewRef(Py_True);
+        SLOT(view, V_layout) = Py_NewRef(Py_None);
+        SLOT(view, V_make_layout) = Py_NewRef(make);
+        Py_SETREF(SLOT(out, T.view), view);
+        /* aliases.add(out): a weak reference appended, or Python's add where it prunes */
+        PyObject *refs = SLOT(aliases, A_views), *at = SLOT(aliases, A_prune_at);
+        Py_ssize_t prune = at && PyLong_CheckExact(at) ? PyLong_AsSsize_t(at) : 0;
+        if (refs && PyList_CheckExact(refs) && PyList_GET_SIZE(refs) + 1 < prune) {
+            PyObject *ref = PyWeakref_NewRef(out, NULL);
+            if (ref != NULL && PyList_Append(refs, ref) == 0)
+                res = Py_NewRef(out);
+            Py_XDECREF(ref);
+        }
+        else if (!PyErr_Occurred()) {
+            PyObject *added = PyObject_CallMethodOneArg(aliases, s_add_view, out);
+            if (added != NULL) {
+                Py_DECREF(added);
+                res = Py_NewRef(out);
+            }
+        }
+    }
+    Py_XDECREF(fwd);
+    Py_XDECREF(bwd);
+    Py_XDECREF(lay);
+    Py_XDECREF(make);
+    Py_DECREF(aliases);
+done:
+    Py_DECREF(out);
+    Py_DECREF(plan);
+    Py_DECREF(items);
+    return res;
+}
+
+/* init_views(_indexing._PLANS, views.View, views.Aliases, forward, backward, layout):
+ * what fastop_getitem reads and calls */
+static PyObject *
+init_views(PyObject *module, PyObject *args)
+{
+    PyObject *p, *v, *a, *get, *set, *lay;
+    if (!PyArg_ParseTuple(args, "O!O!O!OOO:init_views", &PyDict_Type, &p, &PyType_Type, &v,
+                          &PyType_Type, &a, &get, &set, &lay))
+        return NULL;
+    if (slot_offset(v, "base", &V_base) || slot_offset(v, "forward", &V_forward) ||
+        slot_offset(v, "backward", &V_backward) || slot_offset(v, "writable", &V_writable) ||
+        slot_offset(v, "_layout", &V_layout) || slot_offset(v, "_make_layout", &V_make_layout)
+        || slot_offset(a, "views", &A_views) || slot_offset(a, "_prune_at", &A_prune_at))
+        return NULL;
+    if (s_add_view == NULL && (s_add_view = PyUnicode_InternFromString("add")) == NULL)
+        return NULL;
+#define KEEP(var, obj) Py_INCREF(obj); Py_XSETREF(var, obj)
+    KEEP(view_cls, (PyTypeObject *)v);
+    KEEP(aliases_cls, a);
+    KEEP(index_get, get);
+    KEEP(index_set, set);
+    KEEP(layout_get, lay);
+    KEEP(plans, p);
+#undef KEEP
+    Py_RETURN_NONE;
+}
+
 static PyObject *
 fastop_vectorcall(FastOp *op, PyObject *const *args, size_t nargsf, PyObject *kwnames)
 {
@@ -2464,8 +2741,9 @@ fastop_vectorcall(FastOp *op, PyObject *const *args, size_t nargsf, PyObject *kw
     }
     if (nargs == 2 && kwnames == NULL) {
         PyObject *a = op->reflected ? args[1] : args[0], *b = op->reflected ? args[0] : args[1];
-        PyObject *res = op->dot_attrs != NULL ? fastop_matmul(op, a, b)
-                                              : fastop_record(op, a, b);
+        PyObject *res = op->indexing            ? fastop_getitem(a, b)
+                        : op->dot_attrs != NULL ? fastop_matmul(op, a, b)
+                                                : fastop_record(op, a, b);
         if (res != NULL || PyErr_Occurred())
             return res;
     }
@@ -2476,12 +2754,12 @@ static PyObject *
 fastop_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
 {
     PyObject *python, *prim, *kinds, *dot_attrs = NULL;
-    int inexact, reflected, unary = 0, gated = 0;
+    int inexact, reflected, unary = 0, gated = 0, indexing = 0;
     static char *names[] = {"python", "prim", "kinds", "inexact", "reflected", "unary",
-                            "gated", "dot_attrs", NULL};
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "OOUpp|ppO!:FastOp", names, &python, &prim,
+                            "gated", "dot_attrs", "indexing", NULL};
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "OOUpp|ppO!p:FastOp", names, &python, &prim,
                                      &kinds, &inexact, &reflected, &unary, &gated,
-                                     &PyDict_Type, &dot_attrs))
+                                     &PyDict_Type, &dot_attrs, &indexing))
         return NULL;
     if (lazy_cls == NULL)
         return PyErr_Format(PyExc_RuntimeError, "stablejit._recorder.init_operators first");
@@ -2495,6 +2773,7 @@ fastop_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
     self->inexact = inexact, self->reflected = reflected, self->unary = unary;
     self->gated = gated;
     self->dot_attrs = Py_XNewRef(dot_attrs);
+    self->indexing = indexing;
     self->vectorcall = (vectorcallfunc)fastop_vectorcall;
     return (PyObject *)self;
 }
@@ -4441,6 +4720,9 @@ static PyMethodDef methods[] = {
      "live_pending(pending, graph): the live, uncomputed Pendings of a graph, as a list"},
     {"composite_call", (PyCFunction)(void (*)(void))composite_call, METH_FASTCALL,
      "composite_call(done, args, kwargs): one_program's cached call in C, or _MISS"},
+    {"init_views", init_views, METH_VARARGS,
+     "init_views(_indexing._PLANS, views.View, views.Aliases, forward, backward, layout): "
+     "what x[index] reads in C"},
     {"composite_fn", composite_fn, METH_VARARGS,
      "composite_fn(g, done): one_program's g as a C callable (CompositeFn)"},
     {"init_composite", init_composite, METH_VARARGS,
@@ -4525,7 +4807,7 @@ PyInit__recorder(void)
         (mixed_types = PyDict_New()) == NULL)
         return NULL;
     if (PyType_Ready(&FastOpType) < 0 || PyType_Ready(&FastBindType) < 0 ||
-        PyType_Ready(&CompositeFnType) < 0 ||
+        PyType_Ready(&CompositeFnType) < 0 || PyType_Ready(&BoundType) < 0 ||
         PyType_Ready(&RLockType) < 0 || PyType_Ready(&PendingType) < 0)
         return NULL;
 #endif

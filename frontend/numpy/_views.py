@@ -11,6 +11,8 @@ results are intermediates nobody else holds, so they need no view records.
 
 from __future__ import annotations
 
+import operator
+
 import numpy as np
 
 from .. import views
@@ -55,11 +57,25 @@ def getitem(x: Tensor, index) -> Tensor:
             return out
         return views.make_view(
             x, out, lambda p: _indexing.getitem(p, index),
-            lambda p, new: _indexing._update(p, index, new, "set", last_wins=True),
+            lambda p, new: _set_index(p, new, index),
             lambda layout: layout[tuple(map(_layout_index, np_index))])
     except Exception as e:
         filter_exception(e)
         raise
+
+
+def _set_index(p: Tensor, new: Tensor, index) -> Tensor:
+    """p with p[index] replaced by new: the backward function of a view p[index]."""
+    return _indexing._update(p, index, new, "set", last_wins=True)
+
+
+# recorder_native makes getitem Tensor.__getitem__'s C operator (recorder.c's
+# fastop_getitem): an index of None, Ellipsis and slices on a tensor that is no view,
+# whose plan _indexing.getitem made before, is bound and made a view in C, with these
+# three functions as its forward, backward and layout (what the lambdas above compute
+# for such an index)
+getitem._native_index = (_indexing._PLANS, views.View, views.Aliases, _indexing.getitem,
+                         _set_index, operator.getitem)
 
 
 def _layout_index(i):
