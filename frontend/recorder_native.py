@@ -133,6 +133,17 @@ def composite_call(miss, traced_cls, run):
     return _recorder.composite_call
 
 
+def view_op(python, kind: int, prim, table: dict, forward, backward, layout):
+    """A namespace function that returns a view (numpy/_views: 1 transpose, 2 reshape)
+    as a gated FastOp (recorder.c's fastop_view: a base's common case bound and made a
+    view in C; the rest the Python function's), or the function itself where the
+    extension is not built or the Python path was on at import."""
+    if not _on:
+        return python
+    return _recorder.FastOp(python, prim, "", False, False, gated=True, view=kind,
+                            view_fns=(table, forward, backward, layout))
+
+
 def composite_fn(g, done: dict):
     """one_program's `g` as a C callable (recorder.c's CompositeFn: its cached call keyed
     and recorded or run with no Python frame; g for the rest), or g itself where the

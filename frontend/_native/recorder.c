@@ -1805,6 +1805,11 @@ typedef struct {
      * precision mm_prec (all three held; looked up again when the default changes). */
     PyObject *dot_attrs, *mm_prec, *mm_attrs[2];
     int indexing;      /* Tensor.__getitem__ (numpy/_views.getitem): fastop_getitem */
+    /* a namespace function that returns a view: 1 transpose (all axes reversed), 2
+     * reshape; view_fns (its attrs table, and its view's forward, backward and layout
+     * functions): fastop_view */
+    int view;
+    PyObject *view_fns;
     vectorcallfunc vectorcall;
 } FastOp;
 
@@ -2581,85 +2586,46 @@ plain_key(PyObject *index, PyObject **items)
     return key;
 }
 
-/* x[index] for a tensor x that owns its memory (no view itself), of a static shape, and
- * an index plain_key takes whose plan _indexing.getitem made before: the plan's ops bound
- * as Python binds them (recorded on the lazy backend or grad tape that records now, or
- * run on x's device), and the result made a view of x as views.make_view makes it. NULL
- * with no exception: Python's. */
+/* prim(x) with attrs, bound as dispatch's bind binds it: recorded by the lazy backend or
+ * grad tape that records now, else (*dev set, or found here when NULL) run on x's device
+ * as its one-op program. A new reference; NULL with no exception: Python's. */
 static PyObject *
-fastop_getitem(PyObject *x, PyObject *index)
+bind_one(PyObject *prim, PyObject *x, PyObject *attrs, PyObject **dev)
 {
-    if (plans == NULL || !Py_IS_TYPE(x, T.cls) || SLOT(x, T.view) != Py_None ||
-        SLOT(x, T.weak) != Py_False || SLOT(x, T.type) == NULL || SLOT(x, T.data) == NULL)
-        return NULL;
-    PyObject *items, *key = plain_key(index, &items);
-    if (key == NULL)
-        return NULL;
-    PyObject *shape = PyObject_GetAttr(SLOT(x, T.type), s_shape);
-    PyObject *pkey = shape ? PyTuple_Pack(2, shape, key) : NULL;
-    Py_XDECREF(shape);
-    Py_DECREF(key);
-    PyObject *plan = pkey ? PyDict_GetItemWithError(plans, pkey) : NULL;
-    Py_XDECREF(pkey);
-    Py_ssize_t n = plan && PyTuple_CheckExact(plan) ? PyTuple_GET_SIZE(plan) : 0;
-    for (Py_ssize_t i = 0; i < n; i++) {
-        PyObject *step = PyTuple_GET_ITEM(plan, i);
-        if (!PyTuple_CheckExact(step) || PyTuple_GET_SIZE(step) != 2)
-            n = 0; /* (a dynamic slice: Python's) */
-    }
-    if (n == 0) {
-        Py_DECREF(items);
-        return NULL;
-    }
-    Py_INCREF(plan); /* (the table may be cleared by another thread meanwhile) */
-    PyObject *out = Py_NewRef(x), *res = NULL;
-    PyObject *dev = NULL;
-    for (Py_ssize_t i = 0; i < n; i++) {
-        PyObject *step = PyTuple_GET_ITEM(plan, i);
-        PyObject *prim = PyTuple_GET_ITEM(step, 0), *attrs = PyTuple_GET_ITEM(step, 1);
-        PyObject *next = NULL;
-        if (dev == NULL) {
-            PyObject *one = PyTuple_Pack(1, out);
-            PyObject *targs[3] = {prim, one, attrs};
-            PyObject *r = one ? fastbind_general(targs, 3) : NULL;
-            Py_XDECREF(one);
-            if (r != NULL) {
-                next = PyTuple_CheckExact(r) && PyTuple_GET_SIZE(r) == 1
-                           ? Py_NewRef(PyTuple_GET_ITEM(r, 0)) : NULL;
-                Py_DECREF(r);
-                if (next == NULL) {
-                    PyErr_SetString(PyExc_TypeError, "an index step gave other than one result");
-                    goto done;
-                }
-            }
-            else if (PyErr_Occurred()) {
-                goto done;
-            }
-            else if (i == 0) { /* not recording: on x's device now, or Python's */
-                PyObject *bx = SLOT(x, T.backend);
-                if ((dev = eager_backend(&bx, 1)) == NULL)
-                    goto done;
-            }
-            else { /* (not reached: a recorder takes every step or none) Python's, anew */
-                goto done;
-            }
+    if (*dev == NULL) {
+        PyObject *one = PyTuple_Pack(1, x);
+        PyObject *targs[3] = {prim, one, attrs};
+        PyObject *r = one ? fastbind_general(targs, 3) : NULL;
+        Py_XDECREF(one);
+        if (r != NULL) {
+            PyObject *next = PyTuple_CheckExact(r) && PyTuple_GET_SIZE(r) == 1
+                                 ? Py_NewRef(PyTuple_GET_ITEM(r, 0)) : NULL;
+            Py_DECREF(r);
+            if (next == NULL)
+                PyErr_SetString(PyExc_TypeError, "a view's op gave other than one result");
+            return next;
         }
-        if (dev != NULL && (next = eager_run(dev, prim, attrs, &out, 1)) == NULL)
-            goto done;
-        Py_SETREF(out, next);
+        PyObject *bx = SLOT(x, T.backend);
+        if (PyErr_Occurred() || (*dev = eager_backend(&bx, 1)) == NULL)
+            return NULL;
     }
-    /* views.make_view(x, out, forward, backward, layout) for a parent that is a base */
-    PyObject *aliases = SLOT(x, T.aliases);
+    return eager_run(*dev, prim, attrs, &x, 1);
+}
+
+/* views.make_view(x, out, forward, backward, layout) where x is a base (no view itself)
+ * and out a new tensor of a static shape: out's View and x's Aliases, made as Python
+ * makes them. out (a new reference) or NULL with an exception. */
+static PyObject *
+make_base_view(PyObject *x, PyObject *out, PyObject *fwd, PyObject *bwd, PyObject *lay)
+{
+    PyObject *aliases = SLOT(x, T.aliases), *res = NULL;
     if (aliases == Py_None) {
         if ((aliases = PyObject_CallNoArgs(aliases_cls)) == NULL)
-            goto done;
+            return NULL;
         Py_SETREF(SLOT(x, T.aliases), aliases);
     }
     Py_INCREF(aliases);
-    PyObject *fwd = bound_new(index_get, index);
-    PyObject *bwd = fwd ? bound_new(index_set, index) : NULL;
-    PyObject *lay = bwd ? bound_new(layout_get, items) : NULL;
-    PyObject *make = lay ? PyTuple_Pack(2, lay, Py_None) : NULL;
+    PyObject *make = PyTuple_Pack(2, lay, Py_None);
     PyObject *view = make ? view_cls->tp_alloc(view_cls, 0) : NULL;
     if (view != NULL) {
         SLOT(view, V_base) = Py_NewRef(x);
@@ -2686,15 +2652,163 @@ fastop_getitem(PyObject *x, PyObject *index)
             }
         }
     }
-    Py_XDECREF(fwd);
-    Py_XDECREF(bwd);
-    Py_XDECREF(lay);
     Py_XDECREF(make);
     Py_DECREF(aliases);
+    return res;
+}
+
+/* whether x may take a C view path: a strong tensor that owns its memory */
+static int
+view_base(PyObject *x)
+{
+    return view_cls != NULL && Py_IS_TYPE(x, T.cls) && SLOT(x, T.view) == Py_None &&
+           SLOT(x, T.weak) == Py_False && SLOT(x, T.type) != NULL && SLOT(x, T.data) != NULL;
+}
+
+/* the view of x made by the op prim(x, attrs) (bound by bind_one) with the view
+ * functions Bound(fwd, a), Bound(bwd, b) and Bound(lay, c); NULL with no exception:
+ * Python's */
+static PyObject *
+one_op_view(PyObject *x, PyObject *prim, PyObject *attrs, PyObject *fwd, PyObject *a,
+            PyObject *bwd, PyObject *b, PyObject *lay, PyObject *c)
+{
+    PyObject *dev = NULL;
+    PyObject *out = bind_one(prim, x, attrs, &dev);
+    if (out == NULL)
+        return NULL;
+    PyObject *f = bound_new(fwd, a), *g = f ? bound_new(bwd, b) : NULL;
+    PyObject *h = g ? bound_new(lay, c) : NULL;
+    PyObject *res = h ? make_base_view(x, out, f, g, h) : NULL;
+    Py_XDECREF(f);
+    Py_XDECREF(g);
+    Py_XDECREF(h);
+    Py_DECREF(out);
+    return res;
+}
+
+/* x[index] for a tensor x that owns its memory (no view itself), of a static shape, and
+ * an index plain_key takes whose plan _indexing.getitem made before: the plan's ops bound
+ * as Python binds them, and the result made a view of x as views.make_view makes it.
+ * NULL with no exception: Python's. */
+static PyObject *
+fastop_getitem(PyObject *x, PyObject *index)
+{
+    if (plans == NULL || !view_base(x))
+        return NULL;
+    PyObject *items, *key = plain_key(index, &items);
+    if (key == NULL)
+        return NULL;
+    PyObject *shape = PyObject_GetAttr(SLOT(x, T.type), s_shape);
+    PyObject *pkey = shape ? PyTuple_Pack(2, shape, key) : NULL;
+    Py_XDECREF(shape);
+    Py_DECREF(key);
+    PyObject *plan = pkey ? PyDict_GetItemWithError(plans, pkey) : NULL;
+    Py_XDECREF(pkey);
+    Py_ssize_t n = plan && PyTuple_CheckExact(plan) ? PyTuple_GET_SIZE(plan) : 0;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *step = PyTuple_GET_ITEM(plan, i);
+        if (!PyTuple_CheckExact(step) || PyTuple_GET_SIZE(step) != 2)
+            n = 0; /* (a dynamic slice: Python's) */
+    }
+    if (n == 0) {
+        Py_DECREF(items);
+        return NULL;
+    }
+    Py_INCREF(plan); /* (the table may be cleared by another thread meanwhile) */
+    PyObject *out = Py_NewRef(x), *res = NULL, *dev = NULL;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *step = PyTuple_GET_ITEM(plan, i);
+        /* (a recorder takes every step or none; a device runs each, or leaves the rest
+         * to Python, which computes x[index] anew) */
+        PyObject *next = bind_one(PyTuple_GET_ITEM(step, 0), out, PyTuple_GET_ITEM(step, 1),
+                                  &dev);
+        if (next == NULL)
+            goto done;
+        Py_SETREF(out, next);
+    }
+    PyObject *f = bound_new(index_get, index), *g = f ? bound_new(index_set, index) : NULL;
+    PyObject *h = g ? bound_new(layout_get, items) : NULL;
+    res = h ? make_base_view(x, out, f, g, h) : NULL;
+    Py_XDECREF(f);
+    Py_XDECREF(g);
+    Py_XDECREF(h);
 done:
     Py_DECREF(out);
     Py_DECREF(plan);
     Py_DECREF(items);
+    return res;
+}
+
+/* a tensor type's shape if every axis is a Python int (a new reference), else NULL
+ * with no exception (a symbolic shape: Python's) */
+static PyObject *
+static_shape(PyObject *type, Py_ssize_t *size)
+{
+    PyObject *shape = PyObject_GetAttr(type, s_shape);
+    if (shape == NULL || !PyTuple_CheckExact(shape)) {
+        Py_XDECREF(shape);
+        return NULL;
+    }
+    Py_ssize_t n = 1;
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(shape); i++) {
+        Py_ssize_t d = int_dim(shape, i);
+        if (d < 0) {
+            Py_DECREF(shape);
+            return NULL;
+        }
+        n *= d;
+    }
+    *size = n;
+    return shape;
+}
+
+/* numpy/_views.transpose(x) (all axes reversed, as x.T) and reshape(x, shape) of a base
+ * of a static shape, in C: the op bound as _manipulation binds it (its attrs from the
+ * table Python keeps: _REVERSED by ndim, _RESHAPES by shape) and the result made a view
+ * of x as _views makes it. NULL with no exception: Python's. */
+static PyObject *
+fastop_view(FastOp *op, PyObject *x, PyObject *arg)
+{
+    if (!view_base(x) || !PyTuple_CheckExact(op->view_fns) ||
+        PyTuple_GET_SIZE(op->view_fns) != 4)
+        return NULL;
+    PyObject *table = PyTuple_GET_ITEM(op->view_fns, 0), *fwd = PyTuple_GET_ITEM(op->view_fns, 1),
+             *bwd = PyTuple_GET_ITEM(op->view_fns, 2), *lay = PyTuple_GET_ITEM(op->view_fns, 3);
+    Py_ssize_t size, new_size = 1;
+    PyObject *shape = static_shape(SLOT(x, T.type), &size), *res = NULL;
+    if (shape == NULL || !PyDict_Check(table))
+        return NULL;
+    Py_ssize_t n = PyTuple_GET_SIZE(shape);
+    if (op->view == 1) { /* x.T: the reversed permutation, its own inverse */
+        PyObject *nd = n >= 2 ? PyLong_FromSsize_t(n) : NULL;
+        PyObject *attrs = nd ? PyDict_GetItemWithError(table, nd) : NULL;
+        PyObject *perm = attrs ? PyTuple_New(n) : NULL;
+        for (Py_ssize_t i = 0; perm != NULL && i < n; i++) {
+            PyObject *a = PyLong_FromSsize_t(n - 1 - i);
+            if (a == NULL)
+                Py_CLEAR(perm);
+            else
+                PyTuple_SET_ITEM(perm, i, a);
+        }
+        if (perm != NULL)
+            res = one_op_view(x, op->prim, attrs, fwd, perm, bwd, perm, lay, perm);
+        Py_XDECREF(nd);
+        Py_XDECREF(perm);
+    }
+    else if (PyTuple_CheckExact(arg)) { /* reshape(x, shape): a shape kept before, no -1 */
+        PyObject *attrs = PyDict_GetItemWithError(table, arg);
+        for (Py_ssize_t i = 0; attrs != NULL && i < PyTuple_GET_SIZE(arg); i++) {
+            Py_ssize_t d = int_dim(arg, i);
+            if (d < 0)
+                attrs = NULL;
+            new_size *= d;
+        }
+        int same = attrs != NULL && new_size == size
+                       ? PyObject_RichCompareBool(arg, shape, Py_EQ) : 1;
+        if (same == 0)
+            res = one_op_view(x, op->prim, attrs, fwd, arg, bwd, shape, lay, arg);
+    }
+    Py_DECREF(shape);
     return res;
 }
 
@@ -2731,6 +2845,15 @@ fastop_vectorcall(FastOp *op, PyObject *const *args, size_t nargsf, PyObject *kw
     Py_ssize_t nargs = PyVectorcall_NARGS(nargsf);
     if (op->gated && !binds_on)
         return PyObject_Vectorcall(op->python, args, nargsf, kwnames);
+    if (op->view) {
+        if (kwnames == NULL && (nargs == 2 || (nargs == 1 && op->view == 1)) &&
+            (op->view == 2 || nargs == 1 || args[1] == Py_None)) {
+            PyObject *res = fastop_view(op, args[0], nargs == 2 ? args[1] : NULL);
+            if (res != NULL || PyErr_Occurred())
+                return res;
+        }
+        return PyObject_Vectorcall(op->python, args, nargsf, kwnames);
+    }
     if (op->unary) {
         if (nargs == 1 && kwnames == NULL && !op->inexact) {
             PyObject *res = fastop_record_unary(op, args[0]);
@@ -2753,14 +2876,18 @@ fastop_vectorcall(FastOp *op, PyObject *const *args, size_t nargsf, PyObject *kw
 static PyObject *
 fastop_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
 {
-    PyObject *python, *prim, *kinds, *dot_attrs = NULL;
-    int inexact, reflected, unary = 0, gated = 0, indexing = 0;
+    PyObject *python, *prim, *kinds, *dot_attrs = NULL, *view_fns = NULL;
+    int inexact, reflected, unary = 0, gated = 0, indexing = 0, view = 0;
     static char *names[] = {"python", "prim", "kinds", "inexact", "reflected", "unary",
-                            "gated", "dot_attrs", "indexing", NULL};
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "OOUpp|ppO!p:FastOp", names, &python, &prim,
-                                     &kinds, &inexact, &reflected, &unary, &gated,
-                                     &PyDict_Type, &dot_attrs, &indexing))
+                            "gated", "dot_attrs", "indexing", "view", "view_fns", NULL};
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "OOUpp|ppO!piO!:FastOp", names, &python,
+                                     &prim, &kinds, &inexact, &reflected, &unary, &gated,
+                                     &PyDict_Type, &dot_attrs, &indexing, &view,
+                                     &PyTuple_Type, &view_fns))
         return NULL;
+    if (view != 0 && (view < 1 || view > 2 || view_fns == NULL))
+        return PyErr_Format(PyExc_ValueError, "view=1 (transpose) or 2 (reshape), with "
+                                              "view_fns");
     if (lazy_cls == NULL)
         return PyErr_Format(PyExc_RuntimeError, "stablejit._recorder.init_operators first");
     FastOp *self = (FastOp *)type->tp_alloc(type, 0);
@@ -2774,6 +2901,8 @@ fastop_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
     self->gated = gated;
     self->dot_attrs = Py_XNewRef(dot_attrs);
     self->indexing = indexing;
+    self->view = view;
+    self->view_fns = Py_XNewRef(view_fns);
     self->vectorcall = (vectorcallfunc)fastop_vectorcall;
     return (PyObject *)self;
 }
@@ -2787,6 +2916,7 @@ fastop_traverse(FastOp *self, visitproc visit, void *arg)
     Py_VISIT(self->ok_pair);
     Py_VISIT(self->ok_scalar);
     Py_VISIT(self->dot_attrs);
+    Py_VISIT(self->view_fns);
     Py_VISIT(self->mm_prec);
     Py_VISIT(self->mm_attrs[0]);
     Py_VISIT(self->mm_attrs[1]);
@@ -2802,6 +2932,7 @@ fastop_clear(FastOp *self)
     Py_CLEAR(self->ok_pair);
     Py_CLEAR(self->ok_scalar);
     Py_CLEAR(self->dot_attrs);
+    Py_CLEAR(self->view_fns);
     Py_CLEAR(self->mm_prec);
     Py_CLEAR(self->mm_attrs[0]);
     Py_CLEAR(self->mm_attrs[1]);
@@ -2846,6 +2977,14 @@ wrapper_getattro(Wrapper *self, PyObject *name)
     return PyObject_GetAttr(self->python, name);
 }
 
+/* an attribute set on it (a composed docstring) is set on the Python function, where
+ * it is read */
+static int
+wrapper_setattro(Wrapper *self, PyObject *name, PyObject *value)
+{
+    return PyObject_SetAttr(self->python, name, value);
+}
+
 /* bound to an instance as a method, as the Python function would be */
 static PyObject *
 wrapper_get(PyObject *self, PyObject *obj, PyObject *type)
@@ -2888,6 +3027,7 @@ static PyTypeObject FastOpType = {
     .tp_vectorcall_offset = offsetof(FastOp, vectorcall),
     .tp_descr_get = wrapper_get,
     .tp_getattro = (getattrofunc)wrapper_getattro,
+    .tp_setattro = (setattrofunc)wrapper_setattro,
     .tp_repr = (reprfunc)wrapper_repr,
     .tp_members = fastop_members,
     .tp_getset = wrapper_getset,
@@ -3846,13 +3986,6 @@ compfn_dealloc(CompositeFn *self)
     Py_TYPE(self)->tp_free((PyObject *)self);
 }
 
-/* an attribute set on it (a composed docstring) is set on g, where it is read */
-static int
-compfn_setattro(CompositeFn *self, PyObject *name, PyObject *value)
-{
-    return PyObject_SetAttr(self->python, name, value);
-}
-
 static PyMemberDef compfn_members[] = {
     {"python", T_OBJECT, offsetof(CompositeFn, python), READONLY, "one_program's g"},
     {NULL},
@@ -3873,7 +4006,7 @@ static PyTypeObject CompositeFnType = {
     .tp_vectorcall_offset = offsetof(CompositeFn, vectorcall),
     .tp_descr_get = wrapper_get,
     .tp_getattro = (getattrofunc)wrapper_getattro,
-    .tp_setattro = (setattrofunc)compfn_setattro,
+    .tp_setattro = (setattrofunc)wrapper_setattro,
     .tp_repr = (reprfunc)wrapper_repr,
     .tp_members = compfn_members,
     .tp_getset = wrapper_getset,

@@ -15,8 +15,9 @@ import operator
 
 import numpy as np
 
-from .. import views
+from .. import recorder_native, views
 from ..compiler.primitives import elementwise as ew
+from ..compiler.primitives import shape_ops as so
 from ..dispatch import bind1
 from ..errors import at_user_line
 from ..tensor import Tensor
@@ -107,8 +108,18 @@ def _permutation_view(x: Tensor, out: Tensor, perm: tuple[int, ...]) -> Tensor:
     inverse = _inverse(perm)
     return views.make_view(
         x, out, lambda p: _manipulation.transpose(p, perm),
-        lambda p, new: _manipulation.transpose(new, inverse),
-        lambda layout: layout.transpose(perm))
+        lambda p, new: _permuted_back(p, new, inverse),
+        lambda layout: _permuted_layout(layout, perm))
+
+
+# a permutation view's backward and layout functions (lambdas above; recorder.c's
+# fastop_view binds them to x.T's permutation)
+def _permuted_back(p: Tensor, new: Tensor, inverse: tuple[int, ...]) -> Tensor:
+    return _manipulation.transpose(new, inverse)
+
+
+def _permuted_layout(layout: np.ndarray, perm: tuple[int, ...]) -> np.ndarray:
+    return layout.transpose(perm)
 
 
 def transpose(x, axes=None) -> Tensor:
@@ -162,8 +173,18 @@ def _reshaped_view(x: Tensor, out: Tensor) -> Tensor:
             return out if out is not x else _copy(x)
     old = x.shape
     return views.make_view(x, out, lambda p: _manipulation.reshape(p, out.shape),
-                           lambda p, new: _manipulation.reshape(new, old),
-                           lambda parent: np.reshape(parent, out.shape, copy=False))
+                           lambda p, new: _reshaped_back(p, new, old),
+                           lambda parent: _reshaped_layout(parent, out.shape))
+
+
+# a reshaped view's backward and layout functions (lambdas above; recorder.c's
+# fastop_view binds them to the shapes)
+def _reshaped_back(p: Tensor, new: Tensor, old: tuple[int, ...]) -> Tensor:
+    return _manipulation.reshape(new, old)
+
+
+def _reshaped_layout(parent: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
+    return np.reshape(parent, shape, copy=False)
 
 
 def _copy(x: Tensor) -> Tensor:
@@ -259,3 +280,12 @@ def _shares(a, b, exact: bool) -> bool:
             return False  # a tensor's memory is never a NumPy array's
         return bool(np.shares_memory(a, b) if exact else np.may_share_memory(a, b))
     return views.shares_memory(a, b, exact)
+
+
+# x.T (transpose of all axes) and reshape(x, shape) of a tensor that is no view, with a
+# shape seen before, bound and made views in C where the native recorder is built
+# (recorder.c's fastop_view; every other call is the Python function's)
+transpose = recorder_native.view_op(transpose, 1, so.transpose, _manipulation._REVERSED,
+                                    _manipulation.transpose, _permuted_back, _permuted_layout)
+reshape = recorder_native.view_op(reshape, 2, so.reshape, _manipulation._RESHAPES,
+                                  _manipulation.reshape, _reshaped_back, _reshaped_layout)

@@ -78,6 +78,65 @@ def test_index_views_behave_as_numpy_views(index, where):
             np.testing.assert_array_equal(u, w, strict=True)
 
 
+# x.T and reshape (recorder.c's fastop_view) and their neighbours that stay Python's:
+# (name, the view taken of a tensor, the same of a NumPy array)
+VIEWS = [
+    ("x.T", lambda x: x.T, lambda r: r.T),
+    ("transpose(x)", lambda x: snp.transpose(x), lambda r: np.transpose(r)),
+    ("transpose(x, None)", lambda x: snp.transpose(x, None), lambda r: np.transpose(r)),
+    ("transpose(x, (1, 0))", lambda x: snp.transpose(x, (1, 0)), lambda r: r.transpose(1, 0)),
+    ("reshape(x, (4, 3))", lambda x: snp.reshape(x, (4, 3)), lambda r: r.reshape(4, 3)),
+    ("reshape(x, (12,))", lambda x: snp.reshape(x, (12,)), lambda r: r.reshape(12)),
+    ("reshape(x, (2, 2, 3))", lambda x: snp.reshape(x, (2, 2, 3)),
+     lambda r: r.reshape(2, 2, 3)),
+    ("reshape(x, (-1, 2))", lambda x: snp.reshape(x, (-1, 2)), lambda r: r.reshape(-1, 2)),
+    ("reshape(x, x.shape)", lambda x: snp.reshape(x, (3, 4)), lambda r: r.reshape(3, 4)),
+    ("reshape(x, [6, 2])", lambda x: snp.reshape(x, [6, 2]), lambda r: r.reshape([6, 2])),
+    ("reshape copy=True", lambda x: snp.reshape(x, (4, 3), copy=True),
+     lambda r: r.reshape(4, 3).copy()),
+    ("x.reshape(6, 2)", lambda x: x.reshape(6, 2), lambda r: r.reshape(6, 2)),
+    ("x.T of a view", lambda x: x[1:].T, lambda r: r[1:].T),
+    ("reshape of a transpose", lambda x: snp.reshape(x.T, (12,)),
+     lambda r: np.reshape(r.T, (12,))),
+]
+
+
+@needs_native
+@pytest.mark.parametrize("name, view, ref", VIEWS, ids=[v[0] for v in VIEWS])
+@pytest.mark.parametrize("where", ["eager", "lazy", "grad"])
+def test_transposes_and_reshapes_behave_as_numpy_views(name, view, ref, where):
+    """x.T, transpose and reshape on both paths: the same tape, and the same value, view
+    of x or copy, and NumPy's answers after writes through either alias."""
+    _both(lambda x: (view(x) * 2.0, view(x)), lambda: snp.asarray(A))
+    runs = []
+    for native in (True, False):
+        with path(native):
+            for _ in range(2):
+                x, r = snp.asarray(A), A.copy()
+                if where == "grad":
+                    g = sj.grad(lambda t: snp.sum(view(t) * view(t)))(x)
+                    runs.append((np.asarray(g),))
+                    continue
+                if where == "lazy":
+                    with sj.lazy():
+                        v = view(x)
+                else:
+                    v = view(x)
+                w = ref(r)
+                assert (v.base is x) == (w.base is r or w.base is r.base and r.base is not None)
+                assert snp.shares_memory(v, x) == np.shares_memory(w, r)
+                v[0] = -1.0
+                w[0] = -1.0
+                x[1] = 7.0
+                r[1] = 7.0
+                runs.append((np.asarray(x), np.asarray(v)))
+                np.testing.assert_array_equal(runs[-1][0], r, strict=True)
+                np.testing.assert_array_equal(runs[-1][1], w, strict=True)
+    for a in runs[1:]:
+        for u, w in zip(a, runs[0], strict=True):
+            np.testing.assert_array_equal(u, w, strict=True)
+
+
 @needs_native
 def test_a_view_of_a_view_and_a_weak_tensor_stay_python():
     """The C path takes bases only: x[1:][:, None] (a view of a view) and a weak 0-d
@@ -115,6 +174,32 @@ def test_plain_indexing_never_enters_python(where, monkeypatch):
         run(lambda: (x[:, None], x[1:, ::2], (x * 2.0)[:, None]))
         with pytest.raises(AssertionError, match="Python indexing path"):
             run(lambda: x[1])
+
+
+@needs_native
+@pytest.mark.parametrize("where", ["eager", "lazy"])
+def test_transposes_and_reshapes_never_enter_python(where, monkeypatch):
+    """On the native path x.T, transpose(x) and reshape(x, shape) of a base, with a
+    shape seen before, are bound and made views in C: views.make_view is not called."""
+    x = snp.asarray(A)
+    x.T, snp.reshape(x, (4, 3)), snp.reshape(x, (2, 6))  # (their attributes kept)
+
+    def python(*_):
+        raise AssertionError("the Python view path ran")
+
+    from stablejit import views
+    from stablejit.numpy import _manipulation
+    monkeypatch.setattr(views, "make_view", python)
+    monkeypatch.delitem(_manipulation._RESHAPES, (3, 2, 2), raising=False)
+    with path(True):
+        if where == "eager":
+            x.T, snp.transpose(x), snp.reshape(x, (4, 3)), x.reshape(2, 6)
+        else:
+            with sj.lazy():
+                y = x * 2.0
+                y.T, snp.reshape(y, (4, 3)), y.reshape((2, 6))
+        with pytest.raises(AssertionError, match="Python view path"):
+            snp.reshape(x, (3, 2, 2))  # (a shape not seen before: Python's)
 
 
 MATMULS = [((3, 4), (4, 5)), ((4,), (4, 5)), ((3, 4), (4,)), ((4,), (4,)),
