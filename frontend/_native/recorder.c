@@ -4161,6 +4161,9 @@ tape_fns_unchanged(void)
 /* GradTape(backend), made as its __init__ makes it (the target, Recorder.__init__'s
  * attributes, _new_graph's empty graph, recording): tests/host/test_grad_tape.py compares
  * the two attribute by attribute. A new reference, or NULL with an exception. */
+static PyObject *last_target_name, *last_tape_name; /* the last tape's name, and its
+                                                      * device's (strings: immutable) */
+
 static PyObject *
 make_tape(PyObject *backend)
 {
@@ -4184,7 +4187,13 @@ make_tape(PyObject *backend)
         tape = PyObject_CallOneArg((PyObject *)tape_cls, backend);
         goto done;
     }
-    name = tname ? PyUnicode_FromFormat("grad tape:%U", tname) : NULL;
+    if (tname != NULL && tname == last_target_name) { /* (a step's tapes: one device) */
+        name = Py_NewRef(last_tape_name);
+    }
+    else if (tname != NULL && (name = PyUnicode_FromFormat("grad tape:%U", tname)) != NULL) {
+        Py_XSETREF(last_target_name, Py_NewRef(tname));
+        Py_XSETREF(last_tape_name, Py_NewRef(name));
+    }
     reads = name ? PyTuple_Pack(1, target) : NULL;
     lock = reads ? PyObject_CallNoArgs((PyObject *)&RLockType) : NULL;
     tape = lock ? tape_cls->tp_alloc(tape_cls, 0) : NULL;
