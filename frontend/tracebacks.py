@@ -149,12 +149,18 @@ def wrap_namespace(namespace: dict, follow=lambda f: False, only=lambda f: True)
     helpers stay plain."""
     for name in namespace.get("__all__", ()):
         value = namespace.get(name)
-        if isinstance(value, types.FunctionType) and only(value) and not getattr(
-                value, "__stablejit_boundary__", False):
+        # (a function the native recorder calls from C - a FastOp, a one_program's
+        # CompositeFn - keeps its C path: the boundary goes around the Python function
+        # it calls for every other call, recorder_native's with_python)
+        native = hasattr(type(value), "with_python")
+        python = value.python if native else value
+        if (native or isinstance(value, types.FunctionType)) and only(python) and not \
+                getattr(python, "__stablejit_boundary__", False):
             boundary = _BOUNDARIES.get(value)  # aliases (acos, arccos) stay one function
             if boundary is None:
-                boundary = _BOUNDARIES[value] = (
-                    follow_boundary if follow(value) else api_boundary)(value)
+                boundary = (follow_boundary if follow(python) else api_boundary)(python)
+                boundary = _BOUNDARIES[value] = value.with_python(boundary) if native \
+                    else boundary
             namespace[name] = boundary
 
 

@@ -3003,6 +3003,31 @@ static PyGetSetDef wrapper_getset[] = {
     {NULL},
 };
 
+/* op.with_python(fn): the same operator, with fn as its Python function (what it calls
+ * for every call it does not take: tracebacks.wrap_namespace's boundary around it) */
+static PyObject *
+fastop_with_python(FastOp *op, PyObject *fn)
+{
+    FastOp *self = (FastOp *)Py_TYPE(op)->tp_alloc(Py_TYPE(op), 0);
+    if (self == NULL)
+        return NULL;
+    self->python = Py_NewRef(fn);
+    self->prim = Py_NewRef(op->prim);
+    self->kinds = Py_NewRef(op->kinds);
+    self->inexact = op->inexact, self->reflected = op->reflected, self->unary = op->unary;
+    self->gated = op->gated, self->indexing = op->indexing, self->view = op->view;
+    self->dot_attrs = Py_XNewRef(op->dot_attrs);
+    self->view_fns = Py_XNewRef(op->view_fns);
+    self->vectorcall = op->vectorcall;
+    return (PyObject *)self;
+}
+
+static PyMethodDef fastop_methods[] = {
+    {"with_python", (PyCFunction)fastop_with_python, METH_O,
+     "with_python(fn): the same operator, calling fn where it does not take a call"},
+    {NULL},
+};
+
 static PyMemberDef fastop_members[] = {
     {"python", T_OBJECT, offsetof(FastOp, python), READONLY, "the Python operator"},
     {"__wrapped__", T_OBJECT, offsetof(FastOp, python), READONLY,
@@ -3030,6 +3055,7 @@ static PyTypeObject FastOpType = {
     .tp_setattro = (setattrofunc)wrapper_setattro,
     .tp_repr = (reprfunc)wrapper_repr,
     .tp_members = fastop_members,
+    .tp_methods = fastop_methods,
     .tp_getset = wrapper_getset,
 };
 
@@ -3986,6 +4012,24 @@ compfn_dealloc(CompositeFn *self)
     Py_TYPE(self)->tp_free((PyObject *)self);
 }
 
+static PyObject *composite_fn(PyObject *module, PyObject *args);
+
+/* f.with_python(fn): the same cached call, with fn for every call C does not take */
+static PyObject *
+compfn_with_python(CompositeFn *self, PyObject *fn)
+{
+    PyObject *args = PyTuple_Pack(2, fn, self->done);
+    PyObject *res = args ? composite_fn(NULL, args) : NULL;
+    Py_XDECREF(args);
+    return res;
+}
+
+static PyMethodDef compfn_methods[] = {
+    {"with_python", (PyCFunction)compfn_with_python, METH_O,
+     "with_python(fn): the same cached call, calling fn where C does not take a call"},
+    {NULL},
+};
+
 static PyMemberDef compfn_members[] = {
     {"python", T_OBJECT, offsetof(CompositeFn, python), READONLY, "one_program's g"},
     {NULL},
@@ -4009,6 +4053,7 @@ static PyTypeObject CompositeFnType = {
     .tp_setattro = (setattrofunc)wrapper_setattro,
     .tp_repr = (reprfunc)wrapper_repr,
     .tp_members = compfn_members,
+    .tp_methods = compfn_methods,
     .tp_getset = wrapper_getset,
 };
 

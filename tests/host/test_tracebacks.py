@@ -149,6 +149,14 @@ def method_bad_axis(s):
     return s.np.ones(3).sum(axis=3)
 
 
+def mean_bad_axis(s):  # (a one_program composite: called from C on the native path)
+    return s.np.mean(s.np.ones((2, 3)), axis=4)
+
+
+def transpose_bad_axes(s):  # (a view FastOp: its Python function raises)
+    return s.np.transpose(s.np.ones((2, 3)), (0, 0))
+
+
 def checkpoint_in_grad(s):
     return s.grad(s.checkpoint(lambda x: x * s.np.ones(4)))(s.np.ones(3))
 
@@ -166,7 +174,7 @@ CASES = [(c, JAX) for c in (
     reshape_size, matmul_shapes, vmap_axis_sizes, users_own_error_in_jit, bool_of_traced,
     concatenate_shapes, grad_of_int_input, jvp_tangent_shape, nested_transformations,
     map_body_error, custom_jvp_rule_error, random_bad_shape, eager_operator,
-    method_bad_axis, checkpoint_in_grad)] + [
+    method_bad_axis, mean_bad_axis, transpose_bad_axes, checkpoint_in_grad)] + [
     (index_out_of_bounds, NUMPY), (setitem_out_of_bounds, NUMPY)]
 
 
