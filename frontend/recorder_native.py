@@ -3,9 +3,11 @@ frontend/_native/recorder.c by `pip install`), or recorder.Recorder's Python met
 
 Six parts: Recorder.apply / apply_scalar / apply_broadcast / execute in C; dispatch's
 fast binds and bind (FastBind); Tensor's arithmetic operators (`x * 2.0`, `x + b`:
-numpy/_elementwise's binary functions) as FastOp objects that record an op on a lazy
-backend or grad tape in C without entering Python at all, and call the Python operator
-for anything else; a composite's cached call (composite_call); and a graph's structural
+numpy/_elementwise's binary functions), matmul's common case, basic indexing and the
+views x.T / transpose / reshape as FastOp objects that record an op on a lazy backend
+or grad tape in C without entering Python at all, and call the Python function for
+anything else; a composite's cached call (composite_call, and one_program's functions
+as CompositeFn objects that reach it without a Python frame); and a graph's structural
 key (recorder.structural_entries), live values (recorder.live_pending) and grad's
 differentiated leaves (recorder.tape_leaves); grad's call on a tape (tape_one:
 autodiff._tape_one's steps around the user's function). The operators
