@@ -1799,6 +1799,9 @@ typedef struct {
      * (or alone) and with a number: a loop meets one type per op again and again, and
      * the checks cost ~190 instructions. Types are interned and immutable; held. */
     PyObject *ok_pair, *ok_scalar;
+    /* the last two types of one dtype and two shapes it broadcast, and their shape
+     * (types are interned and immutable: a bias add meets the same pair every step) */
+    PyObject *bc_types[2], *bc_shape;
     /* matmul (dot_attrs set: numpy/_products' _DOT_ATTRS): its common case, two strong
      * tensors of one dtype and one or two axes that contract, as one dot_general. The
      * attrs for a 1-d and a 2-d left operand, found in dot_attrs under the default
@@ -2241,7 +2244,10 @@ fastop_record(FastOp *op, PyObject *a, PyObject *b)
         PyObject *ta = SLOT(a, T.type), *tb = SLOT(b, T.type);
         if (ta == NULL || tb == NULL || SLOT(b, T.weak) != Py_False)
             return NULL;
-        if (ta != tb) {
+        if (ta != tb && ta == op->bc_types[0] && tb == op->bc_types[1]) {
+            bshape = Py_NewRef(op->bc_shape); /* (the last pair of types again) */
+        }
+        else if (ta != tb) {
             /* one dtype, two shapes (a bias add): Python promotes nothing, checks the
              * kind, and records the broadcasts and the op (Recorder.apply_broadcast) */
             PyObject *da = PyObject_GetAttr(ta, s_dtype), *db = PyObject_GetAttr(tb, s_dtype);
@@ -2258,6 +2264,9 @@ fastop_record(FastOp *op, PyObject *a, PyObject *b)
                     PyErr_Clear(); /* (Python meets it again and says it well) */
                 return NULL;
             }
+            Py_XSETREF(op->bc_types[0], Py_NewRef(ta));
+            Py_XSETREF(op->bc_types[1], Py_NewRef(tb));
+            Py_XSETREF(op->bc_shape, Py_NewRef(bshape));
         }
         /* (a tensor of the recorder and one of its device, p - g in an update step:
          * Python's promote-and-broadcast path picks the recorder, which reads the device
@@ -2917,6 +2926,9 @@ fastop_traverse(FastOp *self, visitproc visit, void *arg)
     Py_VISIT(self->ok_scalar);
     Py_VISIT(self->dot_attrs);
     Py_VISIT(self->view_fns);
+    Py_VISIT(self->bc_types[0]);
+    Py_VISIT(self->bc_types[1]);
+    Py_VISIT(self->bc_shape);
     Py_VISIT(self->mm_prec);
     Py_VISIT(self->mm_attrs[0]);
     Py_VISIT(self->mm_attrs[1]);
@@ -2933,6 +2945,9 @@ fastop_clear(FastOp *self)
     Py_CLEAR(self->ok_scalar);
     Py_CLEAR(self->dot_attrs);
     Py_CLEAR(self->view_fns);
+    Py_CLEAR(self->bc_types[0]);
+    Py_CLEAR(self->bc_types[1]);
+    Py_CLEAR(self->bc_shape);
     Py_CLEAR(self->mm_prec);
     Py_CLEAR(self->mm_attrs[0]);
     Py_CLEAR(self->mm_attrs[1]);
