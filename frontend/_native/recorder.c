@@ -2467,9 +2467,39 @@ fastop_matmul(FastOp *op, PyObject *x, PyObject *y)
 
 /* Bound(fn, extra): fn(*args, *extra), a closure made in C (a view's forward, backward
  * and layout functions, as _views.getitem's lambdas compute them) */
+/* Bound and CompositeFn: two references after the head (one traverse, clear, dealloc) */
 typedef struct {
     PyObject_HEAD
-    PyObject *fn, *extra; /* extra: a tuple */
+    PyObject *refs[2];
+} TwoRefs;
+
+static int
+tworefs_traverse(TwoRefs *self, visitproc visit, void *arg)
+{
+    Py_VISIT(self->refs[0]);
+    Py_VISIT(self->refs[1]);
+    return 0;
+}
+
+static int
+tworefs_clear(TwoRefs *self)
+{
+    Py_CLEAR(self->refs[0]);
+    Py_CLEAR(self->refs[1]);
+    return 0;
+}
+
+static void
+tworefs_dealloc(TwoRefs *self)
+{
+    PyObject_GC_UnTrack(self);
+    tworefs_clear(self);
+    Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+typedef struct {
+    PyObject_HEAD
+    PyObject *fn, *extra; /* extra: a tuple (TwoRefs' layout) */
     vectorcallfunc vectorcall;
 } Bound;
 
@@ -2490,30 +2520,6 @@ bound_vectorcall(Bound *self, PyObject *const *args, size_t nargsf, PyObject *kw
     return PyObject_Vectorcall(self->fn, all, n + ne, NULL);
 }
 
-static int
-bound_traverse(Bound *self, visitproc visit, void *arg)
-{
-    Py_VISIT(self->fn);
-    Py_VISIT(self->extra);
-    return 0;
-}
-
-static int
-bound_clear(Bound *self)
-{
-    Py_CLEAR(self->fn);
-    Py_CLEAR(self->extra);
-    return 0;
-}
-
-static void
-bound_dealloc(Bound *self)
-{
-    PyObject_GC_UnTrack(self);
-    bound_clear(self);
-    Py_TYPE(self)->tp_free((PyObject *)self);
-}
-
 static PyObject *
 bound_repr(Bound *self)
 {
@@ -2526,9 +2532,9 @@ static PyTypeObject BoundType = {
     .tp_doc = "fn(*args, *extra): a view's function, made in C.",
     .tp_basicsize = sizeof(Bound),
     .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC | Py_TPFLAGS_HAVE_VECTORCALL,
-    .tp_dealloc = (destructor)bound_dealloc,
-    .tp_traverse = (traverseproc)bound_traverse,
-    .tp_clear = (inquiry)bound_clear,
+    .tp_dealloc = (destructor)tworefs_dealloc,
+    .tp_traverse = (traverseproc)tworefs_traverse,
+    .tp_clear = (inquiry)tworefs_clear,
     .tp_call = PyVectorcall_Call,
     .tp_vectorcall_offset = offsetof(Bound, vectorcall),
     .tp_repr = (reprfunc)bound_repr,
@@ -2674,9 +2680,22 @@ view_base(PyObject *x)
            SLOT(x, T.weak) == Py_False && SLOT(x, T.type) != NULL && SLOT(x, T.data) != NULL;
 }
 
-/* the view of x made by the op prim(x, attrs) (bound by bind_one) with the view
- * functions Bound(fwd, a), Bound(bwd, b) and Bound(lay, c); NULL with no exception:
- * Python's */
+/* make_base_view with the view functions Bound(fwd, a), Bound(bwd, b), Bound(lay, c) */
+static PyObject *
+bound_view(PyObject *x, PyObject *out, PyObject *fwd, PyObject *a, PyObject *bwd,
+           PyObject *b, PyObject *lay, PyObject *c)
+{
+    PyObject *f = bound_new(fwd, a), *g = f ? bound_new(bwd, b) : NULL;
+    PyObject *h = g ? bound_new(lay, c) : NULL;
+    PyObject *res = h ? make_base_view(x, out, f, g, h) : NULL;
+    Py_XDECREF(f);
+    Py_XDECREF(g);
+    Py_XDECREF(h);
+    return res;
+}
+
+/* the view of x made by the op prim(x, attrs) (bound by bind_one), with bound_view's
+ * functions; NULL with no exception: Python's */
 static PyObject *
 one_op_view(PyObject *x, PyObject *prim, PyObject *attrs, PyObject *fwd, PyObject *a,
             PyObject *bwd, PyObject *b, PyObject *lay, PyObject *c)
@@ -2685,12 +2704,7 @@ one_op_view(PyObject *x, PyObject *prim, PyObject *attrs, PyObject *fwd, PyObjec
     PyObject *out = bind_one(prim, x, attrs, &dev);
     if (out == NULL)
         return NULL;
-    PyObject *f = bound_new(fwd, a), *g = f ? bound_new(bwd, b) : NULL;
-    PyObject *h = g ? bound_new(lay, c) : NULL;
-    PyObject *res = h ? make_base_view(x, out, f, g, h) : NULL;
-    Py_XDECREF(f);
-    Py_XDECREF(g);
-    Py_XDECREF(h);
+    PyObject *res = bound_view(x, out, fwd, a, bwd, b, lay, c);
     Py_DECREF(out);
     return res;
 }
@@ -2735,12 +2749,7 @@ fastop_getitem(PyObject *x, PyObject *index)
             goto done;
         Py_SETREF(out, next);
     }
-    PyObject *f = bound_new(index_get, index), *g = f ? bound_new(index_set, index) : NULL;
-    PyObject *h = g ? bound_new(layout_get, items) : NULL;
-    res = h ? make_base_view(x, out, f, g, h) : NULL;
-    Py_XDECREF(f);
-    Py_XDECREF(g);
-    Py_XDECREF(h);
+    res = bound_view(x, out, index_get, index, index_set, index, layout_get, items);
 done:
     Py_DECREF(out);
     Py_DECREF(plan);
@@ -3054,8 +3063,9 @@ static PyMemberDef fastop_members[] = {
 static PyTypeObject FastOpType = {
     PyVarObject_HEAD_INIT(NULL, 0)
     .tp_name = "stablejit._recorder.FastOp",
-    .tp_doc = "A Tensor operator or elementwise namespace function: recorded in C on a lazy "
-              "backend, the Python one otherwise.",
+    .tp_doc = "A Tensor operator or namespace function (elementwise, matmul, basic "
+              "indexing, x.T / transpose / reshape): its common case recorded or run in C, "
+              "the Python one otherwise.",
     .tp_basicsize = sizeof(FastOp),
     .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC | Py_TPFLAGS_HAVE_VECTORCALL |
                 Py_TPFLAGS_METHOD_DESCRIPTOR,
@@ -3985,7 +3995,7 @@ init_composite(PyObject *module, PyObject *args)
 typedef struct {
     PyObject_HEAD
     PyObject *python; /* g (first, as in FastOp and FastBind: Wrapper's layout) */
-    PyObject *done;   /* g's cache entries */
+    PyObject *done;   /* g's cache entries (the two: TwoRefs' layout) */
     vectorcallfunc vectorcall;
 } CompositeFn;
 
@@ -4001,30 +4011,6 @@ compfn_vectorcall(CompositeFn *self, PyObject *const *args, size_t nargsf, PyObj
         Py_DECREF(res);
     }
     return PyObject_Vectorcall(self->python, args, nargsf, kwnames);
-}
-
-static int
-compfn_traverse(CompositeFn *self, visitproc visit, void *arg)
-{
-    Py_VISIT(self->python);
-    Py_VISIT(self->done);
-    return 0;
-}
-
-static int
-compfn_clear(CompositeFn *self)
-{
-    Py_CLEAR(self->python);
-    Py_CLEAR(self->done);
-    return 0;
-}
-
-static void
-compfn_dealloc(CompositeFn *self)
-{
-    PyObject_GC_UnTrack(self);
-    compfn_clear(self);
-    Py_TYPE(self)->tp_free((PyObject *)self);
 }
 
 static PyObject *composite_fn(PyObject *module, PyObject *args);
@@ -4058,9 +4044,9 @@ static PyTypeObject CompositeFnType = {
     .tp_basicsize = sizeof(CompositeFn),
     .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC | Py_TPFLAGS_HAVE_VECTORCALL |
                 Py_TPFLAGS_METHOD_DESCRIPTOR,
-    .tp_dealloc = (destructor)compfn_dealloc,
-    .tp_traverse = (traverseproc)compfn_traverse,
-    .tp_clear = (inquiry)compfn_clear,
+    .tp_dealloc = (destructor)tworefs_dealloc,
+    .tp_traverse = (traverseproc)tworefs_traverse,
+    .tp_clear = (inquiry)tworefs_clear,
     .tp_call = PyVectorcall_Call,
     .tp_vectorcall_offset = offsetof(CompositeFn, vectorcall),
     .tp_descr_get = wrapper_get,
