@@ -2808,8 +2808,11 @@ fastop_view(FastOp *op, PyObject *x, PyObject *arg)
             else
                 PyTuple_SET_ITEM(perm, i, a);
         }
-        if (perm != NULL)
+        if (perm != NULL) { /* (attrs held: recording may run Python that clears the table) */
+            Py_INCREF(attrs);
             res = one_op_view(x, op->prim, attrs, fwd, perm, bwd, perm, lay, perm);
+            Py_DECREF(attrs);
+        }
         Py_XDECREF(nd);
         Py_XDECREF(perm);
     }
@@ -2823,8 +2826,11 @@ fastop_view(FastOp *op, PyObject *x, PyObject *arg)
         }
         int same = attrs != NULL && new_size == size
                        ? PyObject_RichCompareBool(arg, shape, Py_EQ) : 1;
-        if (same == 0)
+        if (same == 0) {
+            Py_INCREF(attrs);
             res = one_op_view(x, op->prim, attrs, fwd, arg, bwd, shape, lay, arg);
+            Py_DECREF(attrs);
+        }
     }
     Py_DECREF(shape);
     return res;
