@@ -341,9 +341,11 @@ _slices = st.tuples(st.one_of(st.none(), st.integers(-7, 7)),
     lambda t: slice(*t))
 
 
+# (no subnormal value: the host's XLA code flushes them to zero, as jax's does, where
+# NumPy keeps them - docs/numerics.md; this test is about where writes land)
 @settings(max_examples=60, deadline=None)
 @given(chain=st.lists(st.tuples(_slices, _slices), min_size=1, max_size=3),
-       value=st.floats(-10, 10, width=32))
+       value=st.floats(-10, 10, width=32, allow_subnormal=False))
 def test_chains_of_strided_views_write_through_as_numpy(chain, value):
     n = np.arange(42, dtype=np.float32).reshape(6, 7)
     t = snp.asarray(n)
