@@ -13,14 +13,21 @@ Rows:
   - an MLP training step (64-128-10, batch 128, SGD) written eagerly and run lazily,
     against the same step under stablejit.jit; the same step run eagerly (not lazy)
     against jax's eager grad, and the eager grad of a small function, for information;
-    and examples/digits_mlp.py's step
-    (64-128-10, batch 32, adam) the same way.
+    and examples/digits_mlp.py's step (64-128-10, batch 32, adam) the same way;
+  - on the host, the two steps' rows again from a child process whose host client runs
+    programs on the calling thread (STABLEJIT_CPU_ASYNC_DISPATCH=0), marked "(sync)":
+    the same steps without the hand-over to XLA's worker thread that sets the floor
+    under the default, asynchronous rows (docs/native.md, "The floor under a lazy step").
 Medians per call, measured in alternating batches (a busy machine slows both sides
 alike); ratio = stablejit / peer (lower is better).
 """
 
 from __future__ import annotations
 
+import json
+import os
+import subprocess
+import sys
 import time
 
 import jax
@@ -100,6 +107,17 @@ def main() -> None:
                                             lambda t=theirs: t().block_until_ready()])
         rows.append((f"eager {name}", t_ours, "jax eager", t_theirs, None))
 
+    rows.extend(_mlp_rows())
+    rows.extend(_digits_rows())
+    if stablejit.default_platform() == "host":
+        rows.extend(_synchronous_rows())
+    table("eager and lazy (median per call; ratio = stablejit / peer)", rows)
+
+
+def _mlp_rows(with_jax: bool = True) -> list[tuple]:
+    """The MLP step (64-128-10, batch 128, SGD) written eagerly and run lazily, against
+    the same step under stablejit.jit and not lazy, and its floor; with_jax, the same step
+    not lazy against jax's eager grad, and the eager grad of a small function."""
     rng = np.random.default_rng(0)
     params = [rng.standard_normal((64, 128)).astype(np.float32) * 0.1,
               np.zeros(128, np.float32),
@@ -120,31 +138,33 @@ def main() -> None:
             out = step(p_s, xb, yb)
         out[0].block_until_ready()
 
-    p_j, xj_b, yj_b = [jnp.asarray(p) for p in params], jnp.asarray(xb), jnp.asarray(yb)
-
-    def jax_step():
-        g = jax.grad(mlp_step(jnp, p_j, xj_b, yj_b))(p_j)
-        return [a - 0.1 * b for a, b in zip(p_j, g, strict=True)]
-
     def eager_step():
         step(p_s, xb, yb)[0].block_until_ready()
 
     t_lazy, t_jit, t_eager = paired_per_call(
         [lazy_step, lambda: jitted(p_s, xb, yb)[0].block_until_ready(), eager_step],
         inner=10)
+    # its floor, as the chain's above: the lazy step's program runs after its recording
+    # (~15-60 us of Python), and the same jitted step called after that much Python is
+    # slower than back to back (docs/native.md, "The floor under a lazy step")
+    after_step, = _after_python(lambda: jitted(p_s, xb, yb)[0].block_until_ready(),
+                                spin=60e-6)
+    rows = [("MLP step written eagerly, lazy", t_lazy, "stablejit.jit", t_jit, 1.5),
+            ("  the same, lazy vs not lazy", t_lazy, "not lazy", t_eager, 1.0),
+            ("  MLP jitted step after 60 us of Python", after_step, "stablejit.jit", t_jit,
+             None)]
+    if not with_jax:
+        return rows
+    p_j, xj_b, yj_b = [jnp.asarray(p) for p in params], jnp.asarray(xb), jnp.asarray(yb)
+
+    def jax_step():
+        g = jax.grad(mlp_step(jnp, p_j, xj_b, yj_b))(p_j)
+        return [a - 0.1 * b for a, b in zip(p_j, g, strict=True)]
+
     # (jax's eager step, ~4 ms of dispatch that leaves its thread pool busy, is timed in
     # its own pairing: next to the rows above it slowed whichever call came after it)
     t_eager_j, t_jax = paired_per_call([eager_step,
                                         lambda: jax_step()[0].block_until_ready()], inner=5)
-    rows.append(("MLP step written eagerly, lazy", t_lazy, "stablejit.jit", t_jit, 1.5))
-    rows.append(("  the same, lazy vs not lazy", t_lazy, "not lazy", t_eager, 1.0))
-    # its floor, as the chain's above: the lazy step's program runs after its recording
-    # (~60 us of Python), and the same jitted step called after that much Python is slower
-    # than back to back (docs/native.md, "The floor under a lazy step")
-    after_step, = _after_python(lambda: jitted(p_s, xb, yb)[0].block_until_ready(),
-                                spin=60e-6)
-    rows.append(("  MLP jitted step after 60 us of Python", after_step, "stablejit.jit",
-                 t_jit, None))
     rows.append(("MLP step written eagerly, not lazy", t_eager_j, "jax eager", t_jax, None))
     # eager grad of a small function: recorded on a grad tape (grad_tape.py), the
     # derivative built once; jax traces it every call
@@ -153,8 +173,20 @@ def main() -> None:
     t_small, t_small_j = paired_per_call([lambda: small(w).block_until_ready(),
                                           lambda: small_j(wj).block_until_ready()])
     rows.append(("eager grad(sum(v * v)), not lazy", t_small, "jax eager", t_small_j, None))
-    rows.extend(_digits_rows())
-    table("eager and lazy (median per call; ratio = stablejit / peer)", rows)
+    return rows
+
+
+def _synchronous_rows() -> list[tuple]:
+    """The two training steps' rows again in a child process whose host client runs each
+    program on the calling thread (STABLEJIT_CPU_ASYNC_DISPATCH=0): no hand-over to an
+    idle worker thread, the floor under the rows above (docs/native.md, "The floor under
+    a lazy step"). Its jit and eager sides run synchronously too."""
+    env = dict(os.environ, STABLEJIT_CPU_ASYNC_DISPATCH="0")
+    out = subprocess.run([sys.executable, __file__, "--steps-json"], env=env, check=True,
+                         capture_output=True, text=True).stdout
+    rows = json.loads(out.strip().splitlines()[-1])
+    return [(f"{name} (sync)", ours, peer_name, peer, target)
+            for name, ours, peer_name, peer, target in rows]
 
 
 def _after_python(*fns, spin: float = 50e-6, n: int = 400) -> list[float]:
@@ -199,4 +231,7 @@ def _digits_rows():
 
 
 if __name__ == "__main__":
-    main()
+    if "--steps-json" in sys.argv:  # (_synchronous_rows' child)
+        print(json.dumps(_mlp_rows(with_jax=False) + _digits_rows()))
+    else:
+        main()
