@@ -3407,7 +3407,9 @@ fail:
 /* 1 where tapes a and b (lists of tuples) are equal as Python's == says: entry by entry,
  * each tuple item by item, identity first; 0 where not, -1 on error. A loop's graphs share
  * their items, so most compare by identity without a call per tuple (list == spent ~43 ns
- * per entry of the 30-op chain). */
+ * per entry of the 30-op chain). a is the tape kept from the last graph: an entry of it
+ * found equal to b's, not identical, is replaced by b's, so that a loop's tapes come to
+ * share every entry (an Attrs compared by its Python __eq__ each step, otherwise). */
 static int
 tapes_equal(PyObject *a, PyObject *b)
 {
@@ -3430,6 +3432,12 @@ tapes_equal(PyObject *a, PyObject *b)
         }
         else {
             eq = PyObject_RichCompareBool(x, y, Py_EQ);
+        }
+        /* equal, not the same object (an entry first recorded on Python's path, an
+         * attribute set made anew): a keeps b's, so the next comparison is by identity */
+        if (eq > 0 && i < PyList_GET_SIZE(a) && PyList_GET_ITEM(a, i) == x) {
+            PyList_SET_ITEM(a, i, Py_NewRef(y));
+            Py_DECREF(x); /* (the list's reference) */
         }
         Py_DECREF(x);
         Py_DECREF(y);
@@ -3560,13 +3568,44 @@ tape_leaves(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
 
 static PyObject *s_last, *s_new_graph, *s_dump_to, *s_log_compiles;
 
-/* a setting read by its function in config (dump_to, log_compiles): a new reference */
+/* config's functions for the settings below as init_operators found them, the process's
+ * os.environ then (config._ENVIRON), and the os module's dict (where os.environ is read) */
+static PyObject *setting_fns[2], *environ_obj, *os_dict, *s_environ, *s_data, *s_encoded,
+                *s_environ_key;
+static PyObject *setting_vars[2]; /* their variables' names */
+
+/* 1 where the variable of config's setting k is unset, as config._getenv reads it: os.environ
+ * still the process's own mapping, and its data holding no value under the variable's key
+ * (config._encoded's, made by Python's first read). 0: Python reads it (set, or unsure). */
+static int
+setting_unset(int k)
+{
+    PyObject *env = os_dict ? PyDict_GetItemWithError(os_dict, s_environ) : NULL;
+    if (env == NULL || env != environ_obj || PyErr_Occurred())
+        return 0;
+    PyObject **dp = _PyObject_GetDictPtr(env);
+    PyObject *data = dp && *dp ? PyDict_GetItemWithError(*dp, s_data) : NULL;
+    PyObject *encoded = data ? PyDict_GetItemWithError(config_dict, s_encoded) : NULL;
+    PyObject *key = encoded && PyDict_CheckExact(encoded)
+                        ? PyDict_GetItemWithError(encoded, setting_vars[k]) : NULL;
+    int unset = key != NULL && PyDict_CheckExact(data) &&
+                PyDict_GetItemWithError(data, key) == NULL && !PyErr_Occurred();
+    PyErr_Clear(); /* (Python reads it, and raises what it raises) */
+    return unset;
+}
+
+/* a setting read by its function in config (dump_to, log_compiles): a new reference. Where
+ * the function is config's own and its variable unset, its default without the call (three
+ * Python frames, read twice a flush and once a grad call). */
 static PyObject *
 setting(PyObject *name)
 {
     PyObject *f = PyDict_GetItemWithError(config_dict, name);
     if (f == NULL)
         return PyErr_Occurred() ? NULL : PyErr_Format(PyExc_AttributeError, "config.%U", name);
+    for (int k = 0; k < 2; k++)
+        if (f == setting_fns[k] && setting_unset(k))
+            return Py_NewRef(k == 0 ? Py_None : Py_False);
     return PyObject_CallNoArgs(f);
 }
 
@@ -4097,6 +4136,18 @@ init_operators(PyObject *module, PyObject *args)
     }
     Py_XSETREF(writes_dict, wd);
     Py_XSETREF(config_dict, cd);
+    /* (setting's fast path: the functions, the mapping and the dict it reads) */
+    PyObject *os_module = PyImport_ImportModule("os");
+    PyObject *od = os_module ? PyObject_GetAttrString(os_module, "__dict__") : NULL;
+    Py_XDECREF(os_module);
+    if (od == NULL)
+        return NULL;
+    Py_XSETREF(os_dict, od);
+    Py_XSETREF(environ_obj, Py_XNewRef(PyDict_GetItemWithError(cd, s_environ_key)));
+    Py_XSETREF(setting_fns[0], Py_XNewRef(PyDict_GetItemWithError(cd, s_dump_to)));
+    Py_XSETREF(setting_fns[1], Py_XNewRef(PyDict_GetItemWithError(cd, s_log_compiles)));
+    if (PyErr_Occurred())
+        return NULL;
     Py_INCREF(lazy);
     Py_XSETREF(lazy_cls, (PyTypeObject *)lazy);
     Py_INCREF(state);
@@ -4984,6 +5035,12 @@ PyInit__recorder(void)
     INTERN(s_last, "_last");
     INTERN(s_new_graph, "_new_graph");
     INTERN(s_dump_to, "dump_to");
+    INTERN(s_environ, "environ");
+    INTERN(s_data, "_data");
+    INTERN(s_encoded, "_encoded");
+    INTERN(s_environ_key, "_ENVIRON");
+    INTERN(setting_vars[0], "STABLEJIT_DUMP_TO");
+    INTERN(setting_vars[1], "STABLEJIT_LOG_COMPILES");
     INTERN(s_log_compiles, "log_compiles");
     INTERN(s_init, "__init__");
     INTERN(s_device_buffers, "device_buffers");

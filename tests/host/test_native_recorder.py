@@ -431,12 +431,21 @@ _TAPE_PAIRS = [
 @pytest.mark.parametrize("name, a, b", _TAPE_PAIRS, ids=[p[0] for p in _TAPE_PAIRS])
 def test_same_tape_is_list_equality(name, a, b):
     """The C comparison of a graph with the last one run (LazyBackend._program) answers
-    as Python's == over the tapes, identity first, Python's __eq__ where items differ."""
+    as Python's == over the tapes, identity first, Python's __eq__ where items differ;
+    the last tape keeps the new one's equal entries, so a loop compares by identity."""
     from stablejit import recorder
     if b is None:
         b = list(a)
+    kept = list(a)
     native = recorder_native._recorder.same_tape(a, b)
     assert native is (a == b) is recorder._python_same_tape(a, b)
+    # a (the last graph's tape) may take b's entry for one equal to its own, nothing else
+    assert all(x is k or (x is y and x == k) for x, k, y in zip(a, kept, b, strict=False))
+    assert len(a) == len(kept)
+    if native:  # every entry is now b's: the next comparison is by identity alone
+        assert all(x is y for x, y in zip(a, b, strict=True))
+        _Eq.calls = 0
+        assert recorder_native._recorder.same_tape(a, b) and _Eq.calls == 0
     assert recorder_native._recorder.same_tape(b, a) is (b == a)
     with pytest.raises(TypeError):
         recorder_native._recorder.same_tape(tuple(a), b)
@@ -641,6 +650,56 @@ def test_the_graph_flushes_at_the_same_op(max_ops, monkeypatch):
     assert flushes[0][0] == flushes[1][0] > 1
     np.testing.assert_array_equal(flushes[0][1], flushes[1][1], strict=True)
 
+
+
+def _set_by_assignment(monkeypatch, value):
+    if value is None:
+        os.environ.pop("STABLEJIT_LOG_COMPILES", None)
+    else:
+        os.environ["STABLEJIT_LOG_COMPILES"] = value
+
+
+def _set_by_monkeypatch(monkeypatch, value):
+    if value is None:
+        monkeypatch.delenv("STABLEJIT_LOG_COMPILES", raising=False)
+    else:
+        monkeypatch.setenv("STABLEJIT_LOG_COMPILES", value)
+
+
+def _set_in_a_replaced_environ(monkeypatch, value):
+    env = {k: v for k, v in os.environ.items() if k != "STABLEJIT_LOG_COMPILES"}
+    if value is not None:
+        env["STABLEJIT_LOG_COMPILES"] = value
+    monkeypatch.setattr(os, "environ", env)  # (config._getenv reads a plain mapping too)
+
+
+@pytest.mark.parametrize("setter", [_set_by_assignment, _set_by_monkeypatch,
+                                    _set_in_a_replaced_environ])
+def test_a_flush_follows_the_settings_as_they_change(setter, monkeypatch, caplog):
+    """A flush reads STABLEJIT_LOG_COMPILES (and STABLEJIT_DUMP_TO) each time: C answers
+    "unset" without config's Python only where os.environ is the process's own and holds
+    no value, so setting, unsetting or replacing the mapping between flushes logs (or
+    stops logging) each memory hit on both paths alike."""
+    monkeypatch.setitem(os.environ, "STABLEJIT_LOG_COMPILES", "0")  # (restored after)
+
+    def flush():
+        with sj.lazy():
+            y = _x() * 2.0 + 1.0
+        return np.asarray(y)
+
+    for native in (True, False):
+        with path(native):
+            flush()
+            flush()  # (the graph is now the last one run: the C flush's case)
+            seen = []
+            for value in [None, "1", None, "0", "1"]:
+                setter(monkeypatch, value)
+                caplog.clear()
+                with caplog.at_level("WARNING", logger="stablejit"):
+                    flush()
+                seen.append(sum("memory hit lazy" in r.getMessage() for r in caplog.records))
+            setter(monkeypatch, None)
+            assert seen == [0, 1, 0, 0, 1], (native, seen)
 
 @needs_native
 def test_threads_record_into_one_graph_safely():
