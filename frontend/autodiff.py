@@ -48,7 +48,7 @@ from .grad_tape import GradTape, NeedsTrace, ValueRead, tape_backend
 from .spmd import runs_on
 from .staging import stage_with_values
 from .tensor import Tensor
-from .tracebacks import api_boundary
+from .tracebacks import _wraps, api_boundary, filter_exception
 from .tracing import refuse_written_arguments
 
 # ---- tracing and running IR ------------------------------------------------------------
@@ -194,41 +194,59 @@ def value_and_grad(f: Callable, argnums: int | Sequence[int] = 0, has_aux: bool 
         26., Tensor<f32[] xla:host:0>
         16.)
     """
-    return api_boundary(_value_and_grad(f, argnums, has_aux, holomorphic), like=f)
+    return _made_boundary(f, argnums, has_aux, holomorphic, value=True)
 
 
-def _value_and_grad(f: Callable, argnums, has_aux: bool, holomorphic: bool):
-    """value_and_grad(f) without its boundary (grad wraps it in its own)."""
-    single = isinstance(argnums, int)
-
-    def value_and_grad_f(*args, **kwargs):
-        done = None  # (a tape's NeedsTrace: f ran there, and runs next on the traced path)
-        if type(argnums) is int and not kwargs and 0 <= argnums < len(args):
-            done = _tape_one(f, args, argnums, has_aux, holomorphic)
-            if done is not None and not isinstance(done, NeedsTrace):
+def _made_boundary(f: Callable, argnums, has_aux: bool, holomorphic: bool, value: bool):
+    """grad(f) (value=False) or value_and_grad(f) as one function that is its own
+    boundary (tracebacks.api_boundary's try, written in): a training step makes one per
+    step and calls it once, so its making and its call are one closure and one frame
+    (grad's tape call, _tape_one, is C's)."""
+    def vg(*args, **kwargs):
+        try:
+            done = None  # (a tape's NeedsTrace: f ran there, and runs next traced)
+            if type(argnums) is int and not kwargs and 0 <= argnums < len(args):
+                done = _tape_one(f, args, argnums, has_aux, holomorphic)
+            if done is None or isinstance(done, NeedsTrace):
+                done = _value_and_grad_rest(f, argnums, has_aux, holomorphic, done, args,
+                                            kwargs)
+            if value:
                 return done
-        a = _Args(args, kwargs, _argnums(argnums, len(args), "grad"), "grad",
-                  "c" if holomorphic else "fc")
-        backend = tape_backend(a.leaves) if done is None else None
-        if backend is not None:
-            n = len(a.wrt)
-            done = _on_tape(backend, a.leaves[:n], a.leaves[n:], a.call(f), f, has_aux,
-                            holomorphic)
-            if not isinstance(done, NeedsTrace):
-                outs, n_out, aux_tree = done
-                return _value_and_grads(a, outs, n_out, aux_tree, single)
-        # a tape that stopped at a value read goes straight to the valued staging: the
-        # Python runs twice in all (tape, then values), never three times
-        fn, out_tree, captured = a.trace(f, "grad", needs_values=isinstance(done, ValueRead))
-        aux_tree = split_aux(out_tree, has_aux, "grad")
-        check_scalar_output(fn.result_types[0], "grad", holomorphic)
-        n_out = len(fn.results)
-        build = _vg_builder(fn, a.wrt)
-        outs = run_built(f"{ir_name(f)}_grad", build, a.leaves + captured,
-                         key=("grad", fn.key(), tuple(a.wrt)))
-        return _value_and_grads(a, outs, n_out, aux_tree, single)
+            (out, g) = done
+            return (g, out[1]) if has_aux else g
+        except Exception as e:
+            filter_exception(e)
+            raise
+    _wraps(vg, f)
+    vg.__stablejit_boundary__ = True
+    return vg
 
-    return value_and_grad_f
+
+def _value_and_grad_rest(f: Callable, argnums, has_aux: bool, holomorphic: bool, done,
+                         args: tuple, kwargs: dict):
+    """value_and_grad(f)(*args, **kwargs) past the tape call: `done` is None where f has
+    not run, or the NeedsTrace its tape stopped with."""
+    single = isinstance(argnums, int)
+    a = _Args(args, kwargs, _argnums(argnums, len(args), "grad"), "grad",
+              "c" if holomorphic else "fc")
+    backend = tape_backend(a.leaves) if done is None else None
+    if backend is not None:
+        n = len(a.wrt)
+        done = _on_tape(backend, a.leaves[:n], a.leaves[n:], a.call(f), f, has_aux,
+                        holomorphic)
+        if not isinstance(done, NeedsTrace):
+            outs, n_out, aux_tree = done
+            return _value_and_grads(a, outs, n_out, aux_tree, single)
+    # a tape that stopped at a value read goes straight to the valued staging: the
+    # Python runs twice in all (tape, then values), never three times
+    fn, out_tree, captured = a.trace(f, "grad", needs_values=isinstance(done, ValueRead))
+    aux_tree = split_aux(out_tree, has_aux, "grad")
+    check_scalar_output(fn.result_types[0], "grad", holomorphic)
+    n_out = len(fn.results)
+    build = _vg_builder(fn, a.wrt)
+    outs = run_built(f"{ir_name(f)}_grad", build, a.leaves + captured,
+                     key=("grad", fn.key(), tuple(a.wrt)))
+    return _value_and_grads(a, outs, n_out, aux_tree, single)
 
 
 def _value_and_grads(a: _Args, outs, n_out: int, aux_tree, single: bool):
@@ -358,15 +376,12 @@ def grad(f: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False,
         3., Tensor<f32[] xla:host:0>
         1.)
     """
-    vg = _value_and_grad(f, argnums, has_aux, holomorphic)
+    return _made_boundary(f, argnums, has_aux, holomorphic, value=False)
 
-    def grad_f(*args, **kwargs):
-        (value, g) = vg(*args, **kwargs)
-        if has_aux:
-            return g, value[1]
-        return g
 
-    return api_boundary(grad_f, like=f)
+# (grad and value_and_grad only make the function above, which is its own boundary: the
+# namespace leaves them unwrapped, one frame less a step where a step makes its grad)
+grad.__stablejit_boundary__ = value_and_grad.__stablejit_boundary__ = True
 
 
 def vjp(f: Callable, *primals, has_aux: bool = False):
