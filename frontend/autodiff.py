@@ -198,22 +198,16 @@ def value_and_grad(f: Callable, argnums: int | Sequence[int] = 0, has_aux: bool 
 
 
 def _made_boundary(f: Callable, argnums, has_aux: bool, holomorphic: bool, value: bool):
-    """grad(f) (value=False) or value_and_grad(f) as one function that is its own
-    boundary (tracebacks.api_boundary's try, written in): a training step makes one per
-    step and calls it once, so its making and its call are one closure and one frame
-    (grad's tape call, _tape_one, is C's)."""
+    """grad(f) (value=False) or value_and_grad(f) as one closure that is its own boundary
+    (api_boundary's try written in): a training step makes one and calls it once."""
     def vg(*args, **kwargs):
         try:
             done = None  # (a tape's NeedsTrace: f ran there, and runs next traced)
             if type(argnums) is int and not kwargs and 0 <= argnums < len(args):
                 done = _tape_one(f, args, argnums, has_aux, holomorphic)
             if done is None or isinstance(done, NeedsTrace):
-                done = _value_and_grad_rest(f, argnums, has_aux, holomorphic, done, args,
-                                            kwargs)
-            if value:
-                return done
-            (out, g) = done
-            return (g, out[1]) if has_aux else g
+                done = _vg_rest(f, argnums, has_aux, holomorphic, done, args, kwargs)
+            return done if value else (done[1], done[0][1]) if has_aux else done[1]
         except Exception as e:
             filter_exception(e)
             raise
@@ -222,11 +216,9 @@ def _made_boundary(f: Callable, argnums, has_aux: bool, holomorphic: bool, value
     return vg
 
 
-def _value_and_grad_rest(f: Callable, argnums, has_aux: bool, holomorphic: bool, done,
-                         args: tuple, kwargs: dict):
+def _vg_rest(f: Callable, argnums, has_aux: bool, holomorphic: bool, done, args, kwargs):
     """value_and_grad(f)(*args, **kwargs) past the tape call: `done` is None where f has
     not run, or the NeedsTrace its tape stopped with."""
-    single = isinstance(argnums, int)
     a = _Args(args, kwargs, _argnums(argnums, len(args), "grad"), "grad",
               "c" if holomorphic else "fc")
     backend = tape_backend(a.leaves) if done is None else None
@@ -236,7 +228,7 @@ def _value_and_grad_rest(f: Callable, argnums, has_aux: bool, holomorphic: bool,
                         holomorphic)
         if not isinstance(done, NeedsTrace):
             outs, n_out, aux_tree = done
-            return _value_and_grads(a, outs, n_out, aux_tree, single)
+            return _value_and_grads(a, outs, n_out, aux_tree, isinstance(argnums, int))
     # a tape that stopped at a value read goes straight to the valued staging: the
     # Python runs twice in all (tape, then values), never three times
     fn, out_tree, captured = a.trace(f, "grad", needs_values=isinstance(done, ValueRead))
@@ -246,7 +238,7 @@ def _value_and_grad_rest(f: Callable, argnums, has_aux: bool, holomorphic: bool,
     build = _vg_builder(fn, a.wrt)
     outs = run_built(f"{ir_name(f)}_grad", build, a.leaves + captured,
                      key=("grad", fn.key(), tuple(a.wrt)))
-    return _value_and_grads(a, outs, n_out, aux_tree, single)
+    return _value_and_grads(a, outs, n_out, aux_tree, isinstance(argnums, int))
 
 
 def _value_and_grads(a: _Args, outs, n_out: int, aux_tree, single: bool):
@@ -379,8 +371,7 @@ def grad(f: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False,
     return _made_boundary(f, argnums, has_aux, holomorphic, value=False)
 
 
-# (grad and value_and_grad only make the function above, which is its own boundary: the
-# namespace leaves them unwrapped, one frame less a step where a step makes its grad)
+# (they only make a boundary: the namespace leaves them unwrapped, one frame less a step)
 grad.__stablejit_boundary__ = value_and_grad.__stablejit_boundary__ = True
 
 
