@@ -14,10 +14,11 @@ Rows:
     against the same step under stablejit.jit; the same step run eagerly (not lazy)
     against jax's eager grad, and the eager grad of a small function, for information;
     and examples/digits_mlp.py's step (64-128-10, batch 32, adam) the same way;
-  - on the host, the two steps' rows again from a child process whose host client runs
-    programs on the calling thread (STABLEJIT_CPU_ASYNC_DISPATCH=0), marked "(sync)":
-    the same steps without the hand-over to XLA's worker thread that sets the floor
-    under the default, asynchronous rows (docs/native.md, "The floor under a lazy step").
+  - on the host, the chain's and the two steps' rows again from a child process whose
+    host client runs programs on the calling thread (STABLEJIT_CPU_ASYNC_DISPATCH=0),
+    marked "(sync)": the same work without the hand-over to XLA's worker thread that
+    sets the floor under the default, asynchronous rows (docs/native.md, "The floor
+    under a lazy step"); jax shares that client, so its jax.jit is synchronous too.
 Medians per call, measured in alternating batches (a busy machine slows both sides
 alike); ratio = stablejit / peer (lower is better).
 """
@@ -56,33 +57,8 @@ def mlp_step(m, params, x, y):
 
 
 def main() -> None:
+    rows = _chain_rows()
     xs, xj = snp.asarray(X), jnp.asarray(X)
-    jax_chain = jax.jit(lambda x: chain(jnp, x))
-
-    def lazy_chain():
-        with stablejit.lazy():
-            out = chain(snp, xs)
-        out.block_until_ready()
-
-    our_chain = stablejit.jit(lambda x: chain(snp, x))
-    lazy_t, eager_t, jit_t, our_jit_t = paired_per_call(
-        [lazy_chain, lambda: chain(jnp, xj).block_until_ready(),
-         lambda: jax_chain(xj).block_until_ready(),
-         lambda: our_chain(xs).block_until_ready()], inner=20)
-    rows = [("30-op chain, lazy vs jax eager", lazy_t, "jax eager", eager_t, 0.2),
-            ("30-op chain, lazy vs jax.jit", lazy_t, "jax.jit", jit_t, 1.5),
-            # the floor under the two rows above: the same program with nothing recorded
-            # (lazy minus this, over the chain's 40 namespace calls, is the recording cost)
-            ("30-op chain, stablejit.jit vs jax.jit", our_jit_t, "jax.jit", jit_t, None)]
-    # the floor under lazy on this platform: a lazy graph runs after its recording, and
-    # PJRT's CPU client runs a program on the calling thread once its thread pool has
-    # idled (~10 us), so the same compiled chain called after 50 us of Python (the
-    # recording's length) is slower than back to back, as jax.jit is timed above
-    after_jax, after_ours = _after_python(lambda: jax_chain(xj).block_until_ready(),
-                                          lambda: our_chain(xs).block_until_ready())
-    rows.append(("30-op chain program after 50 us of Python", after_ours, "jax.jit",
-                 jit_t, None))
-    rows.append(("  (jax.jit after 50 us of Python)", after_jax, "jax.jit", jit_t, None))
     for name, ours, theirs in [
             ("x + 1.0", lambda: xs + 1.0, lambda: xj + 1.0),
             ("x * 2", lambda: xs * 2, lambda: xj * 2),
@@ -112,6 +88,38 @@ def main() -> None:
     if stablejit.default_platform() == "host":
         rows.extend(_synchronous_rows())
     table("eager and lazy (median per call; ratio = stablejit / peer)", rows)
+
+
+def _chain_rows() -> list[tuple]:
+    """The 30-op chain in lazy() against jax eager and jax.jit, and its floors."""
+    xs, xj = snp.asarray(X), jnp.asarray(X)
+    jax_chain = jax.jit(lambda x: chain(jnp, x))
+
+    def lazy_chain():
+        with stablejit.lazy():
+            out = chain(snp, xs)
+        out.block_until_ready()
+
+    our_chain = stablejit.jit(lambda x: chain(snp, x))
+    lazy_t, eager_t, jit_t, our_jit_t = paired_per_call(
+        [lazy_chain, lambda: chain(jnp, xj).block_until_ready(),
+         lambda: jax_chain(xj).block_until_ready(),
+         lambda: our_chain(xs).block_until_ready()], inner=20)
+    rows = [("30-op chain, lazy vs jax eager", lazy_t, "jax eager", eager_t, 0.2),
+            ("30-op chain, lazy vs jax.jit", lazy_t, "jax.jit", jit_t, 1.5),
+            # the floor under the two rows above: the same program with nothing recorded
+            # (lazy minus this, over the chain's 40 namespace calls, is the recording cost)
+            ("30-op chain, stablejit.jit vs jax.jit", our_jit_t, "jax.jit", jit_t, None)]
+    # the floor under lazy on this platform: a lazy graph runs after its recording, and
+    # PJRT's CPU client runs a program on the calling thread once its thread pool has
+    # idled (~10 us), so the same compiled chain called after 50 us of Python (the
+    # recording's length) is slower than back to back, as jax.jit is timed above
+    after_jax, after_ours = _after_python(lambda: jax_chain(xj).block_until_ready(),
+                                          lambda: our_chain(xs).block_until_ready())
+    rows.append(("30-op chain program after 50 us of Python", after_ours, "jax.jit",
+                 jit_t, None))
+    rows.append(("  (jax.jit after 50 us of Python)", after_jax, "jax.jit", jit_t, None))
+    return rows
 
 
 def _mlp_rows(with_jax: bool = True) -> list[tuple]:
@@ -177,10 +185,10 @@ def _mlp_rows(with_jax: bool = True) -> list[tuple]:
 
 
 def _synchronous_rows() -> list[tuple]:
-    """The two training steps' rows again in a child process whose host client runs each
-    program on the calling thread (STABLEJIT_CPU_ASYNC_DISPATCH=0): no hand-over to an
-    idle worker thread, the floor under the rows above (docs/native.md, "The floor under
-    a lazy step"). Its jit and eager sides run synchronously too."""
+    """The chain's and the two training steps' rows again in a child process whose host
+    client runs each program on the calling thread (STABLEJIT_CPU_ASYNC_DISPATCH=0): no
+    hand-over to an idle worker thread, the floor under the rows above (docs/native.md,
+    "The floor under a lazy step"). Its jit, jax and eager sides run there too."""
     env = dict(os.environ, STABLEJIT_CPU_ASYNC_DISPATCH="0")
     out = subprocess.run([sys.executable, __file__, "--steps-json"], env=env, check=True,
                          capture_output=True, text=True).stdout
@@ -232,6 +240,6 @@ def _digits_rows():
 
 if __name__ == "__main__":
     if "--steps-json" in sys.argv:  # (_synchronous_rows' child)
-        print(json.dumps(_mlp_rows(with_jax=False) + _digits_rows()))
+        print(json.dumps(_chain_rows()[1:3] + _mlp_rows(with_jax=False) + _digits_rows()))
     else:
         main()
