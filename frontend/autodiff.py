@@ -194,10 +194,10 @@ def value_and_grad(f: Callable, argnums: int | Sequence[int] = 0, has_aux: bool 
         26., Tensor<f32[] xla:host:0>
         16.)
     """
-    return _made_boundary(f, argnums, has_aux, holomorphic, value=True)
+    return _grad_fn(f, argnums, has_aux, holomorphic, value=True)
 
 
-def _made_boundary(f: Callable, argnums, has_aux: bool, holomorphic: bool, value: bool):
+def _grad_fn(f: Callable, argnums, has_aux: bool, holomorphic: bool, value: bool):
     """grad(f) (value=False) or value_and_grad(f) as one closure that is its own boundary
     (api_boundary's try written in): a training step makes one and calls it once."""
     def vg(*args, **kwargs):
@@ -207,7 +207,7 @@ def _made_boundary(f: Callable, argnums, has_aux: bool, holomorphic: bool, value
                 done = _tape_one(f, args, argnums, has_aux, holomorphic)
             if done is None or isinstance(done, NeedsTrace):
                 done = _vg_rest(f, argnums, has_aux, holomorphic, done, args, kwargs)
-            return done if value else (done[1], done[0][1]) if has_aux else done[1]
+            return done if value else ((done[1], done[0][1]) if has_aux else done[1])
         except Exception as e:
             filter_exception(e)
             raise
@@ -368,7 +368,7 @@ def grad(f: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False,
         3., Tensor<f32[] xla:host:0>
         1.)
     """
-    return _made_boundary(f, argnums, has_aux, holomorphic, value=False)
+    return _grad_fn(f, argnums, has_aux, holomorphic, value=False)
 
 
 # (they only make a boundary: the namespace leaves them unwrapped, one frame less a step)
