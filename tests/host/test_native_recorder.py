@@ -700,6 +700,21 @@ def test_a_flush_follows_the_settings_as_they_change(setter, monkeypatch, caplog
                 seen.append(sum("memory hit lazy" in r.getMessage() for r in caplog.records))
             setter(monkeypatch, None)
             assert seen == [0, 1, 0, 0, 1], (native, seen)
+    if setter is _set_in_a_replaced_environ or not recorder_native.installed():
+        return
+    # and on the native path, a flush with both variables unset runs none of config's
+    # Python for them (C read the process's environment itself)
+    from stablejit import config
+    read, original = [], config._read
+
+    def counted(var, *args, **kwargs):
+        read.append(var)
+        return original(var, *args, **kwargs)
+    monkeypatch.setattr(config, "_read", counted)
+    monkeypatch.delenv("STABLEJIT_DUMP_TO", raising=False)
+    with path(True):
+        flush()
+    assert not {"STABLEJIT_LOG_COMPILES", "STABLEJIT_DUMP_TO"} & set(read), read
 
 @needs_native
 def test_threads_record_into_one_graph_safely():
