@@ -716,6 +716,57 @@ def test_a_flush_follows_the_settings_as_they_change(setter, monkeypatch, caplog
         flush()
     assert not {"STABLEJIT_LOG_COMPILES", "STABLEJIT_DUMP_TO"} & set(read), read
 
+
+def _nan_checks_on(x):
+    sj.config.update("debug_nans", True)
+    try:
+        return np.asarray(snp.log(x - 2.0))  # NaN: the check names this line
+    finally:
+        sj.config.update("debug_nans", False)
+
+
+def _inf_checks_on(x):
+    sj.config.update("debug_infs", True)
+    try:
+        return np.asarray(x / (x - x))  # Inf
+    finally:
+        sj.config.update("debug_infs", False)
+
+
+def _a_trace_reads_it(x):
+    y = x * 3.0  # (pending in the graph)
+    return np.asarray(sj.jit(lambda a: a + y)(x))  # the trace reads a lazy value
+
+
+# what may change between two recorded ops of one graph: the C recorder's "no trace, no
+# checks" answer must follow it at once (it is kept while neither module changes)
+_BETWEEN = [("NaN checks turned on", _nan_checks_on), ("Inf checks turned on", _inf_checks_on),
+            ("a jit trace", _a_trace_reads_it)]
+
+
+@pytest.mark.parametrize("name, between", _BETWEEN, ids=[b[0] for b in _BETWEEN])
+def test_checks_and_traces_started_mid_graph_are_seen_at_once(name, between):
+    """An op recorded in C, then a setting or a trace that makes ops Python's, then more
+    ops: both paths give the same values, or the same error with the user's line."""
+    outcomes = []
+    for native in (True, False):
+        with path(native):
+            try:
+                with sj.lazy():
+                    x = _x() + 1.0  # (recorded in C on the native path)
+                    got = between(x)
+                    after = np.asarray(x * 2.0)
+                outcomes.append(("ok", got, after))
+            except (FloatingPointError, ValueError, TypeError) as e:
+                outcomes.append((type(e).__name__, str(e).split(" at ")[-1][:80]))
+    assert outcomes[0][0] == outcomes[1][0], outcomes
+    if outcomes[0][0] == "ok":
+        for a, b in zip(outcomes[0][1:], outcomes[1][1:], strict=True):
+            np.testing.assert_array_equal(a, b, strict=True)
+    else:
+        assert outcomes[0][1] == outcomes[1][1] and "test_native_recorder.py" in \
+            outcomes[0][1], outcomes
+
 @needs_native
 def test_threads_record_into_one_graph_safely():
     """Threads recording into the same lazy backend at once (its lock orders them) get
