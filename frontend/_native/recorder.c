@@ -816,6 +816,8 @@ pending_tensor(PyObject *self, PyObject *pending, PyObject *graph, Py_ssize_t sl
     return t;
 }
 
+static PyObject *op_bound_of(PyObject *self);
+
 /* Recorder._results(first, 1): the pending result tensor, the op count, and a flush when
  * the graph is full. Returns the 1-tuple of the tensor, or the tensor where r->single. */
 static PyObject *
@@ -844,7 +846,7 @@ one_result(PyObject *self, Rec *r, Py_ssize_t first, PyObject *type)
     if (n < 0)
         goto fail;
     if (n == 1) {
-        PyObject *bound = PyObject_CallMethodNoArgs(self, s_op_bound);
+        PyObject *bound = op_bound_of(self);
         if (bound == NULL)
             goto fail;
         Py_XSETREF(RSLOT(r, max_ops), bound);
@@ -3583,9 +3585,9 @@ static PyObject *s_last, *s_new_graph, *s_dump_to, *s_log_compiles;
 
 /* config's functions for the settings below as init_operators found them, the process's
  * os.environ then (config._ENVIRON), and the os module's dict (where os.environ is read) */
-static PyObject *setting_fns[2], *environ_obj, *os_dict, *s_environ, *s_data, *s_encoded,
-                *s_environ_key;
-static PyObject *setting_vars[2]; /* their variables' names */
+static PyObject *setting_fns[3], *environ_obj, *os_dict, *s_environ, *s_data, *s_encoded,
+                *s_environ_key, *s_lazy_max_ops;
+static PyObject *setting_vars[3]; /* their variables' names */
 
 /* 1 where the variable of config's setting k is unset, as config._getenv reads it: os.environ
  * still the process's own mapping, and its data holding no value under the variable's key
@@ -3620,6 +3622,33 @@ setting(PyObject *name)
         if (f == setting_fns[k] && setting_unset(k))
             return Py_NewRef(k == 0 ? Py_None : Py_False);
     return PyObject_CallNoArgs(f);
+}
+
+/* self._op_bound() (read at a graph's first op): Recorder's answer (a constant) and
+ * LazyBackend's (config.lazy_max_ops(), while STABLEJIT_LAZY_MAX_OPS is unset: its
+ * default) kept once seen, where the method and config's function are the ones found
+ * at import; the method's call otherwise (four Python frames for a lazy graph). */
+static PyObject *op_bound_fns[2], *op_bound_seen[2];
+
+static PyObject *
+op_bound_of(PyObject *self)
+{
+    if (op_bound_fns[1] == NULL && RS.cls != NULL) /* (Recorder's, once its type is known) */
+        op_bound_fns[1] = Py_XNewRef(_PyType_Lookup(RS.cls, s_op_bound));
+    PyObject *fn = _PyType_Lookup(Py_TYPE(self), s_op_bound);
+    int k = fn == NULL ? -1 : fn == op_bound_fns[0] ? 0 : fn == op_bound_fns[1] ? 1 : -1;
+    if (k == 0) {
+        PyObject *f = PyDict_GetItemWithError(config_dict, s_lazy_max_ops);
+        if (f == NULL || f != setting_fns[2] || !setting_unset(2))
+            k = -1;
+    }
+    if (k >= 0 && op_bound_seen[k] != NULL)
+        return Py_NewRef(op_bound_seen[k]);
+    PyErr_Clear(); /* (the call meets any error again) */
+    PyObject *bound = PyObject_CallMethodNoArgs(self, s_op_bound);
+    if (bound != NULL && k >= 0)
+        Py_XSETREF(op_bound_seen[k], Py_NewRef(bound));
+    return bound;
 }
 
 /* LazyBackend.flush's common case in C: a graph equal to the last one run (its tape,
@@ -4159,6 +4188,8 @@ init_operators(PyObject *module, PyObject *args)
     Py_XSETREF(environ_obj, Py_XNewRef(PyDict_GetItemWithError(cd, s_environ_key)));
     Py_XSETREF(setting_fns[0], Py_XNewRef(PyDict_GetItemWithError(cd, s_dump_to)));
     Py_XSETREF(setting_fns[1], Py_XNewRef(PyDict_GetItemWithError(cd, s_log_compiles)));
+    Py_XSETREF(setting_fns[2], Py_XNewRef(PyDict_GetItemWithError(cd, s_lazy_max_ops)));
+    Py_XSETREF(op_bound_fns[0], Py_XNewRef(_PyType_Lookup((PyTypeObject *)lazy, s_op_bound)));
     if (PyErr_Occurred())
         return NULL;
     Py_INCREF(lazy);
@@ -5054,6 +5085,8 @@ PyInit__recorder(void)
     INTERN(s_environ_key, "_ENVIRON");
     INTERN(setting_vars[0], "STABLEJIT_DUMP_TO");
     INTERN(setting_vars[1], "STABLEJIT_LOG_COMPILES");
+    INTERN(setting_vars[2], "STABLEJIT_LAZY_MAX_OPS");
+    INTERN(s_lazy_max_ops, "lazy_max_ops");
     INTERN(s_log_compiles, "log_compiles");
     INTERN(s_init, "__init__");
     INTERN(s_device_buffers, "device_buffers");

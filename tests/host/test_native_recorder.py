@@ -651,6 +651,40 @@ def test_the_graph_flushes_at_the_same_op(max_ops, monkeypatch):
     np.testing.assert_array_equal(flushes[0][1], flushes[1][1], strict=True)
 
 
+def test_the_op_bound_follows_its_variable_and_overrides(monkeypatch):
+    """C keeps the bound a graph reads at its first op while STABLEJIT_LAZY_MAX_OPS is
+    unset: setting, unsetting and setting it again between graphs, and a backend class
+    with its own _op_bound, flush where the Python path flushes."""
+    from stablejit.lazy_backend import LazyBackend
+
+    def flushes_of_a_graph():
+        with sj.lazy() as b:
+            before = b.flushes
+            x = _x()
+            for i in range(6):
+                x = x * 1.5 + float(i)  # 12 ops
+            np.asarray(x)
+            return b.flushes - before
+
+    seen = {}
+    for native in (True, False):
+        with path(native):
+            counts = []
+            for value in [None, "5", None, "3", None]:
+                if value is None:
+                    monkeypatch.delenv("STABLEJIT_LAZY_MAX_OPS", raising=False)
+                else:
+                    monkeypatch.setenv("STABLEJIT_LAZY_MAX_OPS", value)
+                counts.append(flushes_of_a_graph())
+            monkeypatch.setattr(LazyBackend, "_op_bound", lambda self: 4)
+            counts.append(flushes_of_a_graph())
+            monkeypatch.undo()
+            seen[native] = counts
+    assert seen[True] == seen[False], seen
+    assert seen[True][0] == seen[True][2] == seen[True][4] == 1
+    assert seen[True][1] > 1 and seen[True][3] > seen[True][1] and seen[True][5] > 1
+
+
 
 def _set_by_assignment(monkeypatch, value):
     if value is None:
