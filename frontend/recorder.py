@@ -15,7 +15,7 @@ the op, not the line that read the value.
 from __future__ import annotations
 
 import threading
-import weakref
+from sys import getrefcount
 
 from . import config, native_build
 from .backends import ProgramBackend, XlaBackend, constant_attrs, scalar_key
@@ -109,7 +109,7 @@ class Recorder(ProgramBackend):
         #                             buffers; a grad tape's: the tensors it read)
         self._input_of: dict = {}   # id(buffer owner) -> its param slot
         self._keep: list = []       # what those ids belong to, alive until flush
-        self._pending: list[weakref.ref] = []
+        self._pending: list = []    # the graph's Pendings (live: held elsewhere too)
         self._constants: dict = {}  # scalar_key -> the constant's slot
         self._broadcasts: dict = {}  # (slot, shape) -> the broadcast's slot
         self._holds_functions = False  # an entry inlines a Function or has regions
@@ -155,7 +155,7 @@ class Recorder(ProgramBackend):
 
     def _pending_tensor(self, slot: int, weak: bool = False) -> Tensor:
         p = Pending(slot, self._graph)
-        self._pending.append(weakref.ref(p))
+        self._pending.append(p)
         return Tensor(p, self, self._types[slot], weak)
 
     def _tensors(self, first: int, types) -> list[Tensor]:
@@ -164,7 +164,7 @@ class Recorder(ProgramBackend):
         graph, pending, outs = self._graph, self._pending, []
         for i, t in enumerate(types, first):
             p = Pending(i, graph)
-            pending.append(weakref.ref(p))
+            pending.append(p)
             outs.append(Tensor(p, self, t))
         return outs
 
@@ -200,7 +200,7 @@ class Recorder(ProgramBackend):
     def _results(self, first: int, n: int) -> tuple[Tensor, ...]:
         if n == 1:  # (_pending_tensor written out: every recorded op comes here)
             p = Pending(first, self._graph)
-            self._pending.append(weakref.ref(p))
+            self._pending.append(p)
             outs = (Tensor(p, self, self._types[first]),)
         else:
             outs = tuple(self._tensors(first, self._types[first:first + n]))
@@ -368,10 +368,23 @@ structural_entries = _python_structural_entries
 
 
 def _python_live_pending(pending: list, graph: int) -> list[Pending]:
-    """The Pendings that `pending` (a graph's weak references) still reaches, not yet
-    computed and of `graph`: what a flush computes."""
-    return [p for p in (r() for r in pending)
-            if p is not None and p.buffer is None and p.graph == graph]
+    """The Pendings of `pending` (a graph's list) that something besides the list still
+    holds (a tensor), not yet computed and of `graph`: what a flush computes. (The
+    list holds them strongly: a weak reference each cost ~400 instructions an op, made
+    and cleared; "held besides the list" is "would still exist", a weak reference's
+    own question, in CPython with the GIL.)"""
+    return [p for p in pending
+            if getrefcount(p) > _ONLY_LISTED and p.buffer is None and p.graph == graph]
+
+
+def _only_listed() -> int:
+    """getrefcount's answer, in the comprehension above, for an object only its list
+    holds (the list, the comprehension's name, getrefcount's argument)."""
+    probe = [object()]
+    return [getrefcount(p) for p in probe][0]
+
+
+_ONLY_LISTED = _only_listed()
 
 
 # (the C one while the native path is on, as structural_entries)

@@ -804,13 +804,10 @@ pending_tensor(PyObject *self, PyObject *pending, PyObject *graph, Py_ssize_t sl
     SLOT(p, p_graph) = graph;
     Py_INCREF(Py_None);
     SLOT(p, p_buffer) = Py_None;
-    PyObject *ref = PyWeakref_NewRef(p, NULL);
-    if (ref == NULL || PyList_Append(pending, ref) < 0) {
-        Py_XDECREF(ref);
+    if (PyList_Append(pending, p) < 0) { /* (held: live while a tensor holds it too) */
         Py_DECREF(p);
         return NULL;
     }
-    Py_DECREF(ref);
     PyObject *t = make_tensor(&T, p, self, type, Py_False);
     Py_DECREF(p);
     return t;
@@ -3473,40 +3470,40 @@ same_tape(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     return eq < 0 ? NULL : PyBool_FromLong(eq);
 }
 
-/* the Pendings that `pending` (a graph's list of weak references) still reaches, not yet
- * computed and of `graph` - what a flush computes: a new list, NULL with an exception */
+/* the Pendings of `pending` (a graph's list, which holds them) that something else holds
+ * too, not yet computed and of `graph` - what a flush computes, as
+ * recorder._python_live_pending: a new list, NULL with an exception. (A Pending only the
+ * list holds is one whose tensors are all gone: what a weak reference's death said, for
+ * ~400 instructions an op; the free-threaded build's counts are not exact, and its
+ * recorder would need the weak references back.) */
+static PyObject *s_buffer, *s_graph;
+
 static PyObject *
 live_list(PyObject *pending, PyObject *graph)
 {
     PyObject *out = PyList_New(0);
     for (Py_ssize_t i = 0; out != NULL && i < PyList_GET_SIZE(pending); i++) {
-        PyObject *ref = PyList_GET_ITEM(pending, i);
-        if (!PyWeakref_CheckRef(ref)) {
-            PyErr_SetString(PyExc_TypeError, "a pending list holds a non-weak reference");
-            Py_CLEAR(out);
-            break;
-        }
-#if PY_VERSION_HEX >= 0x030D0000
-        PyObject *p = NULL; /* a strong reference, NULL once dead */
-        if (PyWeakref_GetRef(ref, &p) < 0) {
-            Py_CLEAR(out);
-            break;
-        }
-        if (p == NULL)
+        PyObject *p = PyList_GET_ITEM(pending, i);
+        if (Py_REFCNT(p) < 2) /* (only the list holds it) */
             continue;
-#else
-        PyObject *p = Py_NewRef(PyWeakref_GetObject(ref)); /* Py_None once dead */
-#endif
-        if (Py_IS_TYPE(p, pending_cls) && SLOT(p, p_buffer) == Py_None) {
-            PyObject *g = SLOT(p, p_graph);
-            if (g == NULL) /* (deleted: as Python's p.graph raises) */
-                PyErr_SetString(PyExc_AttributeError, "graph");
-            int same = g == NULL    ? -1
-                       : g == graph ? 1
-                                    : PyObject_RichCompareBool(g, graph, Py_EQ);
-            if (same < 0 || (same && PyList_Append(out, p) < 0))
-                Py_CLEAR(out);
+        Py_INCREF(p); /* (an attribute read or a comparison may run Python) */
+        int ours = Py_IS_TYPE(p, pending_cls); /* (else the Python class, read as Python) */
+        PyObject *buf = ours ? Py_XNewRef(SLOT(p, p_buffer)) : PyObject_GetAttr(p, s_buffer);
+        PyObject *g = buf == Py_None ? ours ? Py_XNewRef(SLOT(p, p_graph))
+                                            : PyObject_GetAttr(p, s_graph)
+                                     : NULL;
+        if (buf == NULL || (buf == Py_None && g == NULL)) { /* (deleted: as Python raises) */
+            if (!PyErr_Occurred())
+                PyErr_SetString(PyExc_AttributeError, buf == NULL ? "buffer" : "graph");
+            Py_CLEAR(out);
         }
+        int same = out == NULL || buf != Py_None ? 0
+                   : g == graph                  ? 1
+                                                 : PyObject_RichCompareBool(g, graph, Py_EQ);
+        if (same < 0 || (same > 0 && PyList_Append(out, p) < 0))
+            Py_CLEAR(out);
+        Py_XDECREF(buf);
+        Py_XDECREF(g);
         Py_DECREF(p);
     }
     return out;
@@ -5080,6 +5077,8 @@ PyInit__recorder(void)
     INTERN(s_new_graph, "_new_graph");
     INTERN(s_dump_to, "dump_to");
     INTERN(s_environ, "environ");
+    INTERN(s_buffer, "buffer");
+    INTERN(s_graph, "graph");
     INTERN(s_data, "_data");
     INTERN(s_encoded, "_encoded");
     INTERN(s_environ_key, "_ENVIRON");

@@ -365,27 +365,31 @@ def test_the_native_pending_behaves_as_the_python_one():
 
 
 @needs_native
-def test_a_flush_finds_the_same_live_values_on_both_paths():
-    """recorder.live_pending in C is the Python one: the Pendings still reachable, not
-    computed and of the graph asked for, in recording order; the graph's number compares
-    by value (an equal int that is another object counts)."""
-    import weakref
-
+@pytest.mark.parametrize("cls", ["native", "python"])
+def test_a_flush_finds_the_same_live_values_on_both_paths(cls):
+    """recorder.live_pending in C is the Python one: the Pendings of the graph's list
+    that something besides the list still holds (a tensor, a name), not computed and of
+    the graph asked for, in recording order; the graph's number compares by value (an
+    equal int that is another object counts). Either Pending class is read."""
     from stablejit import recorder
+    make = recorder_native._recorder.Pending if cls == "native" else recorder._PythonPending
     graph = int("1000")  # (not a cached small int)
-    kept = [recorder.Pending(0, graph), recorder.Pending(1, graph),
-            recorder.Pending(2, graph + 1), recorder.Pending(3, 1000)]
+    kept = [make(0, graph), make(1, graph), make(2, graph + 1), make(3, 1000)]
     kept[1].buffer = object()  # computed by an earlier run
-    dead = recorder.Pending(4, graph)
-    refs = [weakref.ref(p) for p in kept]
-    refs.insert(1, weakref.ref(dead))
-    del dead
-    native = recorder_native._recorder.live_pending(refs, graph)
-    assert native == recorder._python_live_pending(refs, graph) == [kept[0], kept[3]]
+    held_twice = make(5, graph)
+    pending = list(kept)
+    pending.insert(1, make(4, graph))  # only the list holds it: its tensors are gone
+    pending += [held_twice, held_twice]  # (a name and the list twice: held elsewhere)
+    want = [kept[0], kept[3], held_twice, held_twice]
+    native = recorder_native._recorder.live_pending(pending, graph)
+    assert native == recorder._python_live_pending(pending, graph) == want
+    assert all(a is b for a, b in zip(native, want, strict=True))
     assert recorder_native._recorder.live_pending([], graph) == []
-    for bad in ([kept[0]], tuple(refs)):  # not a list of weak references
-        with pytest.raises(TypeError):
-            recorder_native._recorder.live_pending(bad, graph)
+    only_listed = [make(6, graph)]
+    assert recorder_native._recorder.live_pending(only_listed, graph) == [] == \
+        recorder._python_live_pending(only_listed, graph)
+    with pytest.raises(TypeError):  # not a list
+        recorder_native._recorder.live_pending(tuple(pending), graph)
     assert recorder.live_pending is recorder_native._recorder.live_pending \
         or not recorder_native.installed()
 
