@@ -14,7 +14,9 @@ the op, not the line that read the value.
 
 from __future__ import annotations
 
+import sys
 import threading
+import weakref
 from sys import getrefcount
 
 from . import config, native_build
@@ -155,7 +157,7 @@ class Recorder(ProgramBackend):
 
     def _pending_tensor(self, slot: int, weak: bool = False) -> Tensor:
         p = Pending(slot, self._graph)
-        self._pending.append(p)
+        self._pending.append(p if _HOLDS else weakref.ref(p))
         return Tensor(p, self, self._types[slot], weak)
 
     def _tensors(self, first: int, types) -> list[Tensor]:
@@ -164,7 +166,7 @@ class Recorder(ProgramBackend):
         graph, pending, outs = self._graph, self._pending, []
         for i, t in enumerate(types, first):
             p = Pending(i, graph)
-            pending.append(p)
+            pending.append(p if _HOLDS else weakref.ref(p))
             outs.append(Tensor(p, self, t))
         return outs
 
@@ -200,7 +202,7 @@ class Recorder(ProgramBackend):
     def _results(self, first: int, n: int) -> tuple[Tensor, ...]:
         if n == 1:  # (_pending_tensor written out: every recorded op comes here)
             p = Pending(first, self._graph)
-            self._pending.append(p)
+            self._pending.append(p if _HOLDS else weakref.ref(p))
             outs = (Tensor(p, self, self._types[first]),)
         else:
             outs = tuple(self._tensors(first, self._types[first:first + n]))
@@ -372,7 +374,11 @@ def _python_live_pending(pending: list, graph: int) -> list[Pending]:
     holds (a tensor), not yet computed and of `graph`: what a flush computes. (The
     list holds them strongly: a weak reference each cost ~400 instructions an op, made
     and cleared; "held besides the list" is "would still exist", a weak reference's
-    own question, in CPython with the GIL.)"""
+    own question, in CPython with the GIL. Without it counts are not exact, and the
+    list holds weak references: _HOLDS.)"""
+    if not _HOLDS:
+        return [p for p in (r() for r in pending)
+                if p is not None and p.buffer is None and p.graph == graph]
     return [p for p in pending
             if getrefcount(p) > _ONLY_LISTED and p.buffer is None and p.graph == graph]
 
@@ -384,6 +390,9 @@ def _only_listed() -> int:
     return [getrefcount(p) for p in probe][0]
 
 
+# whether a graph's list holds its Pendings (with the GIL) or weak references to them (a
+# free-threaded interpreter, which runs this Python path: the C recorder is not built)
+_HOLDS = getattr(sys, "_is_gil_enabled", lambda: True)()
 _ONLY_LISTED = _only_listed()
 
 

@@ -16,6 +16,7 @@ import subprocess
 import sys
 import sysconfig
 import threading
+import weakref
 
 import numpy as np
 import pytest
@@ -393,6 +394,27 @@ def test_a_flush_finds_the_same_live_values_on_both_paths(cls):
     assert recorder.live_pending is recorder_native._recorder.live_pending \
         or not recorder_native.installed()
 
+
+
+@pytest.mark.parametrize("holds", [True, False], ids=["the list holds", "weak references"])
+def test_the_python_path_finds_live_values_either_way(holds, monkeypatch):
+    """The Python recorder lists a graph's Pendings themselves under the GIL and weak
+    references to them on a free-threaded interpreter (recorder._HOLDS): a flush
+    computes the values still held, and drops the rest, both ways."""
+    from stablejit import recorder
+    monkeypatch.setattr(recorder, "_HOLDS", holds)
+    with path(False), sj.lazy() as b:
+        x = _x()
+        kept = [x * 2.0, snp.tanh(x)]
+        for i in range(3):
+            snp.exp(x * float(i))  # dropped at once: no program output
+        assert all((type(r) is weakref.ref) is not holds for r in b._pending)
+        live = recorder.live_pending(b._pending, b._graph)
+        assert [p.slot for p in live] == [t._data.slot for t in kept]
+        got = [np.asarray(t) for t in kept]
+    want = [np.asarray(_x() * 2.0), np.asarray(snp.tanh(_x()))]
+    for g, w in zip(got, want, strict=True):
+        np.testing.assert_array_equal(g, w, strict=True)
 
 class _Eq:
     """An item that compares by value through Python, counting its comparisons."""
