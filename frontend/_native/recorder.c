@@ -3474,8 +3474,8 @@ same_tape(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
  * too, not yet computed and of `graph` - what a flush computes, as
  * recorder._python_live_pending: a new list, NULL with an exception. (A Pending only the
  * list holds is one whose tensors are all gone: what a weak reference's death said, for
- * ~400 instructions an op; the free-threaded build's counts are not exact, and its
- * recorder would need the weak references back.) */
+ * ~400 instructions an op. A free-threaded build, whose counts are not exact, has no C
+ * recorder: its Python path lists weak references, recorder._HOLDS.) */
 static PyObject *s_buffer, *s_graph;
 
 static PyObject *
