@@ -187,6 +187,8 @@ def abs(x) -> Tensor:  # noqa: A001 - the array API's name
         x = as_tensor(x)
         if x.dtype.kind in "bu":
             return copy_of(x)
+        if x.dtype.is_complex:
+            return _complex_abs(x)
         return bind1(ew.abs_, x)
     except Exception as e:
         filter_exception(e)
@@ -194,6 +196,14 @@ def abs(x) -> Tensor:  # noqa: A001 - the array API's name
 
 
 absolute = abs
+
+
+@one_program
+def _complex_abs(z: Tensor) -> Tensor:
+    """|z|, +inf where either part is infinite even if the other is NaN (C99's hypot,
+    the array API's rule, NumPy's answer; XLA's complex abs gives NaN there)."""
+    a = bind1(ew.abs_, z)
+    return select(logical_or(isinf(real(z)), isinf(imag(z))), full_like_tensor(np.inf, a), a)
 
 
 def sign(x) -> Tensor:
@@ -516,11 +526,13 @@ def _log_base(x: Tensor, base: int) -> Tensor:
     quotient misses k by an ulp for a fifth of the powers of two and most powers of ten,
     and floor(log10(1e5)) would be 4. float16 and bfloat16 compute in float32. One
     program eagerly."""
+    if x.dtype.is_complex:
+        # each part times log_base(e), as NumPy: a complex quotient by log(base) makes
+        # the imaginary part of log10(0j) or log2(inf+0j) NaN
+        return _scale_parts(log(x), float(1 / np.log(base)))
     narrow = x.dtype in (dt.float16, dt.bfloat16)
     w = astype(x, dt.float32) if narrow else x
     r = divide(log(w), float(np.log(base)))
-    if x.dtype.is_complex:
-        return r
     table, low = _powers(x.dtype.np, base)
     k = round(r)
     i = astype(clip(select(isfinite(k), k, 0) - low, 0, table.shape[0] - 1), dt.int32)
@@ -552,7 +564,15 @@ def _powers(np_dtype, base: int) -> tuple[np.ndarray, int]:
 
 def exp2(x) -> Tensor:
     x = to_inexact(as_tensor(x))
+    if x.dtype.is_complex:  # exp(z * ln 2), part by part, as NumPy (2**z loses -0j)
+        return exp(_scale_parts(x, float(np.log(2))))
     return power(full_like_tensor(2, x), x)
+
+
+def _scale_parts(z: Tensor, c: float) -> Tensor:
+    """The complex z with each part times the real number c (a complex product by c + 0j
+    makes inf * 0 NaN in the other part)."""
+    return bind1(ew.complex_, multiply(real(z), c), multiply(imag(z), c))
 
 
 def real(x) -> Tensor:

@@ -2,7 +2,7 @@
 standard's special cases) and sign(±0), on jit, eager XLA and the reference backend,
 against NumPy bit for bit (signed zeros included; NaNs compare equal).
 
-Before the fix XLA gave nan+nanj for most infinite or NaN parts (exp(-inf+infj),
+Before the fixes XLA gave nan+nanj for most infinite or NaN parts (exp(-inf+infj),
 cosh(inf+nanj), log(nan+infj) ...), ignored the sign of zero (acos(2.5-0j) on the wrong
 side of the branch cut), and atanh(nan+nanj) had imaginary part -pi/2.
 """
@@ -22,8 +22,11 @@ GRID = np.array([complex(a, b) for a in PARTS for b in PARTS])
 
 NP_NAME = {"acos": "arccos", "asin": "arcsin", "atan": "arctan", "acosh": "arccosh",
            "asinh": "arcsinh", "atanh": "arctanh"}
-FUNCTIONS = ["exp", "expm1", "log", "log1p", "sqrt", "sin", "cos", "tan", "sinh", "cosh",
-             "tanh", "asin", "acos", "atan", "asinh", "acosh", "atanh"]
+# (log2, log10 and exp2 scale a part by a real constant, and abs is +inf beside a NaN
+# part: a complex product or quotient, and XLA's complex abs, gave NaN there)
+FUNCTIONS = ["exp", "expm1", "exp2", "log", "log1p", "log2", "log10", "sqrt", "abs", "sin",
+             "cos", "tan", "sinh", "cosh", "tanh", "asin", "acos", "atan", "asinh", "acosh",
+             "atanh"]
 
 # Where C99 leaves a sign unspecified and our reflection picks the other one than NumPy
 # (e.g. sinh(-inf+nanj) = ±inf+nanj, cosh(0+infj) = nan±0j), and where NumPy's expm1
