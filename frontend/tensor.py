@@ -126,19 +126,31 @@ class Tensor:
 
     def __bool__(self) -> bool:
         self._backend.check_concrete(self, "bool() (an `if`, `while`, `and`, `or` or `not`)")
+        if self.size != 1:
+            raise ValueError(at_user_line(
+                f"the truth value of a tensor of shape {self.shape} is ambiguous (an `if`, "
+                f"`while`, `and`, `or` or `not` needs one element): use snp.any(x) or "
+                f"snp.all(x)"))
         return bool(self.item())
 
     def __int__(self) -> int:
         self._backend.check_concrete(self, "int()")
-        return int(self.item())
+        return int(self._one_element("int()"))
 
     def __float__(self) -> float:
         self._backend.check_concrete(self, "float()")
-        return float(self.item())
+        return float(self._one_element("float()"))
 
     def __complex__(self) -> complex:
         self._backend.check_concrete(self, "complex()")
-        return complex(self.item())
+        return complex(self._one_element("complex()"))
+
+    def _one_element(self, what: str):
+        if self.size != 1:
+            raise TypeError(at_user_line(
+                f"{what} needs a tensor of one element; this one has shape {self.shape}: "
+                f"pick one (x[0]) or reduce it (snp.sum(x))"))
+        return self.item()
 
     def __index__(self) -> int:
         self._backend.check_concrete(self, "use as a Python index")

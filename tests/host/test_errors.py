@@ -58,6 +58,26 @@ def test_int_float_of_traced_value(conv):
     assert f"{conv.__name__}()" in str(e.value) and "static_argnums" in str(e.value)
 
 
+@pytest.mark.parametrize("conv,error,hint", [
+    (bool, ValueError, "snp.any(x) or snp.all(x)"), (int, TypeError, "x[0]"),
+    (float, TypeError, "snp.sum(x)"), (complex, TypeError, "x[0]")])
+@pytest.mark.parametrize("shape", [(2,), (2, 3), (0,)])
+def test_python_scalar_of_a_tensor_of_several_elements(conv, error, hint, shape):
+    """bool(), int(), float() and complex() of a tensor without exactly one element raise
+    NumPy's exception class, with the shape, the user's line and what to write instead
+    (they said "item() needs ...", which the user never called)."""
+    x = snp.zeros(shape)
+
+    def f():
+        return conv(x)  # MARK
+    with np.errstate(all="ignore"), pytest.raises(error):
+        conv(np.zeros(shape))
+    with pytest.raises(error) as e:
+        f()
+    assert_names_line(e, f, "# MARK")
+    assert str(shape) in str(e.value) and hint in str(e.value) and "item()" not in str(e.value)
+
+
 def test_escaped_tracer():
     leaked = []
 
