@@ -258,7 +258,8 @@ class DimExpr:
         return decide_ge(o - self - 1, f"{self} < {_text(o)}")
 
     def __bool__(self) -> bool:  # (sizes: nonzero means >= 1)
-        return decide_ge(self - 1, f"{self} >= 1")
+        # (either answer can be the user's: name both constraints, `b % 2 == 0` as well)
+        return decide_ge(self - 1, f"whether {self} is 0", (f"{self} == 0", f"{self} >= 1"))
 
     # ---- not an int ----------------------------------------------------------------------
     def __int__(self):
@@ -556,16 +557,20 @@ def _decide_bounds(e) -> bool | None:
     return None
 
 
-def decide_ge(e, what: str) -> bool:
+def decide_ge(e, what: str, constraints: tuple[str, ...] | None = None) -> bool:
     """Whether e >= 0; raises InconclusiveDimensionOperation saying which comparison
-    and how to decide it."""
+    and how to decide it (`constraints`: the ones that would, default `what` itself)."""
     if type(e) is not DimExpr:
         return e >= 0
     ans = _decide(e)
     if ans is None:
+        options = " or ".join(map(repr, constraints or (what,)))
+        which = " (whichever holds for every size you will call it with)" if constraints \
+            and len(constraints) > 1 else ""
         raise InconclusiveDimensionOperation(
             f"cannot decide {what} while tracing (every dimension variable is only known to "
-            f"be >= 1); add the constraint {what!r} to symbolic_shape(..., constraints=...)")
+            f"be >= 1); add the constraint {options}{which} to symbolic_shape(..., "
+            f"constraints=...)")
     return ans
 
 

@@ -47,7 +47,16 @@ def _resolve_shape(shape, size: int, old) -> tuple[int, ...]:
         raise ValueError(at_user_line(f"reshape: negative dimension in {tuple(shape)}"))
     if unknown:
         known = math.prod(d for d in shape if d != -1)
-        if known == 0 or size % known:
+        rem = size % known if known else 1
+        try:
+            bool(rem)
+        except sym.InconclusiveDimensionOperation:  # (a symbolic size: say which constraint)
+            raise sym.InconclusiveDimensionOperation(at_user_line(
+                f"reshape: cannot tell while tracing whether a tensor of shape {old} ({size} "
+                f"elements) divides into shape {tuple(shape)}; if every size you will call it "
+                f"with does, add the constraint '{rem} == 0' to symbolic_shape(..., "
+                f"constraints=...)")) from None
+        if rem:
             raise ValueError(at_user_line(f"cannot reshape a tensor of shape {old} "
                                           f"({size} elements) into shape {tuple(shape)}"))
         shape[unknown[0]] = size // known

@@ -9,6 +9,7 @@ from __future__ import annotations
 import importlib.util
 import os
 import pathlib
+import re
 import subprocess
 import sys
 
@@ -295,7 +296,11 @@ BAD_EXPORTS = {
                           r"cannot decide b >= 3 while tracing .* add the constraint "
                           r"'b >= 3' to symbolic_shape\(..., constraints=...\)"),
     "reshape-not-divisible": (lambda x: snp.reshape(x, (-1, 8)), ["b"], [],
-                              r"cannot decide \(b % 8\)"),
+                              r"divides into shape \(-1, 8\); .* add the constraint "
+                              r"'\(b % 8\) == 0'"),
+    "truth-of-a-remainder": (lambda x: x * 2 if x.shape[0] % 2 else x, ["b"], [],
+                             r"cannot decide whether \(b % 2\) is 0 .* '\(b % 2\) == 0' or "
+                             r"'\(b % 2\) >= 1'"),
     "two-variables-compared": (lambda x, y: x if x.shape[0] >= y.shape[0] else y,
                                ["b", "c"], [], r"cannot decide b >= c"),
     "incompatible-broadcast": (lambda x, y: x + y, ["b", "c"], [],
@@ -320,6 +325,26 @@ def test_what_cannot_be_traced_symbolically_is_a_clear_error(name):
     with pytest.raises((ValueError, TypeError)) as info:
         _export(f, *specs, constraints=constraints)
     assert info.match(match)
+
+
+@pytest.mark.parametrize("name", [n for n, case in BAD_EXPORTS.items()
+                                  if "add the constraint" in case[3]])
+def test_the_advised_constraint_lets_the_export_through(name):
+    """Following an error's advice works: one of the constraints it names makes the
+    export trace (the reshape's advice was '(b % 8) >= 1', the opposite of what it needs)."""
+    f, specs, constraints, _ = BAD_EXPORTS[name]
+    with pytest.raises(ValueError) as info:
+        _export(f, *specs, constraints=constraints)
+    advised = re.findall(r"'([^']+)'", str(info.value).split("add the constraint", 1)[1])
+    assert advised, str(info.value)
+    passed = []
+    for c in advised:
+        try:
+            _export(f, *specs, constraints=[*constraints, c])
+            passed.append(c)
+        except ValueError:
+            pass
+    assert passed, (advised, str(info.value))
 
 
 def test_a_constraint_decides_what_tracing_could_not():
