@@ -8,6 +8,7 @@ transpose and reverse, so they work inside jit. (pad is in _padding.)
 
 from __future__ import annotations
 
+import functools
 import math
 import numbers
 import operator
@@ -19,8 +20,10 @@ from ..compiler.ir import Attrs
 from ..compiler.primitives import shape_ops as so
 from ..dispatch import bind, bind1, kept_attrs
 from ..errors import MustCompileError, at_user_line
+from ..promotion import DEFAULT_INT
 from ..tensor import Tensor
-from ._elementwise import not_equal, subtract
+from ._dtypes import astype
+from ._elementwise import not_equal, remainder, subtract
 from ._operands import (
     as_shape,
     as_tensor,
@@ -264,6 +267,8 @@ def _static_ints(v, what: str, exact: bool = False):
 def roll(x, /, shift, *, axis=None) -> Tensor:
     """Elements shifted along axes, wrapping around; axis=None rolls the flattened tensor."""
     x = as_tensor(x)
+    if isinstance(shift, Tensor) and not shift._backend.concrete:
+        return _roll_traced(x, shift, axis)
     shift = _static_ints(shift, "roll: shift")
     if axis is None:
         if isinstance(shift, tuple):
@@ -281,6 +286,40 @@ def roll(x, /, shift, *, axis=None) -> Tensor:
         if s:
             x = concatenate([_slice_axis(x, a, n - s, n), _slice_axis(x, a, 0, n - s)], a)
     return x
+
+
+def _roll_traced(x: Tensor, shift: Tensor, axis) -> Tensor:
+    """roll by a shift known only when the program runs (jit, vmap): along each axis, the
+    window of n elements of x twice over that starts at n - shift % n (the shape does
+    not depend on the shift)."""
+    if not shift.dtype.is_integer or shift.ndim > 1:
+        raise TypeError(at_user_line(f"roll: shift must be an integer or a 1-d tensor of "
+                                     f"integers, got {shift.dtype}{list(shift.shape)}"))
+    if axis is None:  # (several shifts: their sum, as NumPy)
+        total = shift if shift.ndim == 0 else functools.reduce(
+            operator.add, (shift[k] for k in range(shift.shape[0])), 0)
+        return reshape(_roll_traced(reshape(x, (-1,)), as_tensor(total), 0), x.shape)
+    axes = tuple(axis) if isinstance(axis, (tuple, list)) else (axis,)
+    count = shift.shape[0] if shift.ndim else len(axes)
+    if count != len(axes):
+        raise ValueError(at_user_line(f"roll: {count} shifts for {len(axes)} axes; give one "
+                                      f"shift per axis"))
+    zero = x._backend.scalar(0, DEFAULT_INT)
+    for k, a in enumerate(axes):
+        a = normalize_axis(a, x.ndim)
+        n = x.shape[a]
+        if n == 0:
+            continue
+        s = astype(shift[k] if shift.ndim else shift, DEFAULT_INT)
+        start = subtract(n, remainder(s, n))  # (in 1..n: n is no shift)
+        twice = concatenate([x, x], a)
+        starts = [start if i == a else zero for i in range(x.ndim)]
+        attrs = kept_attrs(_ROLL_SIZES, "sizes", x.shape)
+        x = bind(so.dynamic_slice, (twice, *starts), attrs)[0]
+    return x
+
+
+_ROLL_SIZES: dict = {}  # dynamic_slice's sizes -> its Attrs
 
 
 def repeat(x, repeats, /, *, axis=None) -> Tensor:

@@ -24,7 +24,7 @@ from ..compiler.primitives import reductions as red
 from ..compiler.primitives import shape_ops as so
 from ..compiler.symbolic import DimExpr
 from ..dispatch import bind, bind1, current_backend
-from ..errors import at_user_line, user_site
+from ..errors import at_user_line, int_out_of_range, user_site
 from ..promotion import (
     DEFAULT_INT,
     check_python_int,
@@ -91,6 +91,22 @@ def _typed_elements(x) -> dt.DType | None:
     return result_type(*(_WEAK_STANDINS.get(t, t) for t in types))
 
 
+def _python_ints(x, np_dtype) -> np.ndarray:
+    """np.asarray(x, np_dtype) for an integer dtype; a Python int in x beyond it raises
+    the scalar's OverflowError (value, range, what to do), not NumPy's "Python int too
+    large to convert to C long"."""
+    try:
+        return np.asarray(x, dtype=np_dtype)
+    except OverflowError:
+        info = np.iinfo(np_dtype)
+        big = next((v for v in np.asarray(x, dtype=object).ravel().tolist()
+                    if isinstance(v, int) and not info.min <= v <= info.max), None)
+        if big is None:
+            raise
+        raise int_out_of_range(big, np.dtype(np_dtype).name, int(info.min),
+                               int(info.max)) from None
+
+
 def _from_python(x, dtype: dt.DType | None = None) -> np.ndarray:
     """Nested Python lists of numbers -> array of `dtype`, else of the default dtypes
     (NumPy scalars and arrays among them keep their dtypes, as in jax).
@@ -100,13 +116,13 @@ def _from_python(x, dtype: dt.DType | None = None) -> np.ndarray:
     if dtype is None:
         dtype = _typed_elements(x)
     if dtype is not None:
-        return np.asarray(x, dtype=dtype.np)
+        return _python_ints(x, dtype.np) if dtype.is_integer else np.asarray(x, dtype=dtype.np)
     a = np.asarray(x)
     if a.dtype.kind == "f":
         return a.astype(default_float().np)
     if a.dtype.kind in "iuO":  # uint64 or object: Python ints beyond int64, or not numbers
         try:
-            return np.asarray(x, dtype=DEFAULT_INT.np)
+            return _python_ints(x, DEFAULT_INT.np)
         except (TypeError, ValueError):
             return a
     if a.dtype.kind == "c":

@@ -127,6 +127,11 @@ INTS = [
     ("asarray(300, int8)", lambda xp: xp.asarray(300, dtype=np.int8), 300, "int8"),
     ("asarray(-1, uint8)", lambda xp: xp.asarray(-1, dtype=np.uint8), -1, "uint8"),
     ("x + 2**63", lambda xp: xp.asarray(X64) + 2**63, 2**63, "int64"),
+    # (in a list, NumPy's raw "Python int too large to convert to C long")
+    ("asarray([2**63])", lambda xp: xp.asarray([2**63]), 2**63, "int64"),
+    ("asarray([[0], [-2**63-1]])", lambda xp: xp.asarray([[0], [-(2**63) - 1]]),
+     -(2**63) - 1, "int64"),
+    ("asarray([1, 300], int8)", lambda xp: xp.asarray([1, 300], dtype=np.int8), 300, "int8"),
     ("jit(f)(2**63)", lambda xp: (jax.jit if xp is jnp else stablejit.jit)(
         lambda x: x + 1)(2**63), 2**63, "int64"),
 ]
