@@ -10,6 +10,7 @@ function converts its operands with it.)
 from __future__ import annotations
 
 import math
+import numbers
 import operator
 import sys
 
@@ -24,13 +25,24 @@ from ..errors import at_user_line
 from ..promotion import (
     DEFAULT_INT,
     check_python_int,
-    default_complex,
     default_float,
     python_scalar_dtype,
+    result_type_and_weak,
 )
 from ..runtime import buffers
 from ..tensor import Tensor
-from ._elementwise import abs, add, divide, log10, multiply, power, select, sign, subtract
+from ._elementwise import (
+    abs,
+    add,
+    divide,
+    floor,
+    log10,
+    multiply,
+    power,
+    select,
+    sign,
+    subtract,
+)
 from ._operands import (
     as_shape,
     as_tensor,
@@ -38,6 +50,7 @@ from ._operands import (
     astype,
     broadcast_shapes,
     broadcast_to,
+    normalize_axis,
     promote_operands,
 )
 
@@ -191,14 +204,66 @@ def arange(start, stop=None, step=1, dtype=None, *, device=None) -> Tensor:
             f"array can hold (2**63-1)"))
     backend = _backend(device)
     _fits((n,), d, backend)
+    if not d.is_inexact:
+        return _integer_range(start, step, n, d, backend)
     if backend.concrete:
         return backend.from_numpy(np.arange(start, stop, step).astype(d.np)[:n])
-    out = bind1(so.iota, shape=(n,), dtype=d if d.kind != "b" else DEFAULT_INT, dimension=0)
+    out = bind1(so.iota, shape=(n,), dtype=d, dimension=0)
     if step != 1:
         out = out * step
     if start != 0:
         out = out + start
     return astype(out, d)
+
+
+def _integer_range(start, step, n: int, d: dt.DType, backend) -> Tensor:
+    """NumPy's arange for an integer or bool dtype: start and start + step are cast to d
+    (a float truncated toward zero), and their difference in d is repeated, wrapping as
+    d does: arange(0, 5, 1.5, dtype=int) is [0, 1, 2, 3], arange(-0.5, 3, dtype=int) is
+    [0, 0, 0, 0]."""
+    if d.kind == "b":
+        if n > 2:
+            raise TypeError(at_user_line(
+                f"arange: a bool range holds at most 2 values (NumPy's rule); this one "
+                f"would have {n}; make an integer range and compare it (arange({n}) != 0)"))
+        values = np.array([bool(start), bool(start + step)][:n], np.bool_)
+        return backend.from_numpy(values) if backend.concrete else asarray(values)
+    # computed in 64 bits, where wrapping agrees with d's: its range divides 2**64
+    work = dt.uint64 if d is dt.uint64 else DEFAULT_INT
+    symbolic = isinstance(start, DimExpr) or isinstance(step, DimExpr)
+    if symbolic:  # an exported function's size: exact ints
+        first, delta = start, step
+    else:
+        first = _cast_bound(start, d, "start")
+        delta = _cast_bound(start + step, d, "start + step") - first if n > 1 else 1
+        low = int(np.iinfo(work.np).min)
+        delta = (delta - low) % 2**64 + low
+    if backend.concrete:
+        i = np.arange(n, dtype=work.np)
+        return backend.from_numpy((i * work.np.type(delta) + work.np.type(first)).astype(d.np))
+    out = bind1(so.iota, shape=(n,), dtype=work, dimension=0)
+    if delta != 1:  # (NumPy scalars: a Python int above 2**63 is no weak int)
+        out = out * (delta if symbolic else work.np.type(delta))
+    if first != 0:
+        out = out + (first if symbolic else work.np.type(first))
+    return astype(out, d)
+
+
+def _cast_bound(v, d: dt.DType, what: str) -> int:
+    """A value of an integer arange as NumPy stores it in d: truncated toward zero, and
+    OverflowError naming the value and d's range where d cannot hold it."""
+    try:
+        n = int(v)
+    except (OverflowError, ValueError):
+        raise ValueError(at_user_line(f"arange: {what} {v!r} is not a finite number")) \
+            from None
+    info = np.iinfo(d.np)
+    if not info.min <= n <= info.max:
+        raise OverflowError(at_user_line(
+            f"arange: {what} = {v!r} is out of bounds for {d.name}, which holds {info.min} "
+            f"to {info.max} (NumPy stores start and start + step in the dtype); ask for a "
+            f"dtype that holds them"))
+    return n
 
 
 def eye(n_rows: int, n_cols: int | None = None, k: int = 0, dtype=None, *, device=None
@@ -319,46 +384,94 @@ def _zero(x: Tensor) -> Tensor:
     return x._backend.scalar(0, x.dtype)
 
 
-def linspace(start, stop, /, num: int = 50, *, dtype=None, device=None,
-             endpoint: bool = True) -> Tensor:
+def linspace(start, stop, /, num: int = 50, endpoint: bool = True, retstep: bool = False,
+             dtype=None, axis: int = 0, *, device=None):
     """`num` evenly spaced values from start to stop (inclusive unless endpoint=False).
-    start and stop may be complex, or tensors (also traced ones inside jit)."""
+    start and stop may be complex, or tensors (also traced ones inside jit): the values
+    then run along a new `axis` of their broadcast shape. An integer dtype floors the
+    values (NumPy's rule). retstep=True returns (samples, step), the step a tensor."""
     num = _count(_outer(), "num", num)  # 2.5 points is an error (TypeError), as in NumPy
-    is_complex = any(isinstance(v, complex) or isinstance(v, Tensor) and v.dtype.is_complex
-                     for v in (start, stop))
-    if dtype is not None:
-        d = dt.dtype(dtype)
-    elif any(isinstance(v, Tensor) and v.dtype.is_inexact for v in (start, stop)):
-        d = next(v.dtype for v in (start, stop) if isinstance(v, Tensor) and v.dtype.is_inexact)
-    else:
-        d = default_complex() if is_complex else default_float()
-    tensors = [v for v in (start, stop) if isinstance(v, Tensor)]
-    backend = current_backend() if device is None else None
-    _fits((num,), d, _backend(device))
-    if not tensors and (device is not None or backend.concrete):
-        a = np.linspace(start, stop, num, endpoint=endpoint)
-        return _backend(device).from_numpy(a.astype(d.np) if d.kind != "b" else a != 0)
+    start, stop = (v if isinstance(v, (Tensor, numbers.Number)) else asarray(v)
+                   for v in (start, stop))
+    nd = _inexact(start, stop)
+    d = dt.dtype(dtype) if dtype is not None else nd
+    step_dtype = d if d.is_inexact else nd
+    shape = broadcast_shapes(*(getattr(v, "shape", ()) for v in (start, stop)))
+    ax = normalize_axis(axis, len(shape) + 1)
+    _fits((num,) + shape, d, _backend(device))
+    floor_to_int = d.kind in "iu"
+    if not isinstance(start, Tensor) and not isinstance(stop, Tensor) and (
+            device is not None or current_backend().concrete):
+        a, step = np.linspace(start, stop, num, endpoint=endpoint, retstep=True)
+        if floor_to_int and a.dtype.kind != "c":
+            a = np.floor(a)
+        out = _backend(device).from_numpy(a.astype(d.np) if d.kind != "b" else a != 0)
+        return (out, asarray(step, step_dtype, device=device)) if retstep else out
     # on tensors or inside jit: start + i * step with an iota, the last value exact
-    work = dt.float64 if d in (dt.float64, dt.complex128) else dt.float32
-    if d.is_complex or is_complex:
+    work = dt.float64 if floor_to_int or {d, nd} & {dt.float64, dt.complex128} else dt.float32
+    if d.is_complex or nd.is_complex:
         work = dt.complex_dtype(work)
-    s, e = (asarray(v, work) for v in (start, stop))  # Python floats straight to work
+    # (Python numbers straight to work: through float32 first would round them)
+    s, e = (broadcast_to(asarray(v, work), shape) for v in (start, stop))
+    i = astype(bind1(so.iota, shape=(num,), dtype=DEFAULT_INT, dimension=0),
+               dt.real_dtype(work))
+    i = reshape_front(i, len(shape))
     div = (num - 1) if endpoint else num
-    i = astype(bind1(so.iota, shape=(num,), dtype=DEFAULT_INT, dimension=0), work)
-    step = (e - s) / float(max(div, 1))
-    out = add(s, multiply(i, step))
+    delta = subtract(e, s)
+    if div > 0:
+        step = divide(delta, float(div))
+        out = add(s, multiply(i, step))
+    else:  # no step: NumPy's NaN, a scalar whatever the shape
+        step = full((), math.nan, work)
+        out = add(s, multiply(i, delta))
     if endpoint and num > 1:
-        last = i == float(num - 1)
-        out = select(last, broadcast_to(e, out.shape), out)
-    return astype(out, d)
+        out = out.at[num - 1].set(e)
+    out = _along(out, ax)
+    if floor_to_int and not work.is_complex:
+        out = floor(out)
+    out = astype(out, d)
+    return (out, astype(step, step_dtype)) if retstep else out
 
 
-def logspace(start, stop, /, num: int = 50, *, endpoint: bool = True, base: float = 10.0,
-             dtype=None, device=None) -> Tensor:
-    """base ** linspace(start, stop, num)."""
-    out = power(base, linspace(start, stop, num, endpoint=endpoint, device=device,
-                               dtype=dt.float64 if dtype in (dt.float64, "float64") else None))
-    return astype(out, dtype) if dtype is not None else out
+def _inexact(start, stop) -> dt.DType:
+    """The dtype linspace computes start and stop in: theirs, at least the default float."""
+    d, _ = result_type_and_weak(start, stop)
+    return d if d.is_inexact else default_float()
+
+
+def _along(y: Tensor, axis: int) -> Tensor:
+    """y, whose values run along its first axis, with them along `axis` instead."""
+    if axis == 0:
+        return y
+    from ._manipulation import moveaxis  # the manipulation module builds on this one
+    return moveaxis(y, 0, axis)
+
+
+def logspace(start, stop, /, num: int = 50, endpoint: bool = True, base=10.0, dtype=None,
+             axis: int = 0, *, device=None) -> Tensor:
+    """base ** linspace(start, stop, num). start, stop and base may be tensors: the
+    values run along a new `axis` of their broadcast shape. An integer dtype truncates
+    (NumPy's rule)."""
+    out = None if dtype is None else dt.dtype(dtype)
+    work = dt.float64 if out is not None and (
+        out in (dt.float64, dt.complex128) or out.kind in "iu") else None
+    if not isinstance(base, numbers.Number):  # NumPy's rule: all three at one ndim
+        base = asarray(base)
+        ndim = len(broadcast_shapes(*(getattr(v, "shape", ()) for v in (start, stop, base))))
+        start, stop, base = (_ndmin(v, ndim) for v in (start, stop, base))
+        ax = normalize_axis(axis, ndim + 1)  # base gets a 1 where the values run
+        base = bind1(so.broadcast_in_dim, base, shape=base.shape[:ax] + (1,) + base.shape[ax:],
+                     broadcast_dimensions=tuple(k for k in range(ndim + 1) if k != ax))
+    y = linspace(start, stop, num, endpoint=endpoint, device=device, dtype=work, axis=axis)
+    y = power(base, y)
+    return astype(y, out) if out is not None else y
+
+
+def _ndmin(v, ndim: int) -> Tensor:
+    """v with leading 1s to ndim dimensions (NumPy's array(v, ndmin=ndim))."""
+    t = v if isinstance(v, Tensor) else asarray(v)
+    return bind1(so.broadcast_in_dim, t, shape=(1,) * (ndim - t.ndim) + t.shape,
+                 broadcast_dimensions=tuple(range(ndim - t.ndim, ndim)))
 
 
 def geomspace(start, stop, num: int = 50, endpoint: bool = True, dtype=None,
@@ -368,6 +481,11 @@ def geomspace(start, stop, num: int = 50, endpoint: bool = True, dtype=None,
     complex; the end points are exact (NumPy's rule). The dtype is that of start and
     stop, at least the default float (as in JAX)."""
     num = _count("geomspace", "num", num)
+    if any(isinstance(v, numbers.Number) and v == 0 for v in (start, stop)):
+        raise ValueError(at_user_line(
+            f"geomspace: a geometric sequence cannot include zero (start={start!r}, "
+            f"stop={stop!r}); start and stop must both be nonzero (for 0 .. stop, use "
+            f"linspace, or start at a small nonzero value)"))
     _, d = promote_operands(start, stop)
     out = dt.dtype(dtype) if dtype is not None else d if d.is_inexact else default_float()
     work = dt.float64 if out in (dt.float64, dt.complex128) or (
@@ -392,10 +510,7 @@ def geomspace(start, stop, num: int = 50, endpoint: bool = True, dtype=None,
         res = res.at[0].set(s)
     if endpoint and num > 1:
         res = res.at[num - 1].set(e)
-    res = multiply(direction, res)
-    if axis != 0:
-        from ._manipulation import moveaxis  # the manipulation module builds on this one
-        res = moveaxis(res, 0, axis)
+    res = _along(multiply(direction, res), normalize_axis(axis, res.ndim))
     return astype(res, out)
 
 

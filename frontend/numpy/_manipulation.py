@@ -425,13 +425,18 @@ def vsplit(x, indices_or_sections) -> list[Tensor]:
 
 
 def diff(x, /, n: int = 1, axis: int = -1, prepend=None, append=None) -> Tensor:
-    """The n-th discrete difference along `axis` (booleans: not-equal, as NumPy)."""
+    """The n-th discrete difference along `axis` (booleans: not-equal, as NumPy); an
+    axis of n or fewer elements gives an empty one. n=0 returns x as it is (NumPy's rule:
+    prepend and append are not added)."""
     x = as_tensor(x)
-    if x.ndim == 0:
-        raise ValueError(at_user_line("diff needs at least one dimension"))
-    axis = normalize_axis(axis, x.ndim)
+    if n == 0:
+        return x
     if n < 0:
         raise ValueError(at_user_line(f"diff: order n must be non-negative, got {n}"))
+    if x.ndim == 0:
+        raise ValueError(at_user_line("diff: x is 0-d; give it at least one dimension "
+                                      "(snp.atleast_1d(x))"))
+    axis = normalize_axis(axis, x.ndim)
     parts = [p for p in (prepend, x, append) if p is not None]
     if len(parts) > 1:
         # promoted before anything is a tensor: a Python number becomes x's dtype from
@@ -441,7 +446,7 @@ def diff(x, /, n: int = 1, axis: int = -1, prepend=None, append=None) -> Tensor:
         x = concatenate([broadcast_to(p, edge) if p.ndim == 0 else p for p in parts], axis)
     for _ in range(n):
         m = x.shape[axis]
-        a, b = _slice_axis(x, axis, 1, m), _slice_axis(x, axis, 0, max(m - 1, 0))
+        a, b = _slice_axis(x, axis, min(1, m), m), _slice_axis(x, axis, 0, max(m - 1, 0))
         if x.dtype.kind == "b":
             x = not_equal(a, b)
         else:
