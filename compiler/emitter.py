@@ -51,7 +51,9 @@ def location_text(loc: Location, name: str) -> str:
 def dense_text(array: np.ndarray, dtype: DType) -> str:
     """A `dense<...>` literal: a splat, or raw little-endian bytes in hex."""
     a = np.ascontiguousarray(array, dtype=dtype.np)
-    if a.size and (a.size == 1 or _is_splat(a)):
+    if not a.size:  # (of any shape: `[]` would read as shape [0])
+        return "dense<>"
+    if a.size == 1 or _is_splat(a):
         return "dense<" + _scalar_text(a.flat[0], dtype) + ">"
     if dtype.kind == "b":  # i1 has no byte-exact hex form; write the elements
         return "dense<" + _nested(a) + ">"

@@ -259,3 +259,24 @@ def test_arithmetic_with_constants_under_jit_rounds_as_the_ops_do(name):
     with stablejit.lazy():
         lazy = f(snp.asarray(x))
     np.testing.assert_array_equal(_bits(lazy), _bits(eager), f"{name}: lazy()")
+
+
+CONSTANT_DTYPES = [np.bool_, np.int8, np.uint8, np.int32, np.int64, np.uint64, np.float16,
+                   "bfloat16", np.float32, np.float64, np.complex64, np.complex128]
+CONSTANT_SHAPES = [(), (1,), (3,), (2, 3), (0,), (0, 2), (2, 0), (0, 0, 3), (3, 1, 0)]
+
+
+@pytest.mark.parametrize("shape", CONSTANT_SHAPES, ids=str)
+@pytest.mark.parametrize("dtype", CONSTANT_DTYPES, ids=str)
+def test_a_closed_over_constant_of_any_dtype_and_shape_compiles_to_itself(dtype, shape):
+    """A constant written into the program (a closed-over array) comes back with its
+    dtype, shape and bits, splat or not, empty or not (an empty bool constant of two or
+    more axes was written `dense<[]>`, which MLIR reads as shape [0]: a CompileError)."""
+    rng = np.random.default_rng(0)
+    c = (rng.standard_normal(shape) * 3).astype(dtype) if np.prod(shape) else \
+        np.zeros(shape, dtype)
+    for const in (c, np.zeros_like(c)):  # (varied values, and a splat)
+        for f in (lambda k=const: snp.asarray(k), lambda k=const: snp.asarray(k) * 1):
+            got, want = stablejit.jit(f)(), f()  # (eager: the constant never compiled)
+            assert got.shape == want.shape == const.shape and got.dtype == want.dtype
+            np.testing.assert_array_equal(np.asarray(got), np.asarray(want))
