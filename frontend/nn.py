@@ -44,7 +44,7 @@ def identity(x) -> Tensor:
 
 @one_program
 def relu(x) -> Tensor:
-    """max(x, 0), with gradient 0 at 0 (as JAX); NaN stays NaN.
+    """max(x, 0), with gradient 0 at 0 and at NaN (as JAX); NaN stays NaN.
 
     Example:
         >>> stablejit.nn.relu(snp.asarray([-1.0, 0.0, 2.0]))
@@ -52,7 +52,9 @@ def relu(x) -> Tensor:
         [0., 0., 2.]
     """
     x = snp.asarray(x)
-    return snp.where(snp.logical_or(x > 0, snp.isnan(x)), x, snp.zeros_like(x))
+    # NaN passes through gradient-free: its derivative is JAX's 0 (x > 0 is false), not 1
+    zero = snp.zeros_like(x)
+    return snp.where(x > 0, x, snp.where(snp.isnan(x), stop_gradient(x), zero))
 
 
 @one_program
@@ -209,7 +211,13 @@ def sparse_sigmoid(x) -> Tensor:
 def log1mexp(x) -> Tensor:
     """log(1 - exp(-x)), accurate on both sides of log 2."""
     x = snp.asarray(x)
-    return snp.where(x < math.log(2.0), snp.log(-snp.expm1(-x)), snp.log1p(-snp.exp(-x)))
+    small = x < math.log(2.0)
+    # each branch sees its own side only, so the one not taken has a finite derivative
+    # (at 0, log1p(-exp(-0)) is -inf and its derivative inf: times the zero cotangent
+    # the select gives it, NaN)
+    a = snp.where(small, x, math.log(2.0))
+    b = snp.where(small, math.log(2.0), x)
+    return snp.where(small, snp.log(-snp.expm1(-a)), snp.log1p(-snp.exp(-b)))
 
 
 @one_program

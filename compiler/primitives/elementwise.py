@@ -175,9 +175,11 @@ def _rem_dy(ops, x, y, z):
 
 
 def _pow_dx(ops, x, y, z):
-    # y * x^(y-1), and 0 where y == 0 (x^0 is constant even at x == 0)
+    # y * x^(y-1), and 0 where y == 0 (x^0 is constant even at x == 0), but NaN where
+    # x is NaN: a NaN input keeps a NaN derivative (as JAX's)
     d = ops.mul(y, ops.pow(x, ops.sub(y, ops.ones_like(y))))
-    return ops.select(ops.eq(y, ops.zeros_like(y)), ops.zeros_like(y), d)
+    flat = ops.select(ops.eq(x, x), ops.zeros_like(y), x)
+    return ops.select(ops.eq(y, ops.zeros_like(y)), flat, d)
 
 
 def _pow_dy(ops, x, y, z):

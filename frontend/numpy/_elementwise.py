@@ -293,8 +293,11 @@ def _float_floor_divide(x: Tensor, y: Tensor) -> Tensor:
     nearest integer; x / y for y = 0. floor(x / y) is not it: 1.0 // 0.1 is 9 (0.1 is a
     little above 1/10). Where an operand is infinite the array API standard's special
     cases hold instead (x / y: inf // 1 is inf and -1 // inf is -0, where NumPy gives
-    NaN and -1). Half floats are computed in float32, as NumPy does."""
+    NaN and -1). Half floats are computed in float32, as NumPy does. The quotient is
+    piecewise constant: its derivative is 0 everywhere (JAX's), not the 1/y the division
+    in it would give."""
     dtype = x.dtype
+    x, y = bind1(ad.stop_gradient, x), bind1(ad.stop_gradient, y)
     if dtype.bits < 32:
         x, y = astype(x, dt.float32), astype(y, dt.float32)
     zero, one = full_like_tensor(0, x), full_like_tensor(1, x)
@@ -536,6 +539,8 @@ def _log_base(x: Tensor, base: int) -> Tensor:
     table, low = _powers(x.dtype.np, base)
     k = round(r)
     i = astype(clip(select(isfinite(k), k, 0) - low, 0, table.shape[0] - 1), dt.int32)
+    # k as r plus the (exact, gradient-free) step to it: the derivative stays r's
+    k = add(r, bind1(ad.stop_gradient, subtract(k, r)))
     out = select(equal(as_tensor(table, w)[i], w), k, r)  # i is in range: a gather
     return astype(out, x.dtype) if narrow else out
 

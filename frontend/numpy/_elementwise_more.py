@@ -35,6 +35,7 @@ from ._elementwise import (
     isnan,
     less,
     less_equal,
+    log,
     log1p,
     logical_and,
     logical_or,
@@ -83,7 +84,9 @@ def hypot(x1, x2) -> Tensor:
     safe = select(equal(big, 0), full_like_tensor(1, big), big)
     r = divide(small, safe)
     out = multiply(big, sqrt(add(multiply(r, r), 1)))
-    out = select(equal(big, 0), full_like_tensor(0, big), out)
+    # big itself where it is 0 (not a constant): its derivative there is JAX's, 1/2 to
+    # each leg from maximum's tie
+    out = select(equal(big, 0), big, out)
     return select(logical_or(isinf(a), isinf(b)), full_like_tensor(np.inf, big), out)
 
 
@@ -99,13 +102,24 @@ def _larger_and_gap(a, b):
     return select(first, a, b), select(undefined, full_like_tensor(0, gap), gap), undefined
 
 
+def _without_gap(a, b, exp_, log_, log_2: float):
+    """logaddexp (log_(exp_(a) + exp_(b))) where a - b is undefined: equal infinities
+    give that infinity, with derivative 1/2 each (logaddexp(x, x) = x + log 2 has slope
+    1 everywhere); a NaN operand gives NaN, with a NaN derivative (as JAX's), never a
+    finite one that would hide the NaN: log_ of exp_ there, computed at 0 elsewhere so
+    its unused derivative multiplies no NaN into the result."""
+    nan = logical_or(isnan(a), isnan(b))
+    zero = full_like_tensor(0, a)
+    an, bn = select(nan, a, zero), select(nan, b, zero)
+    return select(nan, log_(add(exp_(an), exp_(bn))), add(multiply(add(a, b), 0.5), log_2))
+
+
 def logaddexp(x1, x2) -> Tensor:
     """log(exp(x1) + exp(x2)) without overflow."""
     a, b = _real_floats("logaddexp", x1, x2)
     larger, gap, undefined = _larger_and_gap(a, b)
     out = add(larger, log1p(exp(gap)))
-    # equal infinities: that infinity (NaN for a NaN), with derivative 1/2 each
-    return select(undefined, add(multiply(add(a, b), 0.5), math.log(2)), out)
+    return select(undefined, _without_gap(a, b, exp, log, math.log(2)), out)
 
 
 def logaddexp2(x1, x2) -> Tensor:
@@ -113,7 +127,11 @@ def logaddexp2(x1, x2) -> Tensor:
     a, b = _real_floats("logaddexp2", x1, x2)
     larger, gap, undefined = _larger_and_gap(a, b)
     out = add(larger, divide(log1p(exp2(gap)), math.log(2)))
-    return select(undefined, add(multiply(add(a, b), 0.5), 1.0), out)
+    return select(undefined, _without_gap(a, b, exp2, _log2, 1.0), out)
+
+
+def _log2(x) -> Tensor:
+    return divide(log(x), math.log(2))
 
 
 def nextafter(x1, x2) -> Tensor:
@@ -160,23 +178,25 @@ def fabs(x) -> Tensor:
     return abs(_real_float("fabs", x))
 
 
-def _ignoring_nan(name: str, op, x1, x2) -> Tensor:
-    """op (maximum/minimum) that ignores NaNs: NaN only where both operands are NaN."""
+def _ignoring_nan(name: str, pick, x1, x2) -> Tensor:
+    """fmax/fmin: x1 where pick(x1, x2) holds or x2 is NaN, else x2, as JAX's: NaN only
+    where both are NaN; on a tie (signed zeros included) x2, which gets the whole
+    derivative (JAX's; maximum's tie splits it)."""
     (a, b), dtype = prepare(x1, x2)
     _check_kinds(name, dtype, "biuf", "real")
     if dtype.kind != "f":
-        return op(a, b)
-    return select(isnan(a), b, select(isnan(b), a, op(a, b)))
+        return (maximum if pick is greater else minimum)(a, b)
+    return select(logical_or(pick(a, b), isnan(b)), a, b)
 
 
 def fmax(x1, x2) -> Tensor:
-    """Elementwise maximum that ignores NaNs."""
-    return _ignoring_nan("fmax", maximum, x1, x2)
+    """The larger of x1 and x2, ignoring NaNs (NumPy's fmax)."""
+    return _ignoring_nan("fmax", greater, x1, x2)
 
 
 def fmin(x1, x2) -> Tensor:
-    """Elementwise minimum that ignores NaNs."""
-    return _ignoring_nan("fmin", minimum, x1, x2)
+    """The smaller of x1 and x2, ignoring NaNs (NumPy's fmin)."""
+    return _ignoring_nan("fmin", less, x1, x2)
 
 
 def ldexp(x1, x2) -> Tensor:

@@ -150,8 +150,20 @@ def i1e(x) -> Tensor:
 
 def i0(x) -> Tensor:
     """The modified Bessel function of the first kind of order 0."""
-    x = real_float("i0", x)
-    return snp.exp(snp.abs(x)) * i0e(x)
+    return _i0_ad(real_float("i0", x))
+
+
+@custom_jvp
+def _i0_ad(x: Tensor) -> Tensor:
+    return snp.exp(snp.abs(x)) * _i0e_ad(x)
+
+
+@_i0_ad.defjvp
+def _i0_jvp(primals, tangents):
+    # i0' = i1, 0 at 0: through the product, abs's derivative at its kink (1, JAX's
+    # convention) made it 1
+    (x,), (t,) = primals, tangents
+    return _i0_ad(x), t * i1(x)
 
 
 def i1(x) -> Tensor:
