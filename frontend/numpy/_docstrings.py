@@ -41,6 +41,12 @@ _ARGS = {
     "correction": "degrees of freedom subtracted from the element count in the divisor "
                   "(0: the population statistic, 1: the sample statistic)",
     "ddof": "NumPy's name for `correction`; give one of the two",
+    "where": "a boolean mask that broadcasts to `x`: only the elements where it is True "
+             "take part (None: all do), as NumPy's where=",
+    "initial": "a value that takes part in the reduction (and is the result where no "
+               "element does); None: none",
+    "mean": "the mean along `axis`, already computed with keepdims=True (NumPy 2's and "
+            "jax's mean=); None computes it",
     "out": "NumPy's output array; must be None (tensors are immutable: use the result)",
     "reverse": "scan from the end of the axis towards its start",
     "size": "the number of results, fixed in advance; required under `jit` and `vmap`, "
@@ -247,7 +253,8 @@ _OTHER = {
                "A tensor; integers and booleans give the default float (float32), "
                "float16 and bfloat16 are accumulated in float32 and rounded once.",
                "snp.mean(snp.asarray([[1, 2], [3, 5]]), axis=0)",
-               notes="The mean of an empty axis is NaN, without NumPy's warning.",
+               notes="The mean of an empty axis (or of nothing that where= selects) is "
+                     "NaN, without NumPy's warning.",
                raises="AxisError: if an axis is out of range."),
     "var": _e("The variance along `axis`: the mean squared deviation from the mean, "
               "divided by (n - correction).", "A tensor in x's float dtype (integers "

@@ -97,15 +97,26 @@ def _sum_dtype(x: Tensor):
     return None
 
 
+def where_mask(x: Tensor, where) -> Tensor:
+    """The mask `where=` of a reduction of x, broadcast to x's shape (NumPy's rule: the
+    mask broadcasts to the operand, never the operand to the mask)."""
+    mask = astype(as_tensor(where, x), dt.bool_)
+    try:
+        shape = broadcast_shapes(x.shape, mask.shape)
+    except ValueError:
+        shape = None
+    if shape != x.shape:
+        raise ValueError(at_user_line(f"where= of shape {mask.shape} does not broadcast to "
+                                      f"the reduced tensor's shape {x.shape}; pass a mask "
+                                      f"of that shape or one that broadcasts to it"))
+    return broadcast_to(mask, x.shape)
+
+
 def _where_filled(x: Tensor, where, fill) -> Tensor:
     """x with `fill` where the (broadcast) mask `where` is False."""
     if where is None:
         return x
-    mask = astype(as_tensor(where, x), dt.bool_)
-    shape = broadcast_shapes(x.shape, mask.shape)
-    if shape != x.shape:
-        raise ValueError(at_user_line(f"where= of shape {mask.shape} does not broadcast to "
-                                      f"the reduced tensor's shape {x.shape}"))
+    mask = where_mask(x, where)
     fill = broadcast_to(fill, x.shape) if isinstance(fill, Tensor) else full_like_tensor(fill, x)
     return select(mask, x, fill)
 
@@ -169,13 +180,17 @@ amax, amin = max, min
 
 
 @one_program
-def all(x, axis=None, keepdims: bool = False) -> Tensor:  # noqa: A001
-    return _reduce("and", astype(as_tensor(x), dt.bool_), axis, keepdims)
+def all(x, axis=None, keepdims: bool = False, *, where=None) -> Tensor:  # noqa: A001
+    # (docstring: _docstrings' table) where= masks out elements, counted as true
+    x = astype(as_tensor(x), dt.bool_)
+    return _reduce("and", _where_filled(x, where, True), axis, keepdims)
 
 
 @one_program
-def any(x, axis=None, keepdims: bool = False) -> Tensor:  # noqa: A001
-    return _reduce("or", astype(as_tensor(x), dt.bool_), axis, keepdims)
+def any(x, axis=None, keepdims: bool = False, *, where=None) -> Tensor:  # noqa: A001
+    # (docstring: _docstrings' table) where= masks out elements, counted as false
+    x = astype(as_tensor(x), dt.bool_)
+    return _reduce("or", _where_filled(x, where, False), axis, keepdims)
 
 
 def _count(x: Tensor, axes) -> int:
@@ -185,14 +200,27 @@ def _count(x: Tensor, axes) -> int:
     return n
 
 
+def _masked_mean(x: Tensor, axes, keepdims: bool, mask: Tensor) -> Tensor:
+    """The mean of the elements of x that `mask` selects (NaN where it selects none, as
+    NumPy's 0/0): half floats are summed and divided in float32, then rounded once."""
+    xc = astype(x, dt.float32) if x.dtype in _HALF else x
+    total = _reduce("sum", select(mask, xc, full_like_tensor(0, xc)), axes, keepdims)
+    n = astype(sum(mask, axes, keepdims=keepdims), dt.real_dtype(total.dtype))
+    return astype(divide(total, n), x.dtype)
+
+
 @one_program
-def mean(x, axis=None, dtype=None, keepdims: bool = False) -> Tensor:
+def mean(x, axis=None, dtype=None, keepdims: bool = False, *, where=None) -> Tensor:
+    # (docstring: _docstrings' table) where= selects the elements averaged
     x = as_tensor(x)
     if dtype is not None:
         x = astype(x, dtype)
     elif not x.dtype.is_inexact:
         x = astype(x, default_float())
     axes = normalize_axes(axis, x.ndim)
+    if where is not None:
+        out = _masked_mean(x, axes, keepdims, where_mask(x, where))
+        return out if dtype is None else astype(out, dtype)
     total = _reduce("sum", x, axes, keepdims)
     n = _count(x, axes)
     # a symbolic count (export) is computed in the program: the sum of n ones (exact, as
@@ -203,6 +231,9 @@ def mean(x, axis=None, dtype=None, keepdims: bool = False) -> Tensor:
     else:
         out = divide(total, float(n))
     return out if dtype is None else astype(out, dtype)  # an integer dtype: NumPy truncates
+
+
+_mean = mean  # (var's and std's parameter mean= hides the function)
 
 
 def variance_operand(x, dtype, out, ddof, correction, name: str):
@@ -232,14 +263,44 @@ def in_dtype(out: Tensor, dtype) -> Tensor:
     return out if dtype is None or out.dtype is dt.dtype(dtype) else astype(out, dtype)
 
 
+def _given_mean(x: Tensor, axes, m, name: str) -> Tensor:
+    """mean= of var/std (NumPy 2's, jax's): the mean with the reduced axes kept."""
+    m = as_tensor(m, x)
+    want = tuple(1 if a in axes else d for a, d in enumerate(x.shape))
+    if m.shape != want:
+        raise ValueError(at_user_line(
+            f"{name}: mean= has shape {m.shape}; it must be the mean with keepdims=True, "
+            f"of shape {want}"))
+    return m
+
+
+def _masked_var(x: Tensor, axes, keepdims: bool, correction, mask: Tensor, m) -> Tensor:
+    """The variance of the elements `mask` selects; NaN where fewer than correction + 1
+    are selected (as jax)."""
+    if m is None:
+        m = mean(x, axes, keepdims=True, where=mask)
+    d = subtract(x, m)
+    # (0 before squaring, not after: a finite gradient where the mean of nothing is NaN)
+    d = select(mask, d, full_like_tensor(0, d))
+    total = _reduce("sum", real(multiply(d, conj(d))), axes, keepdims)
+    n = subtract(astype(sum(mask, axes, keepdims=keepdims), total.dtype), float(correction))
+    return select(n > 0, divide(total, n), full_like_tensor(float("nan"), total))
+
+
 @one_program
 def var(x, axis=None, dtype=None, out=None, ddof=None, keepdims: bool = False, *,
-        correction=None) -> Tensor:
+        where=None, mean=None, correction=None) -> Tensor:  # noqa: A002
     """The variance over axis; the parameters in NumPy's and jax's order (dtype= is the
-    dtype it is computed and returned in), correction= the array API's name of ddof."""
+    dtype it is computed and returned in), correction= the array API's name of ddof,
+    where= selects the elements, mean= a mean already computed (with keepdims=True)."""
     x, correction = variance_operand(x, dtype, out, ddof, correction, "var")
     axes = normalize_axes(axis, x.ndim)
-    m = mean(x, axes, keepdims=True)
+    m = None if mean is None else _given_mean(x, axes, mean, "var")
+    if where is not None:
+        return in_dtype(_masked_var(x, axes, keepdims, correction, where_mask(x, where), m),
+                        dtype)
+    if m is None:
+        m = _mean(x, axes, keepdims=True)
     d = subtract(x, m)
     sq = real(multiply(d, conj(d)))
     n = _count(x, axes) - correction
@@ -252,9 +313,10 @@ def var(x, axis=None, dtype=None, out=None, ddof=None, keepdims: bool = False, *
 
 @one_program
 def std(x, axis=None, dtype=None, out=None, ddof=None, keepdims: bool = False, *,
-        correction=None) -> Tensor:
+        where=None, mean=None, correction=None) -> Tensor:  # noqa: A002
     """The standard deviation: sqrt(var(...)), with var's parameters."""
-    v = var(x, axis, dtype, out, ddof, keepdims, correction=correction)
+    v = var(x, axis, dtype, out, ddof, keepdims, where=where, mean=mean,
+            correction=correction)
     return in_dtype(sqrt(real(v) if v.dtype.is_complex else v), dtype)
 
 

@@ -20,6 +20,7 @@ from ._elementwise import (
     divide,
     imag,
     isnan,
+    logical_and,
     logical_not,
     maximum,
     multiply,
@@ -49,6 +50,7 @@ from ._reductions import (
     prod,
     sum,
     variance_operand,
+    where_mask,
 )
 
 
@@ -58,67 +60,79 @@ def _nan_fill(x: Tensor, value) -> Tensor:
     return select(isnan(x), full_like_tensor(value, x), x)
 
 
-def nansum(x, axis=None, dtype=None, keepdims: bool = False) -> Tensor:
-    """sum treating NaNs as zero."""
-    return sum(_nan_fill(as_tensor(x), 0), axis, dtype, keepdims)
+def nansum(x, axis=None, dtype=None, keepdims: bool = False, *, initial=None,
+           where=None) -> Tensor:
+    """sum treating NaNs as zero (initial= and where= as sum's)."""
+    return sum(_nan_fill(as_tensor(x), 0), axis, dtype, keepdims, initial=initial,
+               where=where)
 
 
-def nanprod(x, axis=None, dtype=None, keepdims: bool = False) -> Tensor:
-    """prod treating NaNs as one."""
-    return prod(_nan_fill(as_tensor(x), 1), axis, dtype, keepdims)
+def nanprod(x, axis=None, dtype=None, keepdims: bool = False, *, initial=None,
+            where=None) -> Tensor:
+    """prod treating NaNs as one (initial= and where= as prod's)."""
+    return prod(_nan_fill(as_tensor(x), 1), axis, dtype, keepdims, initial=initial,
+                where=where)
 
 
-def _count_valid(x: Tensor, axis, keepdims: bool) -> Tensor:
-    return sum(logical_not(isnan(x)), axis, keepdims=keepdims)
+def _valid(x: Tensor, where) -> Tensor:
+    """The elements a NaN-ignoring statistic takes: not NaN, and selected by where=."""
+    ok = logical_not(isnan(x))
+    return ok if where is None else logical_and(ok, where_mask(x, where))
 
 
-def nanmean(x, axis=None, dtype=None, keepdims: bool = False) -> Tensor:
-    """mean over the non-NaN elements (NaN where all are NaN)."""
+def nanmean(x, axis=None, dtype=None, keepdims: bool = False, *, where=None) -> Tensor:
+    """mean over the non-NaN elements that where= selects (NaN where there are none)."""
     x = to_inexact(as_tensor(x))
     if dtype is not None and dt.dtype(dtype).is_inexact:
         x = astype(x, dtype)
-    total = nansum(x, axis, keepdims=keepdims)
-    n = _count_valid(x, axis, keepdims)
-    out = divide(total, n.astype(total.dtype if not total.dtype.is_complex else "float64"))
+    ok = _valid(x, where)
+    total = sum(_nan_fill(x, 0), axis, keepdims=keepdims, where=ok)
+    n = sum(ok, axis, keepdims=keepdims)
+    out = divide(total, n.astype(dt.real_dtype(total.dtype)))
     return in_dtype(out, dtype)  # an integer dtype: NumPy and jax truncate, as mean
 
 
 def nanvar(x, axis=None, dtype=None, out=None, ddof=None, keepdims: bool = False, *,
-           correction=None) -> Tensor:
-    """var over the non-NaN elements, with var's parameters (dtype= as NumPy's)."""
+           where=None, mean=None, correction=None) -> Tensor:  # noqa: A002
+    """var over the non-NaN elements that where= selects, with var's parameters."""
     x, correction = variance_operand(x, dtype, out, ddof, correction, "nanvar")
-    m = nanmean(x, axis, keepdims=True)
-    d = _nan_fill(subtract(x, m), 0)
+    ok = _valid(x, where)
+    m = nanmean(x, axis, keepdims=True, where=ok) if mean is None else as_tensor(mean, x)
+    d = _nan_fill(subtract(x, m), 0)  # (0, not NaN: a finite gradient there, as jax)
     sq = real(multiply(d, conj(d)))
-    n = _count_valid(x, axis, keepdims).astype(sq.dtype) - correction
-    out = divide(sum(sq, axis, keepdims=keepdims), n)
+    n = sum(ok, axis, keepdims=keepdims).astype(sq.dtype) - correction
+    out = divide(sum(sq, axis, keepdims=keepdims, where=ok), n)
     return in_dtype(select(n > 0, out, full_like_tensor(float("nan"), out)), dtype)
 
 
 def nanstd(x, axis=None, dtype=None, out=None, ddof=None, keepdims: bool = False, *,
-           correction=None) -> Tensor:
-    v = nanvar(x, axis, dtype, out, ddof, keepdims, correction=correction)
+           where=None, mean=None, correction=None) -> Tensor:  # noqa: A002
+    v = nanvar(x, axis, dtype, out, ddof, keepdims, where=where, mean=mean,
+               correction=correction)
     return in_dtype(sqrt(real(v) if v.dtype.is_complex else v), dtype)
 
 
-def _nan_extreme(kind: str, x, axis, keepdims: bool) -> Tensor:
+def _nan_extreme(kind: str, x, axis, keepdims: bool, initial, where) -> Tensor:
     x = as_tensor(x)
+    reduce = max if kind == "max" else min
     if not x.dtype.is_inexact:
-        return (max if kind == "max" else min)(x, axis, keepdims)
+        return reduce(x, axis, keepdims, initial=initial, where=where)
     fill = float("-inf") if kind == "max" else float("inf")
-    out = (max if kind == "max" else min)(_nan_fill(x, fill), axis, keepdims)
+    out = reduce(_nan_fill(x, fill), axis, keepdims, initial=initial, where=where)
+    if initial is not None:  # NumPy's fmax/fmin with an initial value: all NaN gives it
+        return out
     all_nan = all(isnan(x), axis, keepdims)
     return select(all_nan, full_like_tensor(float("nan"), out), out)
 
 
-def nanmax(x, axis=None, keepdims: bool = False) -> Tensor:
-    """max ignoring NaNs (NaN where all are NaN)."""
-    return _nan_extreme("max", x, axis, keepdims)
+def nanmax(x, axis=None, keepdims: bool = False, *, initial=None, where=None) -> Tensor:
+    """max ignoring NaNs (NaN where all are NaN and no initial= is given)."""
+    return _nan_extreme("max", x, axis, keepdims, initial, where)
 
 
-def nanmin(x, axis=None, keepdims: bool = False) -> Tensor:
-    """min ignoring NaNs (NaN where all are NaN)."""
-    return _nan_extreme("min", x, axis, keepdims)
+def nanmin(x, axis=None, keepdims: bool = False, *, initial=None, where=None) -> Tensor:
+    """min ignoring NaNs (NaN where all are NaN and no initial= is given)."""
+    return _nan_extreme("min", x, axis, keepdims, initial, where)
 
 
 def ptp(x, axis=None, keepdims: bool = False) -> Tensor:
