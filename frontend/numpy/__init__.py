@@ -259,6 +259,7 @@ from ._manipulation import (
     concat,
     concatenate,
     diff,
+    dsplit,
     dstack,
     ediff1d,
     expand_dims,

@@ -416,12 +416,29 @@ def split(x, indices_or_sections, axis: int = 0) -> list[Tensor]:
 
 
 def hsplit(x, indices_or_sections) -> list[Tensor]:
-    x = as_tensor(x)
+    """split along axis 1 (axis 0 of a 1-d tensor)."""
+    x = _at_least(as_tensor(x), 1, "hsplit")
     return split(x, indices_or_sections, axis=1 if x.ndim > 1 else 0)
 
 
 def vsplit(x, indices_or_sections) -> list[Tensor]:
-    return split(x, indices_or_sections, axis=0)
+    """split along axis 0 of a tensor of 2 or more dimensions."""
+    return split(_at_least(as_tensor(x), 2, "vsplit"), indices_or_sections, axis=0)
+
+
+def dsplit(x, indices_or_sections) -> list[Tensor]:
+    """split along axis 2 of a tensor of 3 or more dimensions."""
+    return split(_at_least(as_tensor(x), 3, "dsplit"), indices_or_sections, axis=2)
+
+
+def _at_least(x: Tensor, ndim: int, name: str) -> Tensor:
+    if x.ndim < ndim:  # (NumPy's ValueError; splitting another axis would be silent)
+        raise ValueError(at_user_line(
+            f"{name} only works on tensors of {ndim} or more dimensions, got shape "
+            f"{x.shape}: use snp.split(x, ..., axis=...) or snp.atleast_{ndim}d(x)"
+            if ndim > 1 else f"{name} needs a tensor of 1 or more dimensions, got shape "
+            f"{x.shape}: use snp.atleast_1d(x)"))
+    return x
 
 
 def diff(x, /, n: int = 1, axis: int = -1, prepend=None, append=None) -> Tensor:
