@@ -3,6 +3,8 @@ cumulative_sum/cumulative_prod (array API), cumsum/cumprod (NumPy), nancumsum/na
 cummax/cummin.
 
 Order is NumPy's: NaNs sort last, -0.0 equals 0.0, and sorts are stable by default.
+Complex numbers sort lexicographically (real part, then imaginary part), NaNs last in
+NumPy's classes.
 `descending=True` gives the reverse order with ties kept in their original order (as
 JAX's numpy), so NaNs come first.
 
@@ -44,29 +46,44 @@ def _check_sortable(x: Tensor, what: str) -> None:
             f"real part or the absolute value instead"))
 
 
+def _keys(x: Tensor) -> list[Tensor]:
+    """The sort keys of x: x itself, or for complex numbers NumPy's lexicographic order
+    (real part, then imaginary part) with NaNs last as NumPy puts them:
+    R + Rj < R + nanj < nan + Rj < nan + nanj, each class by its parts that are numbers."""
+    if not x.dtype.is_complex:
+        return [x]
+    re, im = bind1(ew.real, x), bind1(ew.imag, x)
+    nan_re, nan_im = isnan(re), isnan(im)
+    zero = full_like_tensor(0, re)
+    return [astype(nan_re, dt.int8), astype(nan_im, dt.int8), select(nan_re, zero, re),
+            select(nan_im, zero, im)]
+
+
 def sort(x, axis=-1, *, descending: bool = False, stable: bool = True, kind=None,
          order=None) -> Tensor:
     x = as_tensor(x)
-    _check_sortable(x, "sort")
     if order is not None:
         raise TypeError(at_user_line("sort(order=...) applies to structured arrays, which "
                                      "stablejit does not have"))
     x, ax = _flat_or_axis(x, axis)
     if x.size == 0:
         return x
+    keys = _keys(x)
+    if len(keys) > 1:  # complex: the keys decide, x rides along
+        return bind(srt.sort, (*keys, x), _attrs(ax, len(keys), descending, stable))[-1]
     return bind(srt.sort, (x,), _attrs(ax, 1, descending, stable))[0]
 
 
 def argsort(x, axis=-1, *, descending: bool = False, stable: bool = True, kind=None,
             order=None) -> Tensor:
     x = as_tensor(x)
-    _check_sortable(x, "argsort")
     x, ax = _flat_or_axis(x, axis)
     iota = bind1(so.iota, shape=x.shape, dtype=index_dtype(x.shape[ax]), dimension=ax) \
         if x.ndim else None
     if x.size == 0:
         return astype(iota, DEFAULT_INT)
-    out = bind(srt.sort, (x, iota), _attrs(ax, 1, descending, stable))[1]
+    keys = _keys(x)
+    out = bind(srt.sort, (*keys, iota), _attrs(ax, len(keys), descending, stable))[-1]
     return astype(out, DEFAULT_INT)
 
 
@@ -94,14 +111,15 @@ def lexsort(keys, axis=-1) -> Tensor:
         if k.shape != shape:
             raise ValueError(at_user_line(f"lexsort: key {i} has shape {k.shape}, key 0 has "
                                           f"{shape}; all keys need one shape"))
-        _check_sortable(k, "lexsort")
     if not shape:
         return astype(as_tensor(0), DEFAULT_INT)
     ax = normalize_axis(axis, len(shape))
     iota = bind1(so.iota, shape=shape, dtype=index_dtype(shape[ax]), dimension=ax)
     if ks[0].size == 0:
         return astype(iota, DEFAULT_INT)
-    return astype(sort_with(ks[::-1], [iota], ax)[-1], DEFAULT_INT)
+    # (a complex key is its sort keys, in their order)
+    return astype(sort_with([part for k in ks[::-1] for part in _keys(k)], [iota], ax)[-1],
+                  DEFAULT_INT)
 
 
 def _kth(x: Tensor, kth, axis, name: str) -> int:
@@ -257,10 +275,7 @@ def sort_complex(a) -> Tensor:
     default complex (as in JAX)."""
     x = as_tensor(a)
     if x.dtype.is_complex:  # NumPy's order: by real, then imaginary part, NaNs last
-        if x.ndim == 0:
-            return x
-        nan = astype(bind1(ew.ne, x, x), dt.int8)
-        return sort_with([nan, bind1(ew.real, x), bind1(ew.imag, x)], [x], x.ndim - 1)[-1]
+        return x if x.ndim == 0 else sort(x, axis=-1)
     s = sort(x, axis=-1)
     target = dt.complex128 if s.dtype is dt.float64 else dt.complex64 if s.dtype.is_float \
         else default_complex()

@@ -146,6 +146,8 @@ def test_vjps_of_sort_top_k_and_scans_match_jax():
         _grad_check(sj, jx, x)
 
 
-def test_sorting_complex_is_a_clear_error():
-    with pytest.raises(TypeError, match="no order"):
-        snp.sort(snp.asarray(np.array([1j, 2], np.complex64)))
+def test_a_running_or_top_k_extreme_of_complex_numbers_is_a_clear_error():
+    # (sort and argsort order complex numbers lexicographically: test_sorting_complex.py)
+    for f in (lambda x: snp.top_k(x, 1), snp.cummax):
+        with pytest.raises(TypeError, match="no order"):
+            f(snp.asarray(np.array([1j, 2], np.complex64)))
