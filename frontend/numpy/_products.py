@@ -18,10 +18,16 @@ from ..precision import pair as precision_pair
 from ..tensor import Tensor
 from ..tracebacks import filter_exception
 from ._diagonals import diagonal
-from ._elementwise import conj, multiply, subtract
+from ._elementwise import conj, multiply, not_equal, subtract
 from ._manipulation import expand_dims, moveaxis, reshape, squeeze, stack, transpose
-from ._operands import broadcast_shapes, broadcast_to, normalize_axis, promote_operands
-from ._reductions import sum
+from ._operands import (
+    astype,
+    broadcast_shapes,
+    broadcast_to,
+    normalize_axis,
+    promote_operands,
+)
+from ._reductions import any, sum  # noqa: A004
 
 _DOT_ATTRS: dict = {}  # (contracting, batch, precision) -> dot_general's Attrs
 
@@ -32,6 +38,10 @@ def _dot(x: Tensor, y: Tensor, contracting, batch=((), ()), precision=None,
     `preferred` the result's dtype (jax's preferred_element_type), None: the operands'."""
     if preferred is not None and preferred is x.type.dtype:
         preferred = None
+    if x.type.dtype is dt.bool_:  # NumPy's product of booleans: the logical or of ands
+        count = _dot(astype(x, dt.int32), astype(y, dt.int32), contracting, batch, precision,
+                     preferred or dt.int32)
+        return not_equal(count, 0) if preferred is None else count  # (jax's: a count)
     try:
         attrs = _DOT_ATTRS.get((contracting, batch, precision, preferred))
     except TypeError:  # axes given as lists (einsum): not cached
@@ -54,11 +64,7 @@ def _preferred(preferred_element_type):
 
 
 def _operands(x, y):
-    (x, y), dtype = promote_operands(x, y)
-    if dtype.kind == "b":
-        raise TypeError(at_user_line("matrix products of boolean tensors are not supported; "
-                                     "convert them to an integer dtype first"))
-    return x, y
+    return promote_operands(x, y)[0]
 
 
 def matmul(x, y, *, precision=None, preferred_element_type=None) -> Tensor:
@@ -329,7 +335,8 @@ def einsum(subscripts: str, *operands, out=None, dtype=None, casting: str = "saf
     def reduce_private(term, x, keep):
         axes = tuple(i for i, c in enumerate(term) if c not in keep)
         if axes:
-            x = sum(x, axis=axes, dtype=x.dtype)  # einsum keeps the operands' dtype
+            # einsum keeps the operands' dtype (booleans: the logical or)
+            x = any(x, axis=axes) if x.dtype is dt.bool_ else sum(x, axis=axes, dtype=x.dtype)
             term = "".join(c for c in term if c in keep)
         return term, x
 
