@@ -152,23 +152,18 @@ def _like(x, dtype):
 
 
 def zeros_like(x, dtype=None, *, shape=None, device=None) -> Tensor:
-    """Zeros of x's shape (or `shape`, as NumPy's and jax's keyword) and dtype (or
-    `dtype`)."""
     return full_like(x, 0, dtype, shape=shape, device=device)
 
 
 def ones_like(x, dtype=None, *, shape=None, device=None) -> Tensor:
-    """Ones of x's shape (or `shape`) and dtype (or `dtype`)."""
     return full_like(x, 1, dtype, shape=shape, device=device)
 
 
 def empty_like(x, dtype=None, *, shape=None, device=None) -> Tensor:
-    """zeros_like (XLA has no uninitialised memory to give)."""
     return full_like(x, 0, dtype, shape=shape, device=device)
 
 
 def full_like(x, fill_value, dtype=None, *, shape=None, device=None) -> Tensor:
-    """fill_value in x's shape (or `shape`) and dtype (or `dtype`)."""
     x, d = _like(x, dtype)
     return full(x.shape if shape is None else shape, fill_value, d,
                 device=device or _device_of(x))

@@ -220,18 +220,20 @@ _OTHER = {
                "A tensor of `shape`; its dtype is `dtype`, else fill_value's (a Python "
                "int gives int64, a float float32).", "snp.full((2, 2), 7)",
                raises="ValueError: if a dimension is negative."),
-    "zeros_like": _e("Zeros of x's shape (and dtype, unless `dtype` is given).",
+    "zeros_like": _e("Zeros of x's shape (unless `shape` is given) and dtype (unless "
+                     "`dtype` is given).",
                      "A tensor.", "snp.zeros_like(snp.asarray([1.5, 2.5]))",
                      x="the tensor whose shape and dtype to take"),
-    "ones_like": _e("Ones of x's shape (and dtype, unless `dtype` is given).",
+    "ones_like": _e("Ones of x's shape (unless `shape` is given) and dtype (unless "
+                    "`dtype` is given).",
                     "A tensor.", "snp.ones_like(snp.asarray([[1, 2]]))",
                     x="the tensor whose shape and dtype to take"),
-    "empty_like": _e("A tensor of x's shape and dtype whose values are not to be relied "
-                     "on (they are zeros).", "A tensor.",
+    "empty_like": _e("A tensor of x's shape and dtype (or `shape`, `dtype`) whose values "
+                     "are not to be relied on (they are zeros).", "A tensor.",
                      "snp.empty_like(snp.asarray([1, 2])).shape",
                      x="the tensor whose shape and dtype to take"),
-    "full_like": _e("A tensor of x's shape (and dtype, unless `dtype` is given) with "
-                    "every element `fill_value`.", "A tensor.",
+    "full_like": _e("A tensor of x's shape (unless `shape` is given) and dtype (unless "
+                    "`dtype` is given) with every element `fill_value`.", "A tensor.",
                     "snp.full_like(snp.asarray([1, 2, 3]), 9)",
                     x="the tensor whose shape and dtype to take"),
     "eye": _e("A matrix with ones on the k-th diagonal and zeros elsewhere.",
@@ -394,11 +396,18 @@ _OTHER = {
     "hsplit": _e("x split along its second axis (the first, for a 1-d tensor).",
                  "A list of views of x.", "[t.shape for t in snp.hsplit(snp.zeros((2, 4)), "
                  "2)]", indices_or_sections="the number of equal parts, or the indices "
-                 "where parts start", raises="ValueError: if the parts cannot be equal."),
+                 "where parts start", raises="ValueError: if the parts cannot be equal, or "
+                 "x is 0-d."),
     "vsplit": _e("x split along its first axis.", "A list of views of x.",
                  "[t.shape for t in snp.vsplit(snp.zeros((4, 2)), [1])]",
                  indices_or_sections="the number of equal parts, or the indices where "
-                 "parts start", raises="ValueError: if the parts cannot be equal."),
+                 "parts start", raises="ValueError: if the parts cannot be equal, or x has "
+                 "fewer than 2 dimensions (as NumPy's)."),
+    "dsplit": _e("x split along its third axis.", "A list of views of x.",
+                 "[t.shape for t in snp.dsplit(snp.zeros((1, 2, 4)), 2)]",
+                 indices_or_sections="the number of equal parts, or the indices where "
+                 "parts start", raises="ValueError: if the parts cannot be equal, or x has "
+                 "fewer than 3 dimensions (as NumPy's)."),
     "diagonal": _e("The `offset`-th diagonal of the matrices on axes axis1 and axis2.",
                    "A read-only view of a, with the diagonal as its last axis (writing "
                    "raises, as in NumPy).",

@@ -247,6 +247,8 @@ OUTPUTS = {
         '[(2, 2), (2, 2)]',
     '[t.shape for t in snp.vsplit(snp.zeros((4, 2)), [1])]':
         '[(1, 2), (3, 2)]',
+    '[t.shape for t in snp.dsplit(snp.zeros((1, 2, 4)), 2)]':
+        '[(1, 2, 2), (1, 2, 2)]',
     'snp.diagonal(snp.asarray([[1, 2], [3, 4]]))':
         'Tensor<i64[2] xla:host:0>\n'
         '[1, 4]',

@@ -416,18 +416,15 @@ def split(x, indices_or_sections, axis: int = 0) -> list[Tensor]:
 
 
 def hsplit(x, indices_or_sections) -> list[Tensor]:
-    """split along axis 1 (axis 0 of a 1-d tensor)."""
     x = _at_least(as_tensor(x), 1, "hsplit")
     return split(x, indices_or_sections, axis=1 if x.ndim > 1 else 0)
 
 
 def vsplit(x, indices_or_sections) -> list[Tensor]:
-    """split along axis 0 of a tensor of 2 or more dimensions."""
     return split(_at_least(as_tensor(x), 2, "vsplit"), indices_or_sections, axis=0)
 
 
 def dsplit(x, indices_or_sections) -> list[Tensor]:
-    """split along axis 2 of a tensor of 3 or more dimensions."""
     return split(_at_least(as_tensor(x), 3, "dsplit"), indices_or_sections, axis=2)
 
 
