@@ -13,6 +13,7 @@ import difflib
 
 from .primitive import Primitive
 from .primitives import (
+    bits,
     callbacks,
     collectives,
     control_flow,
@@ -33,6 +34,7 @@ from .primitives import (
 
 FAMILIES = (
     elementwise,
+    bits,
     shape_ops,
     reductions,
     products,

@@ -620,16 +620,33 @@ convert = Primitive("convert", _convert_rule, _convert_emit, _convert_ref, vjp=_
 
 
 def _bitcast_rule(x, *, dtype):
-    if x.dtype.bits != dtype.bits or x.dtype.kind == "b" or dtype.kind == "b":
-        raise ShapeError(f"bitcast_convert: {x.dtype.name} and {dtype.name} must be non-boolean "
-                         f"types of the same bit width")
-    return TensorType(x.shape, dtype)
+    """jax's shape rule: a wider type to a narrower one adds a last dimension of the
+    width ratio; a narrower to a wider one needs that last dimension and drops it."""
+    if x.dtype.kind == "b" or dtype.kind == "b":
+        raise ShapeError(f"bitcast_convert: {x.dtype.name} and {dtype.name} must both be "
+                         f"non-boolean types")
+    old, new = x.dtype.bits, dtype.bits
+    if old > new:
+        return TensorType(x.shape + (old // new,), dtype)
+    if old < new and (x.shape[-1:] or (1,))[0] * old != new:
+        raise ShapeError(f"bitcast_convert: a {x.dtype.name} operand of shape {x.shape} "
+                         f"becomes {dtype.name} by joining its last dimension, which must "
+                         f"have {new // old} elements ({new} / {old}, the ratio of the bit "
+                         f"widths); reshape the operand so that it ends in {new // old}")
+    return TensorType(x.shape[:-1] if old < new else x.shape, dtype)
+
+
+def _bitcast_ref(x, *, dtype):
+    # the host's byte order, as XLA's; NumPy views a 0-d array only at one width
+    out = np.ascontiguousarray(x).reshape(x.shape or (1,)).view(dtype.np)
+    old, new = x.dtype.itemsize, dtype.np.itemsize
+    return out.reshape(x.shape + (old // new,) if old > new else
+                       x.shape[:-1] if old < new else x.shape)
 
 
 bitcast_convert = Primitive(
     "bitcast_convert", _bitcast_rule, _elementwise_emit("stablehlo.bitcast_convert"),
-    lambda x, *, dtype: np.ascontiguousarray(x).view(dtype.np), vjp=NOT_DIFFERENTIABLE,
-    family="elementwise")
+    _bitcast_ref, vjp=NOT_DIFFERENTIABLE, family="elementwise")
 
 
 def _complex_rule(re, im):

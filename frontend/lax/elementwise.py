@@ -9,6 +9,7 @@ from collections.abc import Callable
 
 from .. import numpy as snp
 from ..compiler import dtypes as dt
+from ..compiler.primitives import bits
 from ..compiler.primitives import elementwise as ew
 from ..dispatch import bind1
 from ..errors import at_user_line
@@ -130,6 +131,35 @@ def population_count(x) -> Tensor:
     u = t if t.dtype.kind == "u" else bind1(ew.bitcast_convert, t, dtype=dt.dtype(
         f"uint{t.dtype.bits}"))
     return snp.astype(snp.bitwise_count(u), t.dtype)
+
+
+def clz(x) -> Tensor:
+    """The number of leading zero bits of each integer (of its two's-complement pattern
+    for negative ones: 0), in x's dtype (stablehlo.count_leading_zeros)."""
+    t = as_tensor(x)
+    if t.dtype.kind not in "iu":
+        raise TypeError(at_user_line(
+            f"lax.clz needs an integer operand, got {t.dtype.name}; for floats, "
+            f"bitcast_convert_type them to an integer type of their width first"))
+    return bind1(bits.clz, t)
+
+
+def reduce_precision(operand, exponent_bits: int, mantissa_bits: int) -> Tensor:
+    """operand rounded to a float format of `exponent_bits` and `mantissa_bits` (to
+    nearest, ties to even; overflow gives infinity, the format's subnormals flush to
+    zero), kept in operand's dtype: XLA's ReducePrecision. (5, 10) is float16, (8, 7)
+    bfloat16. Its derivative rounds the tangent the same way, as jax's."""
+    t = as_tensor(operand)
+    if t.dtype.kind != "f":
+        raise TypeError(at_user_line(
+            f"lax.reduce_precision needs a floating-point operand, got {t.dtype.name}; "
+            f"convert it with lax.convert_element_type"))
+    e, m = operator.index(exponent_bits), operator.index(mantissa_bits)
+    if e < 1 or m < 0:
+        raise ValueError(at_user_line(
+            f"lax.reduce_precision: exponent_bits must be at least 1 and mantissa_bits at "
+            f"least 0, got exponent_bits={e}, mantissa_bits={m}"))
+    return bind1(bits.reduce_precision, t, exponent_bits=e, mantissa_bits=m)
 
 
 floor = _unary_op("floor", ew.floor, "Round toward -inf.")
@@ -330,5 +360,8 @@ def convert_element_type(operand, new_dtype) -> Tensor:
 
 
 def bitcast_convert_type(operand, new_dtype) -> Tensor:
-    """Reinterpret the bits as `new_dtype` (of the same width)."""
+    """Reinterpret the bits as `new_dtype`, with jax's shape rule: to a narrower type the
+    result gains a last dimension of the width ratio (float32 -> uint8: shape + (4,),
+    bytes in the host's order); to a wider type the operand's last dimension must be
+    that ratio, and it is dropped."""
     return bind1(ew.bitcast_convert, as_tensor(operand), dtype=dt.dtype(new_dtype))

@@ -21,6 +21,7 @@ from ..tensor import Tensor
 from ..vmap import vmap as _vmap
 from . import elementwise as _ew  # lax.add ... name reduce's monoids (the fast path)
 from ._operands import _same_dtype
+from .higher_order import associative_scan
 from .products import _concrete_scalar
 from .shapes import _axis, _ints, transpose
 
@@ -213,6 +214,22 @@ def cummin(operand, axis: int = 0, reverse: bool = False) -> Tensor:
     scans from the end.
     """
     return _cumulative(sorting.cummin, operand, axis, reverse)
+
+
+def cumlogsumexp(operand, axis: int = 0, reverse: bool = False) -> Tensor:
+    """log(cumsum(exp(operand))) along `axis` (jax.lax.cumlogsumexp), without overflow
+    or underflow: an associative scan of logaddexp, the scan jax differentiates, so the
+    same gradient. Real floating-point operands only.
+    """
+    x = as_tensor(operand)
+    if x.dtype.kind != "f":
+        raise TypeError(at_user_line(
+            f"lax.cumlogsumexp needs a real floating-point operand, got {x.dtype.name}; "
+            f"convert it with lax.convert_element_type"))
+    axis = _axis(axis, x.ndim)
+    if x.shape[axis] == 0:
+        return x
+    return associative_scan(snp.logaddexp, x, reverse=bool(reverse), axis=axis)
 
 
 def sort(operand, dimension: int = -1, is_stable: bool = True, num_keys: int = 1):

@@ -215,6 +215,9 @@ RULES = {
     "clamp": lax.clamp,
     "convert": lambda x, *, dtype: lax.convert_element_type(x, _np(dtype)),
     "bitcast_convert": lambda x, *, dtype: lax.bitcast_convert_type(x, _np(dtype)),
+    "clz": lax.clz,
+    "reduce_precision": lambda x, *, exponent_bits, mantissa_bits: lax.reduce_precision(
+        x, exponent_bits, mantissa_bits),
     "constant": lambda *, value: jnp.asarray(getattr(value, "array", value)),
     "iota": lambda *, shape, dtype, dimension: lax.broadcasted_iota(_np(dtype), shape,
                                                                     dimension),

@@ -9,6 +9,7 @@ does).
 """
 
 from tests.support.prim_table import (
+    bits,
     callbacks,
     control_flow,
     convolution,
@@ -25,7 +26,7 @@ from tests.support.prim_table import (
 )
 from tests.support.prim_table.spec import PrimCase, PrimSpec, result_dtype_of
 
-_FAMILIES = (elementwise, shape_ops, reductions, windows, convolution, fft, linalg, indexing,
+_FAMILIES = (elementwise, bits, shape_ops, reductions, windows, convolution, fft, linalg, indexing,
              sorting, custom_ad, control_flow, callbacks, exported)
 
 PRIM_TABLE: dict[str, PrimSpec] = {}

@@ -74,7 +74,18 @@ def _convert_expected(x, *, dtype):
 
 _BITCAST_PAIRS = [(dt.int32, dt.float32), (dt.float32, dt.uint32), (dt.float64, dt.int64),
                   (dt.uint64, dt.float64), (dt.int8, dt.uint8), (dt.float16, dt.int16),
-                  (dt.bfloat16, dt.uint16), (dt.int16, dt.float16)]
+                  (dt.bfloat16, dt.uint16), (dt.int16, dt.float16),
+                  # to a narrower type: a last dimension of the ratio; to a wider, without it
+                  (dt.float32, dt.uint8), (dt.float64, dt.int16), (dt.int64, dt.float32)]
+_BITCAST_JOINS = [(np.arange(8, dtype=np.uint8).reshape(2, 4) * 31, dt.float32),
+                  (np.array([[0, 16368], [-1, 32752]], np.int16), dt.int32),
+                  (np.array([1.5, -2.0, 0.0, 3.0], np.float16).reshape(1, 4), dt.float64)]
+
+
+def _bitcast_expected(x, *, dtype):
+    old, new = x.dtype.itemsize, dtype.np.itemsize
+    return np.ascontiguousarray(x).view(dtype.np).reshape(
+        x.shape + (old // new,) if old > new else x.shape[:-1] if old < new else x.shape)
 
 
 TABLE = {
@@ -158,10 +169,10 @@ TABLE = {
                                   np.ones(4, np.float32)], {})]),
     # ---- conversions
     "convert": PrimSpec((), None, _convert_expected, upcast=False, extra=_convert_cases()),
-    "bitcast_convert": PrimSpec((), None, lambda x, *, dtype: np.ascontiguousarray(x).view(
-        dtype.np), upcast=False, extra=[
+    "bitcast_convert": PrimSpec((), None, _bitcast_expected, upcast=False, extra=[
         (f"{a.short}->{b.short}", [values(a, np.random.default_rng(1))], {"dtype": b})
-        for a, b in _BITCAST_PAIRS]),
+        for a, b in _BITCAST_PAIRS] + [(f"join-{x.dtype}->{b.short}", [x], {"dtype": b})
+                                       for x, b in _BITCAST_JOINS]),
     "complex": PrimSpec((dt.float32, dt.float64), lambda d, rng: (
         [values(d, rng), values(d, rng)], {}),
         lambda re, im: re + 1j * im if re.dtype == np.float64 else
