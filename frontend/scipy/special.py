@@ -31,9 +31,10 @@ from ._logarithmic import (
     xlog1py,
     xlogy,
 )
+from ._zeta import polygamma, zeta
 
 __all__ = ["erf", "erfc", "erfinv", "ndtr", "ndtri", "log_ndtr", "gammaln", "digamma",
            "gamma", "gammasgn", "loggamma", "betaln", "multigammaln", "factorial", "comb",
            "gammainc", "gammaincc", "betainc", "i0", "i0e", "i1", "i1e", "xlogy", "xlog1py",
            "logit", "expit", "entr", "rel_entr", "kl_div", "logsumexp", "softmax",
-           "log_softmax"]
+           "log_softmax", "zeta", "polygamma"]

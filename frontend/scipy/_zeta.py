@@ -1,0 +1,95 @@
+"""The Hurwitz zeta function zeta(x, q) and polygamma(n, x) built on it.
+
+zeta is Cephes' Euler-Maclaurin summation (SciPy's algorithm): the first terms
+(q + k)^-x summed, the integral of the rest, and twelve Bernoulli corrections, with a
+fixed number of terms so that it vectorises. Its special values are SciPy's.
+"""
+
+from __future__ import annotations
+
+import math
+
+from .. import numpy as snp
+from ..custom_derivatives import custom_jvp
+from ..tensor import Tensor
+from ._gamma import _digamma, _lgamma
+from ._operands import in_float32, real_floats
+
+_TERMS = 10  # (q + k)^-x for k < _TERMS, summed before the asymptotic tail
+# (2j)! / B_2j, j = 1..12: Cephes' A[]
+_BERNOULLI = (12.0, -720.0, 30240.0, -1209600.0, 47900160.0, -1.8924375803183791606e9,
+              7.47242496e10, -2.950130727918164224e12, 1.1646782814350067249e14,
+              -4.5979787224074726105e15, 1.8152105401943546773e17,
+              -7.1661652561756670113e18)
+
+
+@in_float32
+def _hurwitz(x: Tensor, q: Tensor) -> Tensor:
+    s = snp.zeros_like(x)
+    for k in range(_TERMS):
+        s = s + snp.power(q + float(k), -x)
+    w = q + float(_TERMS - 1)
+    b = snp.power(w, -x)  # the last term of the sum: half of it belongs to the tail
+    s = s + b * w / (x - 1.0) - 0.5 * b
+    # the Bernoulli terms, x (x+1) ... (x+2j-2) / w^(2j-1) * w^-x / A[j], as a running
+    # product of ratios (no overflow of the rising factorial)
+    c, k = b, 0.0
+    for a in _BERNOULLI:
+        c = c * (x + k) / w
+        s = s + c / a
+        c = c * (x + k + 1.0) / w
+        k += 2.0
+    # SciPy's special values: a pole at x == 1, no value below it; q a pole at zero and
+    # the negative integers; q^-x undefined for q < 0 unless x is an integer
+    q_pole = (q <= 0) & (q == snp.floor(q))
+    undefined = (x < 1) | ((q < 0) & (x != snp.floor(x)))
+    at_inf = snp.where(q == 1, 1.0, snp.where(q < 1, math.inf, math.nan))
+    s = snp.where(snp.isinf(x), at_inf, s)
+    s = snp.where(snp.isinf(q) & (q > 0), 0.0, s)
+    return snp.where(undefined, math.nan, snp.where((x == 1) | q_pole, math.inf, s))
+
+
+@custom_jvp
+def _zeta(x: Tensor, q: Tensor) -> Tensor:
+    return _hurwitz(x, q)
+
+
+@_zeta.defjvp
+def _zeta_jvp(primals, tangents):
+    # d/dq zeta(x, q) = -x zeta(x + 1, q); like jax, no derivative in x (its tangent is
+    # not propagated)
+    (x, q), (_, tq) = primals, tangents
+    return _zeta(x, q), tq * (-x * _zeta(x + 1.0, q))
+
+
+def zeta(x, q=None) -> Tensor:
+    """The Hurwitz zeta function sum_k (k + q)^-x (scipy.special.zeta with two
+    arguments; Riemann's zeta(x) = zeta(x, 1) when q is None). inf at x == 1 and at
+    q = 0, -1, -2, ...; nan for x < 1. Differentiable in q.
+
+    Example:
+        >>> stablejit.scipy.special.zeta(snp.asarray([2.0]), 1.0)
+        Tensor<f32[1] xla:host:0>
+        [1.644934]
+    """
+    x, q = real_floats("zeta", x, 1.0 if q is None else q)
+    x, q = snp.broadcast_arrays(x, q)
+    return _zeta(x, q)
+
+
+def polygamma(n, x) -> Tensor:
+    """The n-th derivative of digamma: (-1)^(n+1) n! zeta(n + 1, x) for n >= 1 and
+    digamma(x) for n == 0 (scipy.special.polygamma); nan where n is negative or not an
+    integer.
+
+    Example:
+        >>> stablejit.scipy.special.polygamma(1, snp.asarray([1.0]))
+        Tensor<f32[1] xla:host:0>
+        [1.64493...]
+    """
+    n, x = real_floats("polygamma", n, x)
+    n, x = snp.broadcast_arrays(n, x)
+    sign = snp.where(snp.remainder(n, 2.0) == 0, -1.0, 1.0)
+    higher = sign * snp.exp(_lgamma(n + 1.0)) * _zeta(n + 1.0, x)
+    out = snp.where(n == 0, _digamma(x), higher)
+    return snp.where((n < 0) | (n != snp.floor(n)), math.nan, out)
