@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 
 from .. import numpy as snp
+from ..autodiff import jvp
 from ..custom_derivatives import custom_jvp
 from ..tensor import Tensor
 from ._gamma import _digamma, _lgamma
@@ -56,16 +57,17 @@ def _zeta(x: Tensor, q: Tensor) -> Tensor:
 
 @_zeta.defjvp
 def _zeta_jvp(primals, tangents):
-    # d/dq zeta(x, q) = -x zeta(x + 1, q); like jax, no derivative in x (its tangent is
-    # not propagated)
-    (x, q), (_, tq) = primals, tangents
-    return _zeta(x, q), tq * (-x * _zeta(x + 1.0, q))
+    # d/dq zeta(x, q) = -x zeta(x + 1, q), in closed form; d/dx (-sum ln(k + q) (k + q)^-x)
+    # through the summation itself, as jax differentiates it
+    (x, q), (tx, tq) = primals, tangents
+    dx = jvp(lambda v: _hurwitz(v, q), (x,), (tx,))[1]
+    return _zeta(x, q), tq * (-x * _zeta(x + 1.0, q)) + dx
 
 
 def zeta(x, q=None) -> Tensor:
     """The Hurwitz zeta function sum_k (k + q)^-x (scipy.special.zeta with two
     arguments; Riemann's zeta(x) = zeta(x, 1) when q is None). inf at x == 1 and at
-    q = 0, -1, -2, ...; nan for x < 1. Differentiable in q.
+    q = 0, -1, -2, ...; nan for x < 1. Differentiable in x and q.
 
     Example:
         >>> stablejit.scipy.special.zeta(snp.asarray([2.0]), 1.0)
