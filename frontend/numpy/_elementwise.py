@@ -203,7 +203,9 @@ def _complex_abs(z: Tensor) -> Tensor:
     """|z|, +inf where either part is infinite even if the other is NaN (C99's hypot,
     the array API's rule, NumPy's answer; XLA's complex abs gives NaN there)."""
     a = bind1(ew.abs_, z)
-    return select(logical_or(isinf(real(z)), isinf(imag(z))), full_like_tensor(np.inf, a), a)
+    out = select(logical_or(isinf(real(z)), isinf(imag(z))), full_like_tensor(np.inf, a), a)
+    out.weak = z.weak  # (abs of a Python complex is weak, as the primitive's)
+    return out
 
 
 def sign(x) -> Tensor:
