@@ -449,6 +449,8 @@ RECORDS: list[Rec] = [
       lambda x: np.array_split(x, 3, axis=1), [("any", S)]),
     N("hsplit", lambda x: snp.hsplit(x, 2), lambda x: np.hsplit(x, 2), [("any", S)]),
     N("vsplit", lambda x: snp.vsplit(x, [1]), lambda x: np.vsplit(x, [1]), [("any", S)]),
+    N("dsplit", lambda x: snp.dsplit(x, [1]), lambda x: np.dsplit(x, [1]),
+      [("any", (2, 1, 4))]),
     N("hstack", lambda a, b: snp.hstack([a, b]), lambda a, b: np.hstack([a, b]),
       [("any", S), ("any", S)]),
     N("vstack", lambda a, b: snp.vstack([a, b]), lambda a, b: np.vstack([a, b]),

@@ -73,8 +73,9 @@ SPECIAL = {
     "gammainc": (A, X), "gammaincc": (A, X), "gammaln": (A,), "gammasgn": (X - 0.5,),
     "i0": (X,), "i0e": (X,), "i1": (X,), "i1e": (X,), "kl_div": (X, A), "log_ndtr": (X,),
     "log_softmax": (X,), "loggamma": (A,), "logit": (X,), "logsumexp": (X,),
-    "multigammaln": (A + 1.0, 2), "ndtr": (X,), "ndtri": (X,), "rel_entr": (X, A),
-    "softmax": (X,), "xlog1py": (X, A), "xlogy": (X, A),
+    "multigammaln": (A + 1.0, 2), "ndtr": (X,), "ndtri": (X,),
+    "polygamma": (np.array([0.0, 1.0, 2.0]), A), "rel_entr": (X, A), "softmax": (X,),
+    "xlog1py": (X, A), "xlogy": (X, A), "zeta": (A + 1.0, B),
 }
 
 
