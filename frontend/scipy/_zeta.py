@@ -64,17 +64,59 @@ def _zeta_jvp(primals, tangents):
     return _zeta(x, q), tq * (-x * _zeta(x + 1.0, q)) + dx
 
 
+def _borwein_weights(n: int) -> tuple[float, ...]:
+    """Borwein's d_k (k = 0..n) for the alternating series: d_k = n sum_{i<=k}
+    (n + i - 1)! 4^i / ((n - i)! (2i)!)."""
+    d, total = [], 0.0
+    for i in range(n + 1):
+        total += math.factorial(n + i - 1) * 4 ** i / (math.factorial(n - i)
+                                                         * math.factorial(2 * i))
+        d.append(n * total)
+    return tuple(d)
+
+
+_BORWEIN = _borwein_weights(24)  # (error ~ (3 + sqrt 8)^-24, under float64's ulp)
+
+
+@in_float32
+def _riemann(x: Tensor) -> Tensor:
+    """Riemann's zeta for every real x, as SciPy's one-argument zeta: the summation at
+    q = 1 from x >= 1; for 0 <= x < 1 Dirichlet's eta (the alternating series, with
+    Borwein's acceleration) over 1 - 2^(1-x); below 0 the functional equation
+    zeta(x) = 2^x pi^(x-1) sin(pi x / 2) Gamma(1 - x) zeta(1 - x), exactly 0 at the
+    negative even integers. Each branch sees only its own x (NaN-free gradients)."""
+    one = snp.ones_like(x)
+    high = _hurwitz(snp.where(x >= 1, x, 2.0), one)
+    mid = snp.where((x >= 0) & (x < 1), x, 0.5)
+    n, d = len(_BORWEIN) - 1, _BORWEIN
+    eta = snp.zeros_like(x)
+    for k in range(n):
+        eta = eta + ((-1) ** k * (d[k] - d[n]) / -d[n]) * snp.power(float(k + 1), -mid)
+    low_mid = eta / -snp.expm1((1.0 - mid) * math.log(2.0))  # (1 - 2^(1-x), exactly)
+    neg = snp.where(x < 0, x, -1.0)
+    r = snp.remainder(neg, 4.0)  # sin(pi x / 2) from x mod 4: 0 at the even integers
+    sine = snp.where((r == 0) | (r == 2), 0.0, snp.sin(math.pi / 2 * r))
+    size = snp.exp(neg * math.log(2.0) + (neg - 1.0) * math.log(math.pi) + _lgamma(1.0 - neg))
+    below = snp.where(sine == 0, 0.0, sine * size * _hurwitz(1.0 - neg, one))
+    out = snp.where(x >= 1, high, snp.where(x >= 0, low_mid, below))
+    return snp.where(x == 1, math.inf, snp.where(snp.isnan(x), math.nan, out))
+
+
 def zeta(x, q=None) -> Tensor:
     """The Hurwitz zeta function sum_k (k + q)^-x (scipy.special.zeta with two
-    arguments; Riemann's zeta(x) = zeta(x, 1) when q is None). inf at x == 1 and at
-    q = 0, -1, -2, ...; nan for x < 1. Differentiable in x and q.
+    arguments): inf at x == 1 and at q = 0, -1, -2, ...; nan for x < 1. With q None,
+    Riemann's zeta for every x (zeta(0) = -1/2, zeta(-1) = -1/12), as SciPy's one-
+    argument zeta. Differentiable in x and q.
 
     Example:
         >>> stablejit.scipy.special.zeta(snp.asarray([2.0]), 1.0)
         Tensor<f32[1] xla:host:0>
         [1.644934]
     """
-    x, q = real_floats("zeta", x, 1.0 if q is None else q)
+    if q is None:
+        x, = real_floats("zeta", x)
+        return _riemann(x)
+    x, q = real_floats("zeta", x, q)
     x, q = snp.broadcast_arrays(x, q)
     return _zeta(x, q)
 

@@ -90,3 +90,21 @@ def test_polygamma_grad_matches_jax():
     got = stablejit.grad(lambda v: snp.sum(ss.polygamma(np.array([1, 2, 3]), v)))(
         snp.asarray(x))
     assert_close(np.asarray(got), want, rtol=5e-5, atol=0, msg="grad polygamma")
+
+
+RIEMANN = np.concatenate([[-200.0, -171.5, -50.5, -21.0, -20.0, -2.5, -1.0, -0.5, 0.0, 1e-8,
+                           0.5, 0.999, 0.9999, 1.0, 1.001, 2.0, 50.0, np.inf, -np.inf,
+                           np.nan], np.linspace(-40, 40, 161)])
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_riemann_zeta_of_one_argument_is_scipys_for_every_x(dtype):
+    """zeta(x) with q None is Riemann's, continued below 1 as SciPy's one-argument zeta
+    (zeta(0) = -1/2, 0 at the negative even integers); it was the Hurwitz sum at q = 1,
+    NaN below 1."""
+    x = RIEMANN.astype(dtype)
+    want = sp.zeta(x)
+    rtol = 2e-5 if dtype == np.float32 else 1e-11
+    for path, got in run_three_ways(ss.zeta, x).items():
+        assert got.dtype == want.dtype, path
+        assert_close(got, want, rtol=rtol, atol=1e-30, msg=f"Riemann zeta via {path}")
