@@ -25,6 +25,7 @@ make views and with which forward/backward functions.
 
 from __future__ import annotations
 
+import threading
 import weakref
 
 import numpy as np
@@ -39,11 +40,13 @@ class View:
 
     # _make_layout: the function giving this view's layout from its parent's, and the
     # parent's View (None: the parent is the base), kept as data rather than a closure
-    __slots__ = ("base", "forward", "backward", "writable", "_layout", "_make_layout")
+    # src: the base's data the view's value was computed from (see `write`)
+    __slots__ = ("base", "forward", "backward", "writable", "_layout", "_make_layout", "src")
 
-    def __init__(self, base, forward, backward, make_layout, writable):
+    def __init__(self, base, forward, backward, make_layout, writable, src):
         self.base, self.forward, self.backward = base, forward, backward
         self._make_layout, self._layout, self.writable = make_layout, None, writable
+        self.src = src
 
     @property
     def layout(self) -> np.ndarray:
@@ -138,28 +141,56 @@ def make_view(parent, result, forward, backward, layout, writable: bool = True):
     aliases = base._aliases
     if aliases is None:
         aliases = base._aliases = Aliases()
-    result._view = View(base, f, b, (layout, pv), writable)
+    result._view = View(base, f, b, (layout, pv), writable,
+                        base._data if pv is None else pv.src)
     aliases.add(result)
     return result
 
 
-def write(t, new) -> None:
+# Threads may write into one tensor at once (scikit-learn's n_jobs fills disjoint column
+# slices of one result). A write computes the base's new value from its current one, on
+# the device and without the GIL, so two writers could each start from the same value
+# and the later store drop the earlier write. A write instead says which base value it
+# started from (`seen`); the store, under this lock, happens only if the base still holds
+# it, and otherwise the caller computes again from the value that won (_inplace.py). The
+# lock covers attribute stores alone: no device work, nothing that could wait on a
+# thread that wants it.
+_STORE = threading.Lock()
+ANY = object()  # (seen: store whatever the base holds now)
+
+
+def write(t, new, seen=ANY) -> bool:
     """Give t (a base or a view) the value `new` (t's shape and dtype): the one way a
-    write reaches memory. Every alias of t's base sees it."""
+    write reaches memory. Every alias of t's base sees it. With `seen`, the base's data
+    the new value was computed from: False (nothing written) where another write has
+    replaced it since."""
     v = t._view
-    if v is None:
-        _set(t, new)
-        refresh(t)
-        return
-    if not v.writable:
+    if v is not None and not v.writable:
         raise ValueError(at_user_line(
             "assignment destination is read-only: this tensor is a read-only view (of "
             "diagonal or broadcast_to, as in NumPy); write into a copy (x.copy()) or into "
             "the tensor it was taken from"))
-    base = v.base
-    _set(base, v.backward(base, new))
-    _set(t, new)
+    base = t if v is None else v.base
+    new_base = new if v is None else v.backward(base, new)
+    with _STORE:
+        if seen is not ANY and base._data is not seen:
+            return False
+        _set(base, new_base)
+        if v is not None:
+            _set(t, new)
+            v.src = base._data
     refresh(base, t)
+    return True
+
+
+def fresh(t, seen) -> None:
+    """Make view t's value the one of its base's data `seen` where it is another's (a
+    write by another thread whose refresh has not reached t yet): what a write into t
+    computes from must be what it will be stored over."""
+    v = t._view
+    if v is not None and v.src is not seen:
+        _set(t, v.forward(v.base))
+        v.src = seen
 
 
 def _set(t, new) -> None:
@@ -172,9 +203,11 @@ def refresh(base, skip=None) -> None:
     aliases = base._aliases
     if aliases is None:
         return
+    seen = base._data  # (what each view is computed from; a later write makes them stale)
     for view in aliases.live():
         if view is not skip:
             _set(view, view._view.forward(base))
+            view._view.src = seen
 
 
 def shares_memory(a, b, exact: bool = True) -> bool:

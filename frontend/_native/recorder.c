@@ -2576,7 +2576,7 @@ bound_new(PyObject *fn, PyObject *a)
  * view's elements set to new; a NumPy layout indexed) */
 static PyObject *plans, *aliases_cls, *index_get, *index_set, *layout_get, *s_add_view;
 static PyTypeObject *view_cls;
-static Py_ssize_t V_base, V_forward, V_backward, V_writable, V_layout, V_make_layout,
+static Py_ssize_t V_base, V_forward, V_backward, V_writable, V_layout, V_make_layout, V_src,
     A_views, A_prune_at;
 
 /* _indexing._plain_key of an index made of None, Ellipsis and slices with int or None
@@ -2661,6 +2661,8 @@ make_base_view(PyObject *x, PyObject *out, PyObject *fwd, PyObject *bwd, PyObjec
         SLOT(view, V_writable) = Py_NewRef(Py_True);
         SLOT(view, V_layout) = Py_NewRef(Py_None);
         SLOT(view, V_make_layout) = Py_NewRef(make);
+        PyObject *data = SLOT(x, T.data); /* (the base's data: see views.write) */
+        SLOT(view, V_src) = Py_NewRef(data != NULL ? data : Py_None);
         Py_SETREF(SLOT(out, T.view), view);
         /* aliases.add(out): a weak reference appended, or Python's add where it prunes */
         PyObject *refs = SLOT(aliases, A_views), *at = SLOT(aliases, A_prune_at);
@@ -2860,6 +2862,7 @@ init_views(PyObject *module, PyObject *args)
     if (slot_offset(v, "base", &V_base) || slot_offset(v, "forward", &V_forward) ||
         slot_offset(v, "backward", &V_backward) || slot_offset(v, "writable", &V_writable) ||
         slot_offset(v, "_layout", &V_layout) || slot_offset(v, "_make_layout", &V_make_layout)
+        || slot_offset(v, "src", &V_src)
         || slot_offset(a, "views", &A_views) || slot_offset(a, "_prune_at", &A_prune_at))
         return NULL;
     if (s_add_view == NULL && (s_add_view = PyUnicode_InternFromString("add")) == NULL)

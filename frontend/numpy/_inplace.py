@@ -51,15 +51,16 @@ def _can_rebind(x: Tensor, new: Tensor) -> bool:
     return new._backend.concrete  # a traced value cannot go into an outer tensor
 
 
-def write(x: Tensor, new: Tensor, what: str) -> None:
+def write(x: Tensor, new: Tensor, what: str, seen=views.ANY) -> bool:
     """x's value becomes new (x's shape and dtype), seen through every alias of x: the
     one way a namespace function writes into a tensor (x[i] = v, x op= y, put,
-    place, fill_diagonal, put_along_axis); `what` names the write in errors."""
+    place, fill_diagonal, put_along_axis); `what` names the write in errors. `seen`: the
+    data of x's base that new was computed from; False where another thread's write
+    replaced it meanwhile (nothing written: compute again, see `written`)."""
     b = new._backend
     if b is not x._backend and x._backend.concrete and not b.concrete and \
             b.write_outer(views.base_of(x)):  # a closed-over tensor: jit writes it back
-        views.write(x, new)
-        return
+        return views.write(x, new)
     if not _can_rebind(x, new):
         raise TypeError(at_user_line(
             f"{what} would write a traced value into a {x.type} tensor created outside "
@@ -67,7 +68,20 @@ def write(x: Tensor, new: Tensor, what: str) -> None:
             f"functionally (x2 = x.at[index].set(value), x2 = x + y) and return x2, or "
             f"pass x to the jitted function as an argument (writes into arguments reach "
             f"the caller)"))
-    views.write(x, new)
+    return views.write(x, new, seen)
+
+
+def written(x: Tensor, compute, what: str) -> Tensor:
+    """Write compute() (x's new value, computed from x as it is) into x, again from the
+    value that won where another thread wrote into x's memory meanwhile (views.write):
+    two threads filling disjoint parts of one tensor both land. The new value."""
+    base = views.base_of(x)
+    while True:
+        seen = base._data
+        views.fresh(x, seen)
+        new = compute()
+        if write(x, new, what, seen):
+            return new
 
 
 def numpy_form(name: str, arg: str, arr, inplace: bool, compute) -> Tensor | None:
@@ -84,12 +98,16 @@ def numpy_form(name: str, arg: str, arr, inplace: bool, compute) -> Tensor | Non
             f"is a {type(arr).__name__}, which stablejit cannot change: pass a stablejit "
             f"tensor, or inplace=False and use the returned tensor"))
     x = as_tensor(arr)
-    new = compute(x)
     if not inplace:
-        return new
-    if new is not x:  # nothing to write (an empty selection) leaves arr as it is
-        write(arr, new, f"{name}({arg}, ...)")
-    return None
+        return compute(x)
+    base = views.base_of(arr)
+    while True:
+        seen = base._data
+        views.fresh(x, seen)
+        new = compute(x)
+        # (nothing to write, an empty selection, leaves arr as it is)
+        if new is x or write(arr, new, f"{name}({arg}, ...)", seen):
+            return None
 
 
 def setitem(x: Tensor, index, value) -> None:
@@ -97,10 +115,11 @@ def setitem(x: Tensor, index, value) -> None:
     shape and is cast to x's dtype (as NumPy does, e.g. 2.7 into an int tensor is 2)."""
     try:  # x[i] = v is this function: a public boundary, inline (free until a raise)
         _check_python_scalar(x, value)
-        new = _masked_set(x, index, value)
-        if new is None:
-            new = _update(x, index, value, "set", last_wins=True)
-        write(x, new, "x[...] = value")
+
+        def compute():
+            new = _masked_set(x, index, value)
+            return _update(x, index, value, "set", last_wins=True) if new is None else new
+        written(x, compute, "x[...] = value")
     except Exception as e:
         filter_exception(e)
         raise
@@ -150,24 +169,27 @@ def inplace(name: str, f, symbol: str):
     dtype (the array API's rule; NumPy's same_kind casting: `int_tensor += 1.5` raises,
     `float32_tensor += float64_tensor` stays float32): written through when x is a view,
     else bound to the name x (see the module docstring)."""
+    def compute(self: Tensor, other) -> Tensor:
+        new = f(self, other)
+        if new.shape != self.shape:
+            raise ValueError(at_user_line(
+                f"x {symbol} y: the result has shape {new.shape}, but x has shape "
+                f"{self.shape}; an in-place operator cannot change x's shape. Write "
+                f"x = x {symbol[:-1]} y to make a new tensor"))
+        if new.dtype is not self.dtype:
+            if not np.can_cast(new.dtype.np, self.dtype.np, "same_kind"):
+                raise TypeError(at_user_line(
+                    f"x {symbol} y: the result is {new.dtype}, which cannot be stored in "
+                    f"x's dtype {self.dtype} (NumPy's same_kind rule); write "
+                    f"x = x {symbol[:-1]} y to get a {new.dtype} tensor, or cast y first"))
+            new = astype(new, self.dtype)
+        return new
+
     def op(self: Tensor, other) -> Tensor:
         try:  # a public boundary, inline (free until something is raised)
-            new = f(self, other)
-            if new.shape != self.shape:
-                raise ValueError(at_user_line(
-                    f"x {symbol} y: the result has shape {new.shape}, but x has shape "
-                    f"{self.shape}; an in-place operator cannot change x's shape. Write "
-                    f"x = x {symbol[:-1]} y to make a new tensor"))
-            if new.dtype is not self.dtype:
-                if not np.can_cast(new.dtype.np, self.dtype.np, "same_kind"):
-                    raise TypeError(at_user_line(
-                        f"x {symbol} y: the result is {new.dtype}, which cannot be stored in "
-                        f"x's dtype {self.dtype} (NumPy's same_kind rule); write "
-                        f"x = x {symbol[:-1]} y to get a {new.dtype} tensor, or cast y first"))
-                new = astype(new, self.dtype)
             if not views.writes_in_place(self):
-                return new
-            write(self, new, f"x {symbol} y")
+                return compute(self, other)
+            written(self, lambda: compute(self, other), f"x {symbol} y")
             return self
         except Exception as e:
             filter_exception(e)
