@@ -59,8 +59,21 @@ def _keys(x: Tensor) -> list[Tensor]:
             select(nan_im, zero, im)]
 
 
+def _check_kind(name: str, kind) -> None:
+    """NumPy's sort kinds are accepted (the sort is stable whichever is named); NumPy
+    reads a kind by its first letter, q, m, h or s. Another is NumPy's ValueError."""
+    if kind is not None and not isinstance(kind, str):
+        raise TypeError(at_user_line(f"{name}: kind must be a str such as 'stable', got "
+                                     f"{type(kind).__name__}"))
+    if kind is not None and kind[:1].lower() not in tuple("qmhs"):
+        raise ValueError(at_user_line(
+            f"{name}: kind={kind!r} is not a sort kind; use 'quicksort', 'mergesort', "
+            f"'heapsort' or 'stable' (or leave it out: the sort is stable)"))
+
+
 def sort(x, axis=-1, *, descending: bool = False, stable: bool = True, kind=None,
          order=None) -> Tensor:
+    _check_kind("sort", kind)
     x = as_tensor(x)
     if order is not None:
         raise TypeError(at_user_line("sort(order=...) applies to structured arrays, which "
@@ -76,6 +89,7 @@ def sort(x, axis=-1, *, descending: bool = False, stable: bool = True, kind=None
 
 def argsort(x, axis=-1, *, descending: bool = False, stable: bool = True, kind=None,
             order=None) -> Tensor:
+    _check_kind("argsort", kind)
     x = as_tensor(x)
     x, ax = _flat_or_axis(x, axis)
     iota = bind1(so.iota, shape=x.shape, dtype=index_dtype(x.shape[ax]), dimension=ax) \

@@ -151,3 +151,20 @@ def test_a_running_or_top_k_extreme_of_complex_numbers_is_a_clear_error():
     for f in (lambda x: snp.top_k(x, 1), snp.cummax):
         with pytest.raises(TypeError, match="no order"):
             f(snp.asarray(np.array([1j, 2], np.complex64)))
+
+
+@pytest.mark.parametrize("kind", [None, "quicksort", "QuickSort", "q", "mergesort", "heap",
+                                  "stable", "weird", "", 5])
+@pytest.mark.parametrize("name", ["sort", "argsort"])
+def test_sort_kinds_are_numpys(name, kind):
+    """NumPy's kinds (read by their first letter) are accepted; another kind is NumPy's
+    error, not silently ignored."""
+    x = np.asarray([3.0, 1.0, 2.0])
+    try:
+        want = getattr(np, name)(x, kind=kind)
+    except (TypeError, ValueError) as e:
+        with pytest.raises(type(e), match="kind"):
+            getattr(snp, name)(snp.asarray(x), kind=kind)
+        return
+    np.testing.assert_array_equal(np.asarray(getattr(snp, name)(snp.asarray(x), kind=kind)),
+                                  want)
