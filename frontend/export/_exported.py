@@ -133,13 +133,16 @@ class Exported:
                 digest.update(p.encode() + b"\0" + self._text(p).encode() + b"\0")
             for a in self.in_avals + self.out_avals:
                 digest.update(repr((a.shape, a.dtype.name)).encode())
+            # the VJP too: modules compare by digest, so one forward with two VJPs (a
+            # custom_vjp), or with and without one, would share a derivative
+            vjp = self._vjp.called_module() if self._vjp is not None else None
+            digest.update(b"vjp\0" + (vjp.digest.encode() if vjp is not None else b"none"))
             hexd = digest.hexdigest()
             prefix = f"sjx_{hexd[:16]}_"
             functions = {}
             symbol = prefix + "main"
             for p in self.platforms:
                 symbol, functions[p] = portable.private_functions(self._text(p), prefix)
-            vjp = self._vjp.called_module() if self._vjp is not None else None
             self._called = CalledModule(
                 self.fun_name, symbol, functions, _types(self.in_avals),
                 _types(self.out_avals), hexd, _reference_runner(self), vjp)

@@ -296,3 +296,39 @@ def test_an_executable_built_elsewhere_warns_and_compiles():
     np.testing.assert_array_equal(out, np.full(7, 4.0, np.float32))
     assert any(issubclass(x.category, E.ExportWarning) and "compiling the StableHLO"
                in str(x.message) for x in w)
+
+
+# ---- one forward module, several derivatives ------------------------------------------------
+
+@stablejit.custom_vjp
+def _cube(x):
+    return x ** 3
+
+
+_cube.defvjp(lambda x: (x ** 3, x), lambda r, g: (g * 100.0,))
+_SAME_FORWARD = {  # name -> (jitted function, vjp_order, grad at 2.0 or None: refused)
+    "x**3 with its VJP": (stablejit.jit(lambda x: snp.sum(x ** 3)), 1, 12.0),
+    "custom VJP": (stablejit.jit(lambda x: snp.sum(_cube(x))), 1, 100.0),
+    "x**3 without a VJP": (stablejit.jit(lambda x: snp.sum(x ** 3)), 0, None),
+}
+
+
+@pytest.mark.parametrize("order", [list(_SAME_FORWARD), list(reversed(_SAME_FORWARD))],
+                         ids=["forward", "reversed"])
+def test_artifacts_with_one_forward_keep_their_own_derivatives(order):
+    """Exported modules compare by a digest; it covered the forward module alone, so two
+    artifacts of one forward and different VJPs (or none) shared the first's derivative
+    in a process: grad gave 12 where the custom VJP says 100, or differentiated an
+    artifact with no VJP."""
+    x = np.full(3, 2.0, np.float32)
+    for name in order:
+        f, vjp_order, want = _SAME_FORWARD[name]
+        exp = E.export(f, vjp_order=vjp_order)(x)
+        for e in (exp, E.deserialize(exp.serialize())):
+            for grad in (stablejit.grad(e.call), stablejit.jit(stablejit.grad(e.call))):
+                if want is None:
+                    with pytest.raises(TypeError, match="holds no VJP"):
+                        grad(x)
+                else:
+                    np.testing.assert_array_equal(np.asarray(grad(x)), np.full(3, want),
+                                                  err_msg=name)
