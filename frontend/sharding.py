@@ -113,6 +113,13 @@ class PartitionSpec(tuple):
             raise ValueError(at_user_line(
                 f"{self!r} names {len(self)} dimensions for a value of rank {ndim}"))
         out = [() if p is None else (p,) if isinstance(p, str) else tuple(p) for p in self]
+        named = [a for axes in out for a in axes]
+        twice = sorted({a for a in named if named.count(a) > 1})
+        if twice:  # (each mesh axis splits one dimension once: jax's DuplicateSpecError)
+            raise ValueError(at_user_line(
+                f"{self!r} names mesh axis {twice[0]!r} more than once; a mesh axis can split "
+                f"one dimension once (to split a dimension over two axes, name them "
+                f"together: P(('a', 'b')))"))
         return tuple(out) + ((),) * (ndim - len(self))
 
     def __repr__(self) -> str:

@@ -137,6 +137,25 @@ def test_device_put_errors_say_what_to_do(mesh):
         Mesh(np.array(stablejit.devices()), ("a", "b"))
 
 
+DUPLICATED = [P("x", "x"), P(("x", "x")), P("x", None, "x"), P(("x", "y"), "y"),
+              P(None, ("y", "x"), ("x",))]
+
+
+@pytest.mark.parametrize("spec", DUPLICATED, ids=map(repr, DUPLICATED))
+def test_a_spec_naming_a_mesh_axis_twice_is_refused_as_jax(mesh, jmesh, spec):
+    """jax refuses the spec (DuplicateSpecError); it was accepted, device_put dropped two
+    of the blocks, and jit failed with MLIR's "duplicate axis ref"."""
+    import jax  # noqa: PLC0415 - the oracle, only where the test runs
+    with pytest.raises(Exception, match="duplicate"):  # (jax's DuplicateSpecError)
+        jax.sharding.NamedSharding(jmesh, jax.sharding.PartitionSpec(*spec))
+    with pytest.raises(ValueError, match="more than once") as e:
+        NamedSharding(mesh, spec)
+    assert "test_sharding.py" in str(e.value)
+    with pytest.raises(ValueError, match="more than once"):
+        stablejit.shard_map(lambda v: v, mesh=mesh, in_specs=spec, out_specs=P())(
+            np.ones((4, 4, 4), np.float32))
+
+
 def test_eager_ops_on_sharded_tensors_keep_a_sharding(mesh):
     x = stablejit.device_put(A, NamedSharding(mesh, P("x", "y")))
     y = snp.sin(x) * 2 + 1
