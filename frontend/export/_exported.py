@@ -489,6 +489,13 @@ def export(fun_jit, *, platforms=None, vjp_order: int = 0):
                 f"export({name}): the function writes into its arguments or into tensors "
                 f"it closes over; an exported function must return new values instead"))
         fn = _closed(lowered.ir, len(leaves), lowered._captured)
+        spans = _multi_device(fn, fun_jit)
+        if spans:
+            raise TypeError(at_user_line(
+                f"export({name}): the function spans several devices ({spans}); an artifact "
+                f"holds a program for one device: export the function without shardings "
+                f"(a plain jit of the per-device computation) and place its inputs and "
+                f"outputs after loading it"))
         callbacks = host_callbacks(fn)
         if callbacks:
             raise TypeError(at_user_line(
@@ -515,6 +522,25 @@ def export(fun_jit, *, platforms=None, vjp_order: int = 0):
                         modules=modules, donated=donated, vjp=vjp)
 
     return do_export
+
+
+def _multi_device(fn: Function, fun_jit) -> str:
+    """What makes fn a program over several devices (empty if nothing): the jit's
+    in_shardings/out_shardings, or a shard_map, sharding constraint or collective op,
+    which the artifact format (one device's module) would lose or not parse."""
+    if fun_jit.in_shardings is not None or fun_jit.out_shardings is not None:
+        return "jit's in_shardings/out_shardings"
+
+    def visit(f: Function) -> str:
+        for op in f.ops:
+            if op.prim.family in ("sharding", "collective"):
+                return f"its {op.prim.name} op"
+            for r in op.regions:
+                found = visit(r)
+                if found:
+                    return found
+        return ""
+    return visit(fn)
 
 
 def _is_weak(x) -> bool:

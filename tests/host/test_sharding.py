@@ -156,6 +156,22 @@ def test_a_spec_naming_a_mesh_axis_twice_is_refused_as_jax(mesh, jmesh, spec):
             np.ones((4, 4, 4), np.float32))
 
 
+def test_export_refuses_a_function_over_several_devices(mesh):
+    """An artifact holds one device's program: jit's shardings were dropped silently, and
+    a shard_map failed with StableHLO's "unknown mesh" parse error."""
+    from stablejit import export  # noqa: PLC0415
+    x = np.ones((8, 4), np.float32)
+    sharded = NamedSharding(mesh, P("x"))
+    for f in (stablejit.jit(lambda v: v * 2, in_shardings=sharded),
+              stablejit.jit(lambda v: v * 2, out_shardings=sharded),
+              stablejit.jit(stablejit.shard_map(lambda b: b * 2, mesh=mesh, in_specs=P("x"),
+                                                out_specs=P("x"))),
+              stablejit.jit(lambda v: stablejit.lax.with_sharding_constraint(v * 2, sharded))):
+        with pytest.raises(TypeError, match="spans several devices") as e:
+            export.export(f)(x)
+        assert "test_sharding.py" in str(e.value)
+
+
 def test_eager_ops_on_sharded_tensors_keep_a_sharding(mesh):
     x = stablejit.device_put(A, NamedSharding(mesh, P("x", "y")))
     y = snp.sin(x) * 2 + 1
