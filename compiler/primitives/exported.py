@@ -38,7 +38,7 @@ class CalledModule:
     VJP returns cotangents for."""
 
     __slots__ = ("name", "symbol", "functions", "in_types", "out_types", "digest",
-                 "reference", "vjp", "float_inputs")
+                 "reference", "vjp", "float_inputs", "derivative_of")
 
     def __init__(self, name: str, symbol: str, functions: Mapping[str, str],
                  in_types: tuple[TensorType, ...], out_types: tuple[TensorType, ...],
@@ -49,6 +49,7 @@ class CalledModule:
         self.digest, self.reference, self.vjp = digest, reference, vjp
         self.float_inputs = tuple(i for i, t in enumerate(self.in_types)
                                   if t.dtype.kind in "fc")
+        self.derivative_of: str | None = None  # (the function this is the VJP of)
 
     def __eq__(self, other) -> bool:
         return isinstance(other, CalledModule) and self.digest == other.digest
@@ -95,6 +96,13 @@ def _reference(*xs, module):
 
 
 def _vjp(ops, cts, primals, outs, *, module):
+    if module.vjp is None and module.derivative_of is not None:
+        raise TypeError(
+            f"cannot differentiate the exported function {module.derivative_of} twice: "
+            f"grad of grad, and forward mode (jvp, jacfwd, hessian), which an artifact "
+            f"gets from its VJP, need the VJP's own VJP, and export holds one order "
+            f"(vjp_order=1). Export the derivative you need instead, e.g. "
+            f"export.export(stablejit.jit(stablejit.grad(f)), vjp_order=1)")
     if module.vjp is None:
         raise TypeError(
             f"cannot differentiate the exported function {module.name}: its artifact holds "

@@ -136,6 +136,8 @@ class Exported:
             # the VJP too: modules compare by digest, so one forward with two VJPs (a
             # custom_vjp), or with and without one, would share a derivative
             vjp = self._vjp.called_module() if self._vjp is not None else None
+            if vjp is not None:
+                vjp.derivative_of = self.fun_name
             digest.update(b"vjp\0" + (vjp.digest.encode() if vjp is not None else b"none"))
             hexd = digest.hexdigest()
             prefix = f"sjx_{hexd[:16]}_"

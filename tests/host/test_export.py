@@ -332,3 +332,18 @@ def test_artifacts_with_one_forward_keep_their_own_derivatives(order):
                 else:
                     np.testing.assert_array_equal(np.asarray(grad(x)), np.full(3, want),
                                                   err_msg=name)
+
+
+def test_a_second_derivative_of_an_artifact_says_what_to_export():
+    """grad of grad, jvp and jacfwd of an artifact exported with vjp_order=1 said "holds
+    no VJP. Export it with vjp_order=1", which the user had done."""
+    e = E.deserialize(E.export(stablejit.jit(lambda x: snp.sum(x ** 3)), vjp_order=1)(
+        np.ones(3, np.float32)).serialize())
+    x = np.full(3, 2.0, np.float32)
+    np.testing.assert_array_equal(np.asarray(stablejit.grad(e.call)(x)), np.full(3, 12.0))
+    for second in (lambda: stablejit.jvp(e.call, (x,), (x,)),
+                   lambda: stablejit.jacfwd(e.call)(x),
+                   lambda: stablejit.grad(lambda v: snp.sum(stablejit.grad(e.call)(v)))(x)):
+        with pytest.raises(TypeError, match=r"twice.*stablejit\.grad\(f\)") as info:
+            second()
+        assert "vjp_order=1 to call" not in str(info.value)
