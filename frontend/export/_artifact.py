@@ -189,6 +189,25 @@ def _loaded_class(name: str):
 _STAND_INS: dict = {}
 
 
+def same_structure(got, want) -> bool:
+    """Whether a call's argument structure `got` is an artifact's `want`. A namedtuple
+    the artifact names but this process did not have at deserialize is a stand-in class,
+    which any namedtuple of its name and fields matches (a class defined in the caller's
+    script after loading the artifact)."""
+    if got is want:
+        return True
+    if got.kind is not want.kind:
+        k, w = got.kind, want.kind
+        if not (any(w is c for c in _STAND_INS.values()) and isinstance(k, type)
+                and issubclass(k, tuple) and k.__name__ == w.__name__
+                and tuple(getattr(k, "_fields", ())) == tuple(w._fields)):
+            return False
+    elif got.aux != want.aux:
+        return False
+    return len(got.children) == len(want.children) and all(
+        same_structure(a, b) for a, b in zip(got.children, want.children, strict=True))
+
+
 def decode_tree(data) -> tree.TreeDef:
     if data == "*":
         return tree.LEAF

@@ -156,7 +156,7 @@ class Exported:
         and under grad (with an exported VJP). Arguments must have the exported
         structure, shapes and dtypes; Python scalars take the exported dtype."""
         leaves, treedef = tree.flatten((args, kwargs))
-        if treedef != self.in_tree:
+        if treedef is not self.in_tree and not art.same_structure(treedef, self.in_tree):
             raise TypeError(at_user_line(
                 f"{self.fun_name} was exported for arguments of structure "
                 f"{_args_text(self.in_tree)}, and was called with {_args_text(treedef)}; "

@@ -347,3 +347,21 @@ def test_a_second_derivative_of_an_artifact_says_what_to_export():
         with pytest.raises(TypeError, match=r"twice.*stablejit\.grad\(f\)") as info:
             second()
         assert "vjp_order=1 to call" not in str(info.value)
+
+
+def test_a_namedtuple_class_made_after_loading_matches_the_artifacts():
+    """An artifact whose argument is a namedtuple of a class the loading process does not
+    have when it deserializes (a script's own class, defined after the load) holds a
+    stand-in of that name and fields; a call with the script's class matched nothing
+    and printed two identical structures."""
+    old = namedtuple("Pair", "a b")
+    old.__module__ = "no_such_module_here"  # (not importable where the artifact loads)
+    f = stablejit.jit(lambda p: p.a * 2 + p.b)
+    x = old(np.ones(3, np.float32), np.full(3, 2.0, np.float32))
+    loaded = E.deserialize(E.export(f)(x).serialize())
+    new = namedtuple("Pair", "a b")  # the script's class, made after the load
+    got = loaded.call(new(*x))
+    np.testing.assert_array_equal(np.asarray(got), np.full(3, 4.0))
+    other = namedtuple("Pair", "a c")  # other fields: a clear refusal
+    with pytest.raises(TypeError, match="exported for arguments of structure"):
+        loaded.call(other(*x))
