@@ -9,7 +9,9 @@ multi-process run each process holds its own devices' shards).
 
 from __future__ import annotations
 
+import threading
 import time
+from collections import OrderedDict
 from collections.abc import Sequence
 
 import numpy as np
@@ -56,8 +58,27 @@ class SpmdExecutable:
     @classmethod
     def compile(cls, stablehlo: str, devices: Sequence, num_args: int, num_results: int,
                 ) -> SpmdExecutable:
-        t0 = time.perf_counter()
+        """The program compiled for `devices`, once per process: several jit objects (or
+        grad's fresh ones each step) of one program share it, as single-device programs
+        share theirs (kept in memory only; the disk cache holds single-device programs)."""
         devices = tuple(devices)
+        key = (stablehlo, devices, num_args, num_results)
+        with _MEMO_LOCK:
+            exe = _MEMO.get(key)
+            if exe is not None:
+                _MEMO.move_to_end(key)
+                return exe
+        exe = cls._compile(stablehlo, devices, num_args, num_results)
+        with _MEMO_LOCK:
+            exe = _MEMO.setdefault(key, exe)  # (another thread's, where it won the race)
+            while len(_MEMO) > _MEMO_SIZE:
+                _MEMO.popitem(last=False)
+        return exe
+
+    @classmethod
+    def _compile(cls, stablehlo: str, devices: tuple, num_args: int, num_results: int,
+                 ) -> SpmdExecutable:
+        t0 = time.perf_counter()
         client = devices[0].client
         opts = spmd_options([d.id for d in devices])
         try:
@@ -90,6 +111,12 @@ class SpmdExecutable:
     def optimized_hlo(self) -> str:
         return self.loaded.hlo_modules()[0].to_string()
 
+
+
+# (StableHLO text, devices, arity) -> SpmdExecutable, least recently used first
+_MEMO: OrderedDict = OrderedDict()
+_MEMO_LOCK = threading.Lock()
+_MEMO_SIZE = 64
 
 
 def _or_replicated(shardings, n: int) -> list:

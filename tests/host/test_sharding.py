@@ -156,6 +156,21 @@ def test_a_spec_naming_a_mesh_axis_twice_is_refused_as_jax(mesh, jmesh, spec):
             np.ones((4, 4, 4), np.float32))
 
 
+def test_jit_objects_of_one_sharded_program_compile_it_once(mesh, monkeypatch):
+    """As single-device programs do (docs/caching.md): each jit object compiled its own."""
+    from stablejit.runtime import spmd as rt  # noqa: PLC0415
+    compiles = []
+    real = rt.SpmdExecutable._compile.__func__
+    monkeypatch.setattr(rt.SpmdExecutable, "_compile",
+                        classmethod(lambda cls, *a: compiles.append(1) or real(cls, *a)))
+    x = np.arange(8 * 4, dtype=np.float32).reshape(8, 4)
+    for _ in range(3):
+        f = stablejit.jit(lambda v: snp.tanh(v * 3.0).sum(0),
+                          in_shardings=NamedSharding(mesh, P("x")))
+        np.testing.assert_allclose(np.asarray(f(x)), np.tanh(x * 3.0).sum(0), rtol=1e-5)
+    assert len(compiles) == 1
+
+
 def test_export_refuses_a_function_over_several_devices(mesh):
     """An artifact holds one device's program: jit's shardings were dropped silently, and
     a shard_map failed with StableHLO's "unknown mesh" parse error."""
