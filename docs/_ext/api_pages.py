@@ -20,6 +20,8 @@ NAMESPACES = [
     ("stablejit.numpy.linalg", "Linear algebra: the array API's linalg extension and more."),
     ("stablejit.numpy.fft", "Discrete Fourier transforms: the array API's fft extension."),
     ("stablejit.lax", "JAX's low-level operations: no implicit promotion, XLA semantics."),
+    ("stablejit.lax.linalg", "jax.lax.linalg's factorizations: JAX's signatures and result "
+     "orders."),
     ("stablejit.nn", "Activations, normalisation, losses and optimizers."),
     ("stablejit.nn.initializers", "Parameter initialisers (jax.nn.initializers' bits)."),
     ("stablejit.random", "Counter-based random numbers with jax.random's bits."),

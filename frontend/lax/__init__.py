@@ -34,6 +34,7 @@ from ..collectives import (  # noqa: F401 - lax's collective names
 )
 from ..control_flow import cond, fori_loop, scan, switch, while_loop
 from ..spmd import with_sharding_constraint  # noqa: F401 - a lax name in jax
+from . import linalg
 from ._operands import Precision, RoundingMethod
 from .elementwise import (
     abs,
@@ -105,7 +106,7 @@ from .elementwise import (
     tan,
     tanh,
 )
-from .higher_order import associative_scan, custom_root, map
+from .higher_order import associative_scan, custom_root, map, optimization_barrier
 from .products import (
     ConvDimensionNumbers,
     batch_matmul,
@@ -117,6 +118,8 @@ from .products import (
     reduce_window,
 )
 from .reductions import (
+    approx_max_k,
+    approx_min_k,
     argmax,
     argmin,
     cumlogsumexp,
@@ -131,6 +134,7 @@ from .reductions import (
     reduce_or,
     reduce_prod,
     reduce_sum,
+    reduce_xor,
     sort,
     sort_key_val,
     top_k,
@@ -138,10 +142,12 @@ from .reductions import (
 from .shapes import (
     broadcast,
     broadcast_in_dim,
+    broadcast_shapes,
     broadcast_to_rank,
     broadcasted_iota,
     collapse,
     concatenate,
+    dtype,
     dynamic_index_in_dim,
     dynamic_slice,
     dynamic_slice_in_dim,
@@ -158,8 +164,21 @@ from .shapes import (
     rev,
     slice,
     slice_in_dim,
+    split,
     squeeze,
     transpose,
+)
+from .special import (
+    bessel_i0e,
+    bessel_i1e,
+    betainc,
+    digamma,
+    exp2,
+    igamma,
+    igammac,
+    lgamma,
+    polygamma,
+    zeta,
 )
 
 __all__ = [
@@ -187,6 +206,10 @@ __all__ = [
     # the collectives (vmap's axis_name, shard_map) and sharding constraints
     "all_gather", "all_to_all", "axis_index", "pmax", "pmean", "pmin", "ppermute", "psum",
     "psum_scatter", "with_sharding_constraint",
+    # special functions, jax.lax.linalg, and the rest of jax.lax's common names
+    "bessel_i0e", "bessel_i1e", "betainc", "digamma", "exp2", "igamma", "igammac", "lgamma",
+    "polygamma", "zeta", "linalg", "approx_max_k", "approx_min_k", "broadcast_shapes",
+    "dtype", "optimization_barrier", "reduce_xor", "split",
 ]
 
 

@@ -11,7 +11,9 @@ from .. import tree
 from ..autodiff import jvp as _jvp
 from ..autodiff import stop_gradient
 from ..compiler import dtypes as dt
+from ..compiler.primitives.custom_ad import optimization_barrier as _barrier
 from ..control_flow import scan
+from ..dispatch import bind
 from ..errors import at_user_line
 from ..numpy._operands import as_tensor
 from .elementwise import add, bitwise_or
@@ -115,3 +117,14 @@ def custom_root(f: Callable, initial_guess, solve: Callable, tangent_solve: Call
     correction = tree.map(lambda s: stop_gradient(s) - s, step)
     out = tree.map(lambda r, c: r + c, root, correction)
     return (out, aux) if has_aux else out
+
+
+def optimization_barrier(operand):
+    """operand (any pytree of tensors) unchanged, behind a barrier that XLA may not move
+    computation across (stablehlo.optimization_barrier): with jax.checkpoint, a way to
+    keep a recomputation from being merged into the forward pass. Differentiable and
+    batched as the identity."""
+    leaves, td = tree.flatten(operand)
+    if not leaves:
+        return operand
+    return tree.unflatten(td, list(bind(_barrier, tuple(as_tensor(v) for v in leaves))))

@@ -252,3 +252,47 @@ def sort_key_val(keys, values, dimension: int = -1, is_stable: bool = True):
 def top_k(operand, k: int) -> tuple[Tensor, Tensor]:
     """The k largest entries along the last axis (descending) and their int32 indices."""
     return snp.top_k(operand, k)
+
+
+def reduce_xor(operand, axes) -> Tensor:
+    """Bitwise XOR of operand over axes (parity for booleans), as jax.lax.reduce_xor."""
+    x = as_tensor(operand)
+    if x.dtype.kind not in "biu":
+        raise TypeError(at_user_line(
+            f"lax.reduce_xor needs a boolean or integer operand, got {x.dtype.name}"))
+    return reduce(x, False if x.dtype is dt.bool_ else 0, _ew.bitwise_xor, axes)
+
+
+def _approx_k(name: str, operand, k: int, reduction_dimension: int, largest: bool):
+    x = as_tensor(operand)
+    axis = _axis(reduction_dimension, x.ndim)
+    k = int(k)
+    if not 0 < k <= x.shape[axis]:
+        raise ValueError(at_user_line(
+            f"lax.{name}: k={k} is outside 1..{x.shape[axis]} (the length of axis {axis})"))
+    last = snp.moveaxis(x, axis, -1)
+    if largest:
+        values, idx = top_k(last, k)
+    else:  # ascending, stable: ties keep the lower index, NaNs come last
+        idx = snp.astype(snp.argsort(last, axis=-1, stable=True)[..., :k], dt.int32)
+        values = snp.take_along_axis(last, idx, axis=-1)
+    return snp.moveaxis(values, -1, axis), snp.moveaxis(idx, -1, axis)
+
+
+def approx_max_k(operand, k: int, reduction_dimension: int = -1,
+                 recall_target: float = 0.95, reduction_input_size_override: int = -1,
+                 aggregate_to_topk: bool = True) -> tuple[Tensor, Tensor]:
+    """The k largest entries along reduction_dimension and their int32 indices. Exact
+    here (recall 1, as jax on CPU and GPU); the tuning arguments are accepted for JAX's
+    signature."""
+    del recall_target, reduction_input_size_override, aggregate_to_topk
+    return _approx_k("approx_max_k", operand, k, reduction_dimension, True)
+
+
+def approx_min_k(operand, k: int, reduction_dimension: int = -1,
+                 recall_target: float = 0.95, reduction_input_size_override: int = -1,
+                 aggregate_to_topk: bool = True) -> tuple[Tensor, Tensor]:
+    """The k smallest entries along reduction_dimension and their int32 indices. Exact
+    here, as approx_max_k."""
+    del recall_target, reduction_input_size_override, aggregate_to_topk
+    return _approx_k("approx_min_k", operand, k, reduction_dimension, False)

@@ -288,3 +288,31 @@ def dynamic_update_index_in_dim(operand, update, index, axis: int) -> Tensor:
     if u.ndim == x.ndim - 1:
         u = snp.expand_dims(u, axis)
     return dynamic_update_slice_in_dim(x, u, index, axis)
+
+
+def split(operand, sizes, axis: int = 0) -> list[Tensor]:
+    """Consecutive pieces of operand along axis with the given sizes (they must add up to
+    its length), as jax.lax.split."""
+    x = as_tensor(operand)
+    sizes = _ints(sizes, "sizes")
+    axis = _axis(axis, x.ndim)
+    if builtins.any(s < 0 for s in sizes) or builtins.sum(sizes) != x.shape[axis]:
+        raise ValueError(at_user_line(
+            f"lax.split: sizes {list(sizes)} must be non-negative and add up to the length "
+            f"{x.shape[axis]} of axis {axis}"))
+    out, start = [], 0
+    for s in sizes:
+        out.append(slice_in_dim(x, start, start + s, 1, axis))
+        start += s
+    return out
+
+
+def broadcast_shapes(*shapes) -> tuple[int, ...]:
+    """The shape that arrays of the given shapes broadcast to (NumPy's rule)."""
+    return snp.broadcast_shapes(*shapes)
+
+
+def dtype(x, *, canonicalize: bool = False):
+    """The dtype x would have as a tensor (a Python scalar's default dtype)."""
+    del canonicalize
+    return as_tensor(x).dtype

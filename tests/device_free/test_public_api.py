@@ -19,7 +19,8 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 
 NAMESPACES = ["stablejit", "stablejit.numpy", "stablejit.numpy.linalg", "stablejit.numpy.fft",
-              "stablejit.lax", "stablejit.nn", "stablejit.nn.initializers", "stablejit.random",
+              "stablejit.lax", "stablejit.lax.linalg", "stablejit.nn", "stablejit.nn.initializers",
+              "stablejit.random",
               "stablejit.scipy", "stablejit.scipy.special", "stablejit.scipy.linalg",
               "stablejit.scipy.stats", "stablejit.tree", "stablejit.tree_util",
               "stablejit.sharding", "stablejit.distributed", "stablejit.debug",
