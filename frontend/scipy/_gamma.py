@@ -1,5 +1,5 @@
 """The gamma function family: gammaln, digamma, gamma, gammasgn, loggamma, betaln,
-multigammaln, factorial, comb.
+beta, poch, multigammaln, factorial, comb.
 
 gammaln and digamma are XLA's own algorithms (the chlo.lgamma and chlo.digamma
 decompositions: a Lanczos approximation with g = 7 and Euler's reflection below 1/2)
@@ -160,6 +160,19 @@ def betaln(a, b) -> Tensor:
     small_b = gammaln(a) + (gammaln(b) - gammaln(a + b))
     large_b = gammaln(a) + _algdiv(a, b)
     return snp.where(b < 8, small_b, large_b)
+
+
+def beta(a, b) -> Tensor:
+    """B(a, b) = Gamma(a) Gamma(b) / Gamma(a + b), as sign * exp(betaln(a, b)) (jax's
+    way: no overflow of the gammas for large arguments)."""
+    a, b = real_floats("beta", a, b)
+    return gammasgn(a) * gammasgn(b) * gammasgn(a + b) * snp.exp(betaln(a, b))
+
+
+def poch(z, m) -> Tensor:
+    """The Pochhammer symbol (z)_m = Gamma(z + m) / Gamma(z); 1 where m == 0."""
+    z, m = real_floats("poch", z, m)
+    return snp.where(m == 0, snp.ones_like(z + m), gamma(z + m) / gamma(z))
 
 
 def multigammaln(a, d: int) -> Tensor:

@@ -1,5 +1,6 @@
 """Logarithms made safe and their inverses: xlogy, xlog1py, logit, expit, entr,
-rel_entr, kl_div, and the log-domain reductions logsumexp, softmax, log_softmax.
+rel_entr, kl_div, the Box-Cox transforms, and the log-domain reductions logsumexp,
+softmax, log_softmax.
 
 As in jax.scipy.special, xlogy and xlog1py are 0 where x == 0 (unless y is nan) and
 carry their own derivative rules, so the gradient at x == 0 is finite.
@@ -16,6 +17,25 @@ from ..composite import one_program
 from ..custom_derivatives import custom_jvp
 from ..tensor import Tensor
 from ._operands import log1p, real_float, real_floats
+
+
+def _boxcox_of(log_x: Tensor, lmbda: Tensor) -> Tensor:
+    zero = lmbda == 0
+    safe = snp.where(zero, snp.ones_like(lmbda), lmbda)  # (no 0/0 in the unused branch)
+    return snp.where(zero, log_x, snp.expm1(safe * log_x) / safe)
+
+
+def boxcox(x, lmbda) -> Tensor:
+    """The Box-Cox transform: (x**lmbda - 1) / lmbda, log(x) where lmbda == 0 (computed as
+    expm1(lmbda log x) / lmbda, accurate for small lmbda)."""
+    x, lmbda = real_floats("boxcox", x, lmbda)
+    return _boxcox_of(snp.log(x), lmbda)
+
+
+def boxcox1p(x, lmbda) -> Tensor:
+    """boxcox(1 + x, lmbda), accurate for small x; nan for x < -1."""
+    x, lmbda = real_floats("boxcox1p", x, lmbda)
+    return _boxcox_of(log1p(x), lmbda)
 
 
 @custom_jvp

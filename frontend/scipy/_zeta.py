@@ -1,4 +1,5 @@
-"""The Hurwitz zeta function zeta(x, q) and polygamma(n, x) built on it.
+"""The Hurwitz zeta function zeta(x, q) and polygamma(n, x) built on it, and the
+Bernoulli numbers.
 
 zeta is Cephes' Euler-Maclaurin summation (SciPy's algorithm): the first terms
 (q + k)^-x summed, the integral of the rest, and twelve Bernoulli corrections, with a
@@ -8,10 +9,13 @@ fixed number of terms so that it vectorises. Its special values are SciPy's.
 from __future__ import annotations
 
 import math
+import operator
+from fractions import Fraction
 
 from .. import numpy as snp
 from ..autodiff import jvp
 from ..custom_derivatives import custom_jvp
+from ..errors import at_user_line
 from ..tensor import Tensor
 from ._gamma import _digamma, _lgamma
 from ._operands import in_float32, real_floats
@@ -137,3 +141,39 @@ def polygamma(n, x) -> Tensor:
     higher = sign * snp.exp(_lgamma(n + 1.0)) * _zeta(n + 1.0, x)
     out = snp.where(n == 0, _digamma(x), higher)
     return snp.where((n < 0) | (n != snp.floor(n)), math.nan, out)
+
+
+def bernoulli(n: int) -> Tensor:
+    """The Bernoulli numbers B_0 .. B_n (B_1 = -1/2, as SciPy and jax), in the default
+    float dtype: computed exactly (the Akiyama-Tanigawa recurrence over fractions, for a
+    Python int n) and rounded once; those past the dtype's range are +-inf.
+
+    Example:
+        >>> stablejit.scipy.special.bernoulli(4)
+        Tensor<f32[5] xla:host:0>
+        [ 1.        , -0.5       ,  0.16666667,  0.        , -0.03333334]
+    """
+    try:
+        n = operator.index(n)
+    except TypeError:
+        raise TypeError(at_user_line(
+            f"bernoulli: n must be a Python int (the count is static), got "
+            f"{type(n).__name__}")) from None
+    if n < 0:
+        raise ValueError(at_user_line(f"bernoulli: n must be non-negative, got {n}"))
+    numbers, row = [], []
+    for m in range(n + 1):
+        row.append(Fraction(1, m + 1))
+        for j in range(m, 0, -1):
+            row[j - 1] = j * (row[j - 1] - row[j])
+        numbers.append(row[0])  # B_m with B_1 = +1/2 (this recurrence's convention)
+    if n >= 1:
+        numbers[1] = -numbers[1]
+    return snp.asarray([_rounded(b) for b in numbers], dtype=snp.asarray(0.0).dtype)
+
+
+def _rounded(b: Fraction) -> float:
+    try:
+        return float(b)
+    except OverflowError:
+        return math.copysign(math.inf, b)

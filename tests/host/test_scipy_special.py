@@ -105,6 +105,14 @@ CASES = [
     # (3.4, 0.5) jax's answer on an H200 is 1.2e-6 from SciPy's float64 one, ours 6e-7)
     *_case("betaln", special.betaln, jsp.betaln, np.abs(GAMMA_X) + 0.1,
            np.abs(GAMMA_X[::-1]) + 0.5, rtol=3e-5, atol=2e-6),
+    *_case("beta", special.beta, jsp.beta, _vec([0.5, 2, -1.5, 30, 3, 1e-3, 7.5, -0.5]),
+           _vec([1.5, 3, 2, 40, -2.5, 2, 0.25, -0.25]), rtol=3e-5),
+    *_case("poch", special.poch, jsp.poch, _vec([0.5, 2, -1.5, 30, 3, 1e-3, 7.5, 4]),
+           _vec([1.5, 3, 2, 4, -2.5, 0, 0.25, -2]), rtol=3e-5),
+    *_case("boxcox", special.boxcox, jsp.boxcox, _vec([1, 2, 0.5, 10, 0, -1, nan, inf]),
+           _vec([0, 0.5, 1e-9, -2, 2, 1, 1, 0.5])),
+    *_case("boxcox1p", special.boxcox1p, jsp.boxcox1p,
+           _vec([0, 1, 1e-9, 10, -1, -2, nan, inf]), _vec([0, 0.5, 2, -2, 2, 1, 1, 0.5])),
     *_case("xlogy", special.xlogy, jsp.xlogy, XLOGY_X, XLOGY_Y),
     *_case("xlog1py", special.xlog1py, jsp.xlog1py, XLOGY_X, XLOGY_Y - 1, f64=False),
     # jax's rel_entr is inf for a nan argument and nan for (inf, 1); SciPy's, and ours,
@@ -150,6 +158,27 @@ CASES = [
 @pytest.mark.parametrize("fn, jfn, args, rtol, atol", CASES)
 def test_matches_jax_three_ways(fn, jfn, args, rtol, atol):
     check_three_ways(fn, _jax(jfn), *args, rtol=rtol, atol=atol)
+
+
+@pytest.mark.parametrize("n", [0, 1, 2, 3, 10, 31, 64])
+def test_bernoulli_numbers_are_exact_then_rounded(n):
+    import scipy.special  # noqa: PLC0415 - only this test compares with SciPy itself
+
+    got = special.bernoulli(n)
+    assert got.dtype == snp.float32 and got.shape == (n + 1,)
+    want = scipy.special.bernoulli(n)
+    np.testing.assert_allclose(got.numpy(), want.astype(f32), rtol=2e-7)
+    theirs = np.asarray(jsp.bernoulli(n))  # (jax's float32 recurrence overflows past ~60)
+    finite = np.isfinite(theirs)
+    np.testing.assert_allclose(got.numpy()[finite], theirs[finite], rtol=1e-4)
+    with stablejit.experimental.enable_x64():
+        # (SciPy's own numbers are approximations, off by ~2e-12; ours are exact)
+        np.testing.assert_allclose(special.bernoulli(n).numpy(), want, rtol=1e-11)
+    assert float(special.bernoulli(12)[12]) == np.float32(-691 / 2730)
+    with pytest.raises(ValueError, match="non-negative"):
+        special.bernoulli(-1)
+    with pytest.raises(TypeError, match="Python int"):
+        special.bernoulli(2.0)
 
 
 def test_integer_and_python_arguments_give_the_default_float():
