@@ -10,6 +10,7 @@ StableHLO and PJRT.
 """
 
 from . import (
+    checkpoint_policies,
     config,
     conv,
     debug,
@@ -79,6 +80,7 @@ from .platforms import default_platform
 from .runtime import client as _rt_client
 from .runtime.client import configure as configure_client
 from .shard_map import shard_map
+from .sharding import NamedSharding, P, make_mesh
 from .spmd import (
     device_put,
     make_array_from_process_local_data,
@@ -118,6 +120,10 @@ numpy_composed.install()  # vectorize, i0, kaiser ...: built on vmap and scipy
 
 __all__ = [
     "to_batched",
+    "checkpoint_policies",
+    "NamedSharding",
+    "P",
+    "make_mesh",
     "RecompileWarning",
     "Stream",
     "StreamError",

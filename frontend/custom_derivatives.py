@@ -423,8 +423,9 @@ def checkpoint(fun: Callable | None = None, *, prevent_cse: bool = True, policy=
     static_argnums: arguments passed as Python values (e.g. a loop count), as in JAX;
     the others are traced. prevent_cse=True (the default) puts the recomputation behind
     an optimization barrier so XLA cannot merge it with the first forward pass.
-    policy is accepted for JAX compatibility and ignored: everything inside fun is
-    recomputed (JAX's default, nothing saveable).
+    policy (stablejit.checkpoint_policies has jax's) is accepted for JAX compatibility
+    and ignored: everything inside fun is recomputed (JAX's default, nothing saveable);
+    values and gradients do not depend on it.
 
     Example:
         >>> f = stablejit.checkpoint(lambda x: x ** 3 + 2.0 * x)

@@ -35,6 +35,7 @@ NAMESPACES = [
     ("stablejit.distributed", "Several processes joined by PJRT's distributed runtime."),
     ("stablejit.debug", "Printing and callbacks from compiled code."),
     ("stablejit.config", "Settings made in code, and the environment variables."),
+    ("stablejit.checkpoint_policies", "jax.checkpoint_policies' names for checkpoint()."),
 ]
 OPTIONAL = [("stablejit.export", "Serialise a function as a portable StableHLO artifact.")]
 

@@ -24,7 +24,7 @@ NAMESPACES = ["stablejit", "stablejit.numpy", "stablejit.numpy.linalg", "stablej
               "stablejit.scipy", "stablejit.scipy.special", "stablejit.scipy.linalg",
               "stablejit.scipy.stats", "stablejit.tree", "stablejit.tree_util",
               "stablejit.sharding", "stablejit.distributed", "stablejit.debug",
-              "stablejit.config"]
+              "stablejit.config", "stablejit.checkpoint_policies"]
 OPTIONAL = ["stablejit.export"]  # documented once it lands
 
 

@@ -1,7 +1,8 @@
-"""jax.lax names a ported JAX program calls that have no numpy counterpart: the special
+"""JAX names a ported program calls that have no numpy counterpart: lax's special
 functions (lgamma ... exp2), lax.linalg (JAX's signatures and result orders), split,
 reduce_xor, approx_max_k / approx_min_k, optimization_barrier — each against jax.lax,
-eagerly and under jit, over dtypes and options."""
+eagerly and under jit, over dtypes and options — and the top-level names
+(checkpoint_policies, NamedSharding, P, make_mesh)."""
 
 import itertools
 
@@ -247,3 +248,45 @@ def test_optimization_barrier_is_the_identity_for_values_grad_and_vmap():
     np.testing.assert_array_equal(np.asarray(stablejit.grad(f)(x)), [2.0, 4.0, 6.0])
     np.testing.assert_array_equal(
         np.asarray(stablejit.vmap(lambda v: lax.optimization_barrier(v) * 2)(x)), [2, 4, 6])
+
+
+def test_checkpoint_policies_are_jax_s_names_and_leave_gradients_alone():
+    from stablejit import checkpoint_policies as ours
+
+    theirs = jax.checkpoint_policies
+    public = {n for n in dir(theirs) if not n.startswith("_")}
+    assert public <= set(ours.__all__), public - set(ours.__all__)
+    x = np.random.default_rng(5).standard_normal((3, 3)).astype(np.float32)
+
+    def loss(m, ckpt, policy):
+        f = ckpt(lambda v: m.sin(v) @ v + m.tanh(v), policy=policy)
+        return lambda v: m.sum(f(v) ** 2)
+
+    want = _jax(jax.grad(loss(jnp, jax.checkpoint, None)), x)
+    policies = [ours.everything_saveable, ours.nothing_saveable, ours.dots_saveable,
+                ours.dots_with_no_batch_dims_saveable, ours.save_only_these_names("a"),
+                ours.save_anything_except_these_names("a"),
+                ours.save_from_both_policies(ours.dots_saveable, ours.nothing_saveable),
+                ours.offload_dot_with_no_batch_dims("device", "pinned_host")]
+    for policy in policies:
+        got = stablejit.grad(loss(snp, stablejit.checkpoint, policy))(snp.asarray(x))
+        np.testing.assert_allclose(np.asarray(got), want, rtol=1e-5, atol=1e-5)
+    # the predicates answer for stablejit's primitives, as JAX's for its own
+    from stablejit.compiler.primitives import elementwise, products
+
+    assert ours.dots_saveable(products.dot_general) and not ours.dots_saveable(
+        elementwise.sin)
+    assert ours.dots_with_no_batch_dims_saveable(products.dot_general, batch=((), ()))
+    assert not ours.dots_with_no_batch_dims_saveable(products.dot_general,
+                                                     batch=((0,), (0,)))
+    both = ours.save_from_both_policies(ours.nothing_saveable, ours.dots_saveable)
+    assert both(products.dot_general) and not both(elementwise.sin)
+
+
+def test_top_level_sharding_names_are_jax_s():
+    assert stablejit.P is stablejit.sharding.PartitionSpec
+    assert stablejit.NamedSharding is stablejit.sharding.NamedSharding
+    mesh = stablejit.make_mesh((1,), ("x",))
+    s = stablejit.NamedSharding(mesh, stablejit.P("x"))
+    y = stablejit.device_put(snp.arange(4.0), s)
+    np.testing.assert_array_equal(np.asarray(y), np.arange(4.0))
