@@ -2832,6 +2832,8 @@ fastop_view(FastOp *op, PyObject *x, PyObject *arg)
     }
     else if (PyTuple_CheckExact(arg)) { /* reshape(x, shape): a shape kept before, no -1 */
         PyObject *attrs = PyDict_GetItemWithError(table, arg);
+        if (attrs == NULL && PyErr_ExceptionMatches(PyExc_TypeError))
+            PyErr_Clear(); /* (an unhashable size, a 0-d integer tensor: Python's) */
         for (Py_ssize_t i = 0; attrs != NULL && i < PyTuple_GET_SIZE(arg); i++) {
             Py_ssize_t d = int_dim(arg, i);
             if (d < 0)

@@ -74,7 +74,10 @@ _RESHAPES: dict = {}  # shape -> reshape's Attrs (kept_attrs)
 
 def reshape(x, shape, *, copy=None) -> Tensor:
     x = as_tensor(x)
-    attrs = _RESHAPES.get(shape) if type(shape) is tuple and not x.type.symbolic else None
+    try:
+        attrs = _RESHAPES.get(shape) if type(shape) is tuple and not x.type.symbolic else None
+    except TypeError:  # (an unhashable size, e.g. a 0-d integer tensor: resolved below)
+        attrs = None
     if attrs is not None:  # a kept shape, if the same ints (10.0 == 10) and size
         if not all(type(d) is int for d in shape) or math.prod(shape) != x.size:
             attrs = None

@@ -471,7 +471,11 @@ def as_shape(shape) -> tuple[int, ...]:
 def normalize_axis(axis: int, ndim: int, name: str = "axis") -> int:
     # (an int first: the ABC's isinstance costs ~0.3 us, and reductions ask on every call)
     if type(axis) is not int and not isinstance(axis, numbers.Integral):
-        raise TypeError(at_user_line(f"{name} must be an integer, got {type(axis).__name__}"))
+        try:  # (an integer scalar of NumPy, or a concrete 0-d tensor, as NumPy and jax take)
+            axis = operator.index(axis)
+        except TypeError:
+            raise TypeError(at_user_line(
+                f"{name} must be an integer, got {type(axis).__name__}")) from None
     if not -ndim <= axis < ndim:  # NumPy's words (SciPy's tests match them)
         prefix = "" if name == "axis" else f"{name}: "
         raise np.exceptions.AxisError(at_user_line(
