@@ -15,6 +15,7 @@ from . import (
     conv,
     debug,
     distributed,
+    example_libraries,
     experimental,
     export,
     lax,
@@ -120,6 +121,7 @@ numpy_composed.install()  # vectorize, i0, kaiser ...: built on vmap and scipy
 
 __all__ = [
     "to_batched",
+    "example_libraries",
     "checkpoint_policies",
     "NamedSharding",
     "P",

@@ -36,6 +36,10 @@ NAMESPACES = [
     ("stablejit.debug", "Printing and callbacks from compiled code."),
     ("stablejit.config", "Settings made in code, and the environment variables."),
     ("stablejit.checkpoint_policies", "jax.checkpoint_policies' names for checkpoint()."),
+    ("stablejit.example_libraries.stax", "jax.example_libraries.stax: layers as (init, "
+     "apply) pairs."),
+    ("stablejit.example_libraries.optimizers", "jax.example_libraries.optimizers: "
+     "optimizers over pytrees."),
 ]
 OPTIONAL = [("stablejit.export", "Serialise a function as a portable StableHLO artifact.")]
 

@@ -24,7 +24,8 @@ NAMESPACES = ["stablejit", "stablejit.numpy", "stablejit.numpy.linalg", "stablej
               "stablejit.scipy", "stablejit.scipy.special", "stablejit.scipy.linalg",
               "stablejit.scipy.stats", "stablejit.tree", "stablejit.tree_util",
               "stablejit.sharding", "stablejit.distributed", "stablejit.debug",
-              "stablejit.config", "stablejit.checkpoint_policies"]
+              "stablejit.config", "stablejit.checkpoint_policies",
+              "stablejit.example_libraries.stax", "stablejit.example_libraries.optimizers"]
 OPTIONAL = ["stablejit.export"]  # documented once it lands
 
 
