@@ -76,6 +76,10 @@ PORTS = {
         float64_inputs=True,
         why="24 SGD steps at step size 0.5 through tanh layers, from float64 NumPy "
             "initial parameters (float32 in jax)"),
+    "mnist_vae": Port(
+        "examples/mnist_vae.py", rtol=1e-4, atol=1e-5,
+        why="24 momentum steps on a Monte Carlo ELBO inside fori_loop; the sampled "
+            "images are Bernoulli draws of the same bits, compared exactly"),
     "newton_bfgs": Port(
         "examples/newton_method.py, examples/bfgs_method.py", rtol=1e-4, atol=1e-4,
         why="3 Newton/BFGS steps with 4x4 Hessian inverses on a polynomial of degree 6 "
@@ -114,6 +118,8 @@ NEEDS: dict[str, list[str]] = {
     "hmm_em": ["stablejit.lax (scan, fori_loop)", "stablejit.scipy.special.logsumexp"],
     "kernel_lsq": ["stablejit.vmap"],
     "mnist_classifier_fromscratch": ["stablejit.scipy.special.logsumexp"],
+    "mnist_vae": ["stablejit.example_libraries (stax, optimizers)",
+                  "an OptimizerState as a fori_loop carry", "random.fold_in"],
     "newton_bfgs": ["`x += y` makes a new array, as in jax"],
     "pca_from_scratch": ["stablejit.vmap of a jitted function with a static argument"],
     "pytrees_mlp": ["stablejit.tree (leaves with is_leaf, map, structure, transpose)"],
