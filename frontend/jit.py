@@ -368,8 +368,10 @@ class Jitted:
         if logging_on or self.traces in _RECOMPILE_WARN_AT:
             _report_trace(self, key, logging_on, time.perf_counter() - t0)
         donate = self._donation(key)
-        if backend.sharded or backend.device_buffers and \
-                program_mesh(fn) is not None:  # a program over several devices
+        # a program over several devices (also called in lazy(): it runs at once, on its
+        # mesh, as docs/backends.md says, where a tape entry would compile for one device)
+        if backend.sharded or (backend.device_buffers or backend.batches_ops) and \
+                program_mesh(fn) is not None:
             prog = jit_program(fn, key[0], out_tree, self.in_shardings, self.out_shardings,
                                backend, self.__name__)
             return Entry(fn, prog, out_tree, captured, prog.backend, out_weak=out_weak,

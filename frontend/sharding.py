@@ -187,7 +187,11 @@ class NamedSharding:
 
     @property
     def is_fully_replicated(self) -> bool:
-        return all(p is None or p == () for p in self.spec)
+        """Whether every device holds the whole value: no dimension is split over a mesh
+        axis of more than one device (an axis of size 1 splits nothing, as in jax)."""
+        sizes = dict(zip(self.mesh.axis_names, self.mesh.axis_sizes, strict=True))
+        return all(sizes.get(a, 0) == 1 for p in self.spec if p is not None
+                   for a in ((p,) if isinstance(p, str) else p))
 
     def __eq__(self, other) -> bool:
         return isinstance(other, NamedSharding) and self.mesh == other.mesh and \
