@@ -78,6 +78,7 @@ from .experimental import enable_x64
 from .jit import Jitted, RecompileWarning, jit
 from .lazy import lazy
 from .platforms import default_platform
+from .pmap import pmap
 from .runtime import client as _rt_client
 from .runtime.client import configure as configure_client
 from .shard_map import shard_map
@@ -121,6 +122,7 @@ numpy_composed.install()  # vectorize, i0, kaiser ...: built on vmap and scipy
 
 __all__ = [
     "to_batched",
+    "pmap",
     "example_libraries",
     "checkpoint_policies",
     "NamedSharding",
