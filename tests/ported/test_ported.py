@@ -94,6 +94,10 @@ PORTS = {
     "random_numbers": Port("docs/random-numbers.md", **SINGLE_OPS,
                            why="threefry bits are compared exactly; floats are one "
                                "transform of those bits"),
+    "spmd_mnist_classifier_fromscratch": Port(
+        "examples/spmd_mnist_classifier_fromscratch.py", rtol=1e-5, atol=1e-6,
+        float64_inputs=True,
+        why="8 SGD steps from float64 NumPy parameters (float32 in jax)"),
     "stateful_linear_regression": Port(
         "docs/stateful-computations.md", rtol=1e-5, atol=1e-5,
         why="200 SGD steps on a convex two-parameter least squares problem"),
@@ -124,6 +128,8 @@ NEEDS: dict[str, list[str]] = {
     "pca_from_scratch": ["stablejit.vmap of a jitted function with a static argument"],
     "pytrees_mlp": ["stablejit.tree (leaves with is_leaf, map, structure, transpose)"],
     "random_numbers": [],
+    "spmd_mnist_classifier_fromscratch": ["stablejit.pmap with lax.psum over its axis",
+                                          "stablejit.device_count"],
     "stateful_linear_regression": ["stablejit.tree.map"],
 }
 
