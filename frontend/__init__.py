@@ -74,6 +74,7 @@ from .errors import (
     TracerBoolConversionError,
     TracerConversionError,
 )
+from .errors import at_user_line as _at_user_line
 from .experimental import enable_x64
 from .jit import Jitted, RecompileWarning, jit
 from .lazy import lazy
@@ -98,25 +99,36 @@ Array = Tensor  # jax.Array's name: annotations and isinstance (traced tensors t
 __version__ = "0.1.0"
 
 
-def devices(platform: str | None = None) -> list:
-    """The devices of a platform (default: the default platform), of every process."""
-    return sharding.global_devices(platform)
+def devices(backend: str | None = None) -> list:
+    """The devices of a platform (default: the default platform), of every process;
+    jax's platform names ("cpu", "gpu") are taken too (jax.devices)."""
+    return sharding.global_devices(config.platform_name(backend))
 
 
-def local_devices(platform: str | None = None) -> list:
-    """The devices of a platform this process drives."""
-    return _rt_client.devices(platform or default_platform())
+def local_devices(process_index: int | None = None, backend: str | None = None,
+                  host_id: int | None = None) -> list:
+    """The devices of a platform this process drives (jax.local_devices); process_index
+    (or host_id) may only name this process. A platform name first, as
+    local_devices("host"), is taken as the backend."""
+    if isinstance(process_index, str):
+        backend, process_index = process_index, None
+    index = process_index if process_index is not None else host_id
+    if index is not None and index != distributed.process_index():
+        raise ValueError(_at_user_line(
+            f"local_devices: process {index} is not this process "
+            f"({distributed.process_index()}); each process sees its own devices only"))
+    return _rt_client.devices(config.platform_name(backend) or default_platform())
 
 
-def device_count(platform: str | None = None) -> int:
+def device_count(backend: str | None = None) -> int:
     """How many devices a platform has (default: the default platform), over every
     process (jax.device_count)."""
-    return len(devices(platform))
+    return len(devices(backend))
 
 
-def local_device_count(platform: str | None = None) -> int:
+def local_device_count(backend: str | None = None) -> int:
     """How many devices of a platform this process drives (jax.local_device_count)."""
-    return len(local_devices(platform))
+    return len(local_devices(backend=backend))
 
 numpy_composed.install()  # vectorize, i0, kaiser ...: built on vmap and scipy
 

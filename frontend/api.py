@@ -87,10 +87,25 @@ def set_default_backend(backend) -> None:
     context.set_global_default(resolve_backend(backend))
 
 
-@contextlib.contextmanager
-def default_backend(backend):
+_JAX_NAMES = {"host": "cpu", "cuda": "gpu", "rocm": "gpu", "tpu": "tpu"}
+
+
+def default_backend(backend=None):
     """`with stablejit.default_backend("reference"): ...` — new tensors (and ops
-    without tensor operands) in the block use this backend."""
+    without tensor operands) in the block use this backend. Called with no argument, as
+    jax.default_backend(): the default platform as jax names it ("cpu", "gpu", "tpu").
+
+    Example:
+        >>> stablejit.default_backend()
+        'cpu'
+    """
+    if backend is None:
+        return _JAX_NAMES[default_platform()]
+    return _default_backend_block(backend)
+
+
+@contextlib.contextmanager
+def _default_backend_block(backend):
     with context.using_default(resolve_backend(backend)) as b:
         yield b
 

@@ -212,10 +212,23 @@ def _filtering_value(name: str, value) -> str:
                      f"'remove_frames', 'quiet_remove_frames'), not {value!r}")
 
 
+# jax's names of the platforms, where stablejit's differ ("host" is jax's "cpu")
+JAX_PLATFORM_NAMES = {"cpu": "host", "gpu": "cuda"}
+
+
+def platform_name(name: str | None) -> str | None:
+    """A platform named as stablejit or as jax names it ("cpu", "gpu"), as stablejit
+    names it."""
+    return JAX_PLATFORM_NAMES.get(name, name) if isinstance(name, str) else name
+
+
 def _device_value(name: str, value):
-    """A device (from stablejit.devices()), a platform name, or None (the platform's
-    default); the default backend itself is changed by the installed applier."""
-    if value is None or isinstance(value, str) or (
+    """A device (from stablejit.devices()), a platform name (jax's "cpu" and "gpu" too),
+    or None (the platform's default); the default backend itself is changed by the
+    installed applier."""
+    if isinstance(value, str):
+        return platform_name(value)
+    if value is None or (
             hasattr(value, "client") and hasattr(value, "platform")):
         return value
     raise TypeError(f"the setting {name!r} takes a device (from stablejit.devices()), a "
@@ -294,7 +307,11 @@ def update(name: str, value) -> None:
     (None or a precision name such as "highest": the precision= of matrix products that
     pass none; frontend/precision.py). JAX's spellings
     ("jax_enable_x64") and ours with the package's prefix ("stablejit_enable_x64") are
-    accepted too."""
+    accepted too, and jax's "jax_platform_name" / "jax_platforms" ("cpu", "gpu,cpu": the
+    first is used) set "default_device" to that platform."""
+    if name in ("jax_platform_name", "jax_platforms"):  # jax's: the platform to use
+        name, value = "default_device", (str(value).split(",")[0].strip() or None
+                                         if value is not None else None)
     key = _option(name)
     if key is None:
         raise ValueError(f"unknown setting {name!r}; settable in code: {sorted(_NAMES)}")
