@@ -28,6 +28,8 @@ NAMESPACES = [
     ("stablejit.scipy", "SciPy's special functions, linear algebra and distributions."),
     ("stablejit.scipy.special", "Special functions (gamma, error functions, Bessel ...)."),
     ("stablejit.scipy.linalg", "SciPy's linear algebra: triangular solves, factorisations."),
+    ("stablejit.scipy.signal", "Convolution and correlation (direct and by FFT)."),
+    ("stablejit.scipy.integrate", "The trapezoidal rule."),
     ("stablejit.scipy.stats", "Probability distributions, one module each."),
     ("stablejit.tree", "Pytrees: flatten, map, key paths, registration."),
     ("stablejit.tree_util", "jax.tree_util's names for the pytree functions."),

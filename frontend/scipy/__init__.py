@@ -1,5 +1,5 @@
 """stablejit.scipy: the parts of SciPy's API that stablejit implements (as jax.scipy)."""
 
-from . import linalg, special, stats
+from . import integrate, linalg, signal, special, stats
 
-__all__ = ["linalg", "special", "stats"]
+__all__ = ["integrate", "linalg", "signal", "special", "stats"]

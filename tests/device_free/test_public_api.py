@@ -22,6 +22,7 @@ NAMESPACES = ["stablejit", "stablejit.numpy", "stablejit.numpy.linalg", "stablej
               "stablejit.lax", "stablejit.lax.linalg", "stablejit.nn", "stablejit.nn.initializers",
               "stablejit.random",
               "stablejit.scipy", "stablejit.scipy.special", "stablejit.scipy.linalg",
+              "stablejit.scipy.signal", "stablejit.scipy.integrate",
               "stablejit.scipy.stats", "stablejit.tree", "stablejit.tree_util",
               "stablejit.sharding", "stablejit.distributed", "stablejit.debug",
               "stablejit.config", "stablejit.checkpoint_policies",
