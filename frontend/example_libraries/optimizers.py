@@ -29,6 +29,15 @@ register_pytree_node(OptimizerState, lambda s: ((s.packed_state,), (s.tree_def,
                      lambda aux, children: OptimizerState(children[0], *aux))
 
 Optimizer = namedtuple("Optimizer", ["init_fn", "update_fn", "params_fn"])
+
+
+def _with_zeros(n: int) -> Callable:
+    """An init that keeps x0 and n zero accumulators shaped as it."""
+    return lambda x0: (x0, *(snp.zeros_like(x0) for _ in range(n)))
+
+
+def _first(state):
+    return state[0]
 Schedule = Callable  # (a step size as a function of the step number)
 
 
@@ -91,7 +100,7 @@ def momentum(step_size, mass: float):
         x, velocity = state
         velocity = mass * velocity + g
         return x - step_size(i) * velocity, velocity
-    return (lambda x0: (x0, snp.zeros_like(x0))), update, (lambda state: state[0])
+    return _with_zeros(1), update, _first
 
 
 @optimizer
@@ -103,7 +112,7 @@ def nesterov(step_size, mass: float):
         x, velocity = state
         velocity = mass * velocity + g
         return x - step_size(i) * (mass * velocity + g), velocity
-    return (lambda x0: (x0, snp.zeros_like(x0))), update, (lambda state: state[0])
+    return _with_zeros(1), update, _first
 
 
 @optimizer
@@ -111,16 +120,13 @@ def adagrad(step_size, momentum=0.9):
     """Adagrad with momentum on the scaled gradient."""
     step_size = make_schedule(step_size)
 
-    def init(x0):
-        return x0, snp.zeros_like(x0), snp.zeros_like(x0)
-
     def update(i, g, state):
         x, g_sq, m = state
         g_sq = g_sq + snp.square(g)
         inv = snp.where(g_sq > 0, 1.0 / snp.sqrt(g_sq), 0.0)
         m = (1.0 - momentum) * (g * inv) + momentum * m
         return x - step_size(i) * m, g_sq, m
-    return init, update, (lambda state: state[0])
+    return _with_zeros(2), update, _first
 
 
 @optimizer
@@ -132,7 +138,7 @@ def rmsprop(step_size, gamma=0.9, eps=1e-8):
         x, avg_sq = state
         avg_sq = avg_sq * gamma + snp.square(g) * (1.0 - gamma)
         return x - step_size(i) * g / snp.sqrt(avg_sq + eps), avg_sq
-    return (lambda x0: (x0, snp.zeros_like(x0))), update, (lambda state: state[0])
+    return _with_zeros(1), update, _first
 
 
 @optimizer
@@ -140,24 +146,18 @@ def rmsprop_momentum(step_size, gamma=0.9, eps=1e-8, momentum=0.9):
     """RMSProp with momentum on the scaled step."""
     step_size = make_schedule(step_size)
 
-    def init(x0):
-        return x0, snp.zeros_like(x0), snp.zeros_like(x0)
-
     def update(i, g, state):
         x, avg_sq, mom = state
         avg_sq = avg_sq * gamma + snp.square(g) * (1.0 - gamma)
         mom = momentum * mom + step_size(i) * g / snp.sqrt(avg_sq + eps)
         return x - mom, avg_sq, mom
-    return init, update, (lambda state: state[0])
+    return _with_zeros(2), update, _first
 
 
 @optimizer
 def adam(step_size, b1=0.9, b2=0.999, eps=1e-8):
     """Adam (Kingma and Ba), with bias-corrected moments."""
     step_size = make_schedule(step_size)
-
-    def init(x0):
-        return x0, snp.zeros_like(x0), snp.zeros_like(x0)
 
     def update(i, g, state):
         x, m, v = state
@@ -166,7 +166,7 @@ def adam(step_size, b1=0.9, b2=0.999, eps=1e-8):
         m_hat = m / (1 - snp.asarray(b1, m.dtype) ** (i + 1))
         v_hat = v / (1 - snp.asarray(b2, m.dtype) ** (i + 1))
         return x - step_size(i) * m_hat / (snp.sqrt(v_hat) + eps), m, v
-    return init, update, (lambda state: state[0])
+    return _with_zeros(2), update, _first
 
 
 @optimizer
@@ -174,15 +174,12 @@ def adamax(step_size, b1=0.9, b2=0.999, eps=1e-8):
     """AdaMax: Adam with the infinity norm of past gradients."""
     step_size = make_schedule(step_size)
 
-    def init(x0):
-        return x0, snp.zeros_like(x0), snp.zeros_like(x0)
-
     def update(i, g, state):
         x, m, u = state
         m = (1 - b1) * g + b1 * m
         u = snp.maximum(b2 * u, snp.abs(g))
         return x - (step_size(i) / (1 - b1 ** (i + 1))) * m / (u + eps), m, u
-    return init, update, (lambda state: state[0])
+    return _with_zeros(2), update, _first
 
 
 @optimizer
