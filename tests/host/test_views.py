@@ -37,6 +37,25 @@ VIEWS = {
     "chain": lambda xp, a: a[1:][0].T[::2],
     "reshape of a slice": lambda xp, a: xp.reshape(a[1], (12,)),
     "method reshape": lambda xp, a: a[:, 1:].reshape(2, 2, 4),
+    # functions NumPy answers with views (they gave copies: writes did not reach a)
+    "flip": lambda xp, a: xp.flip(a),
+    "flip axes": lambda xp, a: xp.flip(a, (0, 2)),
+    "fliplr": lambda xp, a: xp.fliplr(a),
+    "flipud": lambda xp, a: xp.flipud(a),
+    "rot90": lambda xp, a: xp.rot90(a),
+    "rot90 twice": lambda xp, a: xp.rot90(a, 2),
+    "rot90 back, other axes": lambda xp, a: xp.rot90(a, -1, (2, 1)),
+    "split": lambda xp, a: xp.split(a, 2, axis=2)[1],
+    "array_split": lambda xp, a: xp.array_split(a, 2, axis=1)[1],
+    "array_split at indices": lambda xp, a: xp.array_split(a, [3, 1], axis=2)[2],
+    "hsplit": lambda xp, a: xp.hsplit(a, 3)[2],
+    "vsplit": lambda xp, a: xp.vsplit(a, 2)[0],
+    "dsplit": lambda xp, a: xp.dsplit(a, [1])[1],
+    "unstack": lambda xp, a: xp.unstack(a, axis=1)[2],
+    "atleast_2d": lambda xp, a: xp.atleast_2d(a[0, 1]),
+    "atleast_3d": lambda xp, a: xp.atleast_3d(a[1]),
+    "rollaxis": lambda xp, a: xp.rollaxis(a, 2),
+    "flip of a transpose": lambda xp, a: xp.flip(a.T, 1)[::2],
 }
 
 
@@ -236,8 +255,9 @@ def test_copies_do_not_write_through(name):
 
 @pytest.mark.parametrize("make", [lambda xp, a: xp.diagonal(a[0]),
                                   lambda xp, a: a[0].diagonal(),
+                                  lambda xp, a: xp.diag(a[1], 1),
                                   lambda xp, a: xp.broadcast_to(a[0, 0], (5, 4))],
-                         ids=["diagonal", "method diagonal", "broadcast_to"])
+                         ids=["diagonal", "method diagonal", "diag", "broadcast_to"])
 def test_read_only_views_refuse_writes_and_follow_the_base(make):
     a = snp.asarray(BASE)
     v = make(snp, a)
