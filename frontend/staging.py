@@ -31,13 +31,14 @@ from .tracing import Trace, escaped_error, refuse_written_arguments
 
 class Spec(NamedTuple):
     """An abstract argument: its type and weakness. `value`: the concrete tensor a
-    ValuedTrace computes with (other traces ignore it). `pinned`: a view passed to jit,
-    through which `x += y` writes, as eagerly."""
+    ValuedTrace computes with (other traces ignore it). `pinned`: the strides of a view
+    passed to jit (None: no view), through which `x += y` writes and whose layout
+    decides what reshape and shares_memory answer, as eagerly."""
 
     type: TensorType
     weak: bool = False
     value: Tensor | None = None
-    pinned: bool = False
+    pinned: tuple[int, ...] | None = None
 
 
 class Staged(NamedTuple):

@@ -166,7 +166,7 @@ def moveaxis(x, source, destination) -> Tensor:
 
 def _reshaped_view(x: Tensor, out: Tensor) -> Tensor:
     """out (x reshaped) as a view of x where NumPy's reshape would not copy."""
-    if x._view is not None:  # a base is C-contiguous: only a view's strides may not be
+    if not views.owns_c_layout(x):  # a base is C-contiguous: a view's strides may not be
         try:
             np.reshape(views.layout_of(x), out.shape, copy=False)
         except ValueError:  # NumPy would copy: so do we (out is already a new tensor)

@@ -380,3 +380,58 @@ def test_chains_of_strided_views_write_through_as_numpy(chain, value):
     vt[...] = vt * 2 + value
     np.testing.assert_array_equal(np.asarray(t), n)
     np.testing.assert_array_equal(np.asarray(vt), vn)
+
+
+# ---- a view passed to jit keeps its layout ----------------------------------------------
+
+# a traced argument that is a view in the caller has the view's strides, so reshape is a
+# copy where NumPy's would be (a write into it stays out of the caller's base) and memory
+# questions answer as eagerly (a transposed view's reshape was a view inside jit: the
+# write reached the caller, where eagerly and in NumPy it did not)
+PASSED_VIEWS = {
+    "transpose": lambda a: a.T,
+    "column": lambda a: a[:, 1],
+    "strided": lambda a: a[:, ::2],
+    "reversed": lambda a: a[::-1],
+    "row": lambda a: a[1],
+    "whole": lambda a: a[:],
+    "block": lambda a: a[1:3, 2:5],
+}
+
+
+def _reshape_and_write(xp, v):
+    r = xp.reshape(v, (-1,))
+    r[0] = -7.0
+    w = v.reshape(v.shape + (1,))  # always a view: writes reach the caller
+    w[-1] = 100.0
+    return r.sum()
+
+
+def _memory_questions(xp, v):
+    a = v[..., :1]
+    b = v[..., 1:] if v.shape[-1] > 1 else v
+    return (xp.shares_memory(a, b), xp.may_share_memory(a, b),
+            xp.may_share_memory(v[:1], v[1:]))
+
+
+@pytest.mark.parametrize("name", PASSED_VIEWS)
+@pytest.mark.parametrize("jitted", [False, True], ids=["eager", "jit"])
+def test_a_view_passed_to_jit_reshapes_and_answers_as_eagerly(name, jitted):
+    n = GRID.copy()
+    want_sum = _reshape_and_write(np, PASSED_VIEWS[name](n))
+    want_memory = _memory_questions(np, PASSED_VIEWS[name](GRID.copy()))
+    t = snp.asarray(GRID)
+    f = stablejit.jit if jitted else (lambda g: g)
+    got_sum = f(lambda v: _reshape_and_write(snp, v))(PASSED_VIEWS[name](t))
+    got_memory = f(lambda v: _memory_questions(snp, v))(PASSED_VIEWS[name](t))
+    np.testing.assert_array_equal(np.asarray(t), n)
+    assert float(got_sum) == float(want_sum)
+    assert tuple(bool(x) for x in got_memory) == want_memory
+
+
+def test_reshape_copy_false_of_a_strided_view_raises_under_jit_as_eagerly():
+    t = snp.asarray(GRID)
+    f = stablejit.jit(lambda v: snp.reshape(v, (-1,), copy=False).sum())
+    with pytest.raises(ValueError, match="without a copy"):
+        f(t.T)
+    assert float(f(t[1:3])) == GRID[1:3].sum()  # contiguous rows: a view, as in NumPy
