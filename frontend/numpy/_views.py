@@ -54,8 +54,8 @@ def getitem(x: Tensor, index) -> Tensor:
     try:
         out = _indexing.getitem(x, index)
         np_index = _basic(index, x.ndim)
-        if np_index is None:
-            return out
+        if np_index is None:  # a copy (x[()] of a 0-d x is x's value, not x itself)
+            return out if out is not x else type(x)(x._data, x._backend, x.type, x.weak)
         return views.make_view(
             x, out, lambda p: _indexing.getitem(p, index),
             lambda p, new: _set_index(p, new, index),

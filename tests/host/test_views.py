@@ -5,6 +5,8 @@ inside). NumPy's answer is the specification."""
 
 from __future__ import annotations
 
+import contextlib
+
 import numpy as np
 import pytest
 import stablejit
@@ -435,3 +437,23 @@ def test_reshape_copy_false_of_a_strided_view_raises_under_jit_as_eagerly():
     with pytest.raises(ValueError, match="without a copy"):
         f(t.T)
     assert float(f(t[1:3])) == GRID[1:3].sum()  # contiguous rows: a view, as in NumPy
+
+
+# x[()] of a 0-d array is its value (NumPy's scalar), a copy; x[...] and x[None] are views.
+# x[()] returned x itself, so a later write into x changed it
+@pytest.mark.parametrize("index", [(), Ellipsis, (Ellipsis,), None, (None, Ellipsis)],
+                         ids=["()", "...", "(...,)", "None", "(None, ...)"])
+@pytest.mark.parametrize("way", ["eager", "lazy", "jit"])
+def test_indexing_a_0d_tensor_copies_or_views_as_numpy(index, way):
+    def run(xp, x):
+        got = x[index]
+        x[...] = 7.0
+        return x, got
+    n, want = run(np, np.asarray(np.float32(2.0)))
+    if way == "jit":
+        got = stablejit.jit(lambda x: run(snp, x))(snp.asarray(np.float32(2.0)))
+    else:
+        with stablejit.lazy() if way == "lazy" else contextlib.nullcontext():
+            got = [np.asarray(g) for g in run(snp, snp.asarray(np.float32(2.0)))]
+    np.testing.assert_array_equal(np.asarray(got[0]), n)
+    np.testing.assert_array_equal(np.asarray(got[1]), want)
