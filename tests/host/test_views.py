@@ -457,3 +457,27 @@ def test_indexing_a_0d_tensor_copies_or_views_as_numpy(index, way):
             got = [np.asarray(g) for g in run(snp, snp.asarray(np.float32(2.0)))]
     np.testing.assert_array_equal(np.asarray(got[0]), n)
     np.testing.assert_array_equal(np.asarray(got[1]), want)
+
+
+# `x += y` on a view argument writes into the caller's memory eagerly; the traced
+# transformations refuse it as they refuse every write into an argument (it was dropped:
+# the caller's base kept its value where running the function changes it)
+TRACED = {
+    "jvp": lambda f, x: stablejit.jvp(f, (x,), (snp.ones_like(x),)),
+    "vjp": lambda f, x: stablejit.vjp(f, x),
+    "jacfwd": lambda f, x: stablejit.jacfwd(f)(x),
+    "jacrev": lambda f, x: stablejit.jacrev(f)(x),
+}
+
+
+@pytest.mark.parametrize("name", TRACED)
+def test_traced_transformations_refuse_inplace_operators_on_a_view_argument(name):
+    def f(x):
+        x += 1.0
+        return (x * x).sum()
+    base = snp.zeros((2, 3))
+    with pytest.raises(TypeError, match="writes into its argument"):
+        TRACED[name](f, base[1])
+    np.testing.assert_array_equal(np.asarray(base), np.zeros((2, 3)))
+    np.testing.assert_allclose(np.asarray(TRACED[name](lambda x: (x * x).sum(), base[1])[0]),
+                               0.0)
