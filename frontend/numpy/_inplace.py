@@ -131,7 +131,8 @@ def _check_python_scalar(x: Tensor, value) -> None:
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, complex)):
         return
     d = x.dtype
-    if isinstance(value, complex) and not d.is_complex:
+    if isinstance(value, complex) and not d.is_complex and d is not dt.bool_:  # (bool:
+        # NumPy stores value != 0)
         raise TypeError(at_user_line(
             f"cannot store the complex value {value!r} in a {d} tensor; store its real "
             f"part (value.real) or make the tensor complex"))

@@ -61,7 +61,10 @@ def test_setitem_matches_numpy(index, value):
 
 
 @pytest.mark.parametrize("value, dtype", [(2.7, np.int32), (-2.7, np.int64), (3, np.float32),
-                                          (1.0, np.bool_), (0, np.bool_), (255, np.uint8)])
+                                          (1.0, np.bool_), (0, np.bool_), (255, np.uint8),
+                                          # a complex into a bool tensor: value != 0, as
+                                          # NumPy (it raised, as it must for numbers)
+                                          (2j, np.bool_), (0j, np.bool_), (1 + 1j, np.bool_)])
 def test_value_is_cast_to_the_tensor_dtype_as_numpy_does(value, dtype):
     a = np.arange(6).astype(dtype)
     check_three_ways(_sj_set(slice(1, 3), value), _np_set(slice(1, 3), value), a)
