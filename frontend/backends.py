@@ -251,10 +251,14 @@ class ReferenceBackend(ProgramBackend):
 
     def from_numpy(self, array: np.ndarray, weak: bool = False) -> Tensor:
         a = native(array)
+        if a.flags.writeable:  # the caller's array may change later; a tensor may not
+            a = a.copy()
         return Tensor(a, self, TensorType(a.shape, dt.dtype(a.dtype)), weak)
 
     def to_numpy(self, t: Tensor) -> np.ndarray:
-        return t._live()
+        a = t._live().view()  # read-only, as a device tensor's: a write would change t
+        a.flags.writeable = False
+        return a
 
     def describe(self, t: Tensor) -> str:
         return "reference"

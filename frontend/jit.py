@@ -20,7 +20,7 @@ import weakref
 
 import numpy as np
 
-from . import config, debugging, fastcall, precision, promotion, tree, writes
+from . import config, debugging, fastcall, precision, promotion, tree, views, writes
 from .aot import Lowered
 from .api import resolve_backend
 from .backends import XlaBackend
@@ -329,7 +329,8 @@ class Jitted:
         specs = []
         for x in leaves:
             if isinstance(x, Tensor):  # a view: `x += y` writes through it, as eagerly
-                specs.append(Spec(x.type, x.weak, pinned=x._view is not None))
+                specs.append(Spec(x.type, x.weak, pinned=None if x._view is None else
+                                  views.layout_of(x).strides))
             elif type(x) in PY_SCALARS:
                 specs.append(Spec(TensorType((), python_scalar_dtype(x)), is_weak_scalar(x)))
             else:

@@ -95,8 +95,8 @@ def _on(flag: bool) -> str:
 def _sig_text(s) -> str:
     if isinstance(s, TensorType):
         return str(s)
-    if isinstance(s, tuple) and len(s) == 3:  # a view (signature.leaf_signature)
-        return f"{s[0]} (a view{', weak type' if s[1] else ''})"
+    if isinstance(s, tuple) and len(s) == 4:  # a view (signature.leaf_signature)
+        return f"{s[0]} (a view with strides {s[3]}{', weak type' if s[1] else ''})"
     if isinstance(s, tuple) and s and isinstance(s[0], TensorType):
         return f"{s[0]} (weak type)"
     return getattr(s, "__name__", repr(s))

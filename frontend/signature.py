@@ -26,8 +26,9 @@ PY_SCALARS = (bool, int, float, complex)
 def leaf_signature(x):
     t = type(x)
     if t is Tensor:
-        if x._view is not None:  # `x += y` writes through it (numpy/_inplace.py)
-            return x.type, x.weak, "view"
+        if x._view is not None:  # `x += y` writes through it (numpy/_inplace.py), and
+            # its strides decide whether a reshape is a view (numpy/_views.py)
+            return x.type, x.weak, "view", views.layout_of(x).strides
         return x.type if not x.weak else (x.type, True)
     if t in PY_SCALARS:
         return t

@@ -21,7 +21,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import NamedTuple
 
-from . import tree
+from . import tree, views
 from .compiler.ir import Function, TensorType
 from .context import concrete_default, current_backend, using_backend
 from .errors import TracerBoolConversionError, TracerConversionError, at_user_line
@@ -31,13 +31,14 @@ from .tracing import Trace, escaped_error, refuse_written_arguments
 
 class Spec(NamedTuple):
     """An abstract argument: its type and weakness. `value`: the concrete tensor a
-    ValuedTrace computes with (other traces ignore it). `pinned`: a view passed to jit,
-    through which `x += y` writes, as eagerly."""
+    ValuedTrace computes with (other traces ignore it). `pinned`: the strides of a view
+    passed to jit (None: no view), through which `x += y` writes and whose layout
+    decides what reshape and shares_memory answer, as eagerly."""
 
     type: TensorType
     weak: bool = False
     value: Tensor | None = None
-    pinned: bool = False
+    pinned: tuple[int, ...] | None = None
 
 
 class Staged(NamedTuple):
@@ -121,7 +122,9 @@ def stage_with_values(fun: Callable, in_tree, leaves: Sequence[Tensor], name: st
     still shares it between calls that take the same branches). `needs_values`: the
     caller already saw the Python read a value (grad's tape did), so the abstract
     staging is skipped and the Python runs once more, not twice."""
-    specs = [Spec(t.type, t.weak, t) for t in leaves]
+    # (a view stays one: `x += y` writes into it, which the transformation refuses)
+    specs = [Spec(t.type, t.weak, t, None if t._view is None else views.layout_of(t).strides)
+             for t in leaves]
     valued_ok = all(t._backend.concrete for t in leaves) and \
         not current_backend().stages
     if not (needs_values and valued_ok):

@@ -110,10 +110,12 @@ class Tensor:
         return self._backend.to_numpy(self)
 
     def __array__(self, dtype=None, copy=None):
+        # a view of the tensor's (immutable) data, read-only; NumPy passes copy=True for
+        # np.array(t) / np.copy(t) and then trusts the result to be its own: a writable copy
         a = self.numpy()
-        if dtype is not None:
-            a = a.astype(dtype)
-        return a
+        if dtype is not None and np.dtype(dtype) != a.dtype:
+            return a.astype(dtype)
+        return a.copy() if copy else a
 
     def item(self):
         if self.size != 1:

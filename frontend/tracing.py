@@ -57,8 +57,8 @@ class Trace(Backend):
         """An abstract argument for a staging.Spec (a pinned one is a view passed to
         jit: `x += y` writes through it, as eagerly)."""
         a = self.new_arg(spec.type, spec.weak)
-        if spec.pinned:
-            a._aliases = views.Aliases(pinned=True)
+        if spec.pinned is not None:
+            views.pin(a, spec.pinned)
         return a
 
     def apply(self, prim, tensors, attrs: Attrs, regions=()):

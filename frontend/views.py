@@ -92,13 +92,31 @@ def writes_in_place(t) -> bool:
 
 def base_layout(t) -> np.ndarray:
     """The layout of a tensor that owns its memory: C order, over a dummy buffer."""
-    dtype = t.dtype.np
-    strides, step = [], dtype.itemsize
+    strides, step = [], t.dtype.np.itemsize
     for n in reversed(t.shape):
         strides.append(step)
         step *= max(n, 1)
-    return np.lib.stride_tricks.as_strided(np.empty(1, dtype), t.shape,
-                                           tuple(reversed(strides)), writeable=False)
+    return strided_layout(t.type, tuple(reversed(strides)))
+
+
+def strided_layout(type, strides: tuple[int, ...]) -> np.ndarray:
+    """A layout of `type`'s shape and dtype with these strides (never read or written)."""
+    return np.lib.stride_tricks.as_strided(np.empty(1, type.dtype.np), type.shape, strides,
+                                           writeable=False)
+
+
+def pin(t, strides: tuple[int, ...]) -> None:
+    """Make t, a traced argument, stand for a view passed to jit with these strides:
+    `t += y` writes through it, and reshape and shares_memory answer from its layout,
+    as they do eagerly on the view."""
+    t._aliases = Aliases(pinned=True)
+    t._aliases.layout = strided_layout(t.type, strides)
+
+
+def owns_c_layout(t) -> bool:
+    """Whether t's layout is C order over memory of its own (a base, not standing for a
+    view passed to jit), so that every reshape of it is a view."""
+    return t._view is None and (t._aliases is None or not t._aliases.pinned)
 
 
 def layout_of(t) -> np.ndarray:

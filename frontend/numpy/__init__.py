@@ -402,10 +402,20 @@ from ._statistics import (
 # What NumPy returns as a view is a view here too (writes reach the base): these
 # replace the plain functions of the same names imported above.
 from ._views import (  # noqa: E402, F811
+    array_split,
+    atleast_1d,
+    atleast_2d,
+    atleast_3d,
     broadcast_to,
+    diag,
     diagonal,
+    dsplit,
     expand_dims,
     flatten,
+    flip,
+    fliplr,
+    flipud,
+    hsplit,
     imag,
     matrix_transpose,
     may_share_memory,
@@ -414,10 +424,15 @@ from ._views import (  # noqa: E402, F811
     ravel,
     real,
     reshape,
+    rollaxis,
+    rot90,
     shares_memory,
+    split,
     squeeze,
     swapaxes,
     transpose,
+    unstack,
+    vsplit,
 )
 from ._windows import bartlett, blackman, hamming, hanning
 

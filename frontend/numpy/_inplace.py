@@ -62,6 +62,15 @@ def write(x: Tensor, new: Tensor, what: str, seen=views.ANY) -> bool:
             b.write_outer(views.base_of(x)):  # a closed-over tensor: jit writes it back
         return views.write(x, new)
     if not _can_rebind(x, new):
+        if b.records_all:  # a control-flow body (x may be an argument of jit around it)
+            raise TypeError(at_user_line(
+                f"{what} inside a control-flow body (of fori_loop, while_loop, scan, cond "
+                f"or switch) would write into a {x.type} tensor from outside the body, "
+                f"which a compiled loop or branch cannot do; carry the tensor in the "
+                f"construct's state (fori_loop's init_val, while_loop's or scan's carry, "
+                f"cond's operands) and return its new value from the body, or compute the "
+                f"update functionally "
+                f"(x2 = x.at[index].set(value))"))
         raise TypeError(at_user_line(
             f"{what} would write a traced value into a {x.type} tensor created outside "
             f"this jit trace (or outside this control-flow body); compute the update "
@@ -131,7 +140,8 @@ def _check_python_scalar(x: Tensor, value) -> None:
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, complex)):
         return
     d = x.dtype
-    if isinstance(value, complex) and not d.is_complex:
+    if isinstance(value, complex) and not d.is_complex and d is not dt.bool_:  # (bool:
+        # NumPy stores value != 0)
         raise TypeError(at_user_line(
             f"cannot store the complex value {value!r} in a {d} tensor; store its real "
             f"part (value.real) or make the tensor complex"))

@@ -388,47 +388,60 @@ def array_split(x, indices_or_sections, axis: int = 0) -> list[Tensor]:
     """Split into sections (sizes may differ by one) or at the given indices."""
     x = as_tensor(x)
     axis = normalize_axis(axis, x.ndim)
+    return [_slice_axis(x, axis, lo, hi)
+            for lo, hi in split_bounds(x, indices_or_sections, axis, even=False)]
+
+
+def split_bounds(x: Tensor, indices_or_sections, axis: int, even: bool = True) -> list:
+    """The (start, stop) of each piece of x split along `axis` (normalized) into
+    sections (which must be `even`, as split's) or at the given indices."""
     n = x.shape[axis]
     spec = _static_ints(indices_or_sections, "split: indices_or_sections")
     if isinstance(spec, int):
         if spec <= 0:
-            raise ValueError(at_user_line(f"split: number of sections must be positive, got "
-                                          f"{spec}"))
+            raise ValueError(at_user_line(f"split: number of sections must be positive, "
+                                          f"got {spec}"))
+        if even and n % spec:
+            raise ValueError(at_user_line(
+                f"split: an axis of size {n} cannot be split into {spec} equal sections; "
+                f"use array_split for unequal ones"))
         q, r = divmod(n, spec)
         sizes = [q + 1] * r + [q] * (spec - r)
         bounds = np.cumsum([0] + sizes).tolist()
     else:
         bounds = [0] + [min(max(i + n if i < 0 else i, 0), n) for i in spec] + [n]
-    out = []
-    for lo, hi in zip(bounds[:-1], bounds[1:], strict=True):
-        hi = max(lo, hi)
-        out.append(_slice_axis(x, axis, lo, hi))
-    return out
+    return [(lo, max(lo, hi)) for lo, hi in zip(bounds[:-1], bounds[1:], strict=True)]
 
 
 def split(x, indices_or_sections, axis: int = 0) -> list[Tensor]:
     """Like array_split, but a number of sections must divide the axis evenly."""
     x = as_tensor(x)
-    if isinstance(indices_or_sections, numbers.Integral):
-        a = normalize_axis(axis, x.ndim)
-        if indices_or_sections <= 0 or x.shape[a] % int(indices_or_sections):
-            raise ValueError(at_user_line(
-                f"split: an axis of size {x.shape[a]} cannot be split into "
-                f"{indices_or_sections} equal sections; use array_split for unequal ones"))
-    return array_split(x, indices_or_sections, axis)
+    axis = normalize_axis(axis, x.ndim)
+    return [_slice_axis(x, axis, lo, hi)
+            for lo, hi in split_bounds(x, indices_or_sections, axis)]
 
 
 def hsplit(x, indices_or_sections) -> list[Tensor]:
-    x = _at_least(as_tensor(x), 1, "hsplit")
-    return split(x, indices_or_sections, axis=1 if x.ndim > 1 else 0)
+    x, axis = split_axis(x, "hsplit")
+    return split(x, indices_or_sections, axis)
 
 
 def vsplit(x, indices_or_sections) -> list[Tensor]:
-    return split(_at_least(as_tensor(x), 2, "vsplit"), indices_or_sections, axis=0)
+    x, axis = split_axis(x, "vsplit")
+    return split(x, indices_or_sections, axis)
 
 
 def dsplit(x, indices_or_sections) -> list[Tensor]:
-    return split(_at_least(as_tensor(x), 3, "dsplit"), indices_or_sections, axis=2)
+    x, axis = split_axis(x, "dsplit")
+    return split(x, indices_or_sections, axis)
+
+
+def split_axis(x, name: str) -> tuple[Tensor, int]:
+    """x as a tensor and the axis hsplit, vsplit or dsplit (`name`) splits."""
+    x = as_tensor(x)
+    if name == "hsplit":
+        return _at_least(x, 1, name), 1 if x.ndim > 1 else 0
+    return _at_least(x, 2 if name == "vsplit" else 3, name), 0 if name == "vsplit" else 2
 
 
 def _at_least(x: Tensor, ndim: int, name: str) -> Tensor:
@@ -545,7 +558,11 @@ def size(a, axis=None) -> int:
 def rollaxis(a, axis: int, start: int = 0) -> Tensor:
     """`axis` moved to stand before position `start` (NumPy's older moveaxis)."""
     a = as_tensor(a)
-    n = a.ndim
+    return moveaxis(a, *rollaxis_axes(a.ndim, axis, start))
+
+
+def rollaxis_axes(n: int, axis: int, start: int) -> tuple[int, int]:
+    """rollaxis's (source, destination) as moveaxis's, for a tensor of n dimensions."""
     axis = normalize_axis(axis, n)
     if not isinstance(start, numbers.Integral) or not -n <= start <= n:
         raise np.exceptions.AxisError(at_user_line(
@@ -554,7 +571,7 @@ def rollaxis(a, axis: int, start: int = 0) -> Tensor:
     start = int(start) + n if start < 0 else int(start)
     if start > axis:
         start -= 1
-    return moveaxis(a, axis, start)
+    return axis, start
 
 
 def resize(a, new_shape) -> Tensor:

@@ -54,8 +54,8 @@ def getitem(x: Tensor, index) -> Tensor:
     try:
         out = _indexing.getitem(x, index)
         np_index = _basic(index, x.ndim)
-        if np_index is None:
-            return out
+        if np_index is None:  # a copy (x[()] of a 0-d x is x's value, not x itself)
+            return out if out is not x else type(x)(x._data, x._backend, x.type, x.weak)
         return views.make_view(
             x, out, lambda p: _indexing.getitem(p, index),
             lambda p, new: _set_index(p, new, index),
@@ -166,7 +166,7 @@ def moveaxis(x, source, destination) -> Tensor:
 
 def _reshaped_view(x: Tensor, out: Tensor) -> Tensor:
     """out (x reshaped) as a view of x where NumPy's reshape would not copy."""
-    if x._view is not None:  # a base is C-contiguous: only a view's strides may not be
+    if not views.owns_c_layout(x):  # a base is C-contiguous: a view's strides may not be
         try:
             np.reshape(views.layout_of(x), out.shape, copy=False)
         except ValueError:  # NumPy would copy: so do we (out is already a new tensor)
@@ -227,6 +227,97 @@ def squeeze(x, axis=None) -> Tensor:
     return _reshaped_view(x, _manipulation.squeeze(x, axis))
 
 
+# ---- flips, rotations, pieces ------------------------------------------------------------
+
+def flip(x, axis=None) -> Tensor:
+    x = as_tensor(x)
+    axes = normalize_axes(axis, x.ndim)
+    return views.make_view(x, _manipulation.flip(x, axes),
+                           lambda p: _manipulation.flip(p, axes),
+                           lambda p, new: _manipulation.flip(new, axes),
+                           lambda lay: np.flip(lay, axes))
+
+
+def fliplr(x) -> Tensor:
+    return flip(x, 1)
+
+
+def flipud(x) -> Tensor:
+    return flip(x, 0)
+
+
+def rot90(x, k: int = 1, axes=(0, 1)) -> Tensor:
+    x = as_tensor(x)
+    out = _manipulation.rot90(x, k, axes)
+    plane, k = normalize_axes(tuple(axes), x.ndim), int(k) % 4
+    return views.make_view(x, out, lambda p: _manipulation.rot90(p, k, plane),
+                           lambda p, new: _manipulation.rot90(new, -k, plane),
+                           lambda lay: np.rot90(lay, k, plane))
+
+
+def _pieces(x: Tensor, axis: int, bounds) -> list[Tensor]:
+    """x's slices [lo:hi] along axis, as views (the pieces of NumPy's split)."""
+    head = (slice(None),) * axis
+    return [getitem(x, head + (slice(lo, hi),)) for lo, hi in bounds]
+
+
+def array_split(x, indices_or_sections, axis: int = 0) -> list[Tensor]:
+    x = as_tensor(x)
+    axis = normalize_axis(axis, x.ndim)
+    return _pieces(x, axis, _manipulation.split_bounds(x, indices_or_sections, axis,
+                                                        even=False))
+
+
+def split(x, indices_or_sections, axis: int = 0) -> list[Tensor]:
+    x = as_tensor(x)
+    axis = normalize_axis(axis, x.ndim)
+    return _pieces(x, axis, _manipulation.split_bounds(x, indices_or_sections, axis))
+
+
+def hsplit(x, indices_or_sections) -> list[Tensor]:
+    x, axis = _manipulation.split_axis(x, "hsplit")
+    return split(x, indices_or_sections, axis)
+
+
+def vsplit(x, indices_or_sections) -> list[Tensor]:
+    x, axis = _manipulation.split_axis(x, "vsplit")
+    return split(x, indices_or_sections, axis)
+
+
+def dsplit(x, indices_or_sections) -> list[Tensor]:
+    x, axis = _manipulation.split_axis(x, "dsplit")
+    return split(x, indices_or_sections, axis)
+
+
+def unstack(x, /, *, axis: int = 0) -> tuple[Tensor, ...]:
+    x = as_tensor(x)
+    if x.ndim == 0:
+        raise ValueError(at_user_line("unstack needs at least one dimension"))
+    head = (slice(None),) * normalize_axis(axis, x.ndim)
+    return tuple(getitem(x, head + (i,)) for i in range(x.shape[len(head)]))
+
+
+def _at_least(plain):
+    def f(x) -> Tensor:
+        x = as_tensor(x)
+        out = plain(x)
+        return x if out is x else _reshaped_view(x, out)
+    f.__name__ = f.__qualname__ = plain.__name__
+    f.__doc__ = plain.__doc__
+    return f
+
+
+atleast_1d = _at_least(_manipulation.atleast_1d)
+atleast_2d = _at_least(_manipulation.atleast_2d)
+atleast_3d = _at_least(_manipulation.atleast_3d)
+
+
+def rollaxis(a, axis: int, start: int = 0) -> Tensor:
+    """`axis` moved to stand before position `start` (NumPy's older moveaxis)."""
+    a = as_tensor(a)
+    return moveaxis(a, *_manipulation.rollaxis_axes(a.ndim, axis, start))
+
+
 # ---- real and imaginary parts, read-only views -----------------------------------------
 
 def real(x) -> Tensor:
@@ -247,6 +338,13 @@ def imag(x) -> Tensor:
     return views.make_view(
         x, out, _elementwise.imag,
         lambda p, new: bind1(ew.complex_, _elementwise.real(p), new), lambda lay: lay.imag)
+
+
+def diag(v, k: int = 0) -> Tensor:
+    """A 1-D input becomes a square matrix with it on the k-th diagonal (a new tensor);
+    a 2-D input gives its k-th diagonal, a read-only view as NumPy's."""
+    v = as_tensor(v)
+    return diagonal(v, k) if v.ndim == 2 else _diagonals.diag(v, k)
 
 
 def diagonal(a, offset: int = 0, axis1: int = 0, axis2: int = 1) -> Tensor:

@@ -61,3 +61,46 @@ def test_a_copy_is_a_new_writable_tensor(where, how):
     y[0] = -1.0
     np.testing.assert_array_equal(np.asarray(y)[0], -1.0)
     np.testing.assert_array_equal(base, [1.0, 2.0, 3.0])
+
+
+# NumPy's ways to get an array from a tensor: those that copy (np.array's default
+# copy=True, np.copy, asarray(copy=True), a dtype change) give a writable array of the
+# caller's own, as for a NumPy or jax array; np.asarray gives the tensor's data read-only
+# (a tensor is immutable: a write there would change it behind its back)
+TO_NUMPY = {
+    "np.array": (np.array, True),
+    "np.copy": (np.copy, True),
+    "np.asarray(copy=True)": (lambda t: np.asarray(t, copy=True), True),
+    "np.array(dtype=float64)": (lambda t: np.array(t, dtype=np.float64), True),
+    "np.asarray": (np.asarray, False),
+    "np.array(copy=None)": (lambda t: np.array(t, copy=None), False),
+}
+
+
+@pytest.mark.parametrize("where", ["device", "reference", "view"])
+@pytest.mark.parametrize("name", sorted(TO_NUMPY))
+def test_numpy_copies_of_a_tensor_are_writable_and_never_alias_it(name, where):
+    f, copies = TO_NUMPY[name]
+    assert f(jnp.asarray([1.0, 2.0, 3.0])).flags.writeable == copies  # jax's answer
+    base = snp.asarray([1.0, 2.0, 3.0], device="reference" if where == "reference" else None)
+    t = base[1:] if where == "view" else base
+    a = f(t)
+    assert a.flags.writeable == copies
+    if copies:
+        a[0] = -1.0
+    else:
+        with pytest.raises(ValueError, match="read-only"):
+            a[0] = -1.0
+    np.testing.assert_array_equal(np.asarray(base), [1.0, 2.0, 3.0])
+
+
+@pytest.mark.parametrize("device", [None, "reference"], ids=["device", "reference"])
+def test_a_tensor_made_from_a_numpy_array_keeps_its_value_when_the_array_changes(device):
+    """asarray(ndarray) takes the array's value: later writes into the ndarray do not
+    reach the tensor (the reference backend held the caller's array itself)."""
+    n = np.array([1.0, 2.0, 3.0], np.float32)
+    t = snp.asarray(n, device=device)
+    u = snp.asarray(n[::-1], device=device)
+    n[...] = -5.0
+    np.testing.assert_array_equal(np.asarray(t), [1.0, 2.0, 3.0])
+    np.testing.assert_array_equal(np.asarray(u), [3.0, 2.0, 1.0])

@@ -61,7 +61,10 @@ def test_setitem_matches_numpy(index, value):
 
 
 @pytest.mark.parametrize("value, dtype", [(2.7, np.int32), (-2.7, np.int64), (3, np.float32),
-                                          (1.0, np.bool_), (0, np.bool_), (255, np.uint8)])
+                                          (1.0, np.bool_), (0, np.bool_), (255, np.uint8),
+                                          # a complex into a bool tensor: value != 0, as
+                                          # NumPy (it raised, as it must for numbers)
+                                          (2j, np.bool_), (0j, np.bool_), (1 + 1j, np.bool_)])
 def test_value_is_cast_to_the_tensor_dtype_as_numpy_does(value, dtype):
     a = np.arange(6).astype(dtype)
     check_three_ways(_sj_set(slice(1, 3), value), _np_set(slice(1, 3), value), a)
@@ -155,15 +158,36 @@ def test_writing_a_traced_value_into_an_outer_tensor_reaches_it_as_eagerly():
     np.testing.assert_array_equal(outer.numpy(), want)
 
 
-def test_writing_into_an_outer_tensor_from_a_control_flow_body_raises():
+# a body of control flow that writes into a tensor from outside it: every construct, the
+# tensor closed over, an argument of the jitted function around it or a view of one; the
+# error says to carry the tensor in the construct's state (it said "pass x to the jitted
+# function as an argument", which it already was)
+CONSTRUCTS = {
+    "cond": lambda body, v: stablejit.cond(v > 0, body, lambda v: v, v),
+    "fori_loop": lambda body, v: stablejit.fori_loop(0, 2, lambda i, v: body(v), v),
+    "while_loop": lambda body, v: stablejit.while_loop(lambda v: v < 3, body, v),
+    "scan": lambda body, v: stablejit.scan(lambda c, _: (body(c), c), v, None, length=2)[0],
+}
+
+
+@pytest.mark.parametrize("target", ["closure", "argument", "view of an argument"])
+@pytest.mark.parametrize("construct", CONSTRUCTS)
+def test_writing_into_an_outer_tensor_from_a_control_flow_body_raises(construct, target):
     outer = snp.asarray(A)
 
-    def body(v):
-        outer[0, 0] = v
-        return v
-    with pytest.raises(TypeError, match=r"outside this jit trace.*\.at\[index\]\.set"):
-        stablejit.jit(lambda v: stablejit.cond(v > 0, body, lambda v: v, v))(
-            snp.asarray(1.0))
+    def f(v, arg):
+        dest = {"closure": outer, "argument": arg, "view of an argument": arg[1]}[target]
+
+        def body(v):
+            dest[0, ...] = v
+            return v + 1.0
+        return CONSTRUCTS[construct](body, v)
+    for run in (f, stablejit.jit(f)):
+        arg = snp.asarray(A)
+        with pytest.raises(TypeError, match=r"control-flow body.*carry the tensor in the "
+                                            r"construct's state.*\.at\[index\]\.set"):
+            run(snp.asarray(1.0), arg)
+        np.testing.assert_array_equal(arg.numpy(), A)
     np.testing.assert_array_equal(outer.numpy(), A)
 
 

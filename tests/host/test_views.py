@@ -5,6 +5,8 @@ inside). NumPy's answer is the specification."""
 
 from __future__ import annotations
 
+import contextlib
+
 import numpy as np
 import pytest
 import stablejit
@@ -37,6 +39,25 @@ VIEWS = {
     "chain": lambda xp, a: a[1:][0].T[::2],
     "reshape of a slice": lambda xp, a: xp.reshape(a[1], (12,)),
     "method reshape": lambda xp, a: a[:, 1:].reshape(2, 2, 4),
+    # functions NumPy answers with views (they gave copies: writes did not reach a)
+    "flip": lambda xp, a: xp.flip(a),
+    "flip axes": lambda xp, a: xp.flip(a, (0, 2)),
+    "fliplr": lambda xp, a: xp.fliplr(a),
+    "flipud": lambda xp, a: xp.flipud(a),
+    "rot90": lambda xp, a: xp.rot90(a),
+    "rot90 twice": lambda xp, a: xp.rot90(a, 2),
+    "rot90 back, other axes": lambda xp, a: xp.rot90(a, -1, (2, 1)),
+    "split": lambda xp, a: xp.split(a, 2, axis=2)[1],
+    "array_split": lambda xp, a: xp.array_split(a, 2, axis=1)[1],
+    "array_split at indices": lambda xp, a: xp.array_split(a, [3, 1], axis=2)[2],
+    "hsplit": lambda xp, a: xp.hsplit(a, 3)[2],
+    "vsplit": lambda xp, a: xp.vsplit(a, 2)[0],
+    "dsplit": lambda xp, a: xp.dsplit(a, [1])[1],
+    "unstack": lambda xp, a: xp.unstack(a, axis=1)[2],
+    "atleast_2d": lambda xp, a: xp.atleast_2d(a[0, 1]),
+    "atleast_3d": lambda xp, a: xp.atleast_3d(a[1]),
+    "rollaxis": lambda xp, a: xp.rollaxis(a, 2),
+    "flip of a transpose": lambda xp, a: xp.flip(a.T, 1)[::2],
 }
 
 
@@ -236,8 +257,9 @@ def test_copies_do_not_write_through(name):
 
 @pytest.mark.parametrize("make", [lambda xp, a: xp.diagonal(a[0]),
                                   lambda xp, a: a[0].diagonal(),
+                                  lambda xp, a: xp.diag(a[1], 1),
                                   lambda xp, a: xp.broadcast_to(a[0, 0], (5, 4))],
-                         ids=["diagonal", "method diagonal", "broadcast_to"])
+                         ids=["diagonal", "method diagonal", "diag", "broadcast_to"])
 def test_read_only_views_refuse_writes_and_follow_the_base(make):
     a = snp.asarray(BASE)
     v = make(snp, a)
@@ -360,3 +382,102 @@ def test_chains_of_strided_views_write_through_as_numpy(chain, value):
     vt[...] = vt * 2 + value
     np.testing.assert_array_equal(np.asarray(t), n)
     np.testing.assert_array_equal(np.asarray(vt), vn)
+
+
+# ---- a view passed to jit keeps its layout ----------------------------------------------
+
+# a traced argument that is a view in the caller has the view's strides, so reshape is a
+# copy where NumPy's would be (a write into it stays out of the caller's base) and memory
+# questions answer as eagerly (a transposed view's reshape was a view inside jit: the
+# write reached the caller, where eagerly and in NumPy it did not)
+PASSED_VIEWS = {
+    "transpose": lambda a: a.T,
+    "column": lambda a: a[:, 1],
+    "strided": lambda a: a[:, ::2],
+    "reversed": lambda a: a[::-1],
+    "row": lambda a: a[1],
+    "whole": lambda a: a[:],
+    "block": lambda a: a[1:3, 2:5],
+}
+
+
+def _reshape_and_write(xp, v):
+    r = xp.reshape(v, (-1,))
+    r[0] = -7.0
+    w = v.reshape(v.shape + (1,))  # always a view: writes reach the caller
+    w[-1] = 100.0
+    return r.sum()
+
+
+def _memory_questions(xp, v):
+    a = v[..., :1]
+    b = v[..., 1:] if v.shape[-1] > 1 else v
+    return (xp.shares_memory(a, b), xp.may_share_memory(a, b),
+            xp.may_share_memory(v[:1], v[1:]))
+
+
+@pytest.mark.parametrize("name", PASSED_VIEWS)
+@pytest.mark.parametrize("jitted", [False, True], ids=["eager", "jit"])
+def test_a_view_passed_to_jit_reshapes_and_answers_as_eagerly(name, jitted):
+    n = GRID.copy()
+    want_sum = _reshape_and_write(np, PASSED_VIEWS[name](n))
+    want_memory = _memory_questions(np, PASSED_VIEWS[name](GRID.copy()))
+    t = snp.asarray(GRID)
+    f = stablejit.jit if jitted else (lambda g: g)
+    got_sum = f(lambda v: _reshape_and_write(snp, v))(PASSED_VIEWS[name](t))
+    got_memory = f(lambda v: _memory_questions(snp, v))(PASSED_VIEWS[name](t))
+    np.testing.assert_array_equal(np.asarray(t), n)
+    assert float(got_sum) == float(want_sum)
+    assert tuple(bool(x) for x in got_memory) == want_memory
+
+
+def test_reshape_copy_false_of_a_strided_view_raises_under_jit_as_eagerly():
+    t = snp.asarray(GRID)
+    f = stablejit.jit(lambda v: snp.reshape(v, (-1,), copy=False).sum())
+    with pytest.raises(ValueError, match="without a copy"):
+        f(t.T)
+    assert float(f(t[1:3])) == GRID[1:3].sum()  # contiguous rows: a view, as in NumPy
+
+
+# x[()] of a 0-d array is its value (NumPy's scalar), a copy; x[...] and x[None] are views.
+# x[()] returned x itself, so a later write into x changed it
+@pytest.mark.parametrize("index", [(), Ellipsis, (Ellipsis,), None, (None, Ellipsis)],
+                         ids=["()", "...", "(...,)", "None", "(None, ...)"])
+@pytest.mark.parametrize("way", ["eager", "lazy", "jit"])
+def test_indexing_a_0d_tensor_copies_or_views_as_numpy(index, way):
+    def run(xp, x):
+        got = x[index]
+        x[...] = 7.0
+        return x, got
+    n, want = run(np, np.asarray(np.float32(2.0)))
+    if way == "jit":
+        got = stablejit.jit(lambda x: run(snp, x))(snp.asarray(np.float32(2.0)))
+    else:
+        with stablejit.lazy() if way == "lazy" else contextlib.nullcontext():
+            got = [np.asarray(g) for g in run(snp, snp.asarray(np.float32(2.0)))]
+    np.testing.assert_array_equal(np.asarray(got[0]), n)
+    np.testing.assert_array_equal(np.asarray(got[1]), want)
+
+
+# `x += y` on a view argument writes into the caller's memory eagerly; the traced
+# transformations refuse it as they refuse every write into an argument (it was dropped:
+# the caller's base kept its value where running the function changes it)
+TRACED = {
+    "jvp": lambda f, x: stablejit.jvp(f, (x,), (snp.ones_like(x),)),
+    "vjp": lambda f, x: stablejit.vjp(f, x),
+    "jacfwd": lambda f, x: stablejit.jacfwd(f)(x),
+    "jacrev": lambda f, x: stablejit.jacrev(f)(x),
+}
+
+
+@pytest.mark.parametrize("name", TRACED)
+def test_traced_transformations_refuse_inplace_operators_on_a_view_argument(name):
+    def f(x):
+        x += 1.0
+        return (x * x).sum()
+    base = snp.zeros((2, 3))
+    with pytest.raises(TypeError, match="writes into its argument"):
+        TRACED[name](f, base[1])
+    np.testing.assert_array_equal(np.asarray(base), np.zeros((2, 3)))
+    np.testing.assert_allclose(np.asarray(TRACED[name](lambda x: (x * x).sum(), base[1])[0]),
+                               0.0)
