@@ -250,7 +250,6 @@ from ._info import __array_namespace_info__
 from ._insert_delete import append, delete, insert
 from ._interpolation import interp
 from ._manipulation import (
-    array_split,
     atleast_1d,
     atleast_2d,
     atleast_3d,
@@ -259,15 +258,11 @@ from ._manipulation import (
     concat,
     concatenate,
     diff,
-    dsplit,
     dstack,
     ediff1d,
     expand_dims,
     flatten,
     flip,
-    fliplr,
-    flipud,
-    hsplit,
     hstack,
     matrix_transpose,
     moveaxis,
@@ -283,15 +278,12 @@ from ._manipulation import (
     row_stack,
     shape,
     size,
-    split,
     squeeze,
     stack,
     swapaxes,
     tile,
     transpose,
     trim_zeros,
-    unstack,
-    vsplit,
     vstack,
 )
 from ._operands import asarray, broadcast_arrays, broadcast_shapes, broadcast_to

@@ -374,22 +374,8 @@ def tile(x, repetitions, /) -> Tensor:
     return reshape(b, tuple(r * n for r, n in zip(reps, x.shape, strict=True)))
 
 
-def unstack(x, /, *, axis: int = 0) -> tuple[Tensor, ...]:
-    """The slices of x along `axis`, as a tuple."""
-    x = as_tensor(x)
-    if x.ndim == 0:
-        raise ValueError(at_user_line("unstack needs at least one dimension"))
-    axis = normalize_axis(axis, x.ndim)
-    shape = x.shape[:axis] + x.shape[axis + 1:]
-    return tuple(reshape(_slice_axis(x, axis, i, i + 1), shape) for i in range(x.shape[axis]))
 
 
-def array_split(x, indices_or_sections, axis: int = 0) -> list[Tensor]:
-    """Split into sections (sizes may differ by one) or at the given indices."""
-    x = as_tensor(x)
-    axis = normalize_axis(axis, x.ndim)
-    return [_slice_axis(x, axis, lo, hi)
-            for lo, hi in split_bounds(x, indices_or_sections, axis, even=False)]
 
 
 def split_bounds(x: Tensor, indices_or_sections, axis: int, even: bool = True) -> list:
@@ -413,27 +399,12 @@ def split_bounds(x: Tensor, indices_or_sections, axis: int, even: bool = True) -
     return [(lo, max(lo, hi)) for lo, hi in zip(bounds[:-1], bounds[1:], strict=True)]
 
 
-def split(x, indices_or_sections, axis: int = 0) -> list[Tensor]:
-    """Like array_split, but a number of sections must divide the axis evenly."""
-    x = as_tensor(x)
-    axis = normalize_axis(axis, x.ndim)
-    return [_slice_axis(x, axis, lo, hi)
-            for lo, hi in split_bounds(x, indices_or_sections, axis)]
 
 
-def hsplit(x, indices_or_sections) -> list[Tensor]:
-    x, axis = split_axis(x, "hsplit")
-    return split(x, indices_or_sections, axis)
 
 
-def vsplit(x, indices_or_sections) -> list[Tensor]:
-    x, axis = split_axis(x, "vsplit")
-    return split(x, indices_or_sections, axis)
 
 
-def dsplit(x, indices_or_sections) -> list[Tensor]:
-    x, axis = split_axis(x, "dsplit")
-    return split(x, indices_or_sections, axis)
 
 
 def split_axis(x, name: str) -> tuple[Tensor, int]:
@@ -516,12 +487,8 @@ def column_stack(arrays) -> Tensor:
     return concatenate([reshape(t, (-1, 1)) if t.ndim < 2 else t for t in ts], 1)
 
 
-def fliplr(x) -> Tensor:
-    return flip(x, 1)
 
 
-def flipud(x) -> Tensor:
-    return flip(x, 0)
 
 
 def rot90(x, k: int = 1, axes=(0, 1)) -> Tensor:

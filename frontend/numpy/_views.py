@@ -247,6 +247,8 @@ def flipud(x) -> Tensor:
 
 
 def rot90(x, k: int = 1, axes=(0, 1)) -> Tensor:
+    """Rotate by 90 degrees k times in the plane of `axes` (from the first toward the
+    second); a view of x, as NumPy's."""
     x = as_tensor(x)
     out = _manipulation.rot90(x, k, axes)
     plane, k = normalize_axes(tuple(axes), x.ndim), int(k) % 4
@@ -262,6 +264,8 @@ def _pieces(x: Tensor, axis: int, bounds) -> list[Tensor]:
 
 
 def array_split(x, indices_or_sections, axis: int = 0) -> list[Tensor]:
+    """Split into sections (sizes may differ by one) or at the given indices; the pieces
+    are views of x, as NumPy's."""
     x = as_tensor(x)
     axis = normalize_axis(axis, x.ndim)
     return _pieces(x, axis, _manipulation.split_bounds(x, indices_or_sections, axis,
@@ -269,6 +273,8 @@ def array_split(x, indices_or_sections, axis: int = 0) -> list[Tensor]:
 
 
 def split(x, indices_or_sections, axis: int = 0) -> list[Tensor]:
+    """Like array_split, but a number of sections must divide the axis evenly; the
+    pieces are views of x."""
     x = as_tensor(x)
     axis = normalize_axis(axis, x.ndim)
     return _pieces(x, axis, _manipulation.split_bounds(x, indices_or_sections, axis))
@@ -290,6 +296,7 @@ def dsplit(x, indices_or_sections) -> list[Tensor]:
 
 
 def unstack(x, /, *, axis: int = 0) -> tuple[Tensor, ...]:
+    """The slices of x along `axis`, as a tuple of views of x."""
     x = as_tensor(x)
     if x.ndim == 0:
         raise ValueError(at_user_line("unstack needs at least one dimension"))
