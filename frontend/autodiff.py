@@ -390,12 +390,12 @@ def vjp(f: Callable, *primals, has_aux: bool = False):
     nums = [i for i, p in enumerate(primals) if type(p) not in (bool, int)]
     a = _Args(primals, {}, nums, "vjp", dtype_kinds=None)
     fn, out_tree, captured = a.trace(f, "vjp")
-    if has_aux:
-        aux_tree = split_aux(out_tree, True, "vjp")
+    if has_aux:  # (main output, aux): the main output may be any pytree, as in jax
+        aux_tree = split_aux(out_tree, True, "vjp", scalar=False)
         main_tree = out_tree.children[0]
-        n_main = 1
     else:
-        main_tree, n_main = out_tree, out_tree.num_leaves
+        main_tree = out_tree
+    n_main = main_tree.num_leaves
     outs = call_function(fn, a.leaves + captured)
     main = tree.unflatten(main_tree, outs[:n_main])
     inputs = a.leaves + captured
@@ -417,7 +417,8 @@ def vjp(f: Callable, *primals, has_aux: bool = False):
         def build(b, vals):
             ops = Ops(b)
             n = len(inputs)
-            cts = [ops.convert(c, r.dtype) for c, r in zip(vals[n:], fn.result_types, strict=True)]
+            cts = [ops.convert(c, r.dtype)
+                   for c, r in zip(vals[n:], fn.result_types[:n_main], strict=True)]
             lin = Linearized(b, fn, vals[:n], a.wrt)
             return lin.backward(cts + [None] * (n_res - n_main))
 
@@ -426,7 +427,7 @@ def vjp(f: Callable, *primals, has_aux: bool = False):
                      for p in primals)
 
     if has_aux:
-        return main, vjp_fn, tree.unflatten(aux_tree, outs[1:])
+        return main, vjp_fn, tree.unflatten(aux_tree, outs[n_main:])
     return main, vjp_fn
 
 

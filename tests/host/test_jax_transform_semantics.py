@@ -149,6 +149,31 @@ def test_vjp_passes_python_ints_through():
     assert float(g_n) == 0.0
 
 
+# vjp(has_aux=True): (main output, aux), where the main output is any pytree, as in jax
+VJP_AUX = {
+    "array and array aux": lambda np_: lambda a: (np_.sin(a), a * 3),
+    "array and Python float aux": lambda np_: lambda a: (np_.sin(a), 3.0),
+    "tuple output, dict aux": lambda np_: lambda a: ((np_.sin(a), a[0] * a[1]),
+                                                    {"q": a * 3, "r": 1.0}),
+    "scalar output, None aux": lambda np_: lambda a: (np_.sum(a ** 2), None),
+}
+
+
+@pytest.mark.parametrize("jit", [False, True])
+@pytest.mark.parametrize("label", list(VJP_AUX))
+def test_vjp_with_aux_matches_jax(label, jit):
+    x = np.array([0.3, 0.7, 1.1, 0.45])
+
+    def run(t, np_):
+        def g(a):
+            out, vjp_fn, aux = t.vjp(VJP_AUX[label](np_), a, has_aux=True)
+            ct = jax.tree.map(lambda o: o * 2.0 + 1.0, out)
+            return out, vjp_fn(ct), aux
+        return (t.jit(g) if jit else g)(x)
+
+    _close(run(stablejit, snp), run(jax, jnp), rtol=1e-6, atol=1e-7)
+
+
 def test_python_if_on_a_differentiated_value_names_grad_not_jit():
     # outside jit grad follows the branch (see the test below); inside jit it cannot
     with pytest.raises(stablejit.TracerBoolConversionError) as e:
