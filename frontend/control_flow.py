@@ -510,13 +510,14 @@ def _bounds_dtype(lower, upper):
         f"signed integer bound): {fix}"))
 
 
-def fori_loop(lower, upper, body_fun, init_val):
+def fori_loop(lower, upper, body_fun, init_val, *, unroll=None):
     """`for i in range(lower, upper): val = body_fun(i, val)`; returns val.
 
     With bounds known while tracing (Python ints, or concrete tensors outside jit) it is
     a scan of upper - lower steps with a Python int index (weakly typed), so reverse-mode
     gradients work (as in JAX); with traced bounds it is a while_loop and the index has
-    the bounds' dtype. The carry follows while_loop's type rule.
+    the bounds' dtype. The carry follows while_loop's type rule. unroll (an int, or
+    True for all steps) is scan's, so it needs bounds known while tracing, as in JAX.
 
     Example:
         >>> stablejit.fori_loop(0, 4, lambda i, acc: acc + i * i, snp.asarray(0.0))
@@ -533,9 +534,15 @@ def fori_loop(lower, upper, body_fun, init_val):
 
         # the index is a weak int (a Python int), as in JAX: i * dt keeps dt's dtype
         (_, val), _ = _scan(step, (snp.asarray(lower), init_val), None,
-                            max(0, upper - lower), False, 1,
+                            max(0, upper - lower), False,
+                            1 if unroll is None or unroll is False else unroll,
                             LoopNames("fori_loop", "body_fun", "init_val", 1))
         return val
+    if unroll is not None and unroll is not False and unroll != 1:
+        raise ValueError(at_user_line(
+            f"fori_loop: unroll={unroll!r} needs bounds known while tracing (Python ints), "
+            f"but lower or upper is traced here; pass the bounds as Python ints (a static "
+            f"argument of jit), or leave unroll out"))
     lo, hi = snp.astype(lo, d), snp.astype(hi, d)
 
     def body(c):

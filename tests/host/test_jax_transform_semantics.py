@@ -590,6 +590,33 @@ def test_scan_unroll_gives_the_rolled_results(unroll, reverse):
            jax.grad(loss(jnp, jax.lax.scan), (0, 1))(init + 0.5, XS), rtol=1e-4)
 
 
+@pytest.mark.parametrize("unroll", [None, 1, 2, 3, 5, 9, True, False])
+@pytest.mark.parametrize("bounds", [(0, 5), (2, 7), (3, 3), (4, 1)])
+def test_fori_loop_unroll_matches_jax(unroll, bounds):
+    """fori_loop takes jax's keyword-only unroll= (with bounds known while tracing), with
+    the rolled loop's values and gradients."""
+    x = RNG.standard_normal(3).astype(np.float32)
+
+    def f(np_, fori):
+        return lambda v: np_.sum(fori(*bounds, lambda i, c: c * np_.sin(c) + i, v,
+                                      unroll=unroll) ** 2)
+
+    got, want = f(snp, stablejit.fori_loop), f(jnp, jax.lax.fori_loop)
+    _close(got(x), want(x))
+    _close(stablejit.jit(stablejit.grad(got))(x), jax.grad(want)(x), rtol=1e-4)
+
+
+def test_fori_loop_unroll_with_traced_bounds_is_refused_as_in_jax():
+    body = lambda i, c: c + i  # noqa: E731
+    with pytest.raises(ValueError, match="unroll=2 needs bounds known while tracing"):
+        stablejit.jit(lambda n: stablejit.fori_loop(0, n, body, 0.0, unroll=2))(3)
+    with pytest.raises(ValueError):
+        jax.jit(lambda n: jax.lax.fori_loop(0, n, body, 0.0, unroll=2))(3)
+    # unroll=1 (or False) with traced bounds is the rolled loop, as in jax
+    assert float(stablejit.jit(lambda n: stablejit.fori_loop(0, n, body, 0.0, unroll=1))(4)) \
+        == 6.0
+
+
 def test_scan_unroll_is_checked_as_jax():
     with pytest.raises(ValueError, match="unroll"):
         stablejit.scan(_step(snp), np.zeros(3, np.float32), XS, unroll=-1)
