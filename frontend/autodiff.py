@@ -43,7 +43,7 @@ from .compiler.primitives import custom_ad, shape_ops
 from .context import stack
 from .dispatch import bind1
 from .errors import at_user_line
-from .grad_checks import check_scalar_output, dtype_message, split_aux
+from .grad_checks import argnums_tuple, check_scalar_output, dtype_message, split_aux
 from .grad_tape import GradTape, NeedsTrace, ValueRead, tape_backend
 from .spmd import runs_on
 from .staging import stage_with_values
@@ -79,18 +79,6 @@ def _ir_name(name: str) -> str:
 
 
 # ---- arguments ---------------------------------------------------------------------------
-
-def _argnums(argnums, nargs: int, what: str) -> tuple[int, ...]:
-    if type(argnums) is int and 0 <= argnums < nargs:  # grad(f)(x): the common call
-        return (argnums,)
-    nums = (argnums,) if isinstance(argnums, int) else tuple(argnums)
-    for i in nums:
-        if not -nargs <= i < nargs:
-            raise ValueError(at_user_line(
-                f"{what}: argnums {argnums} is out of range for a call with {nargs} "
-                f"positional argument(s)"))
-    return tuple(i % nargs for i in nums)
-
 
 _ARRAYS = (Tensor, np.ndarray)
 
@@ -219,7 +207,7 @@ def _grad_fn(f: Callable, argnums, has_aux: bool, holomorphic: bool, value: bool
 def _vg_rest(f: Callable, argnums, has_aux: bool, holomorphic: bool, done, args, kwargs):
     """value_and_grad(f)(*args, **kwargs) past the tape call: `done` is None where f has
     not run, or the NeedsTrace its tape stopped with."""
-    a = _Args(args, kwargs, _argnums(argnums, len(args), "grad"), "grad",
+    a = _Args(args, kwargs, argnums_tuple(argnums, len(args), "grad"), "grad",
               "c" if holomorphic else "fc")
     backend = tape_backend(a.leaves) if done is None else None
     if backend is not None:
@@ -557,7 +545,7 @@ def jacrev(f: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False,
     single = isinstance(argnums, int)
 
     def jacrev_f(*args, **kwargs):
-        a = _Args(args, kwargs, _argnums(argnums, len(args), "jacrev"), "jacrev",
+        a = _Args(args, kwargs, argnums_tuple(argnums, len(args), "jacrev"), "jacrev",
                   "c" if holomorphic else "fc")
         fn, out_tree, captured = a.trace(f, "jacrev")
         aux_tree = split_aux(out_tree, True, "jacrev", scalar=False) if has_aux else None
@@ -616,7 +604,7 @@ def jacfwd(f: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False,
     single = isinstance(argnums, int)
 
     def jacfwd_f(*args, **kwargs):
-        a = _Args(args, kwargs, _argnums(argnums, len(args), "jacfwd"), "jacfwd",
+        a = _Args(args, kwargs, argnums_tuple(argnums, len(args), "jacfwd"), "jacfwd",
                   "c" if holomorphic else "fc")
         fn, out_tree, captured = a.trace(f, "jacfwd")
         aux_tree = split_aux(out_tree, True, "jacfwd", scalar=False) if has_aux else None
