@@ -174,6 +174,42 @@ def test_vjp_with_aux_matches_jax(label, jit):
     _close(run(stablejit, snp), run(jax, jnp), rtol=1e-6, atol=1e-7)
 
 
+# jvp, linearize and hessian take jax's has_aux (and hessian holomorphic=); they were
+# TypeErrors (unexpected keyword)
+@pytest.mark.parametrize("jit", [False, True])
+@pytest.mark.parametrize("transform", ["jvp", "linearize"])
+@pytest.mark.parametrize("label", list(VJP_AUX))
+def test_jvp_and_linearize_with_aux_match_jax(label, transform, jit):
+    x = np.array([0.3, 0.7, 1.1, 0.45])
+    t = np.array([1.0, 0.5, -1.0, 2.0])
+
+    def run(tr, np_):
+        f = VJP_AUX[label](np_)
+
+        def g(a, da):
+            if transform == "jvp":
+                return tr.jvp(f, (a,), (da,), has_aux=True)
+            out, f_jvp, aux = tr.linearize(f, a, has_aux=True)
+            return out, f_jvp(da), aux
+        return (tr.jit(g) if jit else g)(x, t)
+
+    _close(run(stablejit, snp), run(jax, jnp), rtol=1e-6, atol=1e-7)
+
+
+@pytest.mark.parametrize("jit", [False, True])
+def test_hessian_has_aux_and_holomorphic_match_jax(jit):
+    x = np.array([0.3, 0.7, 1.1, 0.45])
+    z = x + 1j * x[::-1]
+
+    def run(t, np_):
+        w = t.jit if jit else (lambda g: g)
+        aux = w(t.hessian(lambda a: (np_.sum(np_.sin(a) * a ** 2), a * 3), has_aux=True))(x)
+        holo = w(t.hessian(lambda c: np_.sum(c ** 3 * np_.exp(c)), holomorphic=True))(z)
+        return aux, holo
+
+    _close(run(stablejit, snp), run(jax, jnp), rtol=1e-6, atol=1e-7)
+
+
 def test_python_if_on_a_differentiated_value_names_grad_not_jit():
     # outside jit grad follows the branch (see the test below); inside jit it cannot
     with pytest.raises(stablejit.TracerBoolConversionError) as e:
