@@ -446,6 +446,34 @@ def test_differentiating_a_closed_over_value_is_a_clear_error(kind):
         jax.grad(lambda y: _jax_closure(kind, y))(3.0)
 
 
+# a custom_vjp fwd whose primal output does not have f's shapes: refused, as jax mostly
+# refuses it (it was silently ignored: the value came from f, the derivative from bwd)
+BAD_FWD = {
+    "a scalar for a vector": lambda np_, f: lambda x: (np_.sum(x), None),
+    "a slice": lambda np_, f: lambda x: (f(x)[:2], None),
+    "one leaf of two of another shape": lambda np_, f: lambda x: ((x, x[None]), None),
+}
+
+
+@pytest.mark.parametrize("label", list(BAD_FWD))
+def test_custom_vjp_fwd_returning_another_shape_is_refused(label):
+    two = label.startswith("one leaf")
+
+    def make(t, np_):
+        f = t.custom_vjp(lambda x: (x * 2, x * 3) if two else x * 2)
+        f.defvjp(BAD_FWD[label](np_, f), lambda _, g: ((g[0] if two else g) * 2,))
+        return lambda x: np_.sum(f(x)[1] if two else f(x))
+
+    x = np.ones(3)
+    with pytest.raises(ValueError, match="custom_vjp fwd of .* returns an output of shape"):
+        stablejit.grad(make(stablejit, snp))(x)
+    with pytest.raises(ValueError, match="custom_vjp fwd of .* returns an output of shape"):
+        stablejit.jit(stablejit.grad(make(stablejit, snp)))(x)
+    if not two:  # (jax does not look at an output leaf that is not differentiated)
+        with pytest.raises((TypeError, ValueError)):
+            jax.grad(make(jax, jnp))(x)
+
+
 def _jax_closure(kind, y):
     if kind == "custom_vjp":
         f = jax.custom_vjp(lambda x: x * y)
