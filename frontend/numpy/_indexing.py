@@ -35,7 +35,12 @@ from ..compiler.primitives import indexing as ix
 from ..compiler.primitives import shape_ops as so
 from ..compiler.symbolic import DimExpr, slice_indices
 from ..dispatch import bind, bind1, kept_attrs
-from ..errors import MustCompileError, at_user_line
+from ..errors import (
+    MustCompileError,
+    TracerBoolConversionError,
+    TracerConversionError,
+    at_user_line,
+)
 from ..promotion import DEFAULT_INT
 from ..tensor import Tensor
 from ._creation import arange
@@ -335,13 +340,15 @@ def _masks_to_integers(x: Tensor, idx: list) -> list:
             out.append(i)
             axis += 1
             continue
-        if isinstance(i, Tensor) and not i._backend.concrete:
+        try:  # (eager grad's valued trace has the mask's value, as jax's eager grad)
+            m = i.numpy() if isinstance(i, Tensor) else np.asarray(i, dtype=bool)
+        except (TracerBoolConversionError, TracerConversionError):
             raise MustCompileError(at_user_line(
                 "boolean-mask indexing inside jit cannot be compiled: the number of selected "
                 "elements depends on the data, and XLA programs have static shapes. Use "
                 "stablejit.numpy.where(mask, x, 0) to keep the shape, "
-                "nonzero(mask, size=N) for a fixed number of indices, or index outside jit"))
-        m = i.numpy() if isinstance(i, Tensor) else np.asarray(i, dtype=bool)
+                "nonzero(mask, size=N) for a fixed number of indices, or index outside jit"
+            )) from None
         if m.ndim == 0:
             raise IndexError(at_user_line(
                 "a scalar boolean index (x[True]) is not supported; use x[None] or "

@@ -219,6 +219,42 @@ def test_python_if_on_a_differentiated_value_names_grad_not_jit():
     assert "outside argnums" in msg
 
 
+# boolean-mask indexing by a differentiated value outside jit: the number of elements is
+# known from the values, as in jax's eager grad (it was a MustCompileError that said
+# "inside jit" to a caller who used no jit)
+MASKED = {
+    "sum of cubes": lambda np_: lambda x: np_.sum(x[x > 0.5] ** 3),
+    "mask of a gather": lambda np_: lambda x: np_.sum(x[np_.argsort(x)][np_.sort(x) > 0.4]
+                                                      * x[0]),
+    "2-d mask, nothing selected": lambda np_: lambda x: np_.sum(
+        x.reshape(5, 1)[x.reshape(5, 1) > 9.0]) + np_.sum(x ** 2),
+}
+
+
+@pytest.mark.parametrize("mode", ["eager", "lazy"])
+@pytest.mark.parametrize("transform", ["value_and_grad", "jacrev", "vjp"])
+@pytest.mark.parametrize("label", list(MASKED))
+def test_boolean_mask_on_a_differentiated_value_outside_jit_matches_jax(label, transform,
+                                                                        mode):
+    def run(t, np_, x):
+        f = MASKED[label](np_)
+        if transform == "vjp":
+            out, fn = t.vjp(f, x)
+            return out, fn(out * 0 + 1.5)
+        return getattr(t, transform)(f)(x)
+
+    for x in (np.array([0.3, 0.7, 1.1, 0.45, -0.2]), np.array([0.9, -0.7, 0.1, 2.0, 0.6])):
+        want = run(jax, jnp, x)
+        if mode == "lazy":
+            with stablejit.lazy():
+                got = run(stablejit, snp, x)
+        else:
+            got = run(stablejit, snp, x)
+        _close(got, want, rtol=1e-6, atol=1e-7)
+    with pytest.raises(stablejit.MustCompileError, match="boolean-mask indexing inside jit"):
+        stablejit.jit(lambda v: run(stablejit, snp, v))(x)
+
+
 # ---- 2. jit's static arguments by position or keyword ----------------------------------------
 
 @pytest.mark.parametrize("how", ["argnames-positional", "argnames-keyword",
