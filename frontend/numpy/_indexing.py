@@ -35,12 +35,7 @@ from ..compiler.primitives import indexing as ix
 from ..compiler.primitives import shape_ops as so
 from ..compiler.symbolic import DimExpr, slice_indices
 from ..dispatch import bind, bind1, kept_attrs
-from ..errors import (
-    MustCompileError,
-    TracerBoolConversionError,
-    TracerConversionError,
-    at_user_line,
-)
+from ..errors import MustCompileError, at_user_line
 from ..promotion import DEFAULT_INT
 from ..tensor import Tensor
 from ._creation import arange
@@ -55,7 +50,14 @@ from ._index_values import (
     static_indices_in_mode,
 )
 from ._manipulation import concatenate, reshape
-from ._operands import as_tensor, astype, broadcast_shapes, broadcast_to, values_in
+from ._operands import (
+    as_tensor,
+    astype,
+    broadcast_shapes,
+    broadcast_to,
+    has_value,
+    values_in,
+)
 
 
 def _is_array_index(i) -> bool:
@@ -340,15 +342,13 @@ def _masks_to_integers(x: Tensor, idx: list) -> list:
             out.append(i)
             axis += 1
             continue
-        try:  # (eager grad's valued trace has the mask's value, as jax's eager grad)
-            m = i.numpy() if isinstance(i, Tensor) else np.asarray(i, dtype=bool)
-        except (TracerBoolConversionError, TracerConversionError):
+        if isinstance(i, Tensor) and not has_value(i):
             raise MustCompileError(at_user_line(
                 "boolean-mask indexing inside jit cannot be compiled: the number of selected "
                 "elements depends on the data, and XLA programs have static shapes. Use "
                 "stablejit.numpy.where(mask, x, 0) to keep the shape, "
-                "nonzero(mask, size=N) for a fixed number of indices, or index outside jit"
-            )) from None
+                "nonzero(mask, size=N) for a fixed number of indices, or index outside jit"))
+        m = i.numpy() if isinstance(i, Tensor) else np.asarray(i, dtype=bool)
         if m.ndim == 0:
             raise IndexError(at_user_line(
                 "a scalar boolean index (x[True]) is not supported; use x[None] or "

@@ -219,15 +219,21 @@ def test_python_if_on_a_differentiated_value_names_grad_not_jit():
     assert "outside argnums" in msg
 
 
-# boolean-mask indexing by a differentiated value outside jit: the number of elements is
-# known from the values, as in jax's eager grad (it was a MustCompileError that said
-# "inside jit" to a caller who used no jit)
+# boolean-mask indexing (and nonzero, compress ...) by a differentiated value outside jit:
+# the number of elements is known from the values, as in jax's eager grad (it was a
+# MustCompileError that said "inside jit" to a caller who used no jit)
 MASKED = {
     "sum of cubes": lambda np_: lambda x: np_.sum(x[x > 0.5] ** 3),
     "mask of a gather": lambda np_: lambda x: np_.sum(x[np_.argsort(x)][np_.sort(x) > 0.4]
                                                       * x[0]),
     "2-d mask, nothing selected": lambda np_: lambda x: np_.sum(
         x.reshape(5, 1)[x.reshape(5, 1) > 9.0]) + np_.sum(x ** 2),
+    "nonzero": lambda np_: lambda x: np_.sum(x[np_.nonzero(x > 0.5)] ** 3),
+    "argwhere": lambda np_: lambda x: np_.sum(x[np_.argwhere(x > 0.5)[:, 0]] * x[1]),
+    "flatnonzero": lambda np_: lambda x: np_.sum(x[np_.flatnonzero(x < 0.5)] ** 2),
+    "where of one argument": lambda np_: lambda x: np_.sum(x[np_.where(x > 0.5)] ** 3),
+    "compress": lambda np_: lambda x: np_.sum(np_.compress(x > 0.5, x) ** 2),
+    "extract": lambda np_: lambda x: np_.sum(np_.extract(x > 0.5, x) * x[0]),
 }
 
 
@@ -251,7 +257,7 @@ def test_boolean_mask_on_a_differentiated_value_outside_jit_matches_jax(label, t
         else:
             got = run(stablejit, snp, x)
         _close(got, want, rtol=1e-6, atol=1e-7)
-    with pytest.raises(stablejit.MustCompileError, match="boolean-mask indexing inside jit"):
+    with pytest.raises(stablejit.MustCompileError, match="inside jit cannot be compiled"):
         stablejit.jit(lambda v: run(stablejit, snp, v))(x)
 
 
