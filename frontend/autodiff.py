@@ -43,7 +43,7 @@ from .compiler.primitives import custom_ad, shape_ops
 from .context import stack
 from .dispatch import bind1
 from .errors import at_user_line
-from .grad_checks import check_scalar_output, dtype_message, split_aux
+from .grad_checks import argnums_tuple, check_scalar_output, dtype_message, split_aux
 from .grad_tape import GradTape, NeedsTrace, ValueRead, tape_backend
 from .spmd import runs_on
 from .staging import stage_with_values
@@ -79,18 +79,6 @@ def _ir_name(name: str) -> str:
 
 
 # ---- arguments ---------------------------------------------------------------------------
-
-def _argnums(argnums, nargs: int, what: str) -> tuple[int, ...]:
-    if type(argnums) is int and 0 <= argnums < nargs:  # grad(f)(x): the common call
-        return (argnums,)
-    nums = (argnums,) if isinstance(argnums, int) else tuple(argnums)
-    for i in nums:
-        if not -nargs <= i < nargs:
-            raise ValueError(at_user_line(
-                f"{what}: argnums {argnums} is out of range for a call with {nargs} "
-                f"positional argument(s)"))
-    return tuple(i % nargs for i in nums)
-
 
 _ARRAYS = (Tensor, np.ndarray)
 
@@ -219,7 +207,7 @@ def _grad_fn(f: Callable, argnums, has_aux: bool, holomorphic: bool, value: bool
 def _vg_rest(f: Callable, argnums, has_aux: bool, holomorphic: bool, done, args, kwargs):
     """value_and_grad(f)(*args, **kwargs) past the tape call: `done` is None where f has
     not run, or the NeedsTrace its tape stopped with."""
-    a = _Args(args, kwargs, _argnums(argnums, len(args), "grad"), "grad",
+    a = _Args(args, kwargs, argnums_tuple(argnums, len(args), "grad"), "grad",
               "c" if holomorphic else "fc")
     backend = tape_backend(a.leaves) if done is None else None
     if backend is not None:
@@ -390,12 +378,8 @@ def vjp(f: Callable, *primals, has_aux: bool = False):
     nums = [i for i, p in enumerate(primals) if type(p) not in (bool, int)]
     a = _Args(primals, {}, nums, "vjp", dtype_kinds=None)
     fn, out_tree, captured = a.trace(f, "vjp")
-    if has_aux:
-        aux_tree = split_aux(out_tree, True, "vjp")
-        main_tree = out_tree.children[0]
-        n_main = 1
-    else:
-        main_tree, n_main = out_tree, out_tree.num_leaves
+    main_tree, aux_tree = _main_and_aux(out_tree, has_aux, "vjp")  # any pytree, as jax's
+    n_main = main_tree.num_leaves
     outs = call_function(fn, a.leaves + captured)
     main = tree.unflatten(main_tree, outs[:n_main])
     inputs = a.leaves + captured
@@ -417,7 +401,8 @@ def vjp(f: Callable, *primals, has_aux: bool = False):
         def build(b, vals):
             ops = Ops(b)
             n = len(inputs)
-            cts = [ops.convert(c, r.dtype) for c, r in zip(vals[n:], fn.result_types, strict=True)]
+            cts = [ops.convert(c, r.dtype)
+                   for c, r in zip(vals[n:], fn.result_types[:n_main], strict=True)]
             lin = Linearized(b, fn, vals[:n], a.wrt)
             return lin.backward(cts + [None] * (n_res - n_main))
 
@@ -426,7 +411,7 @@ def vjp(f: Callable, *primals, has_aux: bool = False):
                      for p in primals)
 
     if has_aux:
-        return main, vjp_fn, tree.unflatten(aux_tree, outs[1:])
+        return main, vjp_fn, tree.unflatten(aux_tree, outs[n_main:])
     return main, vjp_fn
 
 
@@ -454,8 +439,10 @@ def _tangent_tensors(a: _Args, tangents, what: str) -> list[Tensor]:
     return ts
 
 
-def _run_jvp(name: str, fn: Function, leaves, captured, ts, primal_out: bool):
-    """fn's tangent outputs (after its outputs when primal_out) for tangents ts."""
+def _run_jvp(name: str, fn: Function, leaves, captured, ts, primal_out: bool,
+             n_tan: int | None = None):
+    """fn's tangent outputs (its first n_tan: has_aux's aux has none), after its outputs
+    when primal_out, for tangents ts."""
     n = len(leaves)
 
     def build(b, vals):
@@ -465,14 +452,15 @@ def _run_jvp(name: str, fn: Function, leaves, captured, ts, primal_out: bool):
         outs, t_out = jvp_into(b, fn, vals[:n + len(captured)],
                                tangents + [None] * len(captured))
         t_out = [t if t is not None else ops.zeros_like(o)
-                 for t, o in zip(t_out, outs, strict=True)]
+                 for t, o in zip(t_out, outs, strict=True)][:n_tan]
         return outs + t_out if primal_out else t_out
 
     return run_built(name, build, list(leaves) + list(captured) + list(ts))
 
 
-def jvp(f: Callable, primals: Sequence, tangents: Sequence):
-    """(f(*primals), J(primals) @ tangents), with tangents structured like primals.
+def jvp(f: Callable, primals: Sequence, tangents: Sequence, has_aux: bool = False):
+    """(f(*primals), J(primals) @ tangents), with tangents structured like primals; with
+    has_aux, f returns (output, aux) and jvp returns (output, tangent, aux), as JAX's.
 
     Example:
         >>> stablejit.jvp(lambda x: x ** 2, (snp.asarray(3.0),), (snp.asarray(1.0),))
@@ -481,16 +469,26 @@ def jvp(f: Callable, primals: Sequence, tangents: Sequence):
         6.)
     """
     a, fn, out_tree, captured = _jvp_parts(f, primals, "jvp")
+    main_tree, aux_tree = _main_and_aux(out_tree, has_aux, "jvp")
     ts = _tangent_tensors(a, tangents, "jvp")
-    res = _run_jvp(f"{ir_name(f)}_jvp", fn, a.leaves, captured, ts, primal_out=True)
-    k = len(fn.results)
-    return tree.unflatten(out_tree, res[:k]), tree.unflatten(out_tree, res[k:])
+    n, k = main_tree.num_leaves, len(fn.results)
+    res = _run_jvp(f"{ir_name(f)}_jvp", fn, a.leaves, captured, ts, True, n)
+    out = tree.unflatten(main_tree, res[:n]), tree.unflatten(main_tree, res[k:])
+    return (*out, tree.unflatten(aux_tree, res[n:k])) if has_aux else out
 
 
-def linearize(f: Callable, *primals):
+def _main_and_aux(out_tree, has_aux: bool, what: str):
+    """(the tree of f's output, of its aux) for has_aux=True; (the output's, None)."""
+    if not has_aux:
+        return out_tree, None
+    return out_tree.children[0], split_aux(out_tree, True, what, scalar=False)
+
+
+def linearize(f: Callable, *primals, has_aux: bool = False):
     """(f(*primals), f_jvp) where f_jvp(*tangents) gives J(primals) @ tangents, as JAX's
-    linearize. f is traced once; each f_jvp call runs the tangent program (which
-    recomputes what it needs of the forward pass inside the same compiled program).
+    linearize (with has_aux, f returns (output, aux): (output, f_jvp, aux)). f is traced
+    once; each f_jvp call runs the tangent program (which recomputes what it needs of
+    the forward pass inside the same compiled program).
 
     Example:
         >>> y, f_jvp = stablejit.linearize(snp.sin, snp.asarray(0.0))
@@ -499,16 +497,17 @@ def linearize(f: Callable, *primals):
         2.
     """
     a, fn, out_tree, captured = _jvp_parts(f, primals, "linearize")
-    out = tree.unflatten(out_tree, call_function(fn, a.leaves + captured))
+    main_tree, aux_tree = _main_and_aux(out_tree, has_aux, "linearize")
+    outs, n = call_function(fn, a.leaves + captured), main_tree.num_leaves
 
     @api_boundary
     def f_jvp(*tangents):
         ts = _tangent_tensors(a, tangents, "linearize")
-        res = _run_jvp(f"{ir_name(f)}_linearized", fn, a.leaves, captured, ts,
-                       primal_out=False)
-        return tree.unflatten(out_tree, res)
+        res = _run_jvp(f"{ir_name(f)}_linearized", fn, a.leaves, captured, ts, False, n)
+        return tree.unflatten(main_tree, res)
 
-    return out, f_jvp
+    out = tree.unflatten(main_tree, outs[:n])
+    return (out, f_jvp, tree.unflatten(aux_tree, outs[n:])) if has_aux else (out, f_jvp)
 
 
 # ---- Jacobians -----------------------------------------------------------------------------
@@ -556,7 +555,7 @@ def jacrev(f: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False,
     single = isinstance(argnums, int)
 
     def jacrev_f(*args, **kwargs):
-        a = _Args(args, kwargs, _argnums(argnums, len(args), "jacrev"), "jacrev",
+        a = _Args(args, kwargs, argnums_tuple(argnums, len(args), "jacrev"), "jacrev",
                   "c" if holomorphic else "fc")
         fn, out_tree, captured = a.trace(f, "jacrev")
         aux_tree = split_aux(out_tree, True, "jacrev", scalar=False) if has_aux else None
@@ -615,7 +614,7 @@ def jacfwd(f: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False,
     single = isinstance(argnums, int)
 
     def jacfwd_f(*args, **kwargs):
-        a = _Args(args, kwargs, _argnums(argnums, len(args), "jacfwd"), "jacfwd",
+        a = _Args(args, kwargs, argnums_tuple(argnums, len(args), "jacfwd"), "jacfwd",
                   "c" if holomorphic else "fc")
         fn, out_tree, captured = a.trace(f, "jacfwd")
         aux_tree = split_aux(out_tree, True, "jacfwd", scalar=False) if has_aux else None
@@ -664,8 +663,9 @@ def jacfwd(f: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False,
 jacobian = jacrev  # JAX's alias
 
 
-def hessian(f: Callable, argnums: int | Sequence[int] = 0):
-    """The Hessian of scalar f: jacfwd(jacrev(f)).
+def hessian(f: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False,
+            holomorphic: bool = False):
+    """The Hessian of scalar f: jacfwd(jacrev(f)), with JAX's has_aux and holomorphic.
 
     Example:
         >>> stablejit.hessian(lambda x: x[0] ** 2 * x[1])(snp.asarray([1.0, 2.0]))
@@ -673,7 +673,7 @@ def hessian(f: Callable, argnums: int | Sequence[int] = 0):
         [[4., 2.],
          [2., 0.]]
     """
-    return jacfwd(jacrev(f, argnums), argnums)
+    return jacfwd(jacrev(f, argnums, has_aux, holomorphic), argnums, has_aux, holomorphic)
 
 
 # ---- stop_gradient -----------------------------------------------------------------------

@@ -61,6 +61,21 @@ class RegionTrace(Trace):
         return v
 
 
+def _functions(what: str, **fns) -> None:
+    for name, f in fns.items():
+        if not callable(f):
+            raise TypeError(at_user_line(f"{what}: {name} must be a function (a def or a "
+                                         f"lambda), got {type(f).__name__} {f!r:.40}"))
+
+
+def _scalar(what: str, name: str, x, kind: str = "a bool or a number") -> Tensor:
+    try:
+        return _as_tensor(x)
+    except TypeError:
+        raise TypeError(at_user_line(f"{what}: {name} must be a scalar ({kind}), got "
+                                     f"{type(x).__name__} {x!r:.40}")) from None
+
+
 def _as_tensor(x) -> Tensor:
     return x if isinstance(x, Tensor) else snp.asarray(x)
 
@@ -343,7 +358,8 @@ def cond(pred, true_fn, false_fn, *operands):
         Tensor<f32[] xla:host:0>
         6.
     """
-    p = _as_tensor(pred)
+    _functions("cond", true_fn=true_fn, false_fn=false_fn)
+    p = _scalar("cond", "pred", pred)
     if p.shape != ():
         raise TypeError(at_user_line(
             f"cond: pred must be a scalar, got a tensor of shape {p.shape}; reduce it first "
@@ -369,7 +385,8 @@ def switch(index, branches, *operands):
     branches = list(branches)
     if not branches:
         raise ValueError(at_user_line("switch: needs at least one branch"))
-    i = _as_tensor(index)
+    _functions("switch", **{f"branches[{k}]": b for k, b in enumerate(branches)})
+    i = _scalar("switch", "index", index, "an integer")
     if i.shape != () or i.dtype.kind not in "iu":
         raise TypeError(at_user_line(f"switch: index must be an integer scalar, got {i.type}"))
     if len(branches) == 1:
@@ -426,6 +443,7 @@ def while_loop(cond_fun, body_fun, init_val):
         5, Tensor<f32[] xla:host:0>
         32.)
     """
+    _functions("while_loop", cond_fun=cond_fun, body_fun=body_fun)
     return _while_loop(cond_fun, body_fun, init_val, LoopNames("while_loop", "body_fun"))
 
 
@@ -488,7 +506,8 @@ def _bounds_dtype(lower, upper):
     """JAX's rule for fori_loop's bounds: one dtype, except that a weakly typed bound (a
     Python int) pairs with a signed integer bound of another dtype, taking its dtype.
     Stablejit also requires integer scalars (JAX lets float bounds of one dtype by)."""
-    lo, hi = _as_tensor(lower), _as_tensor(upper)
+    lo, hi = (_scalar("fori_loop", n, b, "an integer") for n, b in (("lower", lower),
+                                                                    ("upper", upper)))
     if lo.shape != () or hi.shape != () or lo.dtype.kind not in "iu" or \
             hi.dtype.kind not in "iu":
         raise TypeError(at_user_line(f"fori_loop: lower and upper must be integer scalars, "
@@ -510,19 +529,21 @@ def _bounds_dtype(lower, upper):
         f"signed integer bound): {fix}"))
 
 
-def fori_loop(lower, upper, body_fun, init_val):
+def fori_loop(lower, upper, body_fun, init_val, *, unroll=None):
     """`for i in range(lower, upper): val = body_fun(i, val)`; returns val.
 
     With bounds known while tracing (Python ints, or concrete tensors outside jit) it is
     a scan of upper - lower steps with a Python int index (weakly typed), so reverse-mode
     gradients work (as in JAX); with traced bounds it is a while_loop and the index has
-    the bounds' dtype. The carry follows while_loop's type rule.
+    the bounds' dtype. The carry follows while_loop's type rule. unroll (an int, or
+    True for all steps) is scan's, so it needs bounds known while tracing, as in JAX.
 
     Example:
         >>> stablejit.fori_loop(0, 4, lambda i, acc: acc + i * i, snp.asarray(0.0))
         Tensor<f32[] xla:host:0>
         14.
     """
+    _functions("fori_loop", body_fun=body_fun)
     lo, hi, d = _bounds_dtype(lower, upper)
     if _concrete_int(lower) and _concrete_int(upper):
         lower, upper = int(lower), int(upper)
@@ -533,9 +554,15 @@ def fori_loop(lower, upper, body_fun, init_val):
 
         # the index is a weak int (a Python int), as in JAX: i * dt keeps dt's dtype
         (_, val), _ = _scan(step, (snp.asarray(lower), init_val), None,
-                            max(0, upper - lower), False, 1,
+                            max(0, upper - lower), False,
+                            1 if unroll is None or unroll is False else unroll,
                             LoopNames("fori_loop", "body_fun", "init_val", 1))
         return val
+    if unroll is not None and unroll is not False and unroll != 1:
+        raise ValueError(at_user_line(
+            f"fori_loop: unroll={unroll!r} needs bounds known while tracing (Python ints), "
+            f"but lower or upper is traced here; pass the bounds as Python ints (a static "
+            f"argument of jit), or leave unroll out"))
     lo, hi = snp.astype(lo, d), snp.astype(hi, d)
 
     def body(c):
@@ -565,6 +592,7 @@ def scan(f, init, xs=None, length=None, reverse=False, unroll=1):
         6., Tensor<f32[3] xla:host:0>
         [1., 3., 6.])
     """
+    _functions("scan", f=f)
     return _scan(f, init, xs, length, reverse, unroll, LoopNames("scan", "f"))
 
 

@@ -239,6 +239,12 @@ class _Call:
         def fwd(*xs):
             outs, res, tr = _pair(o.fwd(*self.args(xs)), "custom_vjp fwd", name,
                                   self.out_tree, None)
+            for i, (out, t) in enumerate(zip(outs, self.out_types, strict=True)):
+                if _as_tensor(out).shape != t.shape:  # (jax refuses them too)
+                    raise ValueError(at_user_line(
+                        f"custom_vjp fwd of {name} returns an output of shape "
+                        f"{_as_tensor(out).shape} for leaf {i}, where {name} returns shape "
+                        f"{t.shape}: fwd's first element must be {name}'s output"))
             res_tree.append(tr)
             return outs + res
 

@@ -1,8 +1,12 @@
 """What grad and its friends accept, with the messages that say so: floating-point (or,
 holomorphic, complex) inputs, and a function returning one scalar, or a pair
-(value, auxiliary data) with has_aux=True."""
+(value, auxiliary data) with has_aux=True; argnums naming each argument once."""
 
 from __future__ import annotations
+
+import operator
+
+import numpy as np
 
 from .errors import at_user_line
 
@@ -53,3 +57,27 @@ def split_aux(out_tree, has_aux: bool, what: str, scalar: bool = True):
             f"{what}(has_aux=True) requires a function returning a pair ({main}, "
             f"auxiliary data), got a pytree {out_tree}"))
     return out_tree.children[1]
+
+
+def argnums_tuple(argnums, nargs: int, what: str) -> tuple[int, ...]:
+    """argnums (an int or ints, negative ones from the end) as non-negative ints."""
+    if type(argnums) is int and 0 <= argnums < nargs:  # grad(f)(x): the common call
+        return (argnums,)
+    try:
+        nums = tuple(operator.index(i) for i in (
+            (argnums,) if isinstance(argnums, (int, np.integer)) else argnums))
+    except TypeError:
+        raise TypeError(at_user_line(
+            f"{what}: argnums must be an int or a sequence of ints, got {argnums!r}")) from None
+    for i in nums:
+        if not -nargs <= i < nargs:
+            raise ValueError(at_user_line(
+                f"{what}: argnums {argnums} is out of range for a call with {nargs} "
+                f"positional argument(s)"))
+    nums = tuple(i % nargs for i in nums)
+    if len(set(nums)) != len(nums):  # (one gradient each would be ambiguous; jax refuses)
+        twice = next(i for i in nums if nums.count(i) > 1)
+        raise ValueError(at_user_line(
+            f"{what}: argnums {argnums} names argument {twice} more than once; list each "
+            f"argument once"))
+    return nums

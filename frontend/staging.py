@@ -24,7 +24,12 @@ from typing import NamedTuple
 from . import tree, views
 from .compiler.ir import Function, TensorType
 from .context import concrete_default, current_backend, using_backend
-from .errors import TracerBoolConversionError, TracerConversionError, at_user_line
+from .errors import (
+    MustCompileError,
+    TracerBoolConversionError,
+    TracerConversionError,
+    at_user_line,
+)
 from .tensor import Tensor
 from .tracing import Trace, escaped_error, refuse_written_arguments
 
@@ -131,8 +136,8 @@ def stage_with_values(fun: Callable, in_tree, leaves: Sequence[Tensor], name: st
         try:
             return stage(fun, in_tree, specs, TransformTrace(name, what),
                          refuse_writes=what, **options)
-        except (TracerBoolConversionError, TracerConversionError):
-            if not valued_ok:
+        except (TracerBoolConversionError, TracerConversionError, MustCompileError):
+            if not valued_ok:  # (a data-dependent shape, x[x > 0], is known from values)
                 raise
     return stage(fun, in_tree, specs, ValuedTrace(name, what), refuse_writes=what,
                  **options)

@@ -201,8 +201,9 @@ def vmap(fun: Callable, in_axes=0, out_axes=0, axis_name=None, axis_size: int | 
             if not -t.ndim <= ax < t.ndim:
                 raise ValueError(at_user_line(
                     f"vmap was asked to map {nm} along axis {ax}, but it has rank {t.ndim} "
-                    f"(shape {t.shape}); pass an axis in [{-t.ndim}, {t.ndim}) for it, or "
-                    f"None in in_axes to leave it unmapped"))
+                    f"(shape {t.shape}); " + (f"pass an axis in [{-t.ndim}, {t.ndim}) for it, "
+                    f"or None" if t.ndim else "a scalar has no axis to map: pass None") +
+                    " in in_axes to leave it unmapped"))
             ax %= t.ndim
             norm_axes.append(ax)
             n = t.shape[ax]

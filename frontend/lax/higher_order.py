@@ -23,6 +23,9 @@ from .shapes import _axis, concatenate, pad, rev, slice_in_dim
 def map(f: Callable, xs, *, batch_size: int | None = None):
     """[f(x) for x in xs] along the leading axis of every leaf, as one scan. batch_size
     is accepted for JAX's signature; the results do not depend on it."""
+    if not callable(f):
+        raise TypeError(at_user_line(f"lax.map: f must be a function (a def or a lambda), "
+                                     f"got {type(f).__name__} {f!r:.40}"))
     return scan(lambda carry, x: (carry, f(x)), (), xs)[1]
 
 

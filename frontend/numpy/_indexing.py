@@ -50,7 +50,14 @@ from ._index_values import (
     static_indices_in_mode,
 )
 from ._manipulation import concatenate, reshape
-from ._operands import as_tensor, astype, broadcast_shapes, broadcast_to, values_in
+from ._operands import (
+    as_tensor,
+    astype,
+    broadcast_shapes,
+    broadcast_to,
+    has_value,
+    values_in,
+)
 
 
 def _is_array_index(i) -> bool:
@@ -335,7 +342,7 @@ def _masks_to_integers(x: Tensor, idx: list) -> list:
             out.append(i)
             axis += 1
             continue
-        if isinstance(i, Tensor) and not i._backend.concrete:
+        if isinstance(i, Tensor) and not has_value(i):
             raise MustCompileError(at_user_line(
                 "boolean-mask indexing inside jit cannot be compiled: the number of selected "
                 "elements depends on the data, and XLA programs have static shapes. Use "

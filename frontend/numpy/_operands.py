@@ -24,7 +24,13 @@ from ..compiler.primitives import reductions as red
 from ..compiler.primitives import shape_ops as so
 from ..compiler.symbolic import DimExpr
 from ..dispatch import bind, bind1, current_backend
-from ..errors import at_user_line, int_out_of_range, user_site
+from ..errors import (
+    TracerBoolConversionError,
+    TracerConversionError,
+    at_user_line,
+    int_out_of_range,
+    user_site,
+)
 from ..promotion import (
     DEFAULT_INT,
     check_python_int,
@@ -156,6 +162,20 @@ def asarray(obj, /, dtype=None, *, device=None, copy=None) -> Tensor:
                 "copy=None to allow it"))
     out = _convert(obj, dtype, device)
     return copy_of(obj) if copy and out is obj else out
+
+
+def has_value(t: Tensor) -> bool:
+    """Whether t's value can be read, so a shape may depend on it (x[x > 0], nonzero):
+    a concrete tensor, or one that a transformation's valued trace computes beside its
+    IR (grad outside jit following Python on values, as jax's eager grad); not a value
+    traced by jit or vmap."""
+    if t._backend.concrete:
+        return True
+    try:
+        t.numpy()
+    except (TracerBoolConversionError, TracerConversionError):
+        return False
+    return True
 
 
 def copy_of(t: Tensor) -> Tensor:

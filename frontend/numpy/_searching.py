@@ -41,6 +41,7 @@ from ._operands import (
     astype,
     broadcast_shapes,
     broadcast_to,
+    has_value,
     normalize_axis,
     promote_operands,
     values_in,
@@ -304,7 +305,7 @@ def _need_size(x: Tensor, name: str, size):
         if not isinstance(size, (int, np.integer)) or size < 0:
             raise ValueError(at_user_line(f"{name}: size must be a non-negative integer"))
         return int(size)
-    if not x._backend.concrete:
+    if not has_value(x):
         raise MustCompileError(at_user_line(
             f"{name} inside jit cannot be compiled without a static size: the number of "
             f"nonzero elements depends on the data, and XLA programs have static shapes. "

@@ -20,7 +20,14 @@ from ._elementwise import clip, greater_equal, less, logical_or, remainder, sele
 from ._indexing import _update
 from ._inplace import numpy_form
 from ._manipulation import expand_dims, moveaxis, reshape, resize, stack
-from ._operands import as_tensor, astype, broadcast_arrays, promote_operands, values_in
+from ._operands import (
+    as_tensor,
+    astype,
+    broadcast_arrays,
+    has_value,
+    promote_operands,
+    values_in,
+)
 from ._reductions import any as any_
 from ._searching import nonzero, take_along_axis
 from ._sorting import argsort
@@ -84,7 +91,7 @@ def compress(condition, a, axis=None, *, size=None, fill_value=0, out=None) -> T
     c, extra = c[:n], c[n:]
     arr = arr[:c.shape[0]]
     if size is None:
-        if host is None and not c._backend.concrete:
+        if host is None and not has_value(c):
             raise MustCompileError(at_user_line(
                 "compress inside jit cannot be compiled without a static size: the number "
                 "of selected slices depends on the data. Pass size=N (and fill_value=...) "

@@ -2,6 +2,8 @@
 reference backend against NumPy; pytrees and closures; the errors users hit; gradients
 against jax.grad of the equivalent jax.lax program; emitted StableHLO verifies."""
 
+import re
+
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -227,6 +229,35 @@ def test_python_control_flow_on_traced_values_points_to_cond():
 def test_cond_pred_must_be_a_scalar():
     with pytest.raises(TypeError, match="scalar"):
         cond(snp.asarray(X) > 0, lambda x: x, lambda x: x, snp.asarray(X))
+
+
+# a function argument that is not a function, or a pred / index / bound that is no number:
+# a TypeError naming the argument and the user's line (it was "'float' object is not
+# callable" or "Value None cannot be a tensor", from inside stablejit, with no line)
+_f = lambda *a: 1.0  # noqa: E731
+NOT_FUNCTIONS = [
+    ("cond: true_fn", lambda: cond(True, 1.0, _f)),
+    ("cond: false_fn", lambda: cond(True, _f, None)),
+    ("switch: branches[1]", lambda: switch(0, [_f, 2.0])),
+    ("while_loop: cond_fun", lambda: while_loop(True, _f, 0.0)),
+    ("while_loop: body_fun", lambda: while_loop(lambda c: c < 1, 5, 0.0)),
+    ("fori_loop: body_fun", lambda: fori_loop(0, 3, "body", 0.0)),
+    ("scan: f", lambda: scan(3, 0.0, snp.ones(3))),
+    ("lax.map: f", lambda: stablejit.lax.map(None, snp.ones(3))),
+    ("cond: pred must be a scalar", lambda: cond(None, _f, _f)),
+    ("cond: pred must be a scalar", lambda: cond("yes", _f, _f)),
+    ("switch: index must be a scalar", lambda: switch(None, [_f, _f])),
+    ("fori_loop: upper must be a scalar", lambda: fori_loop(0, None, _f, 0.0)),
+    ("fori_loop: lower must be a scalar", lambda: fori_loop("0", 3, _f, 0.0)),
+]
+
+
+@pytest.mark.parametrize("jit", [False, True])
+@pytest.mark.parametrize("label,call", NOT_FUNCTIONS, ids=[c[0] for c in NOT_FUNCTIONS])
+def test_arguments_of_the_wrong_kind_are_named(label, call, jit):
+    with pytest.raises(TypeError, match=re.escape(label)) as e:
+        stablejit.jit(lambda: call())() if jit else call()
+    assert "test_control_flow.py" in str(e.value), str(e.value)
 
 
 # ---- gradients (jax.lax as the oracle) -----------------------------------------------------

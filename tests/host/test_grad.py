@@ -543,6 +543,29 @@ def test_argument_splits_match_jax(label, args, kwargs, argnums, mode):
         np.testing.assert_allclose(np.asarray(g), np.asarray(w), rtol=1e-5, atol=1e-6)
 
 
+# argnums that name one argument twice: grad gave zeros for the first and the gradient
+# for the second, a silent wrong answer (jax fails on them, with an unrelated TypeError
+# about None)
+DUPLICATE_ARGNUMS = [(0, 0), (1, -1), (0, 1, 0), (np.int64(1), 1)]
+
+
+@pytest.mark.parametrize("argnums", DUPLICATE_ARGNUMS, ids=str)
+@pytest.mark.parametrize("transform", ["grad", "value_and_grad", "jacrev", "jacfwd",
+                                       "hessian"])
+def test_argnums_naming_an_argument_twice_is_refused(transform, argnums):
+    f = _split_loss(snp)
+    with pytest.raises(ValueError, match=r"names argument \d more than once"):
+        getattr(stablejit, transform)(f, argnums=argnums)(_A, _B)
+    with pytest.raises(ValueError, match=r"names argument \d more than once"):
+        stablejit.jit(getattr(stablejit, transform)(f, argnums=argnums))(_A, _B)
+
+
+@pytest.mark.parametrize("argnums", [0.0, "0", (0, 1.0), None])
+def test_argnums_that_are_not_ints_name_the_argument(argnums):
+    with pytest.raises(TypeError, match="argnums must be an int or a sequence of ints"):
+        stablejit.grad(_split_loss(snp), argnums=argnums)(_A, _B)
+
+
 def test_errors_name_the_problem():
     with pytest.raises(TypeError, match=r"argument 1 .*int32"):
         stablejit.grad(lambda x, n: snp.sum(x) * n, argnums=1)(X, np.int32(3))

@@ -149,6 +149,67 @@ def test_vjp_passes_python_ints_through():
     assert float(g_n) == 0.0
 
 
+# vjp(has_aux=True): (main output, aux), where the main output is any pytree, as in jax
+VJP_AUX = {
+    "array and array aux": lambda np_: lambda a: (np_.sin(a), a * 3),
+    "array and Python float aux": lambda np_: lambda a: (np_.sin(a), 3.0),
+    "tuple output, dict aux": lambda np_: lambda a: ((np_.sin(a), a[0] * a[1]),
+                                                    {"q": a * 3, "r": 1.0}),
+    "scalar output, None aux": lambda np_: lambda a: (np_.sum(a ** 2), None),
+}
+
+
+@pytest.mark.parametrize("jit", [False, True])
+@pytest.mark.parametrize("label", list(VJP_AUX))
+def test_vjp_with_aux_matches_jax(label, jit):
+    x = np.array([0.3, 0.7, 1.1, 0.45])
+
+    def run(t, np_):
+        def g(a):
+            out, vjp_fn, aux = t.vjp(VJP_AUX[label](np_), a, has_aux=True)
+            ct = jax.tree.map(lambda o: o * 2.0 + 1.0, out)
+            return out, vjp_fn(ct), aux
+        return (t.jit(g) if jit else g)(x)
+
+    _close(run(stablejit, snp), run(jax, jnp), rtol=1e-6, atol=1e-7)
+
+
+# jvp, linearize and hessian take jax's has_aux (and hessian holomorphic=); they were
+# TypeErrors (unexpected keyword)
+@pytest.mark.parametrize("jit", [False, True])
+@pytest.mark.parametrize("transform", ["jvp", "linearize"])
+@pytest.mark.parametrize("label", list(VJP_AUX))
+def test_jvp_and_linearize_with_aux_match_jax(label, transform, jit):
+    x = np.array([0.3, 0.7, 1.1, 0.45])
+    t = np.array([1.0, 0.5, -1.0, 2.0])
+
+    def run(tr, np_):
+        f = VJP_AUX[label](np_)
+
+        def g(a, da):
+            if transform == "jvp":
+                return tr.jvp(f, (a,), (da,), has_aux=True)
+            out, f_jvp, aux = tr.linearize(f, a, has_aux=True)
+            return out, f_jvp(da), aux
+        return (tr.jit(g) if jit else g)(x, t)
+
+    _close(run(stablejit, snp), run(jax, jnp), rtol=1e-6, atol=1e-7)
+
+
+@pytest.mark.parametrize("jit", [False, True])
+def test_hessian_has_aux_and_holomorphic_match_jax(jit):
+    x = np.array([0.3, 0.7, 1.1, 0.45])
+    z = x + 1j * x[::-1]
+
+    def run(t, np_):
+        w = t.jit if jit else (lambda g: g)
+        aux = w(t.hessian(lambda a: (np_.sum(np_.sin(a) * a ** 2), a * 3), has_aux=True))(x)
+        holo = w(t.hessian(lambda c: np_.sum(c ** 3 * np_.exp(c)), holomorphic=True))(z)
+        return aux, holo
+
+    _close(run(stablejit, snp), run(jax, jnp), rtol=1e-6, atol=1e-7)
+
+
 def test_python_if_on_a_differentiated_value_names_grad_not_jit():
     # outside jit grad follows the branch (see the test below); inside jit it cannot
     with pytest.raises(stablejit.TracerBoolConversionError) as e:
@@ -156,6 +217,48 @@ def test_python_if_on_a_differentiated_value_names_grad_not_jit():
     msg = str(e.value)
     assert "stablejit.grad" in msg and "stablejit.jit" not in msg
     assert "outside argnums" in msg
+
+
+# boolean-mask indexing (and nonzero, compress ...) by a differentiated value outside jit:
+# the number of elements is known from the values, as in jax's eager grad (it was a
+# MustCompileError that said "inside jit" to a caller who used no jit)
+MASKED = {
+    "sum of cubes": lambda np_: lambda x: np_.sum(x[x > 0.5] ** 3),
+    "mask of a gather": lambda np_: lambda x: np_.sum(x[np_.argsort(x)][np_.sort(x) > 0.4]
+                                                      * x[0]),
+    "2-d mask, nothing selected": lambda np_: lambda x: np_.sum(
+        x.reshape(5, 1)[x.reshape(5, 1) > 9.0]) + np_.sum(x ** 2),
+    "nonzero": lambda np_: lambda x: np_.sum(x[np_.nonzero(x > 0.5)] ** 3),
+    "argwhere": lambda np_: lambda x: np_.sum(x[np_.argwhere(x > 0.5)[:, 0]] * x[1]),
+    "flatnonzero": lambda np_: lambda x: np_.sum(x[np_.flatnonzero(x < 0.5)] ** 2),
+    "where of one argument": lambda np_: lambda x: np_.sum(x[np_.where(x > 0.5)] ** 3),
+    "compress": lambda np_: lambda x: np_.sum(np_.compress(x > 0.5, x) ** 2),
+    "extract": lambda np_: lambda x: np_.sum(np_.extract(x > 0.5, x) * x[0]),
+}
+
+
+@pytest.mark.parametrize("mode", ["eager", "lazy"])
+@pytest.mark.parametrize("transform", ["value_and_grad", "jacrev", "vjp"])
+@pytest.mark.parametrize("label", list(MASKED))
+def test_boolean_mask_on_a_differentiated_value_outside_jit_matches_jax(label, transform,
+                                                                        mode):
+    def run(t, np_, x):
+        f = MASKED[label](np_)
+        if transform == "vjp":
+            out, fn = t.vjp(f, x)
+            return out, fn(out * 0 + 1.5)
+        return getattr(t, transform)(f)(x)
+
+    for x in (np.array([0.3, 0.7, 1.1, 0.45, -0.2]), np.array([0.9, -0.7, 0.1, 2.0, 0.6])):
+        want = run(jax, jnp, x)
+        if mode == "lazy":
+            with stablejit.lazy():
+                got = run(stablejit, snp, x)
+        else:
+            got = run(stablejit, snp, x)
+        _close(got, want, rtol=1e-6, atol=1e-7)
+    with pytest.raises(stablejit.MustCompileError, match="inside jit cannot be compiled"):
+        stablejit.jit(lambda v: run(stablejit, snp, v))(x)
 
 
 # ---- 2. jit's static arguments by position or keyword ----------------------------------------
@@ -385,6 +488,34 @@ def test_differentiating_a_closed_over_value_is_a_clear_error(kind):
         jax.grad(lambda y: _jax_closure(kind, y))(3.0)
 
 
+# a custom_vjp fwd whose primal output does not have f's shapes: refused, as jax mostly
+# refuses it (it was silently ignored: the value came from f, the derivative from bwd)
+BAD_FWD = {
+    "a scalar for a vector": lambda np_, f: lambda x: (np_.sum(x), None),
+    "a slice": lambda np_, f: lambda x: (f(x)[:2], None),
+    "one leaf of two of another shape": lambda np_, f: lambda x: ((x, x[None]), None),
+}
+
+
+@pytest.mark.parametrize("label", list(BAD_FWD))
+def test_custom_vjp_fwd_returning_another_shape_is_refused(label):
+    two = label.startswith("one leaf")
+
+    def make(t, np_):
+        f = t.custom_vjp(lambda x: (x * 2, x * 3) if two else x * 2)
+        f.defvjp(BAD_FWD[label](np_, f), lambda _, g: ((g[0] if two else g) * 2,))
+        return lambda x: np_.sum(f(x)[1] if two else f(x))
+
+    x = np.ones(3)
+    with pytest.raises(ValueError, match="custom_vjp fwd of .* returns an output of shape"):
+        stablejit.grad(make(stablejit, snp))(x)
+    with pytest.raises(ValueError, match="custom_vjp fwd of .* returns an output of shape"):
+        stablejit.jit(stablejit.grad(make(stablejit, snp)))(x)
+    if not two:  # (jax does not look at an output leaf that is not differentiated)
+        with pytest.raises((TypeError, ValueError)):
+            jax.grad(make(jax, jnp))(x)
+
+
 def _jax_closure(kind, y):
     if kind == "custom_vjp":
         f = jax.custom_vjp(lambda x: x * y)
@@ -563,6 +694,33 @@ def test_scan_unroll_gives_the_rolled_results(unroll, reverse):
 
     _close(stablejit.jit(stablejit.grad(loss(snp, stablejit.scan), (0, 1)))(init + 0.5, XS),
            jax.grad(loss(jnp, jax.lax.scan), (0, 1))(init + 0.5, XS), rtol=1e-4)
+
+
+@pytest.mark.parametrize("unroll", [None, 1, 2, 3, 5, 9, True, False])
+@pytest.mark.parametrize("bounds", [(0, 5), (2, 7), (3, 3), (4, 1)])
+def test_fori_loop_unroll_matches_jax(unroll, bounds):
+    """fori_loop takes jax's keyword-only unroll= (with bounds known while tracing), with
+    the rolled loop's values and gradients."""
+    x = RNG.standard_normal(3).astype(np.float32)
+
+    def f(np_, fori):
+        return lambda v: np_.sum(fori(*bounds, lambda i, c: c * np_.sin(c) + i, v,
+                                      unroll=unroll) ** 2)
+
+    got, want = f(snp, stablejit.fori_loop), f(jnp, jax.lax.fori_loop)
+    _close(got(x), want(x))
+    _close(stablejit.jit(stablejit.grad(got))(x), jax.grad(want)(x), rtol=1e-4)
+
+
+def test_fori_loop_unroll_with_traced_bounds_is_refused_as_in_jax():
+    body = lambda i, c: c + i  # noqa: E731
+    with pytest.raises(ValueError, match="unroll=2 needs bounds known while tracing"):
+        stablejit.jit(lambda n: stablejit.fori_loop(0, n, body, 0.0, unroll=2))(3)
+    with pytest.raises(ValueError):
+        jax.jit(lambda n: jax.lax.fori_loop(0, n, body, 0.0, unroll=2))(3)
+    # unroll=1 (or False) with traced bounds is the rolled loop, as in jax
+    assert float(stablejit.jit(lambda n: stablejit.fori_loop(0, n, body, 0.0, unroll=1))(4)) \
+        == 6.0
 
 
 def test_scan_unroll_is_checked_as_jax():

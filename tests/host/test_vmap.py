@@ -236,7 +236,10 @@ ERRORS = [
     ("inconsistent sizes", lambda: sj.vmap(lambda a, b: a + b)(X, W),
      r"inconsistent sizes.*argument 0 has shape \(4, 3\).*argument 1 has shape \(3, 5\)"),
     ("axis out of range", lambda: sj.vmap(lambda a: a, in_axes=2)(X),
-     r"map argument 0 along axis 2, but it has rank 2"),
+     r"map argument 0 along axis 2, but it has rank 2.*pass an axis in \[-2, 2\)"),
+    ("scalar mapped", lambda: sj.vmap(lambda a, b: a * b)(X, 2.0),
+     r"map argument 1 along axis 0, but it has rank 0.*a scalar has no axis to map: pass "
+     r"None"),
     ("nothing mapped", lambda: sj.vmap(lambda a: a, in_axes=None)(X),
      r"at least one argument.*axis_size"),
     ("in_axes length", lambda: sj.vmap(lambda a, b: a, in_axes=(0,))(X, Y),
