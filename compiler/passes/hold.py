@@ -21,7 +21,9 @@ folder or simplifier looks through, stops each:
 - Arithmetic with a constant. The simplifier folds (x + c1) + c2 into x + (c1 + c2) and
   (x * c1) * c2 into x * (c1 * c2), one rounding where the ops round twice (572 of 1000
   float32 sums differed under jit), and drops x + 0.0 (-0.0 + 0.0 is +0.0). The
-  constant operand of a float add, subtract or multiply is held.
+  constant operand of a float add, subtract or multiply is held. So is an integer
+  power's constant operand: pow(x, -1) became 1 / x, and XLA's integer division by 0
+  gives -1 where its power gives 0 (0 ** -1 was -1 under jit, 0 eagerly).
 
 compilation.program_text runs this on every program, so each path to XLA (jit, an eager
 op, a lazy graph, an export) has it. Not reached: XLA removes the barriers late, after
@@ -104,6 +106,10 @@ def _hold_in(fn: Function, constant_params) -> tuple[Function, list[bool]]:
             op = _hold(op, which, ops)
             changed = True
         elif op.prim in _ARITHMETIC and op.results[0].type.dtype.kind in "fc" and (
+                which := _constant_operands(op, from_constants)):
+            op = _hold(op, which, ops)
+            changed = True
+        elif op.prim is ew.power and op.results[0].type.dtype.kind in "iu" and (
                 which := _constant_operands(op, from_constants)):
             op = _hold(op, which, ops)
             changed = True
