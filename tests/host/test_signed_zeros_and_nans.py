@@ -83,3 +83,33 @@ def test_signed_zero_under_jit_constants():
     outs = [np.asarray(o) for o in f(snp.asarray([1.0, 2.0]))]
     assert np.signbit(outs[0]).all() and not np.signbit(outs[1]).any()
     assert not np.signbit(outs[2]).any() and np.signbit(outs[3]).all()
+
+
+# ---- a product with a bool converted to float: IEEE's zero signs on every path ----------
+
+def test_bool_times_float_keeps_ieee_zero_signs_on_every_path():
+    """XLA rewrites convert(b) * x into select(b, x, 0): False * -1.0 was +0.0 under jit
+    and in lazy(), -0.0 (IEEE's, NumPy's) eagerly. compiler/passes/hold.py holds the
+    converted bool. (NaN * False is NaN, as NumPy's.)"""
+    import ml_dtypes
+
+    values = [-1.0, -0.0, 0.0, 2.5, -np.inf, np.inf, np.nan, -3.0]
+    mask = np.array([False, True] * 4)
+    for dtype in (np.float16, ml_dtypes.bfloat16, np.float32, np.float64, np.complex64):
+        x = np.array(values, dtype)
+        for f in (lambda b, v: b * v, lambda b, v: v * b, lambda b, v: b.astype(v.dtype) * v,
+                  lambda b, v: snp.multiply(v, b) * 2):
+            with np.errstate(invalid="ignore"):
+                want = f(mask, x) if dtype is not ml_dtypes.bfloat16 else (
+                    f(mask, x.astype(np.float32)).astype(dtype))
+            tb, tx = snp.asarray(mask), snp.asarray(x)
+            with stablejit.lazy():
+                lazy = f(tb, tx)
+            for got in (f(tb, tx), stablejit.jit(f)(tb, tx), lazy):
+                got = np.asarray(got)
+                assert got.dtype == want.dtype
+                parts = (np.real, np.imag) if dtype is np.complex64 else (lambda a: a,)
+                for part in parts:
+                    g, w = part(got).astype(np.float64), part(want).astype(np.float64)
+                    assert np.array_equal(g, w, equal_nan=True), (dtype, g, w)
+                    assert np.array_equal(np.signbit(g), np.signbit(w)), (dtype, g, w)
