@@ -108,6 +108,8 @@ def _sort_emit(ctx, *xs):
 
 def _ranks(key: np.ndarray, descending: bool) -> np.ndarray:
     """Integer ranks that order as the comparator does (NaNs last, -0.0 == 0.0)."""
+    if key.dtype.kind == "V":  # bfloat16: NumPy's sort misorders it around a NaN
+        key = key.astype(np.float32)  # (exact)
     _, inv = np.unique(key.reshape(-1), return_inverse=True, equal_nan=True)
     inv = inv.reshape(key.shape).astype(np.int64)
     return -inv if descending else inv
