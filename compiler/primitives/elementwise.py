@@ -449,7 +449,11 @@ def _power(x, y):
         p = np.power(x, np.where(neg, 0, y))
         unit = np.where(y % 2 == 0, 1, x).astype(x.dtype)
         return np.where(neg, np.where(np.abs(x) == 1, unit, 0), p).astype(x.dtype)
-    return np.power(x, y)
+    # full operands: with a 0-d or broadcast exponent of 0.5 NumPy takes sqrt, -0.0 for
+    # -0.0 ** 0.5 and NaN for -inf ** 0.5 where C's pow (and XLA) give +0.0 and inf
+    shape = np.broadcast_shapes(x.shape, y.shape)
+    x, y = (np.array(np.broadcast_to(v, shape)).reshape(-1) for v in (x, y))
+    return np.power(x, y).reshape(shape)
 
 
 add = binary("add", "stablehlo.add", lambda x, y: x + y if x.dtype != np.bool_ else x | y, ANY,

@@ -159,3 +159,23 @@ def test_ldexp_of_every_float16_is_numpys():
     with np.errstate(over="ignore"):
         want = np.ldexp(xs, ns)
     assert np.array_equal(got.view(np.uint16), want.view(np.uint16))
+
+
+@pytest.mark.parametrize("dtype", [np.float16, ml_dtypes.bfloat16, np.float32, np.float64],
+                         ids=lambda d: np.dtype(d).name)
+def test_float_powers_of_special_values_agree_on_every_path(dtype):
+    """C's pow on every path: the reference rule passed a 0-d exponent to np.power, whose
+    scalar 0.5 fast path is sqrt (-0.0 ** 0.5 was -0.0 and -inf ** 0.5 NaN there, +0.0
+    and inf eagerly, under jit and in NumPy with an array exponent)."""
+    x = np.array([-0.0, 0.0, -np.inf, np.inf, 4.0, -1.0, np.nan, 0.5, -2.0], dtype)
+    for y in (0.5, -0.5, 2.0, 1.5, 0.25, -1.0, 3.0, -2.0, np.inf, -np.inf):
+        with np.errstate(all="ignore"):
+            wide = x.astype(np.float64)
+            want = np.power(wide, np.full(x.shape, y)).astype(dtype)
+        for mode in MODES:
+            got = _run(lambda a, y=y: a ** y, mode, x).astype(np.float64)
+            w = want.astype(np.float64)
+            close = np.isclose(got, w, rtol=1e-2 if dtype in (np.float16, ml_dtypes.bfloat16)
+                               else 1e-6, equal_nan=True)
+            signs = (np.signbit(got) == np.signbit(w)) | np.isnan(w)  # (a NaN's sign is open)
+            assert close.all() and signs.all(), (mode, y, got, w)
