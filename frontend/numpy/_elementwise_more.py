@@ -337,13 +337,16 @@ def gcd(x1, x2) -> Tensor:
     """Greatest common divisor of integers (non-negative; gcd(0, 0) = 0)."""
     (a, b), dtype = prepare(x1, x2)
     _check_kinds("gcd", dtype, "iu", "integer")
-    a, b = abs(a), abs(b)
+    # on the magnitudes as unsigned: abs(INT_MIN) is INT_MIN, whose remainders are
+    # negative (gcd(2**31 - 1, -2**31) was -1); 2**bits-1 itself wraps back, as NumPy's
+    unsigned = dtype if dtype.kind == "u" else dt.dtype(f"uint{dtype.bits}")
+    a, b = astype(abs(a), unsigned), astype(abs(b), unsigned)
     zero, one = full_like_tensor(0, a), full_like_tensor(1, a)
     for _ in range(_euclid_steps(dtype)):
         done = equal(b, 0)
         r = bind1(ew.remainder, a, select(done, one, b))
         a, b = select(done, a, b), select(done, zero, r)
-    return a
+    return astype(a, dtype)
 
 
 def lcm(x1, x2) -> Tensor:
