@@ -9,7 +9,8 @@ its operands are buffers, or jit of a function of constants would differ from th
 function run eagerly: an eigh folded by NumPy's LAPACK gave other eigenvector signs than
 the GPU's cuSOLVER, so a sampler drew other numbers under jit than eagerly. (hold.py keeps
 StableHLO's and XLA's folders from evaluating what this one leaves.)
-Simplification: identities that are exact for every input — x+(-0.0), x-(+0.0), x*1, x/1,
+Simplification: identities that are exact for every input — x+(-0.0), x-(+0.0), x*1, x/1
+(real x only),
 neg(neg(x)), no-op reshape/transpose/convert/broadcast/slice/reverse, one rule per
 primitive in the SIMPLIFY table. x*0 is not rewritten for floats (NaN*0 is NaN). Both
 run through the one rewrite driver (passes/rewrite.py).
@@ -166,7 +167,11 @@ def _subtract_zero(op: Op, producers):
     return (op.operands[0],) if _is_zero(rhs, op.operands[0].type.dtype, False) else None
 
 
+# Not for complex numbers: (a + bi) * (1 + 0i) has the part a * 0 + b, NaN where a is
+# infinite (NumPy's and the device's inf+nanj for (inf+1j) * 1); a quotient likewise.
 def _multiply_one(op: Op, producers):
+    if op.operands[0].type.dtype.is_complex:
+        return None
     (x, y), (lhs, rhs) = op.operands, _constants(op, producers)
     if _is_all(lhs, 1):
         return (y,)
@@ -174,6 +179,8 @@ def _multiply_one(op: Op, producers):
 
 
 def _divide_one(op: Op, producers):
+    if op.operands[0].type.dtype.is_complex:
+        return None
     return (op.operands[0],) if _is_all(_constant_of(op.operands[1], producers), 1) else None
 
 

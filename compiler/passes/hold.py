@@ -21,7 +21,11 @@ folder or simplifier looks through, stops each:
 - Arithmetic with a constant. The simplifier folds (x + c1) + c2 into x + (c1 + c2) and
   (x * c1) * c2 into x * (c1 * c2), one rounding where the ops round twice (572 of 1000
   float32 sums differed under jit), and drops x + 0.0 (-0.0 + 0.0 is +0.0). The
-  constant operand of a float add, subtract or multiply is held.
+  constant operand of a float add, subtract or multiply is held. So is an integer
+  power's constant operand: pow(x, -1) became 1 / x, and XLA's integer division by 0
+  gives -1 where its power gives 0 (0 ** -1 was -1 under jit, 0 eagerly). And a float
+  product's operand converted from a bool: convert(b) * x became select(b, x, 0), so
+  False * -1.0 was +0.0 under jit, -0.0 (IEEE's and NumPy's) eagerly.
 
 compilation.program_text runs this on every program, so each path to XLA (jit, an eager
 op, a lazy graph, an export) has it. Not reached: XLA removes the barriers late, after
@@ -76,10 +80,18 @@ def _constant_operands(op: Op, from_constants: set) -> tuple[int, ...]:
     return which if len(which) < len(op.operands) else ()
 
 
+def _bool_operands(op: Op, from_bools: set) -> set[int]:
+    """The operands of a float product converted from bools: XLA rewrites
+    convert(b) * x into select(b, x, 0), +0.0 where IEEE gives False * -1.0 = -0.0."""
+    if op.prim is not ew.multiply:
+        return set()
+    return {i for i, v in enumerate(op.operands) if v in from_bools}
+
+
 def _hold_in(fn: Function, constant_params) -> tuple[Function, list[bool]]:
     """fn with its operands held; which of its results are computed from constants."""
     from_constants: set[Value] = set(constant_params)  # computed from constants alone
-    params, quotients = set(fn.params), set()
+    params, quotients, from_bools = set(fn.params), set(), set()
     ops: list[Op] = []
     changed = False
     for op in fn.ops:
@@ -104,6 +116,11 @@ def _hold_in(fn: Function, constant_params) -> tuple[Function, list[bool]]:
             op = _hold(op, which, ops)
             changed = True
         elif op.prim in _ARITHMETIC and op.results[0].type.dtype.kind in "fc" and (
+                which := sorted(set(_constant_operands(op, from_constants))
+                                | _bool_operands(op, from_bools))):
+            op = _hold(op, which, ops)
+            changed = True
+        elif op.prim is ew.power and op.results[0].type.dtype.kind in "iu" and (
                 which := _constant_operands(op, from_constants)):
             op = _hold(op, which, ops)
             changed = True
@@ -115,6 +132,8 @@ def _hold_in(fn: Function, constant_params) -> tuple[Function, list[bool]]:
                 changed = True
         if op.prim is ew.divide:
             quotients.add(op.results[0])
+        elif op.prim is ew.convert and op.operands[0].type.dtype.kind == "b":
+            from_bools.add(op.results[0])
         ops.append(op)
     constant_results = [r in from_constants for r in fn.results]
     if not changed:

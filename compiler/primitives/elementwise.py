@@ -18,6 +18,7 @@ from .. import dtypes as dt
 from ..errors import ShapeError
 from ..ir import TensorType
 from ..primitive import NOT_DIFFERENTIABLE, Primitive
+from ._integer_power import emit_power
 
 FLOAT = "f"
 INEXACT = "fc"
@@ -442,10 +443,17 @@ def _shr(x, y):
 
 
 def _power(x, y):
-    if x.dtype.kind in "iu":  # integer power by squaring; negative exponents give 0
-        y = np.where(y < 0, 0, y) if x.dtype.kind == "i" else y
-        return np.power(x, y)
-    return np.power(x, y)
+    if x.dtype.kind == "i":  # by squaring; a negative exponent gives XLA's 1 / x**-y
+        # truncated: 1 for 1, +-1 for -1 (by the exponent's parity), 0 for the rest and 0
+        neg = y < 0
+        p = np.power(x, np.where(neg, 0, y))
+        unit = np.where(y % 2 == 0, 1, x).astype(x.dtype)
+        return np.where(neg, np.where(np.abs(x) == 1, unit, 0), p).astype(x.dtype)
+    # full operands: with a 0-d or broadcast exponent of 0.5 NumPy takes sqrt, -0.0 for
+    # -0.0 ** 0.5 and NaN for -inf ** 0.5 where C's pow (and XLA) give +0.0 and inf
+    shape = np.broadcast_shapes(x.shape, y.shape)
+    x, y = (np.array(np.broadcast_to(v, shape)).reshape(-1) for v in (x, y))
+    return np.power(x, y).reshape(shape)
 
 
 add = binary("add", "stablehlo.add", lambda x, y: x + y if x.dtype != np.bool_ else x | y, ANY,
@@ -503,7 +511,8 @@ def _emit_divide(ctx, x, y):
 divide = binary("divide", "stablehlo.divide", _c_div, vjp=_div_vjp, emit=_emit_divide)
 remainder = binary("remainder", "stablehlo.remainder", _c_rem, REAL_NUMERIC,
                    **_bin_deriv(lambda ops, x, y, z: ops.ones_like(x), _rem_dy))
-power = binary("power", "stablehlo.power", _power, **_bin_deriv(_pow_dx, _pow_dy))
+power = binary("power", "stablehlo.power", _power, **_bin_deriv(_pow_dx, _pow_dy),
+               emit=emit_power)
 maximum = binary("maximum", "stablehlo.maximum", np.maximum, "biuf",
                  **_bin_deriv(_balanced, lambda ops, x, y, z: _balanced(ops, y, x, z)))
 minimum = binary("minimum", "stablehlo.minimum", np.minimum, "biuf",

@@ -108,6 +108,8 @@ def _sort_emit(ctx, *xs):
 
 def _ranks(key: np.ndarray, descending: bool) -> np.ndarray:
     """Integer ranks that order as the comparator does (NaNs last, -0.0 == 0.0)."""
+    if key.dtype.kind == "V":  # bfloat16: NumPy's sort misorders it around a NaN
+        key = key.astype(np.float32)  # (exact)
     _, inv = np.unique(key.reshape(-1), return_inverse=True, equal_nan=True)
     inv = inv.reshape(key.shape).astype(np.int64)
     return -inv if descending else inv
@@ -208,7 +210,10 @@ def cumulative(kind: str, vjp) -> Primitive:
         window = [n if d == axis else 1 for d in range(t.ndim)]
         pads = [[0, 0] for _ in range(t.ndim)]
         pads[axis] = [0, n - 1] if rev else [n - 1, 0]
-        init = ctx.constant(_identity(kind, t.dtype), t.dtype)
+        init = _identity(kind, t.dtype)
+        if kind == "sum" and t.dtype.is_inexact:  # -0.0 + x is x, also for x = -0.0
+            init = complex(-0.0, -0.0) if t.dtype.is_complex else -0.0
+        init = ctx.constant(init, t.dtype)
         region = ctx.region([s, s], lambda a, b: ctx.op(_SCAN_BODY[kind], [a, b], [s]))
         pad_text = ", ".join(f"[{lo}, {hi}]" for lo, hi in pads)
         return ctx.op("stablehlo.reduce_window", [x, init], ctx.out_types,

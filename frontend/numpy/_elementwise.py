@@ -374,14 +374,11 @@ def rint(x) -> Tensor:
 
 def power(x, y) -> Tensor:
     try:  # an operator: a public boundary, inline (free until a raise)
-        if isinstance(y, int) and not isinstance(y, bool) and isinstance(x, Tensor) and 0 <= y <= 4:
-            # small integer powers as multiplications: exact, and what XLA would do anyway
-            if y == 0:
-                return full_like_tensor(1, x)
-            out = x
-            for _ in range(y - 1):
-                out = multiply(out, x)
-            return out
+        if isinstance(y, int) and not isinstance(y, bool) and isinstance(x, Tensor) and (
+                0 <= y <= 4 or (x.dtype.kind in "iu" and 0 <= y <= np.iinfo(x.dtype.np).max)):
+            # small powers, and integer ones, as multiplications (by squaring): exact, and
+            # a few products where an integer stablehlo.power compiles to loops
+            return _power_by_squaring(x, y)
         (x, y), dtype = prepare(x, y)
         if dtype.kind == "b":  # booleans raise to a power as default ints, as in jax
             x, y = astype(x, DEFAULT_INT), astype(y, DEFAULT_INT)
@@ -392,6 +389,17 @@ def power(x, y) -> Tensor:
 
 
 pow = power  # noqa: A001 - the array API's name
+
+
+def _power_by_squaring(x: Tensor, y: int) -> Tensor:
+    out, square = None, x
+    while y:
+        if y & 1:
+            out = square if out is None else multiply(out, square)
+        y >>= 1
+        if y:
+            square = multiply(square, square)
+    return full_like_tensor(1, x) if out is None else out
 
 
 def floor(x) -> Tensor:

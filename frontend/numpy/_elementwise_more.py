@@ -5,6 +5,7 @@ nan_to_num, gcd / lcm and the like, composed from primitives and the core functi
 
 from __future__ import annotations
 
+import builtins
 import math
 
 import numpy as np
@@ -20,6 +21,7 @@ from ._elementwise import (
     _unary,
     abs,
     add,
+    clip,
     copysign,
     divide,
     equal,
@@ -200,11 +202,34 @@ def fmin(x1, x2) -> Tensor:
 
 
 def ldexp(x1, x2) -> Tensor:
-    """x1 * 2**x2 for integer x2."""
+    """x1 * 2**x2 for integer x2, as C's scalbn: exact products by powers of two made
+    from their bits, rounded once. One factor 2**x2 overflows or underflows where the
+    result need not (ldexp(1e-30, 130); ldexp(inf, -200) was inf * 0, NaN), and exp2
+    is approximated."""
     x2 = as_tensor(x2)
     _check_kinds("ldexp (exponent)", x2.dtype, "iu", "integer")
     a = _real_float("ldexp", x1)
-    return multiply(a, exp2(astype(x2, a.dtype)))
+    if a.dtype == dt.float16:  # exact in float32, then one rounding
+        return astype(ldexp(astype(a, dt.float32), x2), dt.float16)
+    info = dt.finfo(a.dtype)
+    nmant, emax, emin = int(info.nmant), int(info.maxexp) - 1, int(info.minexp)
+    # past it every finite non-zero result has over- or underflowed
+    limit = 2 * emax + nmant + 4
+    bounds = dt.iinfo(x2.dtype)
+    lo = None if x2.dtype.kind == "u" else builtins.max(-limit, int(bounds.min))
+    n = astype(clip(x2, lo, builtins.min(limit, int(bounds.max))), dt.int32)
+    # scalbn's steps: by 2**emax up; down by 2**(emin + nmant + 1), which rounds only
+    # where the result is below half the smallest subnormal (0 either way); the last
+    # step, in the normal range, rounds once
+    int_type, down = dt.dtype(f"int{a.dtype.bits}"), emin + nmant + 1
+    for last in (False, False, True):
+        k = clip(n, emin, emax) if last else select(
+            greater(n, emax), full_like_tensor(emax, n),
+            select(less(n, emin), full_like_tensor(down, n), n))
+        bits = astype(add(k, emax), int_type) << nmant
+        a = multiply(a, bind1(ew.bitcast_convert, bits, dtype=a.dtype))
+        n = subtract(n, k)
+    return a
 
 
 def frexp(x) -> tuple[Tensor, Tensor]:
@@ -312,13 +337,16 @@ def gcd(x1, x2) -> Tensor:
     """Greatest common divisor of integers (non-negative; gcd(0, 0) = 0)."""
     (a, b), dtype = prepare(x1, x2)
     _check_kinds("gcd", dtype, "iu", "integer")
-    a, b = abs(a), abs(b)
+    # on the magnitudes as unsigned: abs(INT_MIN) is INT_MIN, whose remainders are
+    # negative (gcd(2**31 - 1, -2**31) was -1); 2**bits-1 itself wraps back, as NumPy's
+    unsigned = dtype if dtype.kind == "u" else dt.dtype(f"uint{dtype.bits}")
+    a, b = astype(abs(a), unsigned), astype(abs(b), unsigned)
     zero, one = full_like_tensor(0, a), full_like_tensor(1, a)
     for _ in range(_euclid_steps(dtype)):
         done = equal(b, 0)
         r = bind1(ew.remainder, a, select(done, one, b))
         a, b = select(done, a, b), select(done, zero, r)
-    return a
+    return astype(a, dtype)
 
 
 def lcm(x1, x2) -> Tensor:

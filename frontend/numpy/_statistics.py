@@ -98,7 +98,10 @@ def nanvar(x, axis=None, dtype=None, out=None, ddof=None, keepdims: bool = False
     x, correction = variance_operand(x, dtype, out, ddof, correction, "nanvar")
     ok = _valid(x, where)
     m = nanmean(x, axis, keepdims=True, where=ok) if mean is None else as_tensor(mean, x)
-    d = _nan_fill(subtract(x, m), 0)  # (0, not NaN: a finite gradient there, as jax)
+    # 0 where x is NaN or not selected (not NaN: a finite gradient there, as jax); the NaN
+    # deviation of a selected number (inf - inf) stays NaN, as in NumPy and jax
+    d = subtract(x, m)
+    d = select(broadcast_to(ok, d.shape), d, full_like_tensor(0, d))
     sq = real(multiply(d, conj(d)))
     n = sum(ok, axis, keepdims=keepdims).astype(sq.dtype) - correction
     out = divide(sum(sq, axis, keepdims=keepdims, where=ok), n)

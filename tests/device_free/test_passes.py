@@ -413,3 +413,19 @@ def test_hold_holds_the_constant_of_float_arithmetic(case):
         assert all(op.operands[i] is operands[i] for i in range(2) if i not in held)
     args = [np.array([1, 2, 3], dtype.np), np.array([4, 5, 6], dtype.np)]
     run_and_compare(before, after, *args)
+
+
+@pytest.mark.parametrize("expr", [
+    lambda g, x: g("multiply", x, g.const(1 + 0j, dtype=dt.complex64, shape=(4,))),
+    lambda g, x: g("multiply", g.const(1 + 0j, dtype=dt.complex64, shape=(4,)), x),
+    lambda g, x: g("divide", x, g.const(1 + 0j, dtype=dt.complex64, shape=(4,))),
+], ids=["x*1", "1*x", "x/1"])
+def test_complex_times_one_is_not_simplified(expr):
+    """(a + bi) * (1 + 0i) has the part a * 0 + b: NaN where a is infinite, so x * 1 is not
+    x for complex x ((inf+1j) * 1 is inf+nanj in NumPy and on the device; under jit it
+    was inf+1j)."""
+    g = B(T((4,), "complex64"))
+    (x,) = g.params
+    before = g.build(expr(g, x))
+    after = dce(fold(before))
+    assert after.results[0] is not x, f"before:\n{before}\nafter:\n{after}"

@@ -163,3 +163,29 @@ def test_lax_div_and_rem_keep_xla_semantics_as_jax_lax(dtype):
         assert_bits_equal(stablejit.jit(fn)(x, y), want, "jit")
         with stablejit.default_backend("reference"):
             assert_bits_equal(fn(snp.asarray(x), snp.asarray(y)), want, "reference")
+
+
+@pytest.mark.parametrize("dtype", ["int8", "int16", "int32", "int64", "uint8", "uint32",
+                                   "uint64"])
+@pytest.mark.parametrize("path", ["eager", "jit", "reference"])
+def test_gcd_and_lcm_of_the_extremes_are_numpys(dtype, path):
+    """gcd ran Euclid on abs(x), and abs(INT_MIN) is INT_MIN: gcd(2**31 - 1, -2**31) was
+    -1 (NumPy: 1). Now on the magnitudes as unsigned integers."""
+    info = np.iinfo(dtype)
+    vals = [0, 1, 2, 3, 6, 9, 12, 15, info.max, info.max - 1]
+    if info.min < 0:
+        vals += [info.min, info.min + 1, -1, -2, -6, -9, -12]
+    a = np.array([x for x in vals for _ in vals], dtype)
+    b = np.array([y for _ in vals for y in vals], dtype)
+    for name in ("gcd", "lcm"):
+        f = getattr(snp, name)
+        with np.errstate(all="ignore"):
+            want = getattr(np, name)(a, b)
+        if path == "reference":
+            with stablejit.default_backend("reference"):
+                got = f(snp.asarray(a), snp.asarray(b))
+        elif path == "jit":
+            got = stablejit.jit(f)(snp.asarray(a), snp.asarray(b))
+        else:
+            got = f(snp.asarray(a), snp.asarray(b))
+        np.testing.assert_array_equal(np.asarray(got), want, err_msg=name)

@@ -149,3 +149,33 @@ def test_var_takes_a_mean_already_computed():
     m = np.mean(x, axis=1, keepdims=True)
     np.testing.assert_allclose(np.asarray(snp.std(snp.asarray(x), axis=1, mean=m)),
                                np.std(x, axis=1, mean=m), rtol=1e-6)
+
+
+NAN_STATS = [("nanvar", np.nanvar), ("nanstd", np.nanstd)]
+
+
+@pytest.mark.parametrize("name, np_f", NAN_STATS, ids=[n for n, _ in NAN_STATS])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.complex64])
+@pytest.mark.parametrize("path", ["eager", "jit", "reference"])
+def test_nanvar_of_infinities_is_nan_as_numpy(name, np_f, dtype, path):
+    """Only NaN elements are left out: an infinity makes the deviations inf - inf, NaN,
+    and the variance NaN (it was inf, or 0 for [inf, -inf]: the NaN deviations were
+    dropped as if the elements were NaN)."""
+    rows = [[1.0, np.inf, 2.0, 3.0], [np.inf, -np.inf, 1.0, 1.0], [np.inf, np.nan, 1.0, 2.0],
+            [1.0, np.nan, 3.0, np.nan], [np.nan] * 4, [-np.inf, -np.inf, 0.0, 1.0]]
+    x = np.array(rows, dtype)
+    if dtype == np.complex64:
+        x = x + np.complex64(0.5j)
+    f = getattr(snp, name)
+    for kw in ({"axis": 1}, {"axis": 1, "ddof": 1}, {"axis": None}):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            want = np_f(x, **kw)
+        if path == "jit":
+            got = stablejit.jit(lambda t, kw=kw: f(t, **kw))(snp.asarray(x))
+        elif path == "reference":
+            with stablejit.default_backend("reference"):
+                got = f(snp.asarray(x), **kw)
+        else:
+            got = f(snp.asarray(x), **kw)
+        np.testing.assert_allclose(np.asarray(got), want, rtol=1e-5)
