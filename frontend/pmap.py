@@ -109,8 +109,8 @@ def pmap(fun: Callable, axis_name=None, *, in_axes=0, out_axes=0,
     def mapped(*args):
         static_values = tuple((i % max(len(args), 1), args[i]) for i in static
                               if -len(args) <= i < len(args))
-        dynamic = tuple(a for i, a in enumerate(args)
-                        if i not in {j for j, _ in static_values})
+        static_at = {j for j, _ in static_values}
+        dynamic = tuple(a for i, a in enumerate(args) if i not in static_at)
         n = _mapped_size(dynamic, in_axes, axis_size)
         devs = tuple(devices) if devices is not None else tuple(
             sharding.global_devices(backend)[:n])

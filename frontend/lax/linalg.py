@@ -36,11 +36,8 @@ def _matrices(name: str, x) -> Tensor:
     return t
 
 
-def _hermitian_part(x: Tensor) -> Tensor:
-    h = snp.matrix_transpose(x)
-    return (x + (snp.conj(h) if x.dtype.kind == "c" else h)) / 2
-
-
+# (stablejit.numpy.linalg's cholesky and eigh take the Hermitian part (x + x^H) / 2 of
+# their input, which is symmetrize_input=True; without it, the one triangle is read)
 def _from_triangle(x: Tensor, lower: bool) -> Tensor:
     """The Hermitian matrix whose `lower` (or upper) triangle x holds; the other
     triangle of x is not read."""
@@ -61,8 +58,7 @@ def cholesky(x, *, symmetrize_input: bool = True) -> Tensor:
          [1., 2.]]
     """
     x = _matrices("cholesky", x)
-    return snp.linalg.cholesky(_hermitian_part(x) if symmetrize_input
-                               else _from_triangle(x, True))
+    return snp.linalg.cholesky(x if symmetrize_input else _from_triangle(x, True))
 
 
 def triangular_solve(a, b, *, left_side: bool = False, lower: bool = False,
@@ -103,8 +99,7 @@ def eigh(x, *, lower: bool = True, symmetrize_input: bool = True,
     sort_eigenvalues=False allows); implementation is accepted for JAX's signature."""
     del sort_eigenvalues, implementation
     x = _matrices("eigh", x)
-    w, v = snp.linalg.eigh(_hermitian_part(x) if symmetrize_input
-                           else _from_triangle(x, lower))
+    w, v = snp.linalg.eigh(x if symmetrize_input else _from_triangle(x, lower))
     if subset_by_index is not None:
         lo, hi = _subset("eigh", subset_by_index, w.shape[-1])
         w, v = w[..., lo:hi], v[..., lo:hi]

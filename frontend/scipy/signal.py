@@ -56,10 +56,9 @@ def _window(full: Tensor, in1_shape, in2_shape, mode: str) -> Tensor:
 def _direct_full(a: Tensor, b: Tensor, precision) -> Tensor:
     """The full convolution of a and b by one XLA convolution (b flipped, both padded)."""
     if a.dtype.kind == "c":  # (by real products: XLA's CPU convolution is real)
-        re = lambda t: snp.real(t)  # noqa: E731
-        im = lambda t: snp.imag(t)  # noqa: E731
-        real = _direct_full(re(a), re(b), precision) - _direct_full(im(a), im(b), precision)
-        imag = _direct_full(re(a), im(b), precision) + _direct_full(im(a), re(b), precision)
+        (ar, ai), (br, bi) = (snp.real(a), snp.imag(a)), (snp.real(b), snp.imag(b))
+        real = _direct_full(ar, br, precision) - _direct_full(ai, bi, precision)
+        imag = _direct_full(ar, bi, precision) + _direct_full(ai, br, precision)
         return real + imag * 1j
     kernel = snp.flip(b)
     pads = [(n - 1, n - 1) for n in b.shape]
